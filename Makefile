@@ -1,0 +1,48 @@
+# turncli — see README.md. Every target works from a fresh clone with Go installed.
+SHELL := /bin/bash
+BUF := go tool -modfile=tools/buf/go.mod buf
+GO_PACKAGES := ./...
+STATE_DIR ?= $(CURDIR)/.turncli
+
+.PHONY: all build proto lint check-gen test test-short bench run shell clean
+
+all: build
+
+build:
+	go build -o bin/ ./cmd/...
+
+## proto: regenerate gen/ from proto/.
+proto:
+	rm -rf gen
+	$(BUF) generate
+
+## lint: gofmt, go vet, buf lint and buf format.
+lint:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './gen/*'))"; \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	go vet $(GO_PACKAGES)
+	$(BUF) lint
+	$(BUF) format --diff --exit-code proto
+
+## check-gen: fail if gen/ is not what proto/ generates.
+check-gen:
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	  $(BUF) generate -o "$$tmp" && diff -r "$$tmp/gen" gen && echo "gen/ is current"
+
+## test: everything CI runs.
+test: lint check-gen
+	go test -race -count=1 -timeout 20m $(GO_PACKAGES)
+
+test-short:
+	go test -count=1 $(GO_PACKAGES)
+
+## run: start the primary with embedded defaults (state under .turncli/).
+run: build
+	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit
+
+## shell: open a response on the running primary and an interactive Bash inside a window.
+shell: build
+	./bin/mindroom-primary shell --state-dir "$(STATE_DIR)"
+
+clean:
+	rm -rf bin
