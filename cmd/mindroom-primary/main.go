@@ -1,0 +1,116 @@
+// Command mindroom-primary runs the turncli primary: responses, grants, windows, receipts, the
+// tool catalog, local shells and every API. `mindroom-primary shell` opens a response on a
+// running primary and an interactive Bash inside one of its windows.
+//
+// main is wiring only: flags (with environment fallbacks) → primary.Config → primary.Run.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/turncli/turncli/client"
+	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/primary/localshell"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "shell":
+			return shellCommand(ctx, args[1:], stdin, stdout, stderr)
+		case "agent":
+			// The agent_cli_bin/ launcher's fallback when no mindroom-agent binary is installed.
+			return client.Main(ctx, args[1:], stdin, stdout, stderr, os.Getenv)
+		}
+	}
+	cfg, level, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mindroom-primary:", err)
+		return 2
+	}
+	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if err := primary.Run(ctx, cfg); err != nil {
+		cfg.Logger.Error("primary failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func env(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, error) {
+	fs := flag.NewFlagSet("mindroom-primary", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg primary.Config
+	var envAllow, logLevel string
+	fs.StringVar(&cfg.StateDir, "state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
+	fs.StringVar(&cfg.GRPCListen, "grpc-listen", env("MINDROOM_GRPC_LISTEN", "127.0.0.1:7420"), "gRPC API address; port 0 picks one (env MINDROOM_GRPC_LISTEN)")
+	fs.StringVar(&cfg.HTTPListen, "http-listen", env("MINDROOM_HTTP_LISTEN", "127.0.0.1:7421"), "REST API address (env MINDROOM_HTTP_LISTEN)")
+	fs.StringVar(&cfg.AgentCLIListen, "agent-cli-listen", env("MINDROOM_AGENT_CLI_LISTEN", "127.0.0.1:7422"), "loopback Agent CLI address for local shells (env MINDROOM_AGENT_CLI_LISTEN)")
+	fs.BoolVar(&cfg.EnableTestToolkit, "enable-test-toolkit", os.Getenv("MINDROOM_ENABLE_TEST_TOOLKIT") == "1", "register the deterministic test toolkits (env MINDROOM_ENABLE_TEST_TOOLKIT=1)")
+	fs.StringVar(&cfg.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable for agent_cli_bin/ (default: next to this binary, else this binary's agent subcommand)")
+	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(localshell.DefaultEnvAllow, ",")), "comma-separated variables local shells inherit")
+	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
+	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
+	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return cfg, 0, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, 0, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	cfg.RuntimeToken = os.Getenv("MINDROOM_RUNTIME_TOKEN")
+	for _, name := range strings.Split(envAllow, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			cfg.ShellEnvAllow = append(cfg.ShellEnvAllow, name)
+		}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		return cfg, 0, fmt.Errorf("log level: %w", err)
+	}
+	if cfg.AgentBinary == "" {
+		cfg.AgentBinary, cfg.AgentArgs = defaultAgentBinary()
+	}
+	return cfg, level, nil
+}
+
+// defaultAgentBinary prefers a mindroom-agent installed next to this binary (a small, fast
+// process); otherwise the launcher runs this binary's agent subcommand.
+func defaultAgentBinary() (string, []string) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil
+	}
+	sibling := filepath.Join(filepath.Dir(self), "mindroom-agent")
+	if fi, err := os.Stat(sibling); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		return sibling, nil
+	}
+	return self, []string{"agent"}
+}

@@ -1,0 +1,226 @@
+package bashexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	// DefaultGrace is the time between SIGTERM and SIGKILL when Spec.Grace is zero.
+	DefaultGrace = 5 * time.Second
+	// DefaultPipeWait bounds how long Run waits for end of file on the output pipes after the
+	// process group is gone, when Spec.PipeWait is zero.
+	DefaultPipeWait = 2 * time.Second
+	// ChunkSize is the largest chunk passed to Output.
+	ChunkSize = 32 << 10
+	// maxDrain bounds what Run still delivers from a pipe once PipeWait has passed. The killed
+	// group can have left at most one pipe buffer (at most fs.pipe-max-size, 1 MiB by default);
+	// the bound only matters when a process outside the group keeps writing.
+	maxDrain = 1 << 20
+)
+
+// Stream names an output stream of the command.
+type Stream int
+
+const (
+	Stdout Stream = 1
+	Stderr Stream = 2
+)
+
+func (s Stream) String() string {
+	switch s {
+	case Stdout:
+		return "stdout"
+	case Stderr:
+		return "stderr"
+	}
+	return fmt.Sprintf("Stream(%d)", int(s))
+}
+
+// Spec describes one command.
+type Spec struct {
+	// Script is run as `bash --noprofile --norc -c <Script>`.
+	Script string
+	// Env is the complete environment, "K=V"; nil means empty. It is never merged with the
+	// environment of the calling process. Bash itself adds PWD, SHLVL and _.
+	Env []string
+	// Dir is the working directory. It must name an existing directory.
+	Dir string
+	// Timeout ends the command after this long: SIGTERM to the process group, then SIGKILL after
+	// Grace. Zero or negative means no timeout.
+	Timeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL; zero or negative means DefaultGrace.
+	Grace time.Duration
+	// Stdin is the command's standard input; nil means /dev/null. An *os.File is handed to the
+	// process directly. Any other reader is copied by a goroutine that Run awaits: once the
+	// process has exited the copy stops at the next return from Read, so a reader whose Read
+	// blocks indefinitely holds Run until it returns.
+	Stdin io.Reader
+	// BashPath is the bash executable; empty means exec.LookPath("bash"), looked up once per
+	// process in the caller's PATH (not Env's).
+	BashPath string
+	// PipeWait bounds how long Run waits, after the process group is gone, for a descendant that
+	// left the group and still holds stdout or stderr open; zero or negative means
+	// DefaultPipeWait. When it passes, Run delivers what the pipes already buffer and closes them.
+	PipeWait time.Duration
+}
+
+// Output receives chunks in order per stream. It may block: that is the backpressure (the
+// process's pipe fills and the process blocks), so a slow consumer never makes memory grow.
+// Chunks are at most ChunkSize bytes; the slice is only valid during the call.
+//
+// Run never calls Output concurrently, so it may write to a single stream such as a gRPC
+// server stream without locking. Chunks of different streams interleave in the order Run read
+// them, which is close to, but not exactly, the order the process wrote them. Run returns only
+// after Output has returned for the last chunk, so an Output that may block for long must itself
+// give up when the caller's context ends.
+type Output func(s Stream, chunk []byte)
+
+// Result is what happened to a command that started.
+type Result struct {
+	// ExitCode is the process's exit code; 128+signal when it was killed by a signal (as bash
+	// reports it), for example 143 for SIGTERM and 137 for SIGKILL.
+	ExitCode int
+	// TimedOut is true when Spec.Timeout fired before the process exited.
+	TimedOut bool
+	// Cancelled is true when ctx ended before the process exited.
+	Cancelled bool
+	// Duration is the time from start until the main process exited.
+	Duration time.Duration
+}
+
+// ErrBadSpec reports a Spec that cannot describe a command, such as a missing directory.
+var ErrBadSpec = errors.New("bashexec: bad spec")
+
+var lookBash = sync.OnceValues(func() (string, error) { return exec.LookPath("bash") })
+
+// Run starts the command and blocks until it has exited and its output is fully delivered.
+// ctx cancellation: SIGTERM the whole process group, then SIGKILL after Grace. An error is
+// returned only when the command could not be started (bad dir, no bash, ctx already done); a
+// non-zero exit is data. No goroutine started by Run outlives it.
+func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("bashexec: not started: %w", context.Cause(ctx))
+	}
+	bash := spec.BashPath
+	if bash == "" {
+		var err error
+		if bash, err = lookBash(); err != nil {
+			return Result{}, fmt.Errorf("bashexec: find bash: %w", err)
+		}
+	}
+	if err := checkDir(spec.Dir); err != nil {
+		return Result{}, err
+	}
+
+	p, err := openPipes(spec.Stdin)
+	if err != nil {
+		return Result{}, err
+	}
+	env := spec.Env
+	if env == nil {
+		env = []string{} // nil would make os/exec inherit os.Environ()
+	}
+	cmd := &exec.Cmd{
+		Path:        bash,
+		Args:        []string{"bash", "--noprofile", "--norc", "-c", spec.Script},
+		Env:         env,
+		Dir:         spec.Dir,
+		Stdin:       p.childStdin,
+		Stdout:      p.childStdout,
+		Stderr:      p.childStderr,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		p.closeChild()
+		p.closeParent()
+		return Result{}, fmt.Errorf("bashexec: start: %w", err)
+	}
+	p.closeChild() // the process holds its own copies now
+
+	pgid := cmd.Process.Pid // Setpgid with Pgid 0: the group is named after its leader
+	exited := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { awaitExit(pgid); close(exited) })
+	p.startCopying(&wg, spec.Stdin, out)
+
+	res := Result{}
+	res.TimedOut, res.Cancelled = superviseUntilExit(ctx, pgid, spec.Timeout, orDefault(spec.Grace, DefaultGrace), exited)
+	res.Duration = time.Since(start)
+
+	// The leader has exited but is not yet reaped, so the group id still names this group.
+	// Kill what is left of it: background children do not survive their command.
+	_ = signalGroup(pgid, syscall.SIGKILL)
+	_ = cmd.Wait() // reap; the status is read from ProcessState below
+	res.ExitCode = exitCode(cmd.ProcessState)
+
+	p.finish(orDefault(spec.PipeWait, DefaultPipeWait))
+	wg.Wait()
+	p.closeParent()
+	return res, nil
+}
+
+// superviseUntilExit returns once the process behind exited has exited, first stopping its group
+// when the timeout fires or ctx ends.
+func superviseUntilExit(ctx context.Context, pgid int, timeout, grace time.Duration, exited <-chan struct{}) (timedOut, cancelled bool) {
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-exited:
+		return false, false
+	case <-expired:
+		timedOut = true
+	case <-ctx.Done():
+		cancelled = true
+	}
+	select {
+	case <-exited: // exited at the same moment: nothing was stopped
+		return false, false
+	default:
+	}
+	stopGroup(pgid, grace, exited)
+	return timedOut, cancelled
+}
+
+func checkDir(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("%w: Dir is empty", ErrBadSpec)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%w: Dir: %w", ErrBadSpec, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: Dir %q is not a directory", ErrBadSpec, dir)
+	}
+	return nil
+}
+
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}

@@ -1,0 +1,176 @@
+// Package testenv starts a real primary inside a test: gRPC over bufconn for the runtime API,
+// a real loopback listener for the Agent CLI (real Bash commands and real clients reach it),
+// the real local shells and the built mindroom-agent binary, with cleanup registered on the test.
+//
+// It is test support only; nothing in production imports it.
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/test/bufconn"
+
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/primary"
+)
+
+// Env is a running primary and clients for it.
+type Env struct {
+	Primary *primary.Primary
+	// Runtime is a ResponseService client authenticated with the runtime credential.
+	Runtime responsev1.ResponseServiceClient
+	// Conn is the runtime's gRPC connection (bufconn).
+	Conn *grpc.ClientConn
+	// AgentCLIURL is the loopback Agent CLI origin, e.g. http://127.0.0.1:40123.
+	AgentCLIURL string
+	// HTTPURL is the REST API origin (loopback).
+	HTTPURL string
+	// StateDir is the primary's state directory.
+	StateDir string
+	// AgentBinary is the mindroom-agent executable local shells run.
+	AgentBinary string
+}
+
+// Option adjusts the primary's configuration.
+type Option func(*primary.Config)
+
+// WithConfig lets a test change any configuration field.
+func WithConfig(f func(*primary.Config)) Option { return Option(f) }
+
+// Start builds and serves a primary with the test toolkits enabled; it stops at test cleanup.
+func Start(t testing.TB, opts ...Option) *Env {
+	t.Helper()
+	stateDir := t.TempDir()
+	cfg := primary.Config{
+		StateDir:          stateDir,
+		EnableTestToolkit: true,
+		AgentBinary:       AgentBinary(t),
+		ShellEnvAllow:     []string{"HOME", "LANG"},
+		ShellGrace:        500 * time.Millisecond,
+		ShutdownGrace:     5 * time.Second,
+		Logger:            slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	grpcLis := bufconn.Listen(1 << 20)
+	httpLis := listenLoopback(t)
+	cliLis := listenLoopback(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := primary.New(ctx, cfg, primary.Listeners{GRPC: grpcLis, HTTP: httpLis, AgentCLI: cliLis})
+	if err != nil {
+		cancel()
+		t.Fatalf("primary.New: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx) }()
+
+	conn, err := grpc.NewClient("passthrough:///primary",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return grpcLis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithUnaryInterceptor(bearer(p.RuntimeToken())),
+		grpc.WithStreamInterceptor(bearerStream(p.RuntimeToken())),
+	)
+	if err != nil {
+		cancel()
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() {
+		conn.Close()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("primary.Serve: %v", err)
+		}
+	})
+	return &Env{
+		Primary: p, Runtime: responsev1.NewResponseServiceClient(conn), Conn: conn,
+		AgentCLIURL: "http://" + cliLis.Addr().String(), HTTPURL: "http://" + httpLis.Addr().String(),
+		StateDir: stateDir, AgentBinary: cfg.AgentBinary,
+	}
+}
+
+func listenLoopback(t testing.TB) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	return l
+}
+
+func bearer(token string) grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		return invoker(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), method, req, reply, cc, opts...)
+	}
+}
+
+func bearerStream(token string) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		return streamer(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), desc, cc, method, opts...)
+	}
+}
+
+// testWriter routes logs to t.Log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// AgentBinary builds cmd/mindroom-agent once per test process and returns its path.
+func AgentBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "turncli-testbin-")
+		if buildErr != nil {
+			return
+		}
+		out := filepath.Join(buildDir, "mindroom-agent")
+		cmd := exec.Command("go", "build", "-o", out, "github.com/turncli/turncli/cmd/mindroom-agent")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build mindroom-agent: %v\n%s", err, msg)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(buildDir, "mindroom-agent")
+}
+
+// Main runs a package's tests, removes what AgentBinary built, and fails if any goroutine
+// outlived the tests. Use it as TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

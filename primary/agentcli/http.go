@@ -1,0 +1,185 @@
+package agentcli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
+	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/primary/clierr"
+)
+
+// REST routes of the contract.
+const (
+	OperationsPath  = "/api/agent-cli/operations"
+	CallsPathPrefix = "/api/agent-cli/calls/"
+)
+
+// Authenticator tells whether a bearer grant is live for the listener's path. The HTTP front
+// asks it before reading any body.
+type Authenticator func(token string) bool
+
+// NewHTTPHandler serves the two REST routes by forwarding to AgentCLIService over conn (so every
+// request passes the gRPC server's interceptors). It authenticates before reading the body,
+// caps the body at 64 KiB, and writes every failure as {"detail": …}.
+func NewHTTPHandler(ctx context.Context, conn *grpc.ClientConn, authenticated Authenticator) (http.Handler, error) {
+	mux := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, rawJSON{}),
+		runtime.WithIncomingHeaderMatcher(func(h string) (string, bool) {
+			if strings.EqualFold(h, WindowHeader) {
+				return WindowHeader, true
+			}
+			return "", false // Authorization is forwarded by the gateway itself
+		}),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithErrorHandler(writeStatusError),
+		runtime.WithRoutingErrorHandler(func(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, code int) {
+			writeDetail(w, code, http.StatusText(code))
+		}),
+	)
+	if err := agentcliv1.RegisterAgentCLIServiceHandler(ctx, mux, conn); err != nil {
+		return nil, err
+	}
+	return &front{gateway: mux, authenticated: authenticated}, nil
+}
+
+// front is the HTTP edge: method, authority and size, in that order, before the gateway.
+type front struct {
+	gateway       http.Handler
+	authenticated Authenticator
+}
+
+func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var method string
+	switch {
+	case r.URL.Path == OperationsPath:
+		method = http.MethodPost
+	case strings.HasPrefix(r.URL.Path, CallsPathPrefix) && !strings.Contains(r.URL.Path[len(CallsPathPrefix):], "/"):
+		method = http.MethodGet
+	default:
+		writeDetail(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if r.Method != method {
+		w.Header().Set("Allow", method)
+		writeDetail(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+		return
+	}
+	token, ok := BearerToken(r.Header.Get("Authorization"))
+	if !ok || len(r.Header.Values("Authorization")) != 1 || !f.authenticated(token) {
+		writeDetail(w, http.StatusUnauthorized, clierr.UnauthenticatedText)
+		return
+	}
+	if method == http.MethodPost {
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxOperationBytes+1))
+		if err != nil {
+			writeDetail(w, http.StatusBadRequest, "request body could not be read")
+			return
+		}
+		if len(body) > MaxOperationBytes {
+			writeDetail(w, http.StatusRequestEntityTooLarge, clierr.RequestTooLarge)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+	}
+	f.gateway.ServeHTTP(w, r)
+}
+
+// httpStatus maps AgentCLIService codes to HTTP (the table in agent_cli.proto).
+func httpStatus(c codes.Code) int {
+	switch c {
+	case codes.Unauthenticated:
+		return http.StatusUnauthorized
+	case codes.FailedPrecondition:
+		return http.StatusConflict
+	case codes.InvalidArgument, codes.ResourceExhausted:
+		return http.StatusUnprocessableEntity
+	case codes.OutOfRange:
+		return http.StatusRequestEntityTooLarge
+	case codes.Canceled:
+		return 499 // client closed request; nobody reads it
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+func writeStatusError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
+	st, _ := status.FromError(err)
+	code := httpStatus(st.Code())
+	msg := st.Message()
+	if code == http.StatusInternalServerError {
+		msg = "Agent CLI internal error"
+	}
+	writeDetail(w, code, msg)
+}
+
+// writeDetail writes the contract's error body.
+func writeDetail(w http.ResponseWriter, code int, detail string) {
+	body, _ := canonjson.Marshal(map[string]any{"detail": detail})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+// rawJSON is the gateway marshaler for the Agent CLI routes: the request body goes to the
+// handler untouched (it is read strictly there), and the handler's canonical bytes are the
+// response body.
+type rawJSON struct{}
+
+func (rawJSON) ContentType(any) string { return "application/json" }
+
+func (rawJSON) Marshal(v any) ([]byte, error) {
+	if b, ok := v.([]byte); ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("agentcli: cannot marshal %T", v)
+}
+
+func (rawJSON) Unmarshal(data []byte, v any) error {
+	req, ok := v.(*agentcliv1.OperateRequest)
+	if !ok {
+		if m, ok := v.(proto.Message); ok {
+			return fmt.Errorf("agentcli: cannot decode into %T", m)
+		}
+		return errors.New("agentcli: unexpected decode target")
+	}
+	req.OperationJson = append([]byte(nil), data...)
+	return nil
+}
+
+func (m rawJSON) NewDecoder(r io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(v any) error {
+		data, err := io.ReadAll(io.LimitReader(r, MaxOperationBytes+1))
+		if err != nil {
+			return err
+		}
+		return m.Unmarshal(data, v)
+	})
+}
+
+func (m rawJSON) NewEncoder(w io.Writer) runtime.Encoder {
+	return runtime.EncoderFunc(func(v any) error {
+		b, err := m.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+}
+
+func (rawJSON) Delimiter() []byte { return []byte("\n") }

@@ -1,0 +1,170 @@
+package agentcli
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
+	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/primary/grant"
+	"github.com/turncli/turncli/primary/response"
+)
+
+// WindowHeader carries the caller's window (lower-case, as gRPC metadata).
+const WindowHeader = "x-mindroom-agent-cli-window"
+
+// MaxWait is the longest long-poll a GetCall may ask for.
+const MaxWait = 60 * time.Second
+
+// Server implements AgentCLIService over a response manager.
+type Server struct {
+	agentcliv1.UnimplementedAgentCLIServiceServer
+	responses *response.Manager
+	log       *slog.Logger
+}
+
+// NewServer returns the AgentCLIService handlers.
+func NewServer(responses *response.Manager, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{responses: responses, log: log}
+}
+
+type pathKey struct{}
+
+// WithPath records on ctx the way the request reached the primary. Requests with no path are
+// refused, so every server that exposes these handlers must say which path it is.
+func WithPath(ctx context.Context, p response.Path) context.Context {
+	return context.WithValue(ctx, pathKey{}, p)
+}
+
+// PathInterceptor marks every request of a gRPC server as arriving on path p.
+func PathInterceptor(p response.Path) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		return h(WithPath(ctx, p), req)
+	}
+}
+
+// authenticate finds the caller's response from the bearer grant in ctx's metadata.
+func (s *Server) authenticate(ctx context.Context) (*response.Response, error) {
+	p, ok := ctx.Value(pathKey{}).(response.Path)
+	if !ok {
+		return nil, errUnauthenticated
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	values := md.Get("authorization")
+	if len(values) != 1 {
+		return nil, errUnauthenticated
+	}
+	token, ok := BearerToken(values[0])
+	if !ok {
+		return nil, errUnauthenticated
+	}
+	r, ok := s.responses.Authenticate(token, p)
+	if !ok {
+		return nil, errUnauthenticated
+	}
+	return r, nil
+}
+
+// BearerToken returns the grant from an Authorization value: the exact prefix "Bearer ", one
+// space, a non-empty token without whitespace, the whole value at most 4096 characters.
+func BearerToken(header string) (string, bool) {
+	if len(header) > grant.MaxTokenLength {
+		return "", false
+	}
+	token, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok || token == "" || strings.ContainsAny(token, " \t\r\n") {
+		return "", false
+	}
+	return token, true
+}
+
+func windowOf(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := md.Get(WindowHeader); len(v) == 1 {
+		return v[0]
+	}
+	return ""
+}
+
+// Operate runs one Agent CLI operation.
+func (s *Server) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*agentcliv1.OperateResponse, error) {
+	r, err := s.authenticate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.GetOperationJson()) > MaxOperationBytes {
+		return nil, toStatus(s.log, clierr.New(clierr.TooLarge, clierr.RequestTooLarge))
+	}
+	body, err := s.operate(ctx, r, req.GetOperationJson())
+	if err != nil {
+		return nil, toStatus(s.log, err)
+	}
+	return &agentcliv1.OperateResponse{CanonicalJson: body}, nil
+}
+
+func (s *Server) operate(ctx context.Context, r *response.Response, doc []byte) ([]byte, error) {
+	op, err := parseOperation(doc)
+	if err != nil {
+		return nil, err
+	}
+	switch op.name {
+	case "tools.list":
+		return r.ListTools(op.cursor, op.limit)
+	case "tools.search":
+		return r.SearchTools(op.query, op.toolkit, op.limit)
+	case "tools.describe":
+		return r.Describe(ctx, windowOf(ctx), op.toolkit, op.function)
+	case "tools.call":
+		return r.Call(windowOf(ctx), response.CallRequest{
+			ID: op.callID, Toolkit: op.toolkit, Function: op.function, Arguments: op.args,
+		})
+	case "context.list":
+		return r.ContextList(op.cursor, op.limit)
+	default: // context.read; parseOperation admits nothing else
+		return r.ContextRead(op.docName, op.offset, op.limit)
+	}
+}
+
+// GetCall returns a receipt, long-polling when asked.
+func (s *Server) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*agentcliv1.GetCallResponse, error) {
+	r, err := s.authenticate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, err := uuid.Parse(req.GetCallId())
+	if err != nil {
+		return nil, errUnauthenticated
+	}
+	wait, err := parseWait(req.GetWait())
+	if err != nil {
+		return nil, toStatus(s.log, err)
+	}
+	body, err := r.GetCall(ctx, id, wait)
+	if err != nil {
+		return nil, toStatus(s.log, err)
+	}
+	return &agentcliv1.GetCallResponse{CanonicalJson: body}, nil
+}
+
+// parseWait reads the long-poll time: empty for none, else decimal seconds from 0 to 60.
+func parseWait(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || f < 0 || f > MaxWait.Seconds() || strings.ContainsAny(s, "xXpPnNiI_") {
+		return 0, invalid("wait must be a number of seconds from 0 to 60")
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}

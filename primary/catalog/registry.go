@@ -1,0 +1,270 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/turncli/turncli/internal/canonjson"
+)
+
+// Registry is the set of toolkits the primary knows, in registration order (catalog order).
+type Registry struct {
+	mu      sync.RWMutex
+	entries []*Entry
+	byName  map[string]*Entry
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{byName: make(map[string]*Entry)}
+}
+
+// Entry is one registered toolkit and, once loaded, its compiled functions.
+type Entry struct {
+	toolkit     Toolkit
+	name        string
+	description string
+	// deferredItem is the discovery item shown while a deferred toolkit is not loaded.
+	deferredItem []byte
+	searchText   string
+
+	loadMu sync.Mutex // serialises Load so a deferred toolkit is loaded once
+	mu     sync.RWMutex
+	loaded *loadedToolkit // nil until loaded
+	loads  int
+}
+
+type loadedToolkit struct {
+	instructions []string
+	functions    []*compiledFunction
+	byName       map[string]*compiledFunction
+}
+
+type compiledFunction struct {
+	name        string
+	description string
+	schema      *jsonschema.Schema
+	descriptor  []byte // canonical describe result
+	listItem    []byte // canonical discovery item
+	searchText  string // lower-cased toolkit, function and description
+}
+
+// Register adds a toolkit. An eager toolkit is loaded now, so a broken definition fails here
+// and not on a caller's first describe.
+func (r *Registry) Register(ctx context.Context, tk Toolkit) error {
+	name := tk.Name()
+	if !validSelector(name) {
+		return fmt.Errorf("toolkit name %q must be 1..128 characters", name)
+	}
+	e := &Entry{toolkit: tk, name: name, description: tk.Description()}
+	item, err := canonjson.Marshal(map[string]any{"deferred": true, "description": e.description, "toolkit": name})
+	if err != nil {
+		return err
+	}
+	e.deferredItem = item
+	e.searchText = strings.ToLower(name + "\n" + e.description)
+	if !tk.Deferred() {
+		if _, err := e.load(ctx); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.byName[name]; dup {
+		return fmt.Errorf("toolkit %q is already registered", name)
+	}
+	r.entries = append(r.entries, e)
+	r.byName[name] = e
+	return nil
+}
+
+// Lookup returns the registered toolkit named name.
+func (r *Registry) Lookup(name string) (*Entry, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.byName[name]
+	return e, ok
+}
+
+// Name is the toolkit's name.
+func (e *Entry) Name() string { return e.name }
+
+// Toolkit is the registered implementation.
+func (e *Entry) Toolkit() Toolkit { return e.toolkit }
+
+// Loads reports how many times the toolkit's Load has succeeded (1 at most, by design).
+func (e *Entry) Loads() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.loads
+}
+
+func (e *Entry) current() *loadedToolkit {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.loaded
+}
+
+// load returns the compiled toolkit, calling the toolkit's Load the first time. A failed load
+// is not remembered: the next describe or call tries again.
+func (e *Entry) load(ctx context.Context) (*loadedToolkit, error) {
+	if l := e.current(); l != nil {
+		return l, nil
+	}
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	if l := e.current(); l != nil {
+		return l, nil
+	}
+	def, err := e.toolkit.Load(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("toolkit %q could not be loaded: %w", e.name, err)
+	}
+	l, err := compileToolkit(e.name, def)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.loaded = l
+	e.loads++
+	e.mu.Unlock()
+	return l, nil
+}
+
+func compileToolkit(toolkit string, def Definition) (*loadedToolkit, error) {
+	l := &loadedToolkit{
+		instructions: nonNil(def.Instructions),
+		byName:       make(map[string]*compiledFunction, len(def.Functions)),
+	}
+	for _, f := range def.Functions {
+		if !validSelector(f.Name) {
+			return nil, fmt.Errorf("toolkit %q: function name %q must be 1..128 characters", toolkit, f.Name)
+		}
+		if _, dup := l.byName[f.Name]; dup {
+			return nil, fmt.Errorf("toolkit %q: function %q is defined twice", toolkit, f.Name)
+		}
+		cf, err := compileFunction(toolkit, l.instructions, f)
+		if err != nil {
+			return nil, err
+		}
+		l.functions = append(l.functions, cf)
+		l.byName[f.Name] = cf
+	}
+	return l, nil
+}
+
+var anyObjectSchema = []byte(`{"type":"object"}`)
+
+func compileFunction(toolkit string, toolkitInstructions []string, f Function) (*compiledFunction, error) {
+	raw := []byte(f.InputSchema)
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = anyObjectSchema
+	}
+	schemaValue, err := canonjson.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "turncli:///" + toolkit + "/" + f.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+	}
+	schema, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+	}
+	instructions := append(append([]string{}, toolkitInstructions...), f.Instructions...)
+	descriptor, err := canonjson.Marshal(map[string]any{
+		"description":  f.Description,
+		"function":     f.Name,
+		"input_schema": schemaValue,
+		"instructions": stringsToAny(instructions),
+		"toolkit":      toolkit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	listItem, err := canonjson.Marshal(map[string]any{
+		"description": f.Description,
+		"function":    f.Name,
+		"toolkit":     toolkit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &compiledFunction{
+		listItem:    listItem,
+		name:        f.Name,
+		description: f.Description,
+		schema:      schema,
+		descriptor:  descriptor,
+		searchText:  strings.ToLower(toolkit + "\n" + f.Name + "\n" + f.Description),
+	}, nil
+}
+
+// ErrInvalidArguments is the failure of arguments that do not match a function's schema.
+var ErrInvalidArguments = errors.New("Invalid tool arguments")
+
+// validate checks canonical arguments against the function's schema.
+func (f *compiledFunction) validate(canonicalArgs []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(canonicalArgs))
+	if err != nil {
+		return ErrInvalidArguments
+	}
+	if err := f.schema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return fmt.Errorf("%w: %s", ErrInvalidArguments, firstCause(ve))
+		}
+		return ErrInvalidArguments
+	}
+	return nil
+}
+
+// firstCause names the innermost failing location, short enough for an outcome.
+func firstCause(ve *jsonschema.ValidationError) string {
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	loc := "/" + strings.Join(ve.InstanceLocation, "/")
+	msg := ve.ErrorKind.LocalizedString(englishPrinter)
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	return "at " + loc + ": " + msg
+}
+
+var englishPrinter = message.NewPrinter(language.English)
+
+func validSelector(s string) bool {
+	n := utf8.RuneCountInString(s)
+	return n >= 1 && n <= 128 && utf8.ValidString(s)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func stringsToAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package catalog
+
+import (
+	"context"
+	"encoding/base64"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/turncli/turncli/primary/clierr"
+)
+
+// View is a response's snapshot of the registry: the toolkits it may see, in catalog order.
+// A View is immutable; rebinding a response's catalog takes a new one.
+type View struct {
+	entries []*Entry
+	index   map[string]int
+}
+
+// Snapshot returns a View of the toolkits whose names match any of patterns (path.Match
+// syntax); no patterns selects every toolkit.
+func (r *Registry) Snapshot(patterns []string) *View {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	v := &View{index: make(map[string]int)}
+	for _, e := range r.entries {
+		if selected(e.name, patterns) {
+			v.index[e.name] = len(v.entries)
+			v.entries = append(v.entries, e)
+		}
+	}
+	return v
+}
+
+func selected(name string, patterns []string) bool {
+	if len(patterns) == 0 {
+		return true
+	}
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidPattern reports whether p is a well-formed selection pattern.
+func ValidPattern(p string) bool {
+	_, err := path.Match(p, "")
+	return p != "" && err == nil
+}
+
+// Resolved is a function a call or describe has found, with its toolkit loaded.
+type Resolved struct {
+	Entry    *Entry
+	function *compiledFunction
+}
+
+// Descriptor is the canonical describe result of the function.
+func (r Resolved) Descriptor() []byte { return r.function.descriptor }
+
+// Validate checks canonical arguments against the function's input schema; a failure wraps
+// ErrInvalidArguments.
+func (r Resolved) Validate(canonicalArgs []byte) error { return r.function.validate(canonicalArgs) }
+
+// Resolve finds toolkit.function, loading a deferred toolkit the first time. Unknown names are
+// an Invalid error naming what exists; a load failure is an Invalid error saying so.
+func (v *View) Resolve(ctx context.Context, toolkit, function string) (Resolved, error) {
+	i, ok := v.index[toolkit]
+	if !ok {
+		return Resolved{}, clierr.Invalidf("Unknown toolkit %q; available toolkits: %s", toolkit, v.toolkitNames())
+	}
+	e := v.entries[i]
+	l, err := e.load(ctx)
+	if err != nil {
+		return Resolved{}, clierr.Invalidf("%s", err.Error())
+	}
+	f, ok := l.byName[function]
+	if !ok {
+		return Resolved{}, clierr.Invalidf("Unknown function %q in toolkit %q; its functions: %s", function, toolkit, functionNames(l))
+	}
+	return Resolved{Entry: e, function: f}, nil
+}
+
+const maxNamesShown = 40
+
+func (v *View) toolkitNames() string {
+	names := make([]string, 0, len(v.entries))
+	for _, e := range v.entries {
+		names = append(names, e.name)
+	}
+	return joinNames(names)
+}
+
+func functionNames(l *loadedToolkit) string {
+	names := make([]string, 0, len(l.functions))
+	for _, f := range l.functions {
+		names = append(names, f.name)
+	}
+	return joinNames(names)
+}
+
+func joinNames(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	sort.Strings(names)
+	if len(names) > maxNamesShown {
+		return strings.Join(names[:maxNamesShown], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
+}
+
+// position is where a listing resumes: the entry index and the function index within it.
+type position struct{ entry, function int }
+
+// cursorFor encodes the position after the item (toolkit, function); function is empty for a
+// deferred toolkit's single item. Cursors name items, not offsets, so a toolkit loading between
+// pages does not shift the listing.
+func cursorFor(toolkit, function string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(toolkit + "\x00" + function))
+}
+
+func (v *View) decodeCursor(c string) (position, error) {
+	bad := clierr.New(clierr.Invalid, clierr.InvalidCursor)
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return position{}, bad
+	}
+	toolkit, function, ok := strings.Cut(string(raw), "\x00")
+	if !ok {
+		return position{}, bad
+	}
+	i, ok := v.index[toolkit]
+	if !ok {
+		return position{}, bad
+	}
+	if function == "" {
+		return position{entry: i + 1}, nil
+	}
+	l := v.entries[i].current()
+	if l == nil {
+		return position{}, bad
+	}
+	for j, f := range l.functions {
+		if f.name == function {
+			return position{entry: i, function: j + 1}, nil
+		}
+	}
+	return position{}, bad
+}

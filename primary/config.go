@@ -1,0 +1,91 @@
+package primary
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"time"
+)
+
+// Config is everything the primary needs to start.
+type Config struct {
+	// StateDir holds credentials/, agent_cli_bin/, workspaces/ and endpoints.json.
+	StateDir string
+	// GRPCListen serves the gRPC APIs (runtime, later operators and workers).
+	GRPCListen string
+	// HTTPListen serves the same APIs as REST through grpc-gateway.
+	HTTPListen string
+	// AgentCLIListen serves the Agent CLI REST routes for local shells; loopback only.
+	AgentCLIListen string
+	// RuntimeToken, when set, is the runtime credential; otherwise it is read from (or created
+	// in) <StateDir>/credentials/runtime.token.
+	RuntimeToken string
+	// EnableTestToolkit registers the deterministic "test" and "test_deferred" toolkits.
+	EnableTestToolkit bool
+	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.
+	AgentBinary string
+	AgentArgs   []string
+	// ShellEnvAllow names the variables local shells inherit from the primary.
+	ShellEnvAllow []string
+	// ShellDefaultTimeout, ShellMaxTimeout and ShellGrace bound local commands.
+	ShellDefaultTimeout time.Duration
+	ShellMaxTimeout     time.Duration
+	ShellGrace          time.Duration
+	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
+	ShutdownGrace time.Duration
+	Logger        *slog.Logger
+}
+
+// Validate checks the configuration and fills defaults.
+func (c *Config) Validate() error {
+	if c.StateDir == "" {
+		return errors.New("state dir is required")
+	}
+	abs, err := filepath.Abs(c.StateDir)
+	if err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	c.StateDir = abs
+	if c.AgentBinary == "" {
+		return errors.New("agent binary is required")
+	}
+	if c.AgentCLIListen != "" {
+		if err := requireLoopback(c.AgentCLIListen); err != nil {
+			return fmt.Errorf("agent cli listener: %w", err)
+		}
+	}
+	if c.ShellDefaultTimeout == 0 {
+		c.ShellDefaultTimeout = 10 * time.Minute
+	}
+	if c.ShellMaxTimeout == 0 {
+		c.ShellMaxTimeout = time.Hour
+	}
+	if c.ShellGrace == 0 {
+		c.ShellGrace = 5 * time.Second
+	}
+	if c.ShutdownGrace == 0 {
+		c.ShutdownGrace = 10 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// requireLoopback accepts host:port whose host is a loopback IP or "localhost".
+func requireLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%q is not a loopback address", addr)
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+// Package grant mints and resolves Agent CLI grants: the bearer tokens a response's shells
+// present. It keeps only SHA-256 digests, indexed by digest so resolution costs the same with
+// ten or a hundred thousand live grants, and compares in constant time.
+//
+// It does not know what a grant authorises: it maps a token to its owner (a response), and the
+// owner decides the rest (shell location, windows). Grants live in memory only, so a restarted
+// primary honours no old grant.
+package grant
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"sync"
+	"time"
+)
+
+// MaxLifetime caps every grant's lifetime.
+const MaxLifetime = 24 * time.Hour
+
+// MaxTokenLength is the longest token (and Authorization value) ever considered.
+const MaxTokenLength = 4096
+
+// Digest is the SHA-256 of a token.
+type Digest [sha256.Size]byte
+
+// Registry holds live grants. The zero value is not usable; use NewRegistry.
+type Registry[T any] struct {
+	now func() time.Time
+
+	mu       sync.RWMutex
+	byDigest map[Digest]entry[T]
+}
+
+type entry[T any] struct {
+	digest  Digest
+	owner   T
+	expires time.Time
+}
+
+// NewRegistry returns an empty registry using now as its clock.
+func NewRegistry[T any](now func() time.Time) *Registry[T] {
+	return &Registry[T]{now: now, byDigest: make(map[Digest]entry[T])}
+}
+
+// Mint creates a grant for owner, valid for lifetime (capped at MaxLifetime). The token is
+// returned once; only its digest is kept.
+func (r *Registry[T]) Mint(owner T, lifetime time.Duration) (token string, digest Digest, expires time.Time) {
+	if lifetime <= 0 || lifetime > MaxLifetime {
+		lifetime = MaxLifetime
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		panic("grant: crypto/rand failed: " + err.Error()) // never happens on Linux
+	}
+	token = base64.RawURLEncoding.EncodeToString(raw[:])
+	digest = sha256.Sum256([]byte(token))
+	expires = r.now().Add(lifetime)
+	r.mu.Lock()
+	r.byDigest[digest] = entry[T]{digest: digest, owner: owner, expires: expires}
+	r.mu.Unlock()
+	return token, digest, expires
+}
+
+// Resolve returns the owner of token if the grant is live.
+//
+// The index is keyed by the token's digest, so a lookup's timing tells nothing about the token;
+// the final equality check is constant-time all the same.
+func (r *Registry[T]) Resolve(token string) (owner T, ok bool) {
+	if token == "" || len(token) > MaxTokenLength {
+		return owner, false
+	}
+	d := sha256.Sum256([]byte(token))
+	r.mu.RLock()
+	e, found := r.byDigest[d]
+	r.mu.RUnlock()
+	if !found || subtle.ConstantTimeCompare(e.digest[:], d[:]) != 1 {
+		return owner, false
+	}
+	if !r.now().Before(e.expires) {
+		return owner, false
+	}
+	return e.owner, true
+}
+
+// Revoke forgets a grant; its very next use fails.
+func (r *Registry[T]) Revoke(d Digest) {
+	r.mu.Lock()
+	delete(r.byDigest, d)
+	r.mu.Unlock()
+}
+
+// Len reports the number of grants held (expired ones included until revoked).
+func (r *Registry[T]) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.byDigest)
+}

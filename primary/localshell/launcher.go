@@ -1,0 +1,93 @@
+package localshell
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// launcher keeps agent_cli_bin/mindroom-agent: a private directory (0700) holding only an
+// executable script that runs the real client. It is rewritten atomically (write, then rename)
+// whenever it is missing, stale or not executable, and anything else in the directory is removed.
+type launcher struct {
+	dir    string
+	target string
+	args   []string
+
+	mu sync.Mutex
+}
+
+// Name is the launcher's file name, the command agents type.
+const Name = "mindroom-agent"
+
+func (l *launcher) script() []byte {
+	var b strings.Builder
+	b.WriteString("#!/bin/sh\nexec ")
+	b.WriteString(shellQuote(l.target))
+	for _, a := range l.args {
+		b.WriteString(" ")
+		b.WriteString(shellQuote(a))
+	}
+	b.WriteString(" \"$@\"\n")
+	return []byte(b.String())
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// ensure makes the launcher current. It is cheap when nothing changed: a stat and a read.
+func (l *launcher) ensure() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	want := l.script()
+	path := filepath.Join(l.dir, Name)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o700 {
+		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) && l.dirIsPrivate() {
+			return nil
+		}
+	}
+	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	if err := os.Chmod(l.dir, 0o700); err != nil {
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	entries, err := os.ReadDir(l.dir)
+	if err != nil {
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	for _, e := range entries {
+		if e.Name() != Name {
+			if err := os.RemoveAll(filepath.Join(l.dir, e.Name())); err != nil {
+				return fmt.Errorf("agent_cli_bin: %w", err)
+			}
+		}
+	}
+	tmp, err := os.CreateTemp(l.dir, "."+Name+"-*")
+	if err != nil {
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(want); err != nil {
+		tmp.Close()
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	if err := tmp.Chmod(0o700); err != nil {
+		tmp.Close()
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	return nil
+}
+
+func (l *launcher) dirIsPrivate() bool {
+	fi, err := os.Lstat(l.dir)
+	return err == nil && fi.IsDir() && fi.Mode().Perm() == 0o700
+}

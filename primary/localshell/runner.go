@@ -1,0 +1,158 @@
+package localshell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/response"
+)
+
+// Config says how local shells run.
+type Config struct {
+	// StateDir holds agent_cli_bin/ and workspaces/.
+	StateDir string
+	// AgentCLIURL is the primary's loopback Agent CLI origin, e.g. http://127.0.0.1:7422.
+	AgentCLIURL string
+	// AgentBinary is the mindroom-agent executable the launcher runs (absolute path); with
+	// AgentArgs it may be the primary's own binary and a subcommand.
+	AgentBinary string
+	AgentArgs   []string
+	// EnvAllow names the primary's environment variables a shell inherits.
+	EnvAllow []string
+	// Getenv reads the primary's environment (os.Getenv by default).
+	Getenv func(string) string
+	// DefaultTimeout applies when a command asks for none; MaxTimeout caps any request.
+	DefaultTimeout time.Duration
+	MaxTimeout     time.Duration
+	// Grace is the time between TERM and KILL.
+	Grace time.Duration
+}
+
+// DefaultEnvAllow is what a local shell inherits unless configured otherwise.
+var DefaultEnvAllow = []string{"HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "TMPDIR"}
+
+// basePath is the PATH after agent_cli_bin/ when the allowlist does not carry PATH.
+const basePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	if !filepath.IsAbs(c.StateDir) {
+		return errors.New("localshell: state dir must be an absolute path")
+	}
+	if !filepath.IsAbs(c.AgentBinary) {
+		return errors.New("localshell: agent binary must be an absolute path")
+	}
+	for _, name := range c.EnvAllow {
+		if strings.HasPrefix(name, "MINDROOM_") || strings.ContainsAny(name, "=\x00") || name == "" {
+			return fmt.Errorf("localshell: %q cannot be passed to shells", name)
+		}
+	}
+	if c.MaxTimeout <= 0 || c.DefaultTimeout <= 0 || c.DefaultTimeout > c.MaxTimeout {
+		return errors.New("localshell: timeouts must be positive, default at most max")
+	}
+	return nil
+}
+
+// Runner runs local shells. It implements response.ShellLauncher for responses without a
+// worker key.
+type Runner struct {
+	cfg      Config
+	launcher *launcher
+}
+
+// New prepares agent_cli_bin/ and workspaces/ under the state dir.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	if cfg.Grace <= 0 {
+		cfg.Grace = 5 * time.Second
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	l := &launcher{dir: filepath.Join(cfg.StateDir, "agent_cli_bin"), target: cfg.AgentBinary, args: cfg.AgentArgs}
+	if err := l.ensure(); err != nil {
+		return nil, err
+	}
+	return &Runner{cfg: cfg, launcher: l}, nil
+}
+
+// AgentCLIURL is the loopback listener's origin.
+func (r *Runner) AgentCLIURL(string) string { return r.cfg.AgentCLIURL }
+
+// BinDir is the agent_cli_bin/ directory.
+func (r *Runner) BinDir() string { return r.launcher.dir }
+
+// Workspace returns (creating it) the agent's working directory.
+func (r *Runner) Workspace(agent string) (string, error) {
+	dir := filepath.Join(r.cfg.StateDir, "workspaces", agent)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("workspace for %s: %w", agent, err)
+	}
+	return dir, nil
+}
+
+// Run runs one command of a response on this host.
+func (r *Runner) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.Output) (bashexec.Result, error) {
+	if cmd.WorkerKey != "" {
+		return bashexec.Result{}, errors.New("this primary runs no worker shells")
+	}
+	if err := r.launcher.ensure(); err != nil {
+		return bashexec.Result{}, err
+	}
+	dir, err := r.Workspace(cmd.Agent)
+	if err != nil {
+		return bashexec.Result{}, err
+	}
+	timeout := cmd.Timeout
+	if timeout <= 0 {
+		timeout = r.cfg.DefaultTimeout
+	}
+	timeout = min(timeout, r.cfg.MaxTimeout)
+	return bashexec.Run(ctx, bashexec.Spec{
+		Script: cmd.Command, Env: r.Environment(cmd.AgentCLIEnv, dir), Dir: dir,
+		Timeout: timeout, Grace: r.cfg.Grace,
+	}, out)
+}
+
+// Environment is the complete environment of a local shell.
+func (r *Runner) Environment(agentCLI map[string]string, workspace string) []string {
+	vars := make(map[string]string)
+	for _, name := range r.cfg.EnvAllow {
+		if v := r.cfg.Getenv(name); v != "" {
+			vars[name] = v
+		}
+	}
+	path := basePath
+	if v := r.cfg.Getenv("PATH"); v != "" && allowed(r.cfg.EnvAllow, "PATH") {
+		path = v
+	}
+	vars["PATH"] = r.launcher.dir + string(os.PathListSeparator) + path
+	vars["PWD"] = workspace
+	for k, v := range agentCLI {
+		vars[k] = v
+	}
+	env := make([]string, 0, len(vars))
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env
+}
+
+func allowed(list []string, name string) bool {
+	for _, n := range list {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,239 @@
+package primary
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/test/bufconn"
+
+	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/primary/agentcli"
+	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/localshell"
+	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/responseapi"
+	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/toolkits/shelltk"
+	"github.com/turncli/turncli/primary/toolkits/testtk"
+)
+
+// Listeners are where the primary serves. Tests pass bufconn or loopback listeners; Run opens
+// TCP listeners from the Config.
+type Listeners struct {
+	GRPC     net.Listener
+	HTTP     net.Listener
+	AgentCLI net.Listener
+}
+
+// Primary is an assembled primary, ready to Serve.
+type Primary struct {
+	cfg          Config
+	lis          Listeners
+	Registry     *catalog.Registry
+	Responses    *response.Manager
+	Shells       *localshell.Runner
+	TestToolkit  *testtk.Toolkit         // nil unless enabled
+	TestDeferred *testtk.DeferredToolkit // nil unless enabled
+	runtimeToken string
+	tokenFile    string
+
+	grpcServer     *grpc.Server // public APIs, role-authorised
+	agentCLIServer *grpc.Server // Agent CLI, reached only in-process by the loopback gateway
+	internalGRPC   *bufconn.Listener
+	internalCLI    *bufconn.Listener
+}
+
+// New builds a primary in dependency order. It listens on nothing until Serve.
+func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry()}
+
+	p.runtimeToken = cfg.RuntimeToken
+	if p.runtimeToken == "" {
+		p.tokenFile = filepath.Join(cfg.StateDir, "credentials", "runtime.token")
+		token, _, err := loadOrCreateToken(p.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("runtime credential: %w", err)
+		}
+		p.runtimeToken = token
+	}
+
+	shells, err := localshell.New(localshell.Config{
+		StateDir:       cfg.StateDir,
+		AgentCLIURL:    "http://" + lis.AgentCLI.Addr().String(),
+		AgentBinary:    cfg.AgentBinary,
+		AgentArgs:      cfg.AgentArgs,
+		EnvAllow:       cfg.ShellEnvAllow,
+		DefaultTimeout: cfg.ShellDefaultTimeout,
+		MaxTimeout:     cfg.ShellMaxTimeout,
+		Grace:          cfg.ShellGrace,
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Shells = shells
+
+	if err := p.Registry.Register(ctx, shelltk.New(shelltk.Options{})); err != nil {
+		return nil, err
+	}
+	if cfg.EnableTestToolkit {
+		p.TestToolkit, p.TestDeferred = testtk.New(), testtk.NewDeferred()
+		for _, tk := range []catalog.Toolkit{p.TestToolkit, p.TestDeferred} {
+			if err := p.Registry.Register(ctx, tk); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	p.Responses = response.NewManager(response.Config{
+		Registry: p.Registry, Shells: shells, Logger: cfg.Logger.With("component", "responses"),
+	})
+
+	policy := roleauth.NewPolicy().
+		Service(responsev1.ResponseService_ServiceDesc.ServiceName, roleauth.Runtime).
+		Credential(roleauth.Runtime, p.runtimeToken)
+	p.grpcServer = grpc.NewServer(
+		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor()),
+		grpc.ChainStreamInterceptor(policy.StreamInterceptor()),
+	)
+	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")))
+
+	p.agentCLIServer = grpc.NewServer(grpc.ChainUnaryInterceptor(agentcli.PathInterceptor(response.LocalPath)))
+	agentcliv1.RegisterAgentCLIServiceServer(p.agentCLIServer, agentcli.NewServer(p.Responses, cfg.Logger.With("component", "agentcli")))
+
+	p.internalGRPC = bufconn.Listen(1 << 20)
+	p.internalCLI = bufconn.Listen(1 << 20)
+	return p, nil
+}
+
+// RuntimeToken is the runtime credential (for in-process clients such as tests).
+func (p *Primary) RuntimeToken() string { return p.runtimeToken }
+
+// Endpoints describes where the primary serves, as written to endpoints.json.
+type Endpoints struct {
+	GRPC             string `json:"grpc"`
+	HTTP             string `json:"http"`
+	AgentCLI         string `json:"agent_cli"`
+	RuntimeTokenFile string `json:"runtime_token_file,omitempty"`
+	AgentCLIBin      string `json:"agent_cli_bin"`
+	PID              int    `json:"pid"`
+}
+
+// Endpoints reports the primary's addresses.
+func (p *Primary) Endpoints() Endpoints {
+	return Endpoints{
+		GRPC:             p.lis.GRPC.Addr().String(),
+		HTTP:             "http://" + p.lis.HTTP.Addr().String(),
+		AgentCLI:         "http://" + p.lis.AgentCLI.Addr().String(),
+		RuntimeTokenFile: p.tokenFile,
+		AgentCLIBin:      p.Shells.BinDir(),
+		PID:              os.Getpid(),
+	}
+}
+
+func dialInternal(l *bufconn.Listener) (*grpc.ClientConn, error) {
+	return grpc.NewClient("passthrough:///internal",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return l.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	)
+}
+
+// Serve serves every API until ctx ends, then shuts down in order: stop taking HTTP requests,
+// close every response (revoking grants and stopping commands), stop the gRPC servers
+// gracefully with a hard stop as backstop.
+func (p *Primary) Serve(ctx context.Context) error {
+	cliConn, err := dialInternal(p.internalCLI)
+	if err != nil {
+		return err
+	}
+	defer cliConn.Close()
+	apiConn, err := dialInternal(p.internalGRPC)
+	if err != nil {
+		return err
+	}
+	defer apiConn.Close()
+
+	cliHandler, err := agentcli.NewHTTPHandler(ctx, cliConn, func(token string) bool {
+		_, ok := p.Responses.Authenticate(token, response.LocalPath)
+		return ok
+	})
+	if err != nil {
+		return err
+	}
+	apiMux := runtime.NewServeMux()
+	if err := responsev1.RegisterResponseServiceHandler(ctx, apiMux, apiConn); err != nil {
+		return err
+	}
+	cliHTTP := &http.Server{Handler: cliHandler, ReadHeaderTimeout: 10 * time.Second}
+	apiHTTP := &http.Server{Handler: apiMux, ReadHeaderTimeout: 10 * time.Second}
+
+	g, gctx := errgroup.WithContext(ctx)
+	serveGRPC := func(s *grpc.Server, l net.Listener) func() error {
+		return func() error {
+			if err := s.Serve(l); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+				return err
+			}
+			return nil
+		}
+	}
+	serveHTTP := func(s *http.Server, l net.Listener) func() error {
+		return func() error {
+			if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		}
+	}
+	g.Go(serveGRPC(p.grpcServer, p.lis.GRPC))
+	g.Go(serveGRPC(p.grpcServer, p.internalGRPC))
+	g.Go(serveGRPC(p.agentCLIServer, p.internalCLI))
+	g.Go(serveHTTP(cliHTTP, p.lis.AgentCLI))
+	g.Go(serveHTTP(apiHTTP, p.lis.HTTP))
+	g.Go(func() error {
+		<-gctx.Done()
+		p.shutdown(cliHTTP, apiHTTP)
+		return nil
+	})
+	p.cfg.Logger.Info("primary serving", "grpc", p.lis.GRPC.Addr().String(), "http", p.lis.HTTP.Addr().String(),
+		"agent_cli", p.lis.AgentCLI.Addr().String())
+	return g.Wait()
+}
+
+func (p *Primary) shutdown(servers ...*http.Server) {
+	stopCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
+	defer cancel()
+	for _, s := range servers {
+		_ = s.Shutdown(stopCtx) // idle keep-alive and long polls end; closed responses end the rest
+	}
+	p.Responses.CloseAll()
+	for _, s := range []*grpc.Server{p.grpcServer, p.agentCLIServer} {
+		done := make(chan struct{})
+		go func() { s.GracefulStop(); close(done) }()
+		select {
+		case <-done:
+		case <-stopCtx.Done():
+			s.Stop()
+			<-done
+		}
+	}
+	for _, s := range servers {
+		_ = s.Close()
+	}
+	p.cfg.Logger.Info("primary stopped")
+}

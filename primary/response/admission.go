@@ -1,0 +1,207 @@
+package response
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/clierr"
+)
+
+// errResponseClosed is returned to the runtime for operations on a closed response.
+var errResponseClosed = errors.New("response is closed")
+
+// ErrClosed reports whether err means the response had already closed.
+func ErrClosed(err error) bool { return errors.Is(err, errResponseClosed) }
+
+// CallRequest is a parsed tools.call.
+type CallRequest struct {
+	ID       uuid.UUID
+	Toolkit  string
+	Function string
+	// Arguments is the canonical JSON of the arguments object.
+	Arguments []byte
+}
+
+// Call admits a tools.call into the window named by windowToken and returns its receipt.
+//
+// A call_id already known to the response is answered before any window check: the same
+// operation gets its current receipt (even after its window closed, even without a window),
+// a different one is refused. A new call is admitted only into an open or draining window of an
+// unfenced response with a bound catalog, under the receipt and concurrency limits.
+func (r *Response) Call(windowToken string, req CallRequest) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, clierr.ErrUnauthenticated
+	}
+	if rc, ok := r.receipts[req.ID]; ok {
+		if !rc.sameOperation(req.Toolkit, req.Function, req.Arguments) {
+			return nil, clierr.New(clierr.Conflict, clierr.CallIDConflict)
+		}
+		return rc.appendJSON(nil), nil
+	}
+	w, err := r.admitLocked(windowToken)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.receipts) >= MaxReceipts {
+		return nil, clierr.New(clierr.Limit, clierr.ReceiptLimit)
+	}
+	rc := &receipt{
+		id: req.ID, toolkit: req.Toolkit, function: req.Function, args: req.Arguments,
+		parent: w.bashCallID, status: Queued, done: make(chan struct{}),
+	}
+	if r.receipts == nil {
+		r.receipts = make(map[uuid.UUID]*receipt)
+	}
+	r.receipts[req.ID] = rc
+	w.receipts = append(w.receipts, rc)
+	r.countAdmissionLocked(w)
+	go r.dispatch(rc, w, r.view)
+	return rc.appendJSON(nil), nil
+}
+
+// admitLocked finds the window a call or describe names and checks that the response takes
+// new work now.
+func (r *Response) admitLocked(windowToken string) (*Window, error) {
+	if windowToken == "" {
+		return nil, clierr.New(clierr.Conflict, clierr.NoWindow)
+	}
+	w, ok := r.windows[windowToken]
+	if !ok || w.state == windowClosed {
+		return nil, clierr.New(clierr.Conflict, clierr.WindowEnded)
+	}
+	if r.fenced {
+		return nil, clierr.New(clierr.Conflict, clierr.Fenced)
+	}
+	if r.retired {
+		return nil, clierr.New(clierr.Conflict, clierr.CatalogRebuilding)
+	}
+	if r.admitted >= MaxConcurrent {
+		return nil, clierr.New(clierr.Limit, clierr.ConcurrencyLimit)
+	}
+	return w, nil
+}
+
+// countAdmissionLocked counts admitted work against the window and the response, and registers the
+// task the caller is about to start.
+func (r *Response) countAdmissionLocked(w *Window) {
+	w.pending++
+	r.admitted++
+	r.tasks.Add(1)
+}
+
+// settleLocked uncounts settled work; the window closes when it drained and nothing remains.
+func (r *Response) settleLocked(w *Window) {
+	w.pending--
+	r.admitted--
+	if w.state == windowDraining && w.pending == 0 {
+		w.closeLocked()
+	}
+}
+
+// Describe describes toolkit.function for a caller in the window named by windowToken. It is
+// admitted like a call (it keeps the window from closing) and waits for its task. If the
+// response closes meanwhile it fails at once with the uniform authentication error.
+func (r *Response) Describe(ctx context.Context, windowToken, toolkit, function string) ([]byte, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, clierr.ErrUnauthenticated
+	}
+	w, err := r.admitLocked(windowToken)
+	if err != nil {
+		r.mu.Unlock()
+		return nil, err
+	}
+	r.countAdmissionLocked(w)
+	view := r.view
+	r.mu.Unlock()
+
+	type answer struct {
+		body []byte
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer r.tasks.Done()
+		body, err := r.describe(view, toolkit, function)
+		r.mu.Lock()
+		r.settleLocked(w)
+		r.mu.Unlock()
+		done <- answer{body, err}
+	}()
+	select {
+	case a := <-done:
+		return a.body, a.err
+	case <-r.ctx.Done():
+		return nil, clierr.ErrUnauthenticated
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// GetCall returns the receipt of call id. With wait > 0 it first waits until the receipt is
+// terminal, wait passes, or ctx ends.
+func (r *Response) GetCall(ctx context.Context, id uuid.UUID, wait time.Duration) ([]byte, error) {
+	r.mu.Lock()
+	rc, ok := r.receipts[id]
+	if r.closed || !ok {
+		r.mu.Unlock()
+		return nil, clierr.ErrUnauthenticated
+	}
+	if wait > 0 && !rc.status.Terminal() {
+		r.mu.Unlock()
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case <-rc.done:
+		case <-timer.C:
+		case <-r.ctx.Done():
+			return nil, clierr.ErrUnauthenticated
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return nil, clierr.ErrUnauthenticated
+		}
+	}
+	defer r.mu.Unlock()
+	return rc.appendJSON(nil), nil
+}
+
+// ListTools returns a page of the response's catalog.
+func (r *Response) ListTools(cursor string, limit int) ([]byte, error) {
+	view, err := r.discoveryView()
+	if err != nil {
+		return nil, err
+	}
+	return view.List(cursor, limit)
+}
+
+// SearchTools searches the response's catalog.
+func (r *Response) SearchTools(query, toolkit string, limit int) ([]byte, error) {
+	view, err := r.discoveryView()
+	if err != nil {
+		return nil, err
+	}
+	return view.Search(query, toolkit, limit)
+}
+
+func (r *Response) discoveryView() (*catalog.View, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.closed:
+		return nil, clierr.ErrUnauthenticated
+	case r.retired:
+		return nil, clierr.New(clierr.Invalid, clierr.CatalogRebuilding)
+	}
+	return r.view, nil
+}

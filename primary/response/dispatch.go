@@ -1,0 +1,153 @@
+package response
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/primary/catalog"
+)
+
+// Outcomes of calls that never reached, or did not finish in, their tool.
+const (
+	cancelledFenced   = "Call cancelled before dispatch: the response is fenced"
+	cancelledClosed   = "Call cancelled before dispatch: the response was closed"
+	interruptedCalled = "Call interrupted after dispatch; effects may have occurred"
+)
+
+// dispatch runs one admitted call to its end. It owns the call from admission to settlement.
+func (r *Response) dispatch(rc *receipt, w *Window, view *catalog.View) {
+	defer r.tasks.Done()
+	r.mu.Lock()
+	switch {
+	case r.closed:
+		r.finishLocked(rc, w, Cancelled, errorOutcome(cancelledClosed), nil)
+		r.mu.Unlock()
+		return
+	case r.fenced:
+		r.finishLocked(rc, w, Cancelled, errorOutcome(cancelledFenced), nil)
+		r.mu.Unlock()
+		return
+	}
+	rc.status = Running
+	r.mu.Unlock()
+
+	status, outcome, attachments := r.run(rc, w, view)
+	r.mu.Lock()
+	r.finishLocked(rc, w, status, outcome, attachments)
+	r.mu.Unlock()
+}
+
+func (r *Response) run(rc *receipt, w *Window, view *catalog.View) (Status, []byte, []byte) {
+	ctx := r.ctx
+	fn, err := view.Resolve(ctx, rc.toolkit, rc.function)
+	if err != nil {
+		return Failed, errorOutcome(err.Error()), nil
+	}
+	if err := fn.Validate(rc.args); err != nil {
+		return Failed, errorOutcome(err.Error()), nil
+	}
+	args, err := canonjson.ParseObject(rc.args) // a private copy: the tool may keep or change it
+	if err != nil {
+		return Failed, errorOutcome(catalog.ErrInvalidArguments.Error()), nil
+	}
+	result, err := fn.Entry.Toolkit().Call(ctx, catalog.Call{
+		ID: rc.id.String(), Toolkit: rc.toolkit, Function: rc.function, Arguments: args,
+		Identity: r.identity, BashCallID: w.bashCallID,
+		Progress: progress{r: r, rc: rc},
+		Shell:    nestedShell{r: r, w: w},
+		Lifetime: r.ctx,
+	})
+	switch {
+	case ctx.Err() != nil:
+		return Cancelled, errorOutcome(interruptedCalled), nil
+	case err != nil:
+		return Failed, errorOutcome(err.Error()), nil
+	}
+	var attachments []byte
+	if len(result.Attachments) > 0 {
+		attachments, err = canonjson.Marshal(result.Attachments)
+		if err != nil {
+			return Failed, errorOutcome("Tool returned invalid attachments"), nil
+		}
+	}
+	return Completed, projectOutcome(result.Value), attachments
+}
+
+// finishLocked makes rc terminal and settles it against its window.
+func (r *Response) finishLocked(rc *receipt, w *Window, s Status, outcome, attachments []byte) {
+	rc.status = s
+	rc.outcome = outcome
+	rc.attachments = attachments
+	close(rc.done)
+	r.settleLocked(w)
+}
+
+// progress lets a running tool flip its receipt between running and waiting.
+type progress struct {
+	r  *Response
+	rc *receipt
+}
+
+func (p progress) Waiting() { p.set(Waiting) }
+func (p progress) Running() { p.set(Running) }
+
+func (p progress) set(s Status) {
+	p.r.mu.Lock()
+	defer p.r.mu.Unlock()
+	if !p.rc.status.Terminal() {
+		p.rc.status = s
+	}
+}
+
+// nestedShell runs a command for a call in the calling command's window, where the response
+// runs its shells.
+type nestedShell struct {
+	r *Response
+	w *Window
+}
+
+func (n nestedShell) RunNested(ctx context.Context, command string, timeout time.Duration, out bashexec.Output) (bashexec.Result, error) {
+	return n.r.runShell(ctx, n.w, command, timeout, out)
+}
+
+// ErrShellUnavailable is returned when the response has no way to run shells.
+var ErrShellUnavailable = errors.New("this response cannot run shell commands")
+
+// runShell runs a command of the response in window w. It is counted in r.shells so Close
+// waits for it to exit.
+func (r *Response) runShell(ctx context.Context, w *Window, command string, timeout time.Duration, out bashexec.Output) (bashexec.Result, error) {
+	if r.mgr.cfg.Shells == nil {
+		return bashexec.Result{}, ErrShellUnavailable
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return bashexec.Result{}, errResponseClosed
+	}
+	r.shells.Add(1)
+	r.mu.Unlock()
+	defer r.shells.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(r.ctx, cancel)
+	defer stop()
+	return r.mgr.cfg.Shells.Run(ctx, ShellCommand{
+		Agent: r.spec.Agent, WorkerKey: r.spec.WorkerKey, Command: command, Timeout: timeout,
+		AgentCLIEnv: r.AgentCLIEnv(w),
+	}, out)
+}
+
+// RunBash runs a command of the runtime in a new window and returns after the command exited
+// and its window drained and closed.
+func (r *Response) RunBash(ctx context.Context, bashCallID, command string, timeout time.Duration, out bashexec.Output) (bashexec.Result, []ReceiptView, error) {
+	w, err := r.OpenWindow(bashCallID)
+	if err != nil {
+		return bashexec.Result{}, nil, err
+	}
+	res, runErr := r.runShell(ctx, w, command, timeout, out)
+	receipts := r.DrainWindow(w)
+	return res, receipts, runErr
+}

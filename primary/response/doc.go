@@ -1,0 +1,12 @@
+// Package response owns responses: one reply turn of an agent, with its grant, its windows (one
+// per Bash command), the receipts of the CLI calls those windows admitted, its context
+// documents and its binding to a catalog snapshot.
+//
+// Everything here lives in memory and belongs to exactly one Response, guarded by that
+// response's mutex: admission, settlement and window closing happen under it, which is what
+// makes "a window closes atomically once its admitted work has settled" true. Each admitted
+// call or describe runs in a goroutine the response owns and joins when it closes.
+//
+// It does not own transports or credentials of other roles: the agentcli package turns
+// requests into calls on a Response, and responseapi drives responses for the runtime.
+package response

@@ -1,0 +1,134 @@
+package response
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/grant"
+)
+
+// ShellLauncher runs a response's Bash commands where the response's shells live (the primary
+// host, or a worker).
+type ShellLauncher interface {
+	// Run runs one command with the given Agent CLI environment (the three variables) and
+	// blocks until it exits. A non-zero exit is a result; an error means it could not run.
+	Run(ctx context.Context, cmd ShellCommand, out bashexec.Output) (bashexec.Result, error)
+	// AgentCLIURL is the MINDROOM_AGENT_CLI_URL for shells of a response with this worker key.
+	AgentCLIURL(workerKey string) string
+}
+
+// ShellCommand is one command to run for a response.
+type ShellCommand struct {
+	Agent     string
+	WorkerKey string
+	Command   string
+	Timeout   time.Duration
+	// AgentCLIEnv holds MINDROOM_AGENT_CLI_URL, _TOKEN and _WINDOW.
+	AgentCLIEnv map[string]string
+}
+
+// Config is what a Manager needs.
+type Config struct {
+	Registry *catalog.Registry
+	Shells   ShellLauncher
+	Logger   *slog.Logger
+	// Now is the clock; tests inject their own.
+	Now func() time.Time
+}
+
+// Manager holds the live responses and the grant index that finds them.
+type Manager struct {
+	cfg    Config
+	grants *grant.Registry[*Response]
+
+	mu   sync.Mutex
+	byID map[string]*Response
+}
+
+// NewManager returns a Manager with no responses.
+func NewManager(cfg Config) *Manager {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Manager{cfg: cfg, grants: grant.NewRegistry[*Response](cfg.Now), byID: make(map[string]*Response)}
+}
+
+// Open validates spec and creates a response with a fresh grant.
+func (m *Manager) Open(spec Spec) (*Response, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Response{
+		id:     uuid.NewString(),
+		spec:   spec,
+		mgr:    m,
+		ctx:    ctx,
+		cancel: cancel,
+		view:   m.cfg.Registry.Snapshot(spec.Toolkits),
+	}
+	r.identity = catalog.Identity{ResponseID: r.id, Agent: spec.Agent, Requester: spec.Requester,
+		Channel: spec.Channel, Thread: spec.Thread}
+	r.docs.init(spec.ContextDocuments)
+	r.token, r.digest, r.expires = m.grants.Mint(r, spec.GrantLifetime)
+	m.mu.Lock()
+	m.byID[r.id] = r
+	m.mu.Unlock()
+	m.cfg.Logger.Info("response opened", "response_id", r.id, "agent", spec.Agent, "worker_key", spec.WorkerKey)
+	return r, nil
+}
+
+// Get returns the live response with id.
+func (m *Manager) Get(id string) (*Response, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.byID[id]
+	return r, ok
+}
+
+// Authenticate returns the response whose grant token is, if it is live and was presented on
+// the path its shells use.
+func (m *Manager) Authenticate(token string, p Path) (*Response, bool) {
+	r, ok := m.grants.Resolve(token)
+	if !ok || !r.accepts(p) {
+		return nil, false
+	}
+	return r, true
+}
+
+// Len reports the number of live responses.
+func (m *Manager) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.byID)
+}
+
+// CloseAll closes every live response (at shutdown).
+func (m *Manager) CloseAll() {
+	m.mu.Lock()
+	all := make([]*Response, 0, len(m.byID))
+	for _, r := range m.byID {
+		all = append(all, r)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, r := range all {
+		wg.Go(r.Close)
+	}
+	wg.Wait()
+}
+
+func (m *Manager) forget(id string) {
+	m.mu.Lock()
+	delete(m.byID, id)
+	m.mu.Unlock()
+}

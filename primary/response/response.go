@@ -1,0 +1,134 @@
+package response
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/grant"
+)
+
+// Per-response limits (contract section 11).
+const (
+	MaxReceipts   = 1024
+	MaxConcurrent = 64
+)
+
+// Response is one reply turn. All mutable state is guarded by mu.
+type Response struct {
+	id       string
+	spec     Spec
+	identity catalog.Identity
+	mgr      *Manager
+	digest   grant.Digest
+	expires  time.Time
+	// token is the grant itself. The grant index keeps only its digest; the response keeps the
+	// token solely to place it in the environment of its own shells.
+	token string
+
+	// ctx ends when the response closes; every task and shell of the response derives from it.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	tasks     sync.WaitGroup // admitted calls and describes
+	shells    sync.WaitGroup // running Bash commands
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	closed   bool
+	fenced   bool
+	retired  bool
+	view     *catalog.View
+	windows  map[string]*Window // by window token
+	bashIDs  map[string]*Window // by Bash call id
+	receipts map[uuid.UUID]*receipt
+	admitted int // calls and describes admitted and not settled
+	docs     documents
+}
+
+// ID is the response's id.
+func (r *Response) ID() string { return r.id }
+
+// Spec is what the response was opened with.
+func (r *Response) Spec() Spec { return r.spec }
+
+// GrantExpires is when the response's grant stops working.
+func (r *Response) GrantExpires() time.Time { return r.expires }
+
+// accepts reports whether a request on path p may use this response's grant: a primary-local
+// response only through the primary's listener.
+func (r *Response) accepts(p Path) bool {
+	if r.spec.WorkerKey == "" {
+		return p.WorkerID == ""
+	}
+	return false // worker-bound responses are accepted through their worker's proxy only
+}
+
+// Fence makes every window refuse new calls and describes from the next request on; queued
+// calls are cancelled when they reach dispatch.
+func (r *Response) Fence() {
+	r.mu.Lock()
+	r.fenced = true
+	r.mu.Unlock()
+}
+
+// RetireCatalog marks the catalog as being rebuilt until RebindCatalog.
+func (r *Response) RetireCatalog() {
+	r.mu.Lock()
+	r.retired = true
+	r.mu.Unlock()
+}
+
+// RebindCatalog takes a fresh catalog snapshot (with a new selection if patterns is not empty)
+// and lifts the retirement and any fence.
+func (r *Response) RebindCatalog(patterns []string) error {
+	if len(patterns) > 0 {
+		s := Spec{Agent: r.spec.Agent, Toolkits: patterns}
+		if err := s.Validate(); err != nil {
+			return err
+		}
+	} else {
+		patterns = r.spec.Toolkits
+	}
+	view := r.mgr.cfg.Registry.Snapshot(patterns)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.view = view
+	r.spec.Toolkits = patterns
+	r.retired = false
+	r.fenced = false
+	return nil
+}
+
+// Close ends the response: the grant is revoked first, then admitted work is cancelled and
+// joined, then windows close and receipts are dropped. It returns when all of that is done,
+// including the exit of the response's shells. Closing again is a no-op.
+func (r *Response) Close() {
+	r.closeOnce.Do(func() {
+		r.mgr.grants.Revoke(r.digest)
+		r.mu.Lock()
+		r.closed = true
+		r.mu.Unlock()
+		r.cancel()
+		r.tasks.Wait()
+		r.shells.Wait()
+		r.mu.Lock()
+		for _, w := range r.windows {
+			w.closeLocked()
+		}
+		r.receipts = nil
+		r.docs = documents{}
+		r.mu.Unlock()
+		r.mgr.forget(r.id)
+		r.mgr.cfg.Logger.Info("response closed", "response_id", r.id)
+	})
+}
+
+// Closed reports whether Close has begun.
+func (r *Response) Closed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}

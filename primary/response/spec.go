@@ -1,0 +1,106 @@
+package response
+
+import (
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/primary/grant"
+)
+
+// Spec describes a response when it is opened.
+type Spec struct {
+	Agent            string
+	Requester        string
+	Channel          string
+	Thread           string
+	ShellMode        string // "standard" or "minimal"
+	WorkerKey        string // empty: shells run on the primary
+	Flags            []string
+	ContextDocuments []Document
+	Toolkits         []string // selection patterns; empty selects every toolkit
+	GrantLifetime    time.Duration
+}
+
+// Document is a named context document.
+type Document struct {
+	Name string
+	Text string
+}
+
+// Limits on what a response is opened with.
+const (
+	MaxIdentityLength   = 256
+	MaxFlags            = 32
+	MaxDocuments        = 64
+	MaxDocumentBytes    = 1 << 20
+	MaxToolkitPatterns  = 64
+	MaxBashCallIDLength = 128
+)
+
+// agentNamePattern keeps agent names usable as directory names.
+var agentNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// Validate reports the first problem with s as an Invalid error.
+func (s *Spec) Validate() error {
+	if !agentNamePattern.MatchString(s.Agent) {
+		return clierr.Invalidf("agent_name must be 1..64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit")
+	}
+	for _, f := range []struct{ name, v string }{{"requester_id", s.Requester}, {"conversation.channel", s.Channel},
+		{"conversation.thread", s.Thread}, {"worker_key", s.WorkerKey}} {
+		if len(f.v) > MaxIdentityLength || !utf8.ValidString(f.v) {
+			return clierr.Invalidf("%s must be valid UTF-8 of at most %d bytes", f.name, MaxIdentityLength)
+		}
+	}
+	switch s.ShellMode {
+	case "":
+		s.ShellMode = "standard"
+	case "standard", "minimal":
+	default:
+		return clierr.Invalidf("shell_mode must be standard or minimal")
+	}
+	if len(s.Flags) > MaxFlags {
+		return clierr.Invalidf("at most %d flags", MaxFlags)
+	}
+	if len(s.Toolkits) > MaxToolkitPatterns {
+		return clierr.Invalidf("at most %d toolkit patterns", MaxToolkitPatterns)
+	}
+	for _, p := range s.Toolkits {
+		if !catalog.ValidPattern(p) {
+			return clierr.Invalidf("toolkit pattern %q is not a valid pattern", p)
+		}
+	}
+	if len(s.ContextDocuments) > MaxDocuments {
+		return clierr.Invalidf("at most %d context documents", MaxDocuments)
+	}
+	seen := make(map[string]bool, len(s.ContextDocuments))
+	for _, d := range s.ContextDocuments {
+		if n := utf8.RuneCountInString(d.Name); n < 1 || n > 128 || !utf8.ValidString(d.Name) {
+			return clierr.Invalidf("context document names must be 1..128 characters")
+		}
+		if seen[d.Name] {
+			return clierr.Invalidf("context document %q is given twice", d.Name)
+		}
+		seen[d.Name] = true
+		if len(d.Text) > MaxDocumentBytes || !utf8.ValidString(d.Text) {
+			return clierr.Invalidf("context document %q must be valid UTF-8 of at most %d bytes", d.Name, MaxDocumentBytes)
+		}
+	}
+	if s.GrantLifetime < 0 || s.GrantLifetime > grant.MaxLifetime {
+		return clierr.Invalidf("grant_lifetime must be between 0 and 24h")
+	}
+	return nil
+}
+
+// Path is the way an Agent CLI request reached the primary: its loopback listener (a
+// primary-local shell) or a worker's sandbox proxy.
+type Path struct {
+	// WorkerID is the authenticated worker whose proxy forwarded the request; empty for the
+	// primary's own loopback listener.
+	WorkerID string
+}
+
+// LocalPath is the primary's loopback Agent CLI listener.
+var LocalPath = Path{}

@@ -1,0 +1,105 @@
+package response
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"unicode/utf8"
+
+	"github.com/turncli/turncli/primary/clierr"
+)
+
+type windowState uint8
+
+const (
+	windowOpen     windowState = iota // its command runs
+	windowDraining                    // its command has exited; admitted work is settling
+	windowClosed                      // refuses everything
+)
+
+// Window admits the CLI calls of one Bash command. Its token (the value of
+// MINDROOM_AGENT_CLI_WINDOW) is random, so one command cannot join another's window by guessing.
+// Fields are guarded by the owning Response's mutex.
+type Window struct {
+	token      string
+	bashCallID string
+	state      windowState
+	pending    int // admitted calls and describes not yet settled
+	receipts   []*receipt
+	closed     chan struct{}
+}
+
+// BashCallID is the runtime's id of the command.
+func (w *Window) BashCallID() string { return w.bashCallID }
+
+func (w *Window) closeLocked() {
+	if w.state != windowClosed {
+		w.state = windowClosed
+		close(w.closed)
+	}
+}
+
+// OpenWindow opens a window for a Bash command with the runtime's id bashCallID, unique within
+// the response.
+func (r *Response) OpenWindow(bashCallID string) (*Window, error) {
+	if n := utf8.RuneCountInString(bashCallID); n < 1 || n > MaxBashCallIDLength || !utf8.ValidString(bashCallID) {
+		return nil, clierr.Invalidf("bash_call_id must be 1..%d characters", MaxBashCallIDLength)
+	}
+	var raw [24]byte
+	_, _ = rand.Read(raw[:])
+	w := &Window{token: base64.RawURLEncoding.EncodeToString(raw[:]), bashCallID: bashCallID, closed: make(chan struct{})}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, errResponseClosed
+	}
+	if _, dup := r.bashIDs[bashCallID]; dup {
+		return nil, clierr.New(clierr.Conflict, "bash_call_id is already used in this response")
+	}
+	if r.windows == nil {
+		r.windows = make(map[string]*Window)
+		r.bashIDs = make(map[string]*Window)
+	}
+	r.windows[w.token] = w
+	r.bashIDs[bashCallID] = w
+	return w, nil
+}
+
+// WindowByBashCallID finds a window the runtime opened.
+func (r *Response) WindowByBashCallID(id string) (*Window, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w, ok := r.bashIDs[id]
+	return w, ok
+}
+
+// AgentCLIEnv is the environment a shell of window w gets: where to call, the grant, and the
+// window. It holds the grant: give it only to that shell.
+func (r *Response) AgentCLIEnv(w *Window) map[string]string {
+	return map[string]string{
+		"MINDROOM_AGENT_CLI_URL":    r.mgr.cfg.Shells.AgentCLIURL(r.spec.WorkerKey),
+		"MINDROOM_AGENT_CLI_TOKEN":  r.token,
+		"MINDROOM_AGENT_CLI_WINDOW": w.token,
+	}
+}
+
+// DrainWindow is called when w's command has exited. Calls arriving while admitted work is
+// unsettled still join w; once nothing admitted remains, w closes atomically under the
+// admission lock. DrainWindow returns after that, with every receipt w admitted.
+func (r *Response) DrainWindow(w *Window) []ReceiptView {
+	r.mu.Lock()
+	if w.state == windowOpen {
+		w.state = windowDraining
+		if w.pending == 0 {
+			w.closeLocked()
+		}
+	}
+	r.mu.Unlock()
+	<-w.closed
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	views := make([]ReceiptView, len(w.receipts))
+	for i, rc := range w.receipts {
+		views[i] = rc.view()
+	}
+	return views
+}

@@ -1,0 +1,8 @@
+// Package responseapi serves ResponseService: the agent runtime's API for opening a response,
+// running its Bash commands, fencing it, rebinding its catalog and closing it. Handlers decode,
+// call the response package, and encode; a command's exit status travels as data in the
+// stream's final message, never as an RPC error.
+//
+// It does not authenticate (the roleauth interceptor does, before any handler runs) and does
+// not run processes itself (the response's ShellLauncher does).
+package responseapi

@@ -1,0 +1,226 @@
+package responseapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/primary/response"
+)
+
+// Server implements ResponseService.
+type Server struct {
+	responsev1.UnimplementedResponseServiceServer
+	responses *response.Manager
+	log       *slog.Logger
+}
+
+// NewServer returns the ResponseService handlers.
+func NewServer(responses *response.Manager, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{responses: responses, log: log}
+}
+
+var errNoResponse = status.Error(codes.NotFound, "no open response has this id")
+
+func (s *Server) get(id string) (*response.Response, error) {
+	r, ok := s.responses.Get(id)
+	if !ok {
+		return nil, errNoResponse
+	}
+	return r, nil
+}
+
+// toStatus maps domain errors for the runtime.
+func (s *Server) toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if response.ErrClosed(err) {
+		return errNoResponse
+	}
+	var e *clierr.Error
+	if errors.As(err, &e) {
+		switch e.Kind {
+		case clierr.Conflict:
+			return status.Error(codes.FailedPrecondition, e.Message)
+		default:
+			return status.Error(codes.InvalidArgument, e.Message)
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return status.Error(codes.Canceled, "request cancelled")
+	}
+	s.log.Error("response api internal error", "err", err)
+	return status.Error(codes.Internal, "internal error")
+}
+
+// OpenResponse opens a response.
+func (s *Server) OpenResponse(_ context.Context, req *responsev1.OpenResponseRequest) (*responsev1.OpenResponseResponse, error) {
+	spec := response.Spec{
+		Agent:         req.GetAgentName(),
+		Requester:     req.GetRequesterId(),
+		Channel:       req.GetConversation().GetChannel(),
+		Thread:        req.GetConversation().GetThread(),
+		ShellMode:     shellMode(req.GetShellMode()),
+		WorkerKey:     req.GetWorkerKey(),
+		Flags:         req.GetFlags(),
+		Toolkits:      req.GetToolkits(),
+		GrantLifetime: req.GetGrantLifetime().AsDuration(),
+	}
+	for _, d := range req.GetContextDocuments() {
+		spec.ContextDocuments = append(spec.ContextDocuments, response.Document{Name: d.GetName(), Text: d.GetText()})
+	}
+	r, err := s.responses.Open(spec)
+	if err != nil {
+		return nil, s.toStatus(err)
+	}
+	return &responsev1.OpenResponseResponse{
+		ResponseId:     r.ID(),
+		GrantExpiresAt: timestamppb.New(r.GrantExpires()),
+	}, nil
+}
+
+func shellMode(m responsev1.ShellMode) string {
+	if m == responsev1.ShellMode_SHELL_MODE_MINIMAL {
+		return "minimal"
+	}
+	return "standard"
+}
+
+// RunBash runs a command and streams its output, then its result.
+func (s *Server) RunBash(req *responsev1.RunBashRequest, stream responsev1.ResponseService_RunBashServer) error {
+	r, err := s.get(req.GetResponseId())
+	if err != nil {
+		return err
+	}
+	if req.GetCommand() == "" {
+		return status.Error(codes.InvalidArgument, "command must not be empty")
+	}
+	// Output is sent from the command's reader goroutines; gRPC streams take one sender at a
+	// time. A failed send (the runtime went away) cancels the command.
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	var sendMu sync.Mutex
+	out := func(st bashexec.Stream, chunk []byte) {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		if ctx.Err() != nil {
+			return
+		}
+		msg := &responsev1.RunBashResponse{Event: &responsev1.RunBashResponse_Output{Output: &responsev1.OutputChunk{
+			Stream: outputStream(st), Data: append([]byte(nil), chunk...),
+		}}}
+		if err := stream.Send(msg); err != nil {
+			cancel()
+		}
+	}
+	res, receipts, err := r.RunBash(ctx, req.GetBashCallId(), req.GetCommand(), req.GetTimeout().AsDuration(), out)
+	var runErr string
+	if err != nil {
+		var ce *clierr.Error
+		if errors.As(err, &ce) && ce.Kind == clierr.Invalid || errors.As(err, &ce) && ce.Kind == clierr.Conflict {
+			return s.toStatus(err) // a bad request, not a command that failed to start
+		}
+		if response.ErrClosed(err) {
+			return errNoResponse
+		}
+		runErr = err.Error()
+	}
+	result := &responsev1.BashResult{
+		ExitCode:  int32(res.ExitCode),
+		TimedOut:  res.TimedOut,
+		Cancelled: res.Cancelled,
+		Receipts:  receiptsToProto(receipts),
+		Error:     runErr,
+	}
+	if runErr != "" {
+		result.ExitCode = -1
+	}
+	sendMu.Lock()
+	defer sendMu.Unlock()
+	return stream.Send(&responsev1.RunBashResponse{Event: &responsev1.RunBashResponse_Result{Result: result}})
+}
+
+func outputStream(s bashexec.Stream) responsev1.OutputStream {
+	if s == bashexec.Stderr {
+		return responsev1.OutputStream_OUTPUT_STREAM_STDERR
+	}
+	return responsev1.OutputStream_OUTPUT_STREAM_STDOUT
+}
+
+// OpenWindow opens a window for a runtime-run shell.
+func (s *Server) OpenWindow(_ context.Context, req *responsev1.OpenWindowRequest) (*responsev1.OpenWindowResponse, error) {
+	r, err := s.get(req.GetResponseId())
+	if err != nil {
+		return nil, err
+	}
+	w, err := r.OpenWindow(req.GetBashCallId())
+	if err != nil {
+		return nil, s.toStatus(err)
+	}
+	return &responsev1.OpenWindowResponse{Environment: r.AgentCLIEnv(w)}, nil
+}
+
+// CloseWindow drains and closes a runtime-run shell's window.
+func (s *Server) CloseWindow(_ context.Context, req *responsev1.CloseWindowRequest) (*responsev1.CloseWindowResponse, error) {
+	r, err := s.get(req.GetResponseId())
+	if err != nil {
+		return nil, err
+	}
+	w, ok := r.WindowByBashCallID(req.GetBashCallId())
+	if !ok {
+		return nil, status.Error(codes.NotFound, "no window has this bash_call_id")
+	}
+	return &responsev1.CloseWindowResponse{Receipts: receiptsToProto(r.DrainWindow(w))}, nil
+}
+
+// FenceResponse fences a response.
+func (s *Server) FenceResponse(_ context.Context, req *responsev1.FenceResponseRequest) (*responsev1.FenceResponseResponse, error) {
+	r, err := s.get(req.GetResponseId())
+	if err != nil {
+		return nil, err
+	}
+	r.Fence()
+	return &responsev1.FenceResponseResponse{}, nil
+}
+
+// RetireCatalog retires a response's catalog.
+func (s *Server) RetireCatalog(_ context.Context, req *responsev1.RetireCatalogRequest) (*responsev1.RetireCatalogResponse, error) {
+	r, err := s.get(req.GetResponseId())
+	if err != nil {
+		return nil, err
+	}
+	r.RetireCatalog()
+	return &responsev1.RetireCatalogResponse{}, nil
+}
+
+// RebindCatalog rebinds a response's catalog.
+func (s *Server) RebindCatalog(_ context.Context, req *responsev1.RebindCatalogRequest) (*responsev1.RebindCatalogResponse, error) {
+	r, err := s.get(req.GetResponseId())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.RebindCatalog(req.GetToolkits()); err != nil {
+		return nil, s.toStatus(err)
+	}
+	return &responsev1.RebindCatalogResponse{}, nil
+}
+
+// CloseResponse closes a response; closing an unknown or closed one succeeds.
+func (s *Server) CloseResponse(_ context.Context, req *responsev1.CloseResponseRequest) (*responsev1.CloseResponseResponse, error) {
+	if r, ok := s.responses.Get(req.GetResponseId()); ok {
+		r.Close()
+	}
+	return &responsev1.CloseResponseResponse{}, nil
+}
