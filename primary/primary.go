@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
@@ -176,7 +177,11 @@ func (p *Primary) Serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	apiMux := runtime.NewServeMux()
+	// REST clients of the runtime API get snake_case JSON, the proto field names.
+	apiMux := runtime.NewServeMux(runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
+		MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+	}))
 	if err := responsev1.RegisterResponseServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return err
 	}

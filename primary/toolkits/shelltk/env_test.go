@@ -3,7 +3,11 @@ package shelltk
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,6 +72,7 @@ func (failingShell) RunNested(context.Context, string, time.Duration, bashexec.O
 type env struct {
 	tk    *Toolkit
 	shell *testShell
+	ups   int // fifos made by backgroundRunning
 }
 
 func newEnv(t *testing.T, opts Options) *env {
@@ -144,6 +149,19 @@ func (e *env) background(t *testing.T, resp *response, command string) string {
 	return h
 }
 
+// backgroundRunning starts command in the background and returns its handle once the command's
+// process is running (not merely handed to the runner).
+func (e *env) backgroundRunning(t *testing.T, resp *response, command string) string {
+	t.Helper()
+	e.ups++
+	up := e.fifo(t, "up"+strconv.Itoa(e.ups))
+	h := e.background(t, resp, "echo up > '"+up+"'; "+command)
+	if _, err := os.ReadFile(up); err != nil { // returns once the command has written
+		t.Fatal(err)
+	}
+	return h
+}
+
 // waitExited blocks until the background command behind handle has exited.
 func (e *env) waitExited(t *testing.T, resp *response, handle string) {
 	t.Helper()
@@ -160,4 +178,15 @@ func quote(s string) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// fifo makes a named pipe in the shell's directory. Opening it blocks until the other side
+// opens it too, which lets a test and a command wait for each other without sleeping.
+func (e *env) fifo(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(e.shell.dir, name)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

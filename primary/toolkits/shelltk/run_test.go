@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/uuid"
@@ -71,10 +69,7 @@ func TestBackgroundCommand(t *testing.T) {
 	t.Run("StillRunningAfterWaitGivesHandleThenCheckFollowsItToExit", func(t *testing.T) {
 		e := newEnv(t, Options{})
 		resp := newResponse(t, "r1")
-		fifo := filepath.Join(e.shell.dir, "go")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		fifo := e.fifo(t, "go")
 		handle := e.background(t, resp, `echo before; read -r line < '`+fifo+`'; echo "got $line"; exit 7`)
 		if _, err := uuid.Parse(handle); err != nil {
 			t.Fatalf("handle %q is not a UUID", handle)
@@ -111,7 +106,7 @@ func TestBackgroundCommand(t *testing.T) {
 	t.Run("KillStopsItAndReportsKilled", func(t *testing.T) {
 		e := newEnv(t, Options{})
 		resp := newResponse(t, "r1")
-		handle := e.background(t, resp, "sleep 1000")
+		handle := e.backgroundRunning(t, resp, "sleep 1000")
 		v := e.mustCall(t, resp, "kill_shell_command", `{"handle":"`+handle+`"}`)
 		if v["status"] != "killed" || v["handle"] != handle || v["exit_code"] != 143 {
 			t.Fatalf("kill = %v, want killed with exit code 143", v)
@@ -124,10 +119,7 @@ func TestBackgroundCommand(t *testing.T) {
 	t.Run("KillOfExitedCommandReportsExited", func(t *testing.T) {
 		e := newEnv(t, Options{})
 		resp := newResponse(t, "r1")
-		fifo := filepath.Join(e.shell.dir, "go")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		fifo := e.fifo(t, "go")
 		handle := e.background(t, resp, `read -r line < '`+fifo+`'; exit 4`)
 		if err := os.WriteFile(fifo, []byte("\n"), 0); err != nil {
 			t.Fatal(err)
@@ -168,7 +160,7 @@ func TestBackgroundCommand(t *testing.T) {
 		var handles []string
 		var cmds []*command
 		for range 3 {
-			h := e.background(t, resp, "sleep 1000")
+			h := e.backgroundRunning(t, resp, "sleep 1000")
 			c, err := e.tk.lookup(resp.id, h)
 			if err != nil {
 				t.Fatal(err)
@@ -214,13 +206,17 @@ func TestBackgroundCommand(t *testing.T) {
 func TestCancelledCallKillsItsCommand(t *testing.T) {
 	e := newEnv(t, Options{})
 	resp := newResponse(t, "r1")
+	up := e.fifo(t, "up")
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.call(t, ctx, resp, "run_shell_command", `{"command":"sleep 1000","wait_seconds":600}`)
+		_, err := e.call(t, ctx, resp, "run_shell_command", `{"command":"echo up > '`+up+`'; sleep 1000","wait_seconds":600}`)
 		done <- err
 	}()
 	run := <-e.shell.started
+	if _, err := os.ReadFile(up); err != nil { // returns once the command is running
+		t.Fatal(err)
+	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
