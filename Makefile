@@ -38,6 +38,7 @@ test-short:
 
 ## run: start the primary with embedded defaults (state under .turncli/).
 run: build
+	@echo "primary starting; in another terminal: make shell"
 	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit
 
 ## shell: open a response on the running primary and an interactive Bash inside a window.

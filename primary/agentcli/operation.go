@@ -2,6 +2,7 @@ package agentcli
 
 import (
 	"fmt"
+	"sort"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -109,7 +110,8 @@ func parseOperation(body []byte) (*operation, error) {
 			return nil, invalid("%s does not take %q", name, truncate(key))
 		}
 	}
-	for key, spec := range fields {
+	for _, key := range sortedKeys(fields) { // sorted, so the first problem reported is stable
+		spec := fields[key]
 		v, present := obj[key]
 		if !present {
 			if spec.required {
@@ -212,4 +214,13 @@ func truncate(s string) string {
 		}
 	}
 	return ""
+}
+
+func sortedKeys(m map[string]fieldSpec) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

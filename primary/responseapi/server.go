@@ -128,12 +128,8 @@ func (s *Server) RunBash(req *responsev1.RunBashRequest, stream responsev1.Respo
 	res, receipts, err := r.RunBash(ctx, req.GetBashCallId(), req.GetCommand(), req.GetTimeout().AsDuration(), out)
 	var runErr string
 	if err != nil {
-		var ce *clierr.Error
-		if errors.As(err, &ce) && ce.Kind == clierr.Invalid || errors.As(err, &ce) && ce.Kind == clierr.Conflict {
+		if clierr.KindOf(err) != 0 || response.ErrClosed(err) {
 			return s.toStatus(err) // a bad request, not a command that failed to start
-		}
-		if response.ErrClosed(err) {
-			return errNoResponse
 		}
 		runErr = err.Error()
 	}
