@@ -22,6 +22,11 @@ type Config struct {
 	// RuntimeToken, when set, is the runtime credential; otherwise it is read from (or created
 	// in) <StateDir>/credentials/runtime.token.
 	RuntimeToken string
+	// WorkerCredentials maps worker keys to credentials configured in addition to those found
+	// in <StateDir>/credentials/workers/<key>.token.
+	WorkerCredentials map[string]string
+	// WorkerKeys are keys to create a credential file for when none exists yet.
+	WorkerKeys []string
 	// EnableTestToolkit registers the deterministic "test" and "test_deferred" toolkits.
 	EnableTestToolkit bool
 	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.

@@ -8,7 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+
+	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // loadOrCreateToken returns the credential in path, creating it (mode 0600, in a 0700
@@ -61,3 +64,44 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// loadWorkerCredentials reads <StateDir>/credentials/workers/<key>.token for every key found
+// there, creates files for configured keys that have none, and adds configured credentials.
+func (p *Primary) loadWorkerCredentials() (*workerhub.Credentials, error) {
+	creds := workerhub.NewCredentials()
+	dir := filepath.Join(p.cfg.StateDir, "credentials", "workers")
+	p.workerFiles = make(map[string]string)
+	for _, key := range p.cfg.WorkerKeys {
+		if !validWorkerKey(key) {
+			return nil, fmt.Errorf("worker key %q: use 1..64 letters, digits, '.', '_' or '-'", key)
+		}
+		if _, _, err := loadOrCreateToken(filepath.Join(dir, key+".token")); err != nil {
+			return nil, fmt.Errorf("worker credential for %s: %w", key, err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range entries {
+		key, ok := strings.CutSuffix(e.Name(), ".token")
+		if !ok || !validWorkerKey(key) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		token, _, err := loadOrCreateToken(path)
+		if err != nil {
+			return nil, fmt.Errorf("worker credential %s: %w", path, err)
+		}
+		creds.Add(key, token)
+		p.workerFiles[key] = path
+	}
+	for key, token := range p.cfg.WorkerCredentials {
+		creds.Add(key, token)
+	}
+	return creds, nil
+}
+
+var workerKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+func validWorkerKey(key string) bool { return workerKeyPattern.MatchString(key) }

@@ -14,11 +14,14 @@ import (
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/localshell"
@@ -27,6 +30,7 @@ import (
 	"github.com/turncli/turncli/primary/roleauth"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
+	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // Listeners are where the primary serves. Tests pass bufconn or loopback listeners; Run opens
@@ -44,10 +48,12 @@ type Primary struct {
 	Registry     *catalog.Registry
 	Responses    *response.Manager
 	Shells       *localshell.Runner
+	Workers      *workerhub.Hub
 	TestToolkit  *testtk.Toolkit         // nil unless enabled
 	TestDeferred *testtk.DeferredToolkit // nil unless enabled
 	runtimeToken string
 	tokenFile    string
+	workerFiles  map[string]string
 
 	grpcServer     *grpc.Server // public APIs, role-authorised
 	agentCLIServer *grpc.Server // Agent CLI, reached only in-process by the loopback gateway
@@ -102,21 +108,44 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 		}
 	}
 
-	p.Responses = response.NewManager(response.Config{
-		Registry: p.Registry, Shells: shells, Logger: cfg.Logger.With("component", "responses"),
+	workerCreds, err := p.loadWorkerCredentials()
+	if err != nil {
+		return nil, err
+	}
+	p.Workers = workerhub.New(workerhub.Config{
+		Credentials: workerCreds,
+		GrantUsable: func(token string, path response.Path) bool {
+			_, ok := p.Responses.Authenticate(token, path)
+			return ok
+		},
+		Logger: cfg.Logger.With("component", "workers"),
 	})
+	p.Responses = response.NewManager(response.Config{
+		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers},
+		Logger: cfg.Logger.With("component", "responses"),
+	})
+	cli := agentcli.NewServer(p.Responses, cfg.Logger.With("component", "agentcli"))
 
+	// The public server: the runtime's API, the workers' connection, and the Agent CLI calls
+	// workers' sandbox proxies forward (marked with the worker's identity by the hub).
 	policy := roleauth.NewPolicy().
 		Service(responsev1.ResponseService_ServiceDesc.ServiceName, roleauth.Runtime).
+		Service(workerv1.WorkerService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
+		Service(agentcliv1.AgentCLIService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
 		Credential(roleauth.Runtime, p.runtimeToken)
 	p.grpcServer = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor()),
+		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor()),
 		grpc.ChainStreamInterceptor(policy.StreamInterceptor()),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")))
+	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
+	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
 
+	// The loopback listener's gateway reaches the Agent CLI through its own in-process server,
+	// whose every call is marked as arriving on the primary's local path.
 	p.agentCLIServer = grpc.NewServer(grpc.ChainUnaryInterceptor(agentcli.PathInterceptor(response.LocalPath)))
-	agentcliv1.RegisterAgentCLIServiceServer(p.agentCLIServer, agentcli.NewServer(p.Responses, cfg.Logger.With("component", "agentcli")))
+	agentcliv1.RegisterAgentCLIServiceServer(p.agentCLIServer, cli)
 
 	p.internalGRPC = bufconn.Listen(1 << 20)
 	p.internalCLI = bufconn.Listen(1 << 20)
@@ -128,12 +157,13 @@ func (p *Primary) RuntimeToken() string { return p.runtimeToken }
 
 // Endpoints describes where the primary serves, as written to endpoints.json.
 type Endpoints struct {
-	GRPC             string `json:"grpc"`
-	HTTP             string `json:"http"`
-	AgentCLI         string `json:"agent_cli"`
-	RuntimeTokenFile string `json:"runtime_token_file,omitempty"`
-	AgentCLIBin      string `json:"agent_cli_bin"`
-	PID              int    `json:"pid"`
+	GRPC             string            `json:"grpc"`
+	HTTP             string            `json:"http"`
+	AgentCLI         string            `json:"agent_cli"`
+	RuntimeTokenFile string            `json:"runtime_token_file,omitempty"`
+	WorkerTokenFiles map[string]string `json:"worker_token_files,omitempty"`
+	AgentCLIBin      string            `json:"agent_cli_bin"`
+	PID              int               `json:"pid"`
 }
 
 // Endpoints reports the primary's addresses.
@@ -143,6 +173,7 @@ func (p *Primary) Endpoints() Endpoints {
 		HTTP:             "http://" + p.lis.HTTP.Addr().String(),
 		AgentCLI:         "http://" + p.lis.AgentCLI.Addr().String(),
 		RuntimeTokenFile: p.tokenFile,
+		WorkerTokenFiles: p.workerFiles,
 		AgentCLIBin:      p.Shells.BinDir(),
 		PID:              os.Getpid(),
 	}
@@ -170,7 +201,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 	}
 	defer apiConn.Close()
 
-	cliHandler, err := agentcli.NewHTTPHandler(ctx, cliConn, func(token string) bool {
+	cliHandler, err := agentclihttp.NewHandler(ctx, cliConn, func(_ context.Context, token string) bool {
 		_, ok := p.Responses.Authenticate(token, response.LocalPath)
 		return ok
 	})

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/internal/clierr"
 )
 
 // toStatus maps a domain error to its gRPC status, once, here. Errors that are not domain

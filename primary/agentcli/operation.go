@@ -8,11 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/turncli/turncli/internal/canonjson"
-	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/internal/clierr"
 )
-
-// MaxOperationBytes is the largest operation document accepted.
-const MaxOperationBytes = 64 * 1024
 
 // operation is a strictly read and validated Agent CLI operation.
 type operation struct {

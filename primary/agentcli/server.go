@@ -13,13 +13,10 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
-	"github.com/turncli/turncli/primary/clierr"
-	"github.com/turncli/turncli/primary/grant"
+	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/primary/response"
 )
-
-// WindowHeader carries the caller's window (lower-case, as gRPC metadata).
-const WindowHeader = "x-mindroom-agent-cli-window"
 
 // MaxWait is the longest long-poll a GetCall may ask for.
 const MaxWait = 60 * time.Second
@@ -65,7 +62,7 @@ func (s *Server) authenticate(ctx context.Context) (*response.Response, error) {
 	if len(values) != 1 {
 		return nil, errUnauthenticated
 	}
-	token, ok := BearerToken(values[0])
+	token, ok := agentclihttp.BearerToken(values[0])
 	if !ok {
 		return nil, errUnauthenticated
 	}
@@ -76,22 +73,9 @@ func (s *Server) authenticate(ctx context.Context) (*response.Response, error) {
 	return r, nil
 }
 
-// BearerToken returns the grant from an Authorization value: the exact prefix "Bearer ", one
-// space, a non-empty token without whitespace, the whole value at most 4096 characters.
-func BearerToken(header string) (string, bool) {
-	if len(header) > grant.MaxTokenLength {
-		return "", false
-	}
-	token, ok := strings.CutPrefix(header, "Bearer ")
-	if !ok || token == "" || strings.ContainsAny(token, " \t\r\n") {
-		return "", false
-	}
-	return token, true
-}
-
 func windowOf(ctx context.Context) string {
 	md, _ := metadata.FromIncomingContext(ctx)
-	if v := md.Get(WindowHeader); len(v) == 1 {
+	if v := md.Get(agentclihttp.WindowHeader); len(v) == 1 {
 		return v[0]
 	}
 	return ""
@@ -103,7 +87,7 @@ func (s *Server) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	if len(req.GetOperationJson()) > MaxOperationBytes {
+	if len(req.GetOperationJson()) > agentclihttp.MaxOperationBytes {
 		return nil, toStatus(s.log, clierr.New(clierr.TooLarge, clierr.RequestTooLarge))
 	}
 	body, err := s.operate(ctx, r, req.GetOperationJson())

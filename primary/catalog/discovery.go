@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/turncli/turncli/internal/canonjson"
-	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/internal/clierr"
 )
 
 // Size budgets of discovery results, in bytes of canonical JSON (contract section 5).

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/internal/clierr"
 )
 
 // View is a response's snapshot of the registry: the toolkits it may see, in catalog order.

@@ -86,7 +86,9 @@ func New(cfg Config) (*Runner, error) {
 }
 
 // AgentCLIURL is the loopback listener's origin.
-func (r *Runner) AgentCLIURL(string) string { return r.cfg.AgentCLIURL }
+func (r *Runner) AgentCLIURL(string, *response.Binding) (string, error) {
+	return r.cfg.AgentCLIURL, nil
+}
 
 // BinDir is the agent_cli_bin/ directory.
 func (r *Runner) BinDir() string { return r.launcher.dir }
@@ -117,8 +119,12 @@ func (r *Runner) Run(ctx context.Context, cmd response.ShellCommand, out bashexe
 		timeout = r.cfg.DefaultTimeout
 	}
 	timeout = min(timeout, r.cfg.MaxTimeout)
+	agentCLI := map[string]string{"MINDROOM_AGENT_CLI_URL": r.cfg.AgentCLIURL}
+	for k, v := range cmd.AgentCLIEnv {
+		agentCLI[k] = v
+	}
 	return bashexec.Run(ctx, bashexec.Spec{
-		Script: cmd.Command, Env: r.Environment(cmd.AgentCLIEnv, dir), Dir: dir,
+		Script: cmd.Command, Env: r.Environment(agentCLI, dir), Dir: dir,
 		Timeout: timeout, Grace: r.cfg.Grace,
 	}, out)
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/primary/catalog"
-	"github.com/turncli/turncli/primary/clierr"
 )
 
 // errResponseClosed is returned to the runtime for operations on a closed response.

@@ -135,8 +135,8 @@ func (r *Response) runShell(ctx context.Context, w *Window, command string, time
 	stop := context.AfterFunc(r.ctx, cancel)
 	defer stop()
 	return r.mgr.cfg.Shells.Run(ctx, ShellCommand{
-		Agent: r.spec.Agent, WorkerKey: r.spec.WorkerKey, Command: command, Timeout: timeout,
-		AgentCLIEnv: r.AgentCLIEnv(w),
+		ResponseID: r.id, Agent: r.spec.Agent, WorkerKey: r.spec.WorkerKey, Binding: &r.binding,
+		Command: command, Timeout: timeout, AgentCLIEnv: r.agentCLIEnvNoURL(w),
 	}, out)
 }
 

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/canonjson"
-	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/internal/clierr"
 )
 
 // MaxContextPageBytes bounds a context.list page and a context.read result.

@@ -14,23 +14,49 @@ import (
 )
 
 // ShellLauncher runs a response's Bash commands where the response's shells live (the primary
-// host, or a worker).
+// host, or a worker of its key).
 type ShellLauncher interface {
-	// Run runs one command with the given Agent CLI environment (the three variables) and
-	// blocks until it exits. A non-zero exit is a result; an error means it could not run.
+	// Run runs one command and blocks until it exits. A non-zero exit is a result; an error
+	// means it could not run, or its worker went away while it ran. The launcher adds
+	// MINDROOM_AGENT_CLI_URL to cmd.AgentCLIEnv for the place it runs the command.
 	Run(ctx context.Context, cmd ShellCommand, out bashexec.Output) (bashexec.Result, error)
-	// AgentCLIURL is the MINDROOM_AGENT_CLI_URL for shells of a response with this worker key.
-	AgentCLIURL(workerKey string) string
+	// AgentCLIURL is the MINDROOM_AGENT_CLI_URL for shells of a response with this worker key
+	// and binding, binding a worker first if the response has none.
+	AgentCLIURL(workerKey string, b *Binding) (string, error)
 }
 
 // ShellCommand is one command to run for a response.
 type ShellCommand struct {
-	Agent     string
-	WorkerKey string
-	Command   string
-	Timeout   time.Duration
-	// AgentCLIEnv holds MINDROOM_AGENT_CLI_URL, _TOKEN and _WINDOW.
+	ResponseID string
+	Agent      string
+	WorkerKey  string
+	// Binding is the worker a worker-keyed response runs on; the launcher sets it.
+	Binding *Binding
+	Command string
+	Timeout time.Duration
+	// AgentCLIEnv holds MINDROOM_AGENT_CLI_TOKEN and MINDROOM_AGENT_CLI_WINDOW.
 	AgentCLIEnv map[string]string
+}
+
+// Binding records which worker a worker-keyed response runs on. A response stays on the worker
+// it started on while that worker is connected; the launcher moves it when the worker is gone.
+type Binding struct {
+	mu       sync.Mutex
+	workerID string
+}
+
+// WorkerID is the bound worker, empty when none is.
+func (b *Binding) WorkerID() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.workerID
+}
+
+// Bind sets the bound worker.
+func (b *Binding) Bind(workerID string) {
+	b.mu.Lock()
+	b.workerID = workerID
+	b.mu.Unlock()
 }
 
 // Config is what a Manager needs.

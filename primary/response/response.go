@@ -28,6 +28,8 @@ type Response struct {
 	// token is the grant itself. The grant index keeps only its digest; the response keeps the
 	// token solely to place it in the environment of its own shells.
 	token string
+	// binding is the worker this response's shells run on (worker-keyed responses only).
+	binding Binding
 
 	// ctx ends when the response closes; every task and shell of the response derives from it.
 	ctx       context.Context
@@ -61,9 +63,10 @@ func (r *Response) GrantExpires() time.Time { return r.expires }
 // response only through the primary's listener.
 func (r *Response) accepts(p Path) bool {
 	if r.spec.WorkerKey == "" {
-		return p.WorkerID == ""
+		return p == LocalPath
 	}
-	return false // worker-bound responses are accepted through their worker's proxy only
+	bound := r.binding.WorkerID()
+	return p.WorkerKey == r.spec.WorkerKey && bound != "" && p.WorkerID == bound
 }
 
 // Fence makes every window refuse new calls and describes from the next request on; queued

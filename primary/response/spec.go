@@ -5,8 +5,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/primary/catalog"
-	"github.com/turncli/turncli/primary/clierr"
 	"github.com/turncli/turncli/primary/grant"
 )
 
@@ -97,9 +97,10 @@ func (s *Spec) Validate() error {
 // Path is the way an Agent CLI request reached the primary: its loopback listener (a
 // primary-local shell) or a worker's sandbox proxy.
 type Path struct {
-	// WorkerID is the authenticated worker whose proxy forwarded the request; empty for the
-	// primary's own loopback listener.
-	WorkerID string
+	// WorkerKey and WorkerID name the authenticated worker whose proxy forwarded the request;
+	// both are empty for the primary's own loopback listener.
+	WorkerKey string
+	WorkerID  string
 }
 
 // LocalPath is the primary's loopback Agent CLI listener.

@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"unicode/utf8"
 
-	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/internal/clierr"
 )
 
 type windowState uint8
@@ -74,9 +74,18 @@ func (r *Response) WindowByBashCallID(id string) (*Window, bool) {
 
 // AgentCLIEnv is the environment a shell of window w gets: where to call, the grant, and the
 // window. It holds the grant: give it only to that shell.
-func (r *Response) AgentCLIEnv(w *Window) map[string]string {
+func (r *Response) AgentCLIEnv(w *Window) (map[string]string, error) {
+	env := r.agentCLIEnvNoURL(w)
+	url, err := r.mgr.cfg.Shells.AgentCLIURL(r.spec.WorkerKey, &r.binding)
+	if err != nil {
+		return nil, err
+	}
+	env["MINDROOM_AGENT_CLI_URL"] = url
+	return env, nil
+}
+
+func (r *Response) agentCLIEnvNoURL(w *Window) map[string]string {
 	return map[string]string{
-		"MINDROOM_AGENT_CLI_URL":    r.mgr.cfg.Shells.AgentCLIURL(r.spec.WorkerKey),
 		"MINDROOM_AGENT_CLI_TOKEN":  r.token,
 		"MINDROOM_AGENT_CLI_WINDOW": w.token,
 	}

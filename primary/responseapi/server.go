@@ -12,7 +12,7 @@ import (
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/bashexec"
-	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -165,7 +165,11 @@ func (s *Server) OpenWindow(_ context.Context, req *responsev1.OpenWindowRequest
 	if err != nil {
 		return nil, s.toStatus(err)
 	}
-	return &responsev1.OpenWindowResponse{Environment: r.AgentCLIEnv(w)}, nil
+	env, err := r.AgentCLIEnv(w)
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	return &responsev1.OpenWindowResponse{Environment: env}, nil
 }
 
 // CloseWindow drains and closes a runtime-run shell's window.

@@ -1,4 +1,11 @@
-package agentcli
+// Package agentclihttp is the HTTP edge of the Agent CLI: the contract's two REST routes served
+// by grpc-gateway in front of an AgentCLIService connection. The primary's loopback listener and
+// a worker's sandbox proxy both use it, so both answer with identical status codes and bodies.
+//
+// It checks the method, then the grant (through an Authenticator, before reading any body),
+// then the 64 KiB cap, and maps gRPC codes to HTTP statuses in one place. It makes no decision
+// of its own about what a grant may do.
+package agentclihttp
 
 import (
 	"bytes"
@@ -17,23 +24,42 @@ import (
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	"github.com/turncli/turncli/internal/canonjson"
-	"github.com/turncli/turncli/primary/clierr"
+	"github.com/turncli/turncli/internal/clierr"
 )
 
-// REST routes of the contract.
+// The wire of the contract.
 const (
 	OperationsPath  = "/api/agent-cli/operations"
 	CallsPathPrefix = "/api/agent-cli/calls/"
+	// WindowHeader carries the caller's window (lower-case, as gRPC metadata).
+	WindowHeader = "x-mindroom-agent-cli-window"
+	// MaxOperationBytes is the largest operation document accepted.
+	MaxOperationBytes = 64 * 1024
+	// MaxAuthorizationLength bounds the whole Authorization value.
+	MaxAuthorizationLength = 4096
 )
 
-// Authenticator tells whether a bearer grant is live for the listener's path. The HTTP front
-// asks it before reading any body.
-type Authenticator func(token string) bool
+// BearerToken returns the grant from an Authorization value: the exact prefix "Bearer ", one
+// space, a non-empty token without whitespace, the whole value at most 4096 characters.
+func BearerToken(header string) (string, bool) {
+	if len(header) > MaxAuthorizationLength {
+		return "", false
+	}
+	token, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok || token == "" || strings.ContainsAny(token, " \t\r\n") {
+		return "", false
+	}
+	return token, true
+}
 
-// NewHTTPHandler serves the two REST routes by forwarding to AgentCLIService over conn (so every
+// Authenticator tells whether a bearer grant may be used on this listener. The HTTP front asks
+// it before reading any body.
+type Authenticator func(ctx context.Context, token string) bool
+
+// NewHandler serves the two REST routes by forwarding to AgentCLIService over conn (so every
 // request passes the gRPC server's interceptors). It authenticates before reading the body,
 // caps the body at 64 KiB, and writes every failure as {"detail": …}.
-func NewHTTPHandler(ctx context.Context, conn *grpc.ClientConn, authenticated Authenticator) (http.Handler, error) {
+func NewHandler(ctx context.Context, conn *grpc.ClientConn, authenticated Authenticator) (http.Handler, error) {
 	mux := runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rawJSON{}),
 		runtime.WithIncomingHeaderMatcher(func(h string) (string, bool) {
@@ -78,7 +104,7 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token, ok := BearerToken(r.Header.Get("Authorization"))
-	if !ok || len(r.Header.Values("Authorization")) != 1 || !f.authenticated(token) {
+	if !ok || len(r.Header.Values("Authorization")) != 1 || !f.authenticated(r.Context(), token) {
 		writeDetail(w, http.StatusUnauthorized, clierr.UnauthenticatedText)
 		return
 	}

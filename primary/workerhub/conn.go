@@ -1,0 +1,104 @@
+package workerhub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+)
+
+// errProtocol marks a worker that broke the protocol; its connection is ended.
+var errProtocol = errors.New("worker protocol violation")
+
+// conn is one connected worker.
+type conn struct {
+	ident    Identity
+	session  string
+	proxyURL string
+	capacity int
+	stream   workerv1.WorkerService_ConnectServer
+	cancel   context.CancelFunc
+	gone     chan struct{} // closed when the connection has ended
+
+	sendMu sync.Mutex // gRPC streams take one sender at a time
+
+	mu       sync.Mutex
+	commands map[string]*remoteCommand
+}
+
+type chunk struct {
+	stream workerv1.OutputStream
+	data   []byte
+}
+
+// remoteCommand is a command running on the worker. chunks has room for the command's whole
+// output credit, so the receive loop never blocks on a slow consumer.
+type remoteCommand struct {
+	id     string
+	chunks chan chunk
+	exited chan *workerv1.CommandExited
+}
+
+func (c *conn) send(msg *workerv1.ConnectResponse) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	return c.stream.Send(msg)
+}
+
+func (c *conn) load() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.commands)
+}
+
+func (c *conn) add(rc *remoteCommand) {
+	c.mu.Lock()
+	c.commands[rc.id] = rc
+	c.mu.Unlock()
+}
+
+func (c *conn) forget(id string) {
+	c.mu.Lock()
+	delete(c.commands, id)
+	c.mu.Unlock()
+}
+
+func (c *conn) command(id string) *remoteCommand {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.commands[id]
+}
+
+// receive reads the worker's messages until the stream ends.
+func (c *conn) receive() error {
+	for {
+		msg, err := c.stream.Recv()
+		if err != nil {
+			return err
+		}
+		switch ev := msg.GetEvent().(type) {
+		case *workerv1.ConnectRequest_Output:
+			rc := c.command(ev.Output.GetCommandId())
+			if rc == nil {
+				continue // output of a command the primary already gave up on
+			}
+			select {
+			case rc.chunks <- chunk{stream: ev.Output.GetStream(), data: ev.Output.GetData()}:
+			default:
+				return fmt.Errorf("%w: output of %s beyond its credit", errProtocol, rc.id)
+			}
+		case *workerv1.ConnectRequest_Exited:
+			if rc := c.command(ev.Exited.GetCommandId()); rc != nil {
+				select {
+				case rc.exited <- ev.Exited:
+				default:
+					return fmt.Errorf("%w: %s exited twice", errProtocol, rc.id)
+				}
+			}
+		default:
+			return fmt.Errorf("%w: unexpected message after Hello", errProtocol)
+		}
+	}
+}

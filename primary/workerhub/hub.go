@@ -1,0 +1,228 @@
+package workerhub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/primary/agentcli"
+	"github.com/turncli/turncli/primary/response"
+)
+
+// Config is what a Hub needs.
+type Config struct {
+	Credentials *Credentials
+	// GrantUsable reports whether a grant may be used on path p (the response manager's
+	// Authenticate).
+	GrantUsable func(token string, p response.Path) bool
+	Logger      *slog.Logger
+	// OutputCredit is how many output chunks a worker may send ahead per command.
+	OutputCredit int
+}
+
+// Hub keeps the connected workers and runs commands on them.
+type Hub struct {
+	workerv1.UnimplementedWorkerServiceServer
+	cfg     Config
+	nextCmd atomic.Uint64
+
+	mu    sync.Mutex
+	byID  map[string]*conn
+	byKey map[string]map[string]*conn
+}
+
+// New returns a Hub with no workers.
+func New(cfg Config) *Hub {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.OutputCredit <= 0 {
+		cfg.OutputCredit = 32
+	}
+	return &Hub{cfg: cfg, byID: make(map[string]*conn), byKey: make(map[string]map[string]*conn)}
+}
+
+// Connect serves one worker connection until it ends.
+func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
+	ident, err := h.cfg.Credentials.authenticate(stream.Context())
+	if err != nil {
+		return err
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	hello := first.GetHello()
+	if err := validateHello(hello, ident); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	c := &conn{
+		ident: ident, session: uuid.NewString(), proxyURL: hello.GetAgentCliUrl(),
+		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel,
+		gone: make(chan struct{}), commands: make(map[string]*remoteCommand),
+	}
+	if err := c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Welcome{Welcome: &workerv1.Welcome{SessionId: c.session}}}); err != nil {
+		return err
+	}
+	h.register(c)
+	log := h.cfg.Logger.With("worker_id", ident.ID, "worker_key", ident.Key, "session", c.session)
+	log.Info("worker connected", "capacity", c.capacity)
+	defer func() {
+		h.unregister(c)
+		close(c.gone)
+		log.Info("worker disconnected")
+	}()
+
+	received := make(chan error, 1)
+	go func() { received <- c.receive() }()
+	select {
+	case err := <-received:
+		if errors.Is(err, errProtocol) {
+			return status.Error(codes.InvalidArgument, err.Error())
+		}
+		return nil
+	case <-ctx.Done(): // replaced by a newer connection of the same worker, or shutting down
+		return status.Error(codes.Aborted, "connection replaced or primary stopping")
+	}
+}
+
+func validateHello(hello *workerv1.Hello, ident Identity) error {
+	switch {
+	case hello == nil:
+		return status.Error(codes.InvalidArgument, "the first message must be Hello")
+	case hello.GetWorkerId() != ident.ID:
+		return status.Error(codes.InvalidArgument, "Hello.worker_id must equal the turncli-worker-id metadata")
+	case hello.GetWorkerKey() != ident.Key:
+		return status.Error(codes.PermissionDenied, "this credential does not authorise that worker key")
+	}
+	u, err := url.Parse(hello.GetAgentCliUrl())
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return status.Error(codes.InvalidArgument, "Hello.agent_cli_url must be an http(s) origin")
+	}
+	return nil
+}
+
+func (h *Hub) register(c *conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if old := h.byID[c.ident.ID]; old != nil {
+		old.cancel()
+		delete(h.byKey[old.ident.Key], old.ident.ID)
+	}
+	h.byID[c.ident.ID] = c
+	if h.byKey[c.ident.Key] == nil {
+		h.byKey[c.ident.Key] = make(map[string]*conn)
+	}
+	h.byKey[c.ident.Key][c.ident.ID] = c
+}
+
+func (h *Hub) unregister(c *conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.byID[c.ident.ID] == c {
+		delete(h.byID, c.ident.ID)
+		delete(h.byKey[c.ident.Key], c.ident.ID)
+	}
+}
+
+// connected reports whether ident is a live connection.
+func (h *Hub) connected(ident Identity) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c := h.byID[ident.ID]
+	return c != nil && c.ident.Key == ident.Key
+}
+
+// Workers lists the connected workers' identities.
+func (h *Hub) Workers() []Identity {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Identity, 0, len(h.byID))
+	for _, c := range h.byID {
+		out = append(out, c.ident)
+	}
+	return out
+}
+
+// pick returns the worker a response runs on: the one it is bound to while that one is
+// connected, else the least busy connected worker of its key (then bound).
+func (h *Hub) pick(key string, b *response.Binding) (*conn, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if id := b.WorkerID(); id != "" {
+		if c := h.byID[id]; c != nil && c.ident.Key == key {
+			return c, nil
+		}
+	}
+	var best *conn
+	for _, c := range h.byKey[key] {
+		if c.capacity > 0 && c.load() >= c.capacity {
+			continue
+		}
+		if best == nil || c.load() < best.load() {
+			best = c
+		}
+	}
+	if best == nil {
+		if len(h.byKey[key]) == 0 {
+			return nil, fmt.Errorf("no worker with key %q is connected", key)
+		}
+		return nil, fmt.Errorf("every worker with key %q is at capacity", key)
+	}
+	b.Bind(best.ident.ID)
+	return best, nil
+}
+
+// AgentCLIURL is the bound worker's sandbox proxy origin.
+func (h *Hub) AgentCLIURL(key string, b *response.Binding) (string, error) {
+	c, err := h.pick(key, b)
+	if err != nil {
+		return "", err
+	}
+	return c.proxyURL, nil
+}
+
+// CheckGrant answers the sandbox proxy's pre-body authority check.
+func (h *Hub) CheckGrant(ctx context.Context, req *workerv1.CheckGrantRequest) (*workerv1.CheckGrantResponse, error) {
+	ident, err := h.cfg.Credentials.authenticate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !h.connected(ident) || !h.cfg.GrantUsable(req.GetGrant(), response.Path{WorkerKey: ident.Key, WorkerID: ident.ID}) {
+		return nil, status.Error(codes.Unauthenticated, "Agent CLI authority is unavailable")
+	}
+	return &workerv1.CheckGrantResponse{}, nil
+}
+
+// AgentCLIInterceptor authenticates the worker behind a forwarded Agent CLI call and marks the
+// call with that worker's path. Only AgentCLIService methods pass through it.
+func (h *Hub) AgentCLIInterceptor() grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if !strings.HasPrefix(info.FullMethod, "/turncli.agentcli.v1.AgentCLIService/") {
+			return handler(ctx, req)
+		}
+		ident, err := h.cfg.Credentials.authenticate(ctx)
+		if err != nil || !h.connected(ident) {
+			return nil, status.Error(codes.Unauthenticated, "Agent CLI authority is unavailable")
+		}
+		return handler(agentcli.WithPath(ctx, response.Path{WorkerKey: ident.Key, WorkerID: ident.ID}), req)
+	}
+}
+
+// commandGrace bounds how long a cancelled command may take to report its exit.
+const commandGrace = 30 * time.Second

@@ -1,0 +1,84 @@
+package workerhub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/response"
+)
+
+// creditBatch is how many delivered chunks are returned to the worker in one Credit.
+const creditBatch = 8
+
+// Run runs a command of a worker-keyed response on its worker and relays its output. It
+// returns an error when no worker can run it, or when the worker goes away before reporting
+// the command's exit.
+func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.Output) (bashexec.Result, error) {
+	c, err := h.pick(cmd.WorkerKey, cmd.Binding)
+	if err != nil {
+		return bashexec.Result{}, err
+	}
+	credit := h.cfg.OutputCredit
+	rc := &remoteCommand{
+		id:     strconv.FormatUint(h.nextCmd.Add(1), 10),
+		chunks: make(chan chunk, credit),
+		exited: make(chan *workerv1.CommandExited, 1),
+	}
+	c.add(rc)
+	defer c.forget(rc.id)
+	err = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Start{Start: &workerv1.StartCommand{
+		CommandId: rc.id, Agent: cmd.Agent, Command: cmd.Command, Timeout: durationpb.New(cmd.Timeout),
+		AgentCliEnv: cmd.AgentCLIEnv, OutputCredit: uint32(credit),
+	}}})
+	if err != nil {
+		return bashexec.Result{}, fmt.Errorf("worker %s could not be reached: %w", c.ident.ID, err)
+	}
+
+	delivered := 0
+	deliver := func(ch chunk) {
+		s := bashexec.Stdout
+		if ch.stream == workerv1.OutputStream_OUTPUT_STREAM_STDERR {
+			s = bashexec.Stderr
+		}
+		out(s, ch.data)
+		if delivered++; delivered%creditBatch == 0 {
+			_ = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Credit{Credit: &workerv1.Credit{CommandId: rc.id, Chunks: creditBatch}}})
+		}
+	}
+	done := ctx.Done()
+	var giveUp <-chan time.Time
+	for {
+		select {
+		case ch := <-rc.chunks:
+			deliver(ch)
+		case ex := <-rc.exited:
+			for drained := false; !drained; { // output sent before the exit is already queued
+				select {
+				case ch := <-rc.chunks:
+					deliver(ch)
+				default:
+					drained = true
+				}
+			}
+			if ex.GetError() != "" {
+				return bashexec.Result{}, errors.New(ex.GetError())
+			}
+			return bashexec.Result{ExitCode: int(ex.GetExitCode()), TimedOut: ex.GetTimedOut(), Cancelled: ex.GetCancelled()}, nil
+		case <-done:
+			done = nil // ask once, then wait (bounded) for the worker to report the exit
+			giveUp = time.After(commandGrace)
+			_ = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Cancel{Cancel: &workerv1.CancelCommand{CommandId: rc.id}}})
+		case <-giveUp:
+			return bashexec.Result{Cancelled: true}, fmt.Errorf("worker %s did not report the cancelled command's exit", c.ident.ID)
+		case <-c.gone:
+			return bashexec.Result{}, fmt.Errorf("worker %s disconnected while the command was running; it may or may not have finished", c.ident.ID)
+		}
+	}
+}
