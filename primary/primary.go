@@ -22,9 +22,9 @@ import (
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
-	"github.com/turncli/turncli/primary/localshell"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/roleauth"
@@ -47,7 +47,7 @@ type Primary struct {
 	lis          Listeners
 	Registry     *catalog.Registry
 	Responses    *response.Manager
-	Shells       *localshell.Runner
+	Shells       *shellhost.Runner
 	Workers      *workerhub.Hub
 	TestToolkit  *testtk.Toolkit         // nil unless enabled
 	TestDeferred *testtk.DeferredToolkit // nil unless enabled
@@ -81,7 +81,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 		p.runtimeToken = token
 	}
 
-	shells, err := localshell.New(localshell.Config{
+	shells, err := shellhost.New(shellhost.Config{
 		StateDir:       cfg.StateDir,
 		AgentCLIURL:    "http://" + lis.AgentCLI.Addr().String(),
 		AgentBinary:    cfg.AgentBinary,

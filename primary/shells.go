@@ -4,27 +4,29 @@ import (
 	"context"
 
 	"github.com/turncli/turncli/internal/bashexec"
-	"github.com/turncli/turncli/primary/localshell"
+	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // shellRouter sends a response's commands to the primary host or to its worker, by worker key.
 type shellRouter struct {
-	local   *localshell.Runner
+	local   *shellhost.Runner
 	workers *workerhub.Hub
 }
 
 func (s shellRouter) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.Output) (bashexec.Result, error) {
 	if cmd.WorkerKey == "" {
-		return s.local.Run(ctx, cmd, out)
+		return s.local.Run(ctx, shellhost.Command{
+			Agent: cmd.Agent, Command: cmd.Command, Timeout: cmd.Timeout, AgentCLIEnv: cmd.AgentCLIEnv,
+		}, out)
 	}
 	return s.workers.Run(ctx, cmd, out)
 }
 
 func (s shellRouter) AgentCLIURL(key string, b *response.Binding) (string, error) {
 	if key == "" {
-		return s.local.AgentCLIURL(key, b)
+		return s.local.AgentCLIURL(), nil
 	}
 	return s.workers.AgentCLIURL(key, b)
 }

@@ -21,7 +21,7 @@ import (
 
 	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/primary"
-	"github.com/turncli/turncli/primary/localshell"
+	"github.com/turncli/turncli/internal/shellhost"
 )
 
 func main() {
@@ -75,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs.StringVar(&cfg.AgentCLIListen, "agent-cli-listen", env("MINDROOM_AGENT_CLI_LISTEN", "127.0.0.1:7422"), "loopback Agent CLI address for local shells (env MINDROOM_AGENT_CLI_LISTEN)")
 	fs.BoolVar(&cfg.EnableTestToolkit, "enable-test-toolkit", os.Getenv("MINDROOM_ENABLE_TEST_TOOLKIT") == "1", "register the deterministic test toolkits (env MINDROOM_ENABLE_TEST_TOOLKIT=1)")
 	fs.StringVar(&cfg.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable for agent_cli_bin/ (default: next to this binary, else this binary's agent subcommand)")
-	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(localshell.DefaultEnvAllow, ",")), "comma-separated variables local shells inherit")
+	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(shellhost.DefaultEnvAllow, ",")), "comma-separated variables local shells inherit")
 	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
 	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")

@@ -1,4 +1,4 @@
-package localshell
+package shellhost
 
 import (
 	"bytes"

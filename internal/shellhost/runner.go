@@ -1,4 +1,4 @@
-package localshell
+package shellhost
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/bashexec"
-	"github.com/turncli/turncli/primary/response"
 )
 
 // Config says how local shells run.
@@ -60,8 +59,7 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// Runner runs local shells. It implements response.ShellLauncher for responses without a
-// worker key.
+// Runner runs shells on this host.
 type Runner struct {
 	cfg      Config
 	launcher *launcher
@@ -85,10 +83,8 @@ func New(cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg, launcher: l}, nil
 }
 
-// AgentCLIURL is the loopback listener's origin.
-func (r *Runner) AgentCLIURL(string, *response.Binding) (string, error) {
-	return r.cfg.AgentCLIURL, nil
-}
+// AgentCLIURL is the origin this host's shells call.
+func (r *Runner) AgentCLIURL() string { return r.cfg.AgentCLIURL }
 
 // BinDir is the agent_cli_bin/ directory.
 func (r *Runner) BinDir() string { return r.launcher.dir }
@@ -102,11 +98,20 @@ func (r *Runner) Workspace(agent string) (string, error) {
 	return dir, nil
 }
 
-// Run runs one command of a response on this host.
-func (r *Runner) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.Output) (bashexec.Result, error) {
-	if cmd.WorkerKey != "" {
-		return bashexec.Result{}, errors.New("this primary runs no worker shells")
-	}
+// Command is one Bash command of a response.
+type Command struct {
+	// Agent names the workspace the command starts in.
+	Agent   string
+	Command string
+	// Timeout of zero uses the default; larger than the maximum is capped.
+	Timeout time.Duration
+	// AgentCLIEnv holds MINDROOM_AGENT_CLI_TOKEN and MINDROOM_AGENT_CLI_WINDOW; the runner adds
+	// MINDROOM_AGENT_CLI_URL.
+	AgentCLIEnv map[string]string
+}
+
+// Run runs one command on this host and blocks until it exits.
+func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bashexec.Result, error) {
 	if err := r.launcher.ensure(); err != nil {
 		return bashexec.Result{}, err
 	}
