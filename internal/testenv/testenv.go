@@ -43,6 +43,8 @@ type Env struct {
 	StateDir string
 	// AgentBinary is the mindroom-agent executable local shells run.
 	AgentBinary string
+	// DialPrimary connects to the primary's gRPC listener (bufconn), as a worker would.
+	DialPrimary func(ctx context.Context, addr string) (net.Conn, error)
 }
 
 // Option adjusts the primary's configuration.
@@ -56,6 +58,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	stateDir := t.TempDir()
 	cfg := primary.Config{
+		WorkerCredentials: map[string]string{"key-a": WorkerCredential("key-a"), "key-b": WorkerCredential("key-b")},
 		StateDir:          stateDir,
 		EnableTestToolkit: true,
 		AgentBinary:       AgentBinary(t),
@@ -100,6 +103,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 		Primary: p, Runtime: responsev1.NewResponseServiceClient(conn), Conn: conn,
 		AgentCLIURL: "http://" + cliLis.Addr().String(), HTTPURL: "http://" + httpLis.Addr().String(),
 		StateDir: stateDir, AgentBinary: cfg.AgentBinary,
+		DialPrimary: func(ctx context.Context, _ string) (net.Conn, error) { return grpcLis.DialContext(ctx) },
 	}
 }
 

@@ -1,0 +1,94 @@
+// Command mindroom-worker runs responses' Bash commands inside a sandbox for a primary it dials,
+// and serves the sandbox proxy its shells call.
+//
+// main is wiring only: flags (with environment fallbacks) → worker.Config → worker.Run.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/worker"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func env(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mindroom-worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg worker.Config
+	var credentialFile, envAllow, logLevel string
+	hostname, _ := os.Hostname()
+	fs.StringVar(&cfg.PrimaryAddr, "primary", env("MINDROOM_PRIMARY_ADDR", "127.0.0.1:7420"), "primary gRPC address (env MINDROOM_PRIMARY_ADDR)")
+	fs.StringVar(&cfg.TLSCAFile, "tls-ca", os.Getenv("MINDROOM_PRIMARY_TLS_CA"), "CA bundle to verify the primary with; empty: no TLS (env MINDROOM_PRIMARY_TLS_CA)")
+	fs.StringVar(&credentialFile, "credential-file", os.Getenv("MINDROOM_WORKER_CREDENTIAL_FILE"), "file holding this worker key's credential (env MINDROOM_WORKER_CREDENTIAL_FILE, or the credential itself in MINDROOM_WORKER_CREDENTIAL)")
+	fs.StringVar(&cfg.Key, "key", os.Getenv("MINDROOM_WORKER_KEY"), "worker key responses are routed by (env MINDROOM_WORKER_KEY)")
+	fs.StringVar(&cfg.ID, "id", env("MINDROOM_WORKER_ID", hostname), "this worker's stable id (env MINDROOM_WORKER_ID, default the hostname)")
+	fs.IntVar(&cfg.Capacity, "capacity", 0, "commands run at once; 0 for no limit")
+	fs.StringVar(&cfg.StateDir, "state-dir", env("MINDROOM_STATE_DIR", ".turncli-worker"), "state directory: agent_cli_bin/ and workspaces/ (env MINDROOM_STATE_DIR)")
+	fs.StringVar(&cfg.ProxyListen, "proxy-listen", env("MINDROOM_PROXY_LISTEN", "127.0.0.1:0"), "sandbox proxy loopback address (env MINDROOM_PROXY_LISTEN)")
+	fs.StringVar(&cfg.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable (default: next to this binary)")
+	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(shellhost.DefaultEnvAllow, ",")), "comma-separated variables shells inherit")
+	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
+	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
+	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	cfg.Credential = os.Getenv("MINDROOM_WORKER_CREDENTIAL")
+	if credentialFile != "" {
+		data, err := os.ReadFile(credentialFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "mindroom-worker: credential:", err)
+			return 2
+		}
+		cfg.Credential = strings.TrimSpace(string(data))
+	}
+	for _, name := range strings.Split(envAllow, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			cfg.EnvAllow = append(cfg.EnvAllow, name)
+		}
+	}
+	if cfg.AgentBinary == "" {
+		if self, err := os.Executable(); err == nil {
+			cfg.AgentBinary = filepath.Join(filepath.Dir(self), "mindroom-agent")
+		}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		fmt.Fprintln(stderr, "mindroom-worker: log level:", err)
+		return 2
+	}
+	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if err := worker.Run(ctx, cfg); err != nil {
+		cfg.Logger.Error("worker failed", "err", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,82 @@
+package testenv
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/turncli/turncli/worker"
+)
+
+// WorkerCredential is the credential testenv configures for a worker key ("key-a", "key-b").
+func WorkerCredential(key string) string { return "test-worker-credential-for-" + key }
+
+// Worker is a worker started in the test process.
+type Worker struct {
+	*worker.Worker
+	ID       string
+	StateDir string
+	stop     context.CancelFunc
+	done     chan error
+}
+
+// Stop ends the worker's connection and waits for it to stop (as if the process exited).
+func (w *Worker) Stop() {
+	w.stop()
+	<-w.done
+}
+
+// StartWorker starts a worker with key and id connected to the primary over bufconn, with its
+// sandbox proxy on a loopback port; it stops at cleanup. edit may change its configuration.
+func (e *Env) StartWorker(t testing.TB, key, id string, edit ...func(*worker.Config)) *Worker {
+	t.Helper()
+	cfg := worker.Config{
+		PrimaryAddr: "passthrough:///primary",
+		Credential:  WorkerCredential(key),
+		Key:         key,
+		ID:          id,
+		StateDir:    t.TempDir(),
+		AgentBinary: e.AgentBinary,
+		EnvAllow:    []string{"HOME", "LANG"},
+		ShellGrace:  500 * time.Millisecond,
+		MinBackoff:  10 * time.Millisecond,
+		MaxBackoff:  200 * time.Millisecond,
+		Logger:      slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	for _, f := range edit {
+		f(&cfg)
+	}
+	w, err := worker.New(cfg, listenLoopback(t), grpc.WithContextDialer(e.DialPrimary))
+	if err != nil {
+		t.Fatalf("worker.New: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tw := &Worker{Worker: w, ID: id, StateDir: cfg.StateDir, stop: cancel, done: make(chan error, 1)}
+	go func() { tw.done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-tw.done; err != nil {
+			t.Errorf("worker %s: %v", id, err)
+		}
+	})
+	e.WaitForWorker(t, id)
+	return tw
+}
+
+// WaitForWorker blocks until the primary has a connection from worker id.
+func (e *Env) WaitForWorker(t testing.TB, id string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, w := range e.Primary.Workers.Workers() {
+			if w.ID == id {
+				return
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("worker %s did not connect", id)
+}

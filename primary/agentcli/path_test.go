@@ -1,0 +1,86 @@
+package agentcli_test
+
+import (
+	"context"
+	"net"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+
+	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
+	"github.com/turncli/turncli/primary/agentcli"
+	"github.com/turncli/turncli/primary/response"
+)
+
+// serveAgentCLI serves AgentCLIService for the env's responses on a gRPC server whose requests
+// arrive on path (none when path is nil), the way a sandbox proxy's forwarded calls do.
+func serveAgentCLI(t *testing.T, responses *response.Manager, path *response.Path) agentcliv1.AgentCLIServiceClient {
+	t.Helper()
+	var opts []grpc.ServerOption
+	if path != nil {
+		opts = append(opts, grpc.ChainUnaryInterceptor(agentcli.PathInterceptor(*path)))
+	}
+	srv := grpc.NewServer(opts...)
+	agentcliv1.RegisterAgentCLIServiceServer(srv, agentcli.NewServer(responses, nil))
+	lis := bufconn.Listen(1 << 20)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Serve(lis) }()
+	conn, err := grpc.NewClient("passthrough:///agentcli",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.Close()
+		srv.Stop()
+		<-done
+	})
+	return agentcliv1.NewAgentCLIServiceClient(conn)
+}
+
+// Section 10: a grant is accepted only on the path its shells use. A primary-local response's
+// grant presented through a worker's proxy path is the uniform authentication failure.
+func TestGrantIsAcceptedOnlyOnItsShellsPath(t *testing.T) {
+	t.Parallel()
+	env := startEnv(t)
+	s := open(t, env)
+	rc := s.call("test", "echo", `{}`)
+	s.await(rc.CallID)
+
+	for _, tc := range []struct {
+		name string
+		path *response.Path
+		want codes.Code
+	}{
+		{"LoopbackPathAcceptsALocalGrant", &response.LocalPath, codes.OK},
+		{"WorkerProxyPathRefusesALocalGrant", &response.Path{WorkerID: "worker-1"}, codes.Unauthenticated},
+		{"ServerThatNamesNoPathRefusesEveryGrant", nil, codes.Unauthenticated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := serveAgentCLI(t, env.Primary.Responses, tc.path)
+			ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+s.grant,
+				"x-mindroom-agent-cli-window", s.windows["b1"])
+			_, err := client.Operate(ctx, &agentcliv1.OperateRequest{OperationJson: []byte(`{"operation":"tools.list"}`)})
+			requireCode(t, err, tc.want)
+			_, err = client.GetCall(ctx, &agentcliv1.GetCallRequest{CallId: rc.CallID})
+			requireCode(t, err, tc.want)
+		})
+	}
+}
+
+func requireCode(t *testing.T, err error, want codes.Code) {
+	t.Helper()
+	st, _ := status.FromError(err)
+	if st.Code() != want {
+		t.Fatalf("code %v (%v), want %v", st.Code(), err, want)
+	}
+	if want == codes.Unauthenticated && st.Message() != "Agent CLI authority is unavailable" {
+		t.Fatalf("message %q is not the uniform one", st.Message())
+	}
+}

@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/testenv"
+)
+
+// Benchmarks of one `mindroom-agent tools call` as a whole process (start, POST, long-poll GET,
+// print, exit) against a primary-local listener, and of the floor: a minimal standard-library
+// program making the same two loopback requests to a trivial server. Both report the median
+// wall time of one process as median-ns/op next to the mean (ns/op). scripts/bench-agent-cli.sh
+// runs them and docs/PERFORMANCE.md records the numbers.
+
+// BenchmarkToolsCallEcho runs `mindroom-agent tools call test.echo '{}'` b.N times in a window of
+// a primary-local response, with only the three Agent CLI variables in its environment.
+func BenchmarkToolsCallEcho(b *testing.B) {
+	env := testenv.Start(b)
+	var procEnv []string
+	window := func() {
+		id := env.Open(b)
+		w, err := env.Runtime.OpenWindow(context.Background(), &responsev1.OpenWindowRequest{ResponseId: id, BashCallId: "bench"})
+		if err != nil {
+			b.Fatalf("OpenWindow: %v", err)
+		}
+		vars := w.GetEnvironment()
+		procEnv = nil
+		for _, k := range []string{"MINDROOM_AGENT_CLI_URL", "MINDROOM_AGENT_CLI_TOKEN", "MINDROOM_AGENT_CLI_WINDOW"} {
+			procEnv = append(procEnv, k+"="+vars[k])
+		}
+	}
+	benchProcess(b, func(i int) *exec.Cmd {
+		if i%1000 == 0 { // a response holds at most 1024 receipts
+			b.StopTimer()
+			window()
+			b.StartTimer()
+		}
+		cmd := exec.Command(env.AgentBinary, "tools", "call", "test.echo", "{}")
+		cmd.Env = procEnv
+		return cmd
+	}, []byte(`"status":"completed"`))
+}
+
+// BenchmarkFloorTwoRequests runs testdata/floorclient b.N times against a net/http server that
+// answers its POST and GET with fixed receipts.
+func BenchmarkFloorTwoRequests(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "floorclient")
+	build := exec.Command("go", "build", "-o", bin, "./testdata/floorclient")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // built like testenv builds mindroom-agent
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build floorclient: %v\n%s", err, out)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		status := "queued"
+		if r.Method == http.MethodGet {
+			status = "completed"
+		}
+		io.WriteString(w, receiptLine(agentCallA, "echo", "{}", "bench", status))
+	}))
+	b.Cleanup(srv.Close)
+	benchProcess(b, func(int) *exec.Cmd {
+		cmd := exec.Command(bin)
+		cmd.Env = []string{"FLOOR_URL=" + srv.URL}
+		return cmd
+	}, []byte(`"status":"completed"`))
+}
+
+// benchProcess runs the command next(i) builds b.N times, checks each printed want and exited 0,
+// and reports the median wall time of one run.
+func benchProcess(b *testing.B, next func(i int) *exec.Cmd, want []byte) {
+	walls := make([]time.Duration, 0, b.N)
+	var out bytes.Buffer
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := next(i)
+		out.Reset()
+		cmd.Stdout, cmd.Stderr = &out, &out
+		start := time.Now()
+		err := cmd.Run()
+		walls = append(walls, time.Since(start))
+		if err != nil || !bytes.Contains(out.Bytes(), want) {
+			b.Fatalf("run %d: %v\n%s", i, err, out.Bytes())
+		}
+	}
+	b.StopTimer()
+	slices.Sort(walls)
+	b.ReportMetric(float64(walls[len(walls)/2].Nanoseconds()), "median-ns/op")
+}

@@ -1,0 +1,71 @@
+// Package sandboxproxy forwards Agent CLI calls from inside a sandbox to the primary. It serves
+// only the contract's two REST routes, on loopback, and forwards each call over the worker's
+// gRPC connection, which carries the worker's credential and identity. It keeps no state and
+// makes no authorization decision: before reading a body it asks the primary whether the grant
+// may be used through this worker, and the primary authorises the forwarded call again.
+//
+// It runs inside mindroom-worker by default; Serve with a connection of its own makes it a
+// sidecar.
+package sandboxproxy
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"google.golang.org/grpc"
+
+	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/agentclihttp"
+)
+
+// Identity is the worker whose credential and id the proxy's calls carry. Dial the primary
+// with PerRPCCredentials(identity) so every forwarded call is attributed to the worker.
+type Identity struct {
+	Credential string
+	WorkerID   string
+	// Insecure allows sending the credential without TLS (loopback or a trusted network).
+	Insecure bool
+}
+
+// GetRequestMetadata implements credentials.PerRPCCredentials.
+func (i Identity) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"turncli-worker-credential": i.Credential, "turncli-worker-id": i.WorkerID}, nil
+}
+
+// RequireTransportSecurity implements credentials.PerRPCCredentials.
+func (i Identity) RequireTransportSecurity() bool { return !i.Insecure }
+
+// NewHandler returns the proxy's HTTP handler over conn.
+func NewHandler(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error) {
+	workers := workerv1.NewWorkerServiceClient(conn)
+	return agentclihttp.NewHandler(ctx, conn, func(ctx context.Context, token string) bool {
+		_, err := workers.CheckGrant(ctx, &workerv1.CheckGrantRequest{Grant: token})
+		return err == nil
+	})
+}
+
+// Serve serves the proxy on lis until ctx ends, then shuts it down gracefully.
+func Serve(ctx context.Context, lis net.Listener, conn *grpc.ClientConn) error {
+	h, err := NewHandler(ctx, conn)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdownCtx)
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package worker
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"time"
+	"unicode/utf8"
+)
+
+// Config is what a worker needs.
+type Config struct {
+	// PrimaryAddr is the primary's gRPC address (host:port).
+	PrimaryAddr string
+	// TLSCAFile, when set, makes the connection TLS, verified against this CA bundle.
+	TLSCAFile string
+	// Credential is the worker credential configured on the primary for Key.
+	Credential string
+	// Key is the worker key responses are routed by; ID is this worker's stable id.
+	Key string
+	ID  string
+	// Capacity is how many commands may run at once (0: no limit).
+	Capacity int
+	// StateDir holds agent_cli_bin/ and workspaces/.
+	StateDir string
+	// ProxyListen is the sandbox proxy's loopback address (port 0 picks one).
+	ProxyListen string
+	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.
+	AgentBinary string
+	AgentArgs   []string
+	// EnvAllow names the variables shells inherit from the worker's environment.
+	EnvAllow []string
+	// Shell timeouts and the TERM→KILL grace.
+	ShellDefaultTimeout time.Duration
+	ShellMaxTimeout     time.Duration
+	ShellGrace          time.Duration
+	// Reconnect backoff bounds.
+	MinBackoff time.Duration
+	MaxBackoff time.Duration
+	Logger     *slog.Logger
+}
+
+// Validate checks the configuration and fills defaults.
+func (c *Config) Validate() error {
+	if c.PrimaryAddr == "" {
+		return errors.New("primary address is required")
+	}
+	if c.Credential == "" {
+		return errors.New("worker credential is required")
+	}
+	if c.Key == "" || c.ID == "" || utf8.RuneCountInString(c.ID) > 128 {
+		return errors.New("worker key and id (1..128 characters) are required")
+	}
+	if c.StateDir == "" {
+		return errors.New("state dir is required")
+	}
+	abs, err := filepath.Abs(c.StateDir)
+	if err != nil {
+		return err
+	}
+	c.StateDir = abs
+	if c.ProxyListen == "" {
+		c.ProxyListen = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(c.ProxyListen)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return errors.New("the sandbox proxy listens on loopback only")
+	}
+	if c.AgentBinary == "" {
+		return errors.New("agent binary is required")
+	}
+	if c.ShellDefaultTimeout == 0 {
+		c.ShellDefaultTimeout = 10 * time.Minute
+	}
+	if c.ShellMaxTimeout == 0 {
+		c.ShellMaxTimeout = time.Hour
+	}
+	if c.ShellGrace == 0 {
+		c.ShellGrace = 5 * time.Second
+	}
+	if c.MinBackoff == 0 {
+		c.MinBackoff = 100 * time.Millisecond
+	}
+	if c.MaxBackoff == 0 {
+		c.MaxBackoff = 5 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}

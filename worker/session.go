@@ -1,0 +1,176 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/shellhost"
+)
+
+// session is one connection to the primary and the commands started on it. When it ends, its
+// commands are stopped: nobody is left to receive their output.
+type session struct {
+	w      *Worker
+	stream workerv1.WorkerService_ConnectClient
+	sendMu sync.Mutex
+
+	mu       sync.Mutex
+	commands map[string]*command
+	wg       sync.WaitGroup
+}
+
+// command is one running command and its output credit.
+type command struct {
+	cancel context.CancelFunc
+	credit chan struct{} // one token per output chunk the primary allows
+}
+
+// session connects, says Hello, and serves the primary's messages until the stream ends.
+// welcomed reports whether the primary accepted the worker.
+func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := w.client.Connect(ctx)
+	if err != nil {
+		return false, err
+	}
+	err = stream.Send(&workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_Hello{Hello: &workerv1.Hello{
+		WorkerId: w.cfg.ID, WorkerKey: w.cfg.Key, Capacity: uint32(w.cfg.Capacity), AgentCliUrl: w.ProxyURL(),
+	}}})
+	if err != nil {
+		return false, err
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		return false, err
+	}
+	if first.GetWelcome() == nil {
+		return false, errors.New("primary did not welcome the worker")
+	}
+	w.cfg.Logger.Info("connected to primary", "session", first.GetWelcome().GetSessionId())
+	s := &session{w: w, stream: stream, commands: make(map[string]*command)}
+	defer s.stopAll(cancel)
+	for {
+		msg, err := stream.Recv()
+		if err != nil {
+			return true, err
+		}
+		switch ev := msg.GetEvent().(type) {
+		case *workerv1.ConnectResponse_Start:
+			s.start(ctx, ev.Start)
+		case *workerv1.ConnectResponse_Cancel:
+			s.cancel(ev.Cancel.GetCommandId())
+		case *workerv1.ConnectResponse_Credit:
+			s.addCredit(ev.Credit.GetCommandId(), int(ev.Credit.GetChunks()))
+		}
+	}
+}
+
+func (s *session) send(msg *workerv1.ConnectRequest) error {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	return s.stream.Send(msg)
+}
+
+// stopAll cancels every command of the session and waits for them to exit.
+func (s *session) stopAll(cancel context.CancelFunc) {
+	cancel()
+	s.wg.Wait()
+}
+
+func (s *session) start(ctx context.Context, start *workerv1.StartCommand) {
+	id := start.GetCommandId()
+	s.mu.Lock()
+	if _, dup := s.commands[id]; dup {
+		s.mu.Unlock()
+		return
+	}
+	if c := s.w.cfg.Capacity; c > 0 && len(s.commands) >= c {
+		s.mu.Unlock()
+		_ = s.send(exited(id, bashexec.Result{}, fmt.Errorf("worker %s is at capacity (%d commands)", s.w.cfg.ID, c)))
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	credit := max(int(start.GetOutputCredit()), 1)
+	cmd := &command{cancel: cancel, credit: make(chan struct{}, credit)}
+	for range credit {
+		cmd.credit <- struct{}{}
+	}
+	s.commands[id] = cmd
+	s.wg.Add(1)
+	s.mu.Unlock()
+
+	go func() {
+		defer s.wg.Done()
+		defer cancel()
+		out := func(st bashexec.Stream, chunk []byte) {
+			select {
+			case <-cmd.credit:
+			case <-ctx.Done():
+				return // cancelled: the primary stops reading; keep the pipe moving
+			}
+			stream := workerv1.OutputStream_OUTPUT_STREAM_STDOUT
+			if st == bashexec.Stderr {
+				stream = workerv1.OutputStream_OUTPUT_STREAM_STDERR
+			}
+			_ = s.send(&workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_Output{Output: &workerv1.CommandOutput{
+				CommandId: id, Stream: stream, Data: append([]byte(nil), chunk...),
+			}}})
+		}
+		res, err := s.w.shells.Run(ctx, shellhost.Command{
+			Agent: start.GetAgent(), Command: start.GetCommand(), Timeout: start.GetTimeout().AsDuration(),
+			AgentCLIEnv: agentCLIEnv(start.GetAgentCliEnv()),
+		}, out)
+		s.mu.Lock()
+		delete(s.commands, id)
+		s.mu.Unlock()
+		_ = s.send(exited(id, res, err))
+	}()
+}
+
+// agentCLIEnv keeps only the two variables the primary may set; the URL is the worker's own.
+func agentCLIEnv(in map[string]string) map[string]string {
+	out := make(map[string]string, 2)
+	for _, k := range []string{"MINDROOM_AGENT_CLI_TOKEN", "MINDROOM_AGENT_CLI_WINDOW"} {
+		if v, ok := in[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func exited(id string, res bashexec.Result, err error) *workerv1.ConnectRequest {
+	ex := &workerv1.CommandExited{CommandId: id, ExitCode: int32(res.ExitCode), TimedOut: res.TimedOut, Cancelled: res.Cancelled}
+	if err != nil {
+		ex.Error = err.Error()
+	}
+	return &workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_Exited{Exited: ex}}
+}
+
+func (s *session) cancel(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.commands[id]; c != nil {
+		c.cancel()
+	}
+}
+
+func (s *session) addCredit(id string, n int) {
+	s.mu.Lock()
+	c := s.commands[id]
+	s.mu.Unlock()
+	if c == nil {
+		return
+	}
+	for range n {
+		select {
+		case c.credit <- struct{}{}:
+		default:
+			return // never more than the initial credit outstanding
+		}
+	}
+}
