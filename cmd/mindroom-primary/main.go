@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/client"
-	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/primary"
 )
 
 func main() {
