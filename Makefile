@@ -4,7 +4,7 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 GO_PACKAGES := ./...
 STATE_DIR ?= $(CURDIR)/.turncli
 
-.PHONY: all build proto lint check-gen test test-short bench run shell clean
+.PHONY: all build proto lint check-gen test test-short bench run run-worker shell clean
 
 all: build
 
@@ -38,12 +38,17 @@ test-short:
 
 ## run: start the primary with embedded defaults (state under .turncli/).
 run: build
-	@echo "primary starting; in another terminal: make shell"
-	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit
+	@echo "primary starting; in another terminal: make shell (or make run-worker, then make shell MODE_ARGS=--worker-key=local)"
+	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit --worker-keys local
+
+## run-worker: start a worker with key "local" next to the primary of `make run`.
+run-worker: build
+	MINDROOM_WORKER_CREDENTIAL_FILE="$(STATE_DIR)/credentials/workers/local.token" \
+	  ./bin/mindroom-worker --primary 127.0.0.1:7420 --key local --id local-1 --state-dir "$(STATE_DIR)-worker"
 
 ## shell: open a response on the running primary and an interactive Bash inside a window.
 shell: build
-	./bin/mindroom-primary shell --state-dir "$(STATE_DIR)"
+	./bin/mindroom-primary shell --state-dir "$(STATE_DIR)" $(MODE_ARGS)
 
 clean:
 	rm -rf bin

@@ -28,6 +28,7 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	stateDir := fs.String("state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory of the running primary")
 	agent := fs.String("agent", "demo", "agent name of the response")
 	mode := fs.String("mode", "minimal", "shell mode: minimal or standard")
+	workerKey := fs.String("worker-key", "", "run the response's shells on a worker with this key (default: on the primary)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -64,7 +65,7 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		shellMode = responsev1.ShellMode_SHELL_MODE_STANDARD
 	}
 	opened, err := api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
-		AgentName: *agent, RequesterId: os.Getenv("USER"), ShellMode: shellMode,
+		AgentName: *agent, RequesterId: os.Getenv("USER"), ShellMode: shellMode, WorkerKey: *workerKey,
 		Conversation: &responsev1.Conversation{Channel: "terminal"},
 	})
 	if err != nil {
