@@ -268,3 +268,19 @@ func stringsToAny(s []string) []any {
 	}
 	return out
 }
+
+// Reload forgets the toolkit's loaded definition (its implementation changed, e.g. a tool host
+// reconnected with new functions) and, for an eager toolkit, loads it again now. Responses see
+// the new definition on their next discovery, describe or call.
+func (e *Entry) Reload(ctx context.Context) error {
+	e.loadMu.Lock()
+	e.mu.Lock()
+	e.loaded = nil
+	e.mu.Unlock()
+	e.loadMu.Unlock()
+	if e.toolkit.Deferred() {
+		return nil
+	}
+	_, err := e.load(ctx)
+	return err
+}

@@ -52,8 +52,7 @@ func BenchmarkToolsCallEcho(b *testing.B) {
 	}, []byte(`"status":"completed"`))
 }
 
-// BenchmarkFloorTwoRequests runs testdata/floorclient b.N times against a net/http server that
-// answers its POST and GET with fixed receipts.
+// BenchmarkFloorTwoRequests runs testdata/floorclient b.N times against trivialServer.
 func BenchmarkFloorTwoRequests(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "floorclient")
 	build := exec.Command("go", "build", "-o", bin, "./testdata/floorclient")
@@ -61,6 +60,30 @@ func BenchmarkFloorTwoRequests(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build floorclient: %v\n%s", err, out)
 	}
+	url := trivialServer(b)
+	benchProcess(b, func(int) *exec.Cmd {
+		cmd := exec.Command(bin)
+		cmd.Env = []string{"FLOOR_URL=" + url}
+		return cmd
+	}, []byte(`"status":"completed"`))
+}
+
+// BenchmarkToolsCallEchoTrivialServer runs the same mindroom-agent command as
+// BenchmarkToolsCallEcho against trivialServer instead of the primary: it splits the distance
+// to the floor into the client's part and the primary's part.
+func BenchmarkToolsCallEchoTrivialServer(b *testing.B) {
+	bin := testenv.AgentBinary(b)
+	url := trivialServer(b)
+	benchProcess(b, func(int) *exec.Cmd {
+		cmd := exec.Command(bin, "tools", "call", "test.echo", "{}")
+		cmd.Env = []string{"MINDROOM_AGENT_CLI_URL=" + url, "MINDROOM_AGENT_CLI_TOKEN=floor", "MINDROOM_AGENT_CLI_WINDOW=floor"}
+		return cmd
+	}, []byte(`"status":"completed"`))
+}
+
+// trivialServer answers every POST with a fixed queued receipt and every GET with the same
+// receipt completed, at once; it returns its origin.
+func trivialServer(b *testing.B) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -71,11 +94,7 @@ func BenchmarkFloorTwoRequests(b *testing.B) {
 		io.WriteString(w, receiptLine(agentCallA, "echo", "{}", "bench", status))
 	}))
 	b.Cleanup(srv.Close)
-	benchProcess(b, func(int) *exec.Cmd {
-		cmd := exec.Command(bin)
-		cmd.Env = []string{"FLOOR_URL=" + srv.URL}
-		return cmd
-	}, []byte(`"status":"completed"`))
+	return srv.URL
 }
 
 // benchProcess runs the command next(i) builds b.N times, checks each printed want and exited 0,
