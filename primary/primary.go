@@ -14,6 +14,8 @@ import (
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -56,6 +58,7 @@ type Primary struct {
 	workerFiles  map[string]string
 
 	grpcServer     *grpc.Server // public APIs, role-authorised
+	health         *health.Server
 	agentCLIServer *grpc.Server // Agent CLI, reached only in-process by the loopback gateway
 	internalGRPC   *bufconn.Listener
 	internalCLI    *bufconn.Listener
@@ -132,6 +135,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 		Service(responsev1.ResponseService_ServiceDesc.ServiceName, roleauth.Runtime).
 		Service(workerv1.WorkerService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
 		Service(agentcliv1.AgentCLIService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
+		Service(healthpb.Health_ServiceDesc.ServiceName, roleauth.Public).
 		Credential(roleauth.Runtime, p.runtimeToken)
 	p.grpcServer = grpc.NewServer(
 		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor()),
@@ -140,6 +144,8 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 	)
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")))
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
+	p.health = health.NewServer()
+	healthpb.RegisterHealthServer(p.grpcServer, p.health)
 	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
 
 	// The loopback listener's gateway reaches the Agent CLI through its own in-process server,
@@ -252,6 +258,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 }
 
 func (p *Primary) shutdown(servers ...*http.Server) {
+	p.health.Shutdown() // NOT_SERVING first, so load balancers and workers look elsewhere
 	stopCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
 	defer cancel()
 	for _, s := range servers {

@@ -31,6 +31,9 @@ const (
 // present a worker credential, not a bearer token).
 const SelfAuthenticated Role = "self-authenticated"
 
+// Public is the "role" of a service anyone may call (health checks).
+const Public Role = "public"
+
 // Policy maps gRPC service names (e.g. "turncli.response.v1.ResponseService") to the role whose
 // credential they require, and roles to their credential digests.
 type Policy struct {
@@ -68,7 +71,7 @@ func (p *Policy) authorize(ctx context.Context, fullMethod string) error {
 	if !ok {
 		return status.Error(codes.PermissionDenied, "service is not exposed")
 	}
-	if role == SelfAuthenticated {
+	if role == SelfAuthenticated || role == Public {
 		return nil
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
