@@ -63,6 +63,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return a.helpTopic(args[1:])
 	case "completion":
 		return a.completion(args[1:])
+	case mcpCommand.name:
+		return a.mcp(ctx, args[1:])
 	}
 	g := findGroup(args[0])
 	if g == nil {
@@ -110,6 +112,8 @@ func (a *app) helpTopic(topic []string) int {
 		return a.printHelp(topHelp())
 	case words[0] == "completion" && len(words) == 1:
 		return a.printHelp(completionHelp())
+	case words[0] == mcpCommand.name && len(words) == 1:
+		return a.printHelp(mcpHelp())
 	}
 	g := findGroup(words[0])
 	if g == nil {

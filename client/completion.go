@@ -23,7 +23,16 @@ func (a *app) completion(args []string) int {
 	return a.fail(invalidf("completion supports bash and zsh, not %q", args[0]))
 }
 
-var topWords = []string{"tools", "calls", "context", "completion", "help", "--help"}
+var topWords = []string{"tools", "calls", "context", "mcp", "completion", "help", "--help"}
+
+// mcpOptions are the words completed after `mindroom-agent mcp`.
+func mcpOptions() string {
+	var o []string
+	for _, f := range mcpCommand.flags {
+		o = append(o, "--"+f.name)
+	}
+	return strings.Join(append(o, "--help"), " ")
+}
 
 // commandCases returns one shell case label ("GROUP COMMAND") per command with its options.
 func commandCases() (labels, opts []string) {
@@ -55,6 +64,11 @@ _mindroom_agent() {
 	fmt.Fprintf(&b, "        COMPREPLY=($(compgen -W %q -- \"$cur\"))\n", strings.Join(topWords, " "))
 	b.WriteString(`        return
     fi
+    if [[ "${COMP_WORDS[1]}" == mcp ]]; then
+`)
+	fmt.Fprintf(&b, "        COMPREPLY=($(compgen -W %q -- \"$cur\"))\n", mcpOptions())
+	b.WriteString(`        return
+    fi
     if [[ $COMP_CWORD -eq 2 ]]; then
         case "${COMP_WORDS[1]}" in
 `)
@@ -62,7 +76,7 @@ _mindroom_agent() {
 		fmt.Fprintf(&b, "            %s) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", g.name, strings.Join(g.commandNames(), " ")+" help --help")
 	}
 	fmt.Fprintf(&b, "            completion) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", "bash zsh --help")
-	fmt.Fprintf(&b, "            help) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", "tools calls context completion")
+	fmt.Fprintf(&b, "            help) COMPREPLY=($(compgen -W %q -- \"$cur\")) ;;\n", "tools calls context mcp completion")
 	b.WriteString(`        esac
         return
     fi
@@ -90,6 +104,11 @@ _mindroom_agent() {
 	fmt.Fprintf(&b, "        compadd -- %s\n", strings.Join(topWords, " "))
 	b.WriteString(`        return
     fi
+    if [[ ${words[2]} == mcp ]]; then
+`)
+	fmt.Fprintf(&b, "        compadd -- %s\n", mcpOptions())
+	b.WriteString(`        return
+    fi
     if (( CURRENT == 3 )); then
         case ${words[2]} in
 `)
@@ -97,7 +116,7 @@ _mindroom_agent() {
 		fmt.Fprintf(&b, "            %s) compadd -- %s help --help ;;\n", g.name, strings.Join(g.commandNames(), " "))
 	}
 	b.WriteString(`            completion) compadd -- bash zsh --help ;;
-            help) compadd -- tools calls context completion ;;
+            help) compadd -- tools calls context mcp completion ;;
         esac
         return
     fi

@@ -2,7 +2,9 @@
 // agent-cli.md, section 12). It owns argument parsing and help, reading and strictly checking
 // call input, building the operation bodies, talking to the two REST endpoints, waiting for a
 // call to settle (long-poll first, plain polling as the fallback), printing one canonical JSON
-// line, and choosing the exit code.
+// line, and choosing the exit code. `mindroom-agent mcp` (mcp*.go) serves the same catalog as an
+// MCP server over stdio, so an engine started inside a Bash command reaches it with the
+// command's grant and window.
 //
 // It does not own authorization, admission, validation of selectors against the catalog, or
 // any retry policy: the server decides all of those, and the client never retries a request on

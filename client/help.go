@@ -33,16 +33,18 @@ func topHelp() string {
 			}
 		}
 	}
-	synopsis = append(synopsis, "mindroom-agent completion bash|zsh", "mindroom-agent [GROUP [COMMAND]] --help")
+	synopsis = append(synopsis, "mindroom-agent mcp "+strings.Join(mcpCommand.usage, " "),
+		"mindroom-agent completion bash|zsh", "mindroom-agent [GROUP [COMMAND]] --help")
 	b.synopsis(synopsis...)
-	b.section("DESCRIPTION", "mindroom-agent is the command-line client of the Agent CLI. Inside an agent's Bash command it talks to the response that runs the command: it discovers the response's tools, calls them, waits for their receipts and reads the response's context documents. Options may come before or after arguments, as --name value or --name=value; \"--\" ends the options.")
+	b.section("DESCRIPTION", "mindroom-agent is the command-line client of the Agent CLI. Inside an agent's Bash command it talks to the response that runs the command: it discovers the response's tools, calls them, waits for their receipts and reads the response's context documents; mindroom-agent mcp serves the same tools to an MCP engine started in the command. Options may come before or after arguments, as --name value or --name=value; \"--\" ends the options.")
 	var cmds []string
 	for _, g := range groups {
 		for _, c := range g.commands {
 			cmds = append(cmds, fmt.Sprintf("%-18s %s", g.name+" "+c.name, c.summary))
 		}
 	}
-	cmds = append(cmds, fmt.Sprintf("%-18s %s", "completion", "print a bash or zsh completion script"))
+	cmds = append(cmds, fmt.Sprintf("%-18s %s", mcpCommand.name, mcpCommand.summary),
+		fmt.Sprintf("%-18s %s", "completion", "print a bash or zsh completion script"))
 	b.lines("COMMANDS", cmds...)
 	b.section("OUTPUT", outputText)
 	b.lines("EXIT STATUS", strings.Split(exitStatusText, "\n")...)
@@ -51,7 +53,8 @@ func topHelp() string {
 		"mindroom-agent tools search weather",
 		"mindroom-agent tools describe weather.forecast",
 		`mindroom-agent tools call weather.forecast '{"city":"Lisbon"}'`,
-		"mindroom-agent tools call --help")
+		"mindroom-agent tools call --help",
+		"mindroom-agent mcp --help")
 	return b.String()
 }
 

@@ -1,0 +1,104 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// `mindroom-agent mcp` serves the response's catalog as an MCP server over stdio, so that an
+// engine started inside a Bash command (Claude Code, Codex, …) reaches the response's tools as
+// MCP tools. It is still only a client of the Agent CLI: every MCP request becomes Agent CLI
+// operations sent with the command's grant and window, and the server decides everything.
+// mcp_rpc.go is the JSON-RPC transport, mcp_tools.go the MCP methods, mcp_names.go the names.
+
+// mcpCommand is `mindroom-agent mcp`, the one command outside the groups. Help and
+// completion read it; app.mcp runs it.
+var mcpCommand = &command{
+	name:    "mcp",
+	usage:   []string{"[--page-size N]"},
+	summary: "serve this response's tools to an MCP engine over standard I/O",
+	flags: []flagSpec{{name: "page-size", arg: "N",
+		usage: "list tools in pages of one Agent CLI page of at most N items (1 to 1000); default: the whole catalog in one page"}},
+}
+
+const mcpDescription = `Runs an MCP server (Model Context Protocol, stdio transport: one JSON-RPC 2.0 message per line on standard input and standard output, logs on standard error) inside a Bash command of an agent response. An engine started in the same command, such as Claude Code with --mcp-config, sees every function of the response's catalog as an MCP tool, and every MCP call is an Agent CLI call made with this command's grant and window: the same receipts, limits, approvals and authorisation as mindroom-agent tools call. The environment is read only when a request needs the Agent CLI. The server exits when standard input ends, after answering the requests in progress.`
+
+const mcpNamesText = `TOOLKIT.FUNCTION is the tool TOOLKIT__FUNCTION, except that functions of the interaction toolkit keep their bare names (permission_prompt, ask_questions, ...), so that --permission-prompt-tool mcp__SERVER__permission_prompt reaches interaction.permission_prompt. Names are made of letters, digits, "_" and "-", at most 64 characters. A function whose name would break these rules or could be read two ways (its toolkit contains "__" or starts or ends with "_"; a bare name contains "__" or starts with "_") is named "_" + its name with other characters turned into "_" and shortened + "_" + 8 hex digits of a SHA-256 of its toolkit and function. Only those names start with "_"; they never change between runs and are resolved through the catalog's listing, while every other name is decoded directly. Tool titles (MCP 2025-06-18 and later) are TOOLKIT.FUNCTION.`
+
+const mcpListingText = `tools/list reads the Agent CLI's tools.list and describes each function once per process with tools.describe, which needs this command's window (a descriptor over 32 KiB is read back with context.read). A tool's description is the function's description followed by its instructions; its input schema is the function's, with "type":"object" added when it has no type. A deferred toolkit is loaded by describing it, and its page is then read again to find its functions; a toolkit that does not load, or a function whose describe is rejected with HTTP 422, is left out and logged. Without --page-size the whole catalog is one page, because engines such as Claude Code and Codex read only the first page; with it, each page is one Agent CLI page and nextCursor continues the listing.`
+
+const mcpCallsText = `tools/call submits tools.call with a fresh call id and waits, long-polling, until the call is terminal, however long it takes. A completed call gives one text content: the outcome itself when it is a string, its canonical JSON otherwise, plus structuredContent when the outcome is an object (MCP 2025-06-18 and later). A failed or cancelled call gives isError true and its outcome. Attachments follow as a second text content {"attachments":[...]}. The call id is in _meta as mindroom-agent/call_id. A request with a progressToken gets notifications/progress every 25 seconds while the call runs. notifications/cancelled stops the wait and the answer, never the call, whose receipt stays readable with mindroom-agent calls wait.`
+
+const mcpErrorsText = `What a model can act on is a tools/call result with isError true: a rejection by the Agent CLI (HTTP 400, 409, 413 or 422 with its detail: "Bash call has ended" once the Bash command that started this server has ended, an unknown toolkit or function, a limit, a fence), or a transport failure that leaves the call's fate unknown, naming the call id to wait for. JSON-RPC errors: -32001 when the Agent CLI authority is unavailable (environment missing or invalid, HTTP 401: the response has ended); -32002 when an Agent CLI request made to list tools or to resolve a hashed name fails (data.status is its HTTP status); -32602 for invalid params, an unknown tool name or a cursor this server did not issue; -32601 for methods other than initialize, ping, tools/list and tools/call; -32700 and -32600 for lines that are not JSON-RPC requests. Notifications are never answered.`
+
+const mcpProtocolText = `MCP revisions 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05: initialize answers with the client's revision when it is one of these, else with 2025-11-25. The only capability is tools (no listChanged). Requests are answered concurrently, so a long call does not hold up others; JSON-RPC batches are answered with one array.`
+
+const mcpExitText = `0  standard input ended and every request in progress was answered, or SIGINT or SIGTERM
+2  invalid options
+4  standard input or standard output failed`
+
+// mcp runs `mindroom-agent mcp ARGS`.
+func (a *app) mcp(ctx context.Context, args []string) int {
+	if wantsHelp(args) || (len(args) == 1 && args[0] == "help") {
+		return a.printHelp(mcpHelp())
+	}
+	// Standard output belongs to the protocol, so option errors go to stderr only.
+	fail := func(err error) int {
+		fmt.Fprintln(a.stderr, err)
+		return ExitInvalid
+	}
+	p, err := parseArgs(args, mcpCommand.flags)
+	if err != nil {
+		return fail(err)
+	}
+	if len(p.positionals) > 0 {
+		return fail(invalidf("mcp takes no arguments, got %q; run `mindroom-agent mcp --help`", p.positionals[0]))
+	}
+	pageSize := 0
+	if v, ok := p.value("page-size"); ok {
+		if pageSize, err = parsePageSize(v); err != nil {
+			return fail(err)
+		}
+	}
+	stdin := a.stdin
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	s := &mcpServer{
+		app:      a,
+		pageSize: pageSize,
+		round:    maxLongPoll,
+		out:      a.stdout,
+		log:      slog.New(slog.NewTextHandler(a.stderr, nil)).With("component", "mindroom-agent mcp"),
+	}
+	return s.serve(ctx, stdin)
+}
+
+func mcpHelp() string {
+	var b helpBuilder
+	name := "mindroom-agent " + mcpCommand.name
+	b.section("NAME", name+" - "+mcpCommand.summary)
+	b.synopsis(name + " " + strings.Join(mcpCommand.usage, " "))
+	b.section("DESCRIPTION", mcpDescription)
+	b.section("TOOL NAMES", mcpNamesText)
+	b.section("LISTING", mcpListingText)
+	b.section("CALLS", mcpCallsText)
+	b.section("ERRORS", mcpErrorsText)
+	b.section("PROTOCOL", mcpProtocolText)
+	var opts []string
+	for _, f := range mcpCommand.flags {
+		opts = append(opts, flagLine("--"+f.name+" "+f.arg, f.usage))
+	}
+	b.lines("OPTIONS", append(opts, flagLine("-h, --help", "print this help"))...)
+	b.section("OUTPUT", "Standard output carries JSON-RPC messages only, one per line. Logs and option errors go to standard error.")
+	b.lines("EXIT STATUS", strings.Split(mcpExitText, "\n")...)
+	b.lines("ENVIRONMENT", append(strings.Split(environmentText, "\n"),
+		"An engine that starts its MCP servers with a reduced environment must pass these three variables through.")...)
+	b.verbatim("EXAMPLES",
+		`printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | mindroom-agent mcp`,
+		`echo '{"mcpServers":{"mindroom":{"command":"mindroom-agent","args":["mcp"]}}}' > mcp.json`,
+		`claude -p "$TASK" --mcp-config mcp.json --permission-prompt-tool mcp__mindroom__permission_prompt`)
+	return b.String()
+}

@@ -1,0 +1,636 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/turncli/turncli/internal/canonjson"
+)
+
+// This file is the MCP side of `mindroom-agent mcp`: initialize, and tools/list and tools/call
+// translated to Agent CLI operations.
+
+// mcpProtocolVersions are the MCP revisions served, newest first. For a tools-only server
+// without listChanged they differ only in optional fields: title and structuredContent
+// (2025-06-18) and the progress message (2025-03-26) are sent only to clients that know them.
+var mcpProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+const (
+	mcpServerName    = "mindroom-agent"
+	mcpServerVersion = "1"
+	// mcpCursorPrefix marks the cursors this server issues: the Agent CLI's next_cursor after it.
+	mcpCursorPrefix = "agent-cli:"
+	// maxListLimit is the largest tools.list page (contract section 5).
+	maxListLimit = 1000
+	// maxReadLimit is the largest context.read page, in code points.
+	maxReadLimit = 65536
+	// maxContextBytes bounds a descriptor read back from a context document.
+	maxContextBytes = 16 << 20
+	// describeParallelism bounds the describes of one listing in flight at once (each is an
+	// admitted operation of the response, which allows 64).
+	describeParallelism = 4
+	// loadProbe is the function a describe names to load a deferred toolkit whose functions
+	// are not known yet: the server loads the toolkit before it looks the function up.
+	loadProbe = "mindroom-agent-mcp-load"
+	// metaCallID and metaStatus are the _meta keys of a tools/call result.
+	metaCallID = "mindroom-agent/call_id"
+	metaStatus = "mindroom-agent/status"
+)
+
+const mcpInstructions = "These are the tools of one agent response, served through its Agent CLI with the grant and window " +
+	"of the Bash command that started this server. TOOLKIT__FUNCTION is the Agent CLI function TOOLKIT.FUNCTION; " +
+	"functions of the interaction toolkit keep their bare names. Every call is an Agent CLI call with its own call id, " +
+	"receipt, limits and approvals, and calls are refused once that Bash command has ended."
+
+// protocolVersion returns the negotiated version, or the newest before initialize.
+func (s *mcpServer) protocolVersion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.version == "" {
+		return mcpProtocolVersions[0]
+	}
+	return s.version
+}
+
+// localMethod answers the methods that need no Agent CLI request.
+func (s *mcpServer) localMethod(m rpcMessage) (any, *rpcError) {
+	switch m.method {
+	case "initialize":
+		return s.initialize(m.params)
+	case "ping":
+		return map[string]any{}, nil
+	}
+	return nil, &rpcError{code: codeMethodNotFound, message: "Method not found: " + m.method}
+}
+
+// agentMethod answers tools/list and tools/call.
+func (s *mcpServer) agentMethod(ctx context.Context, m rpcMessage) (any, *rpcError) {
+	if m.method == "tools/list" {
+		return s.toolsList(ctx, m.params)
+	}
+	return s.toolsCall(ctx, m.params)
+}
+
+// initialize negotiates the protocol version: the client's when it is served, else the newest.
+func (s *mcpServer) initialize(params map[string]any) (any, *rpcError) {
+	requested, ok := params["protocolVersion"].(string)
+	if !ok {
+		return nil, invalidParams(`initialize needs "protocolVersion", a string`)
+	}
+	version := mcpProtocolVersions[0]
+	if slices.Contains(mcpProtocolVersions, requested) {
+		version = requested
+	}
+	s.mu.Lock()
+	s.version = version
+	s.mu.Unlock()
+	info := map[string]any{"name": mcpServerName, "version": mcpServerVersion}
+	if version >= "2025-06-18" {
+		info["title"] = "MindRoom Agent CLI"
+	}
+	return map[string]any{
+		"protocolVersion": version,
+		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
+		"serverInfo":      info,
+		"instructions":    mcpInstructions,
+	}, nil
+}
+
+// connect validates the environment and returns the transport to the Agent CLI.
+func (s *mcpServer) connect() (*transport, *rpcError) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	tr, err := s.app.connect()
+	if err != nil {
+		return nil, &rpcError{code: codeAuthority, message: err.Error()}
+	}
+	return tr, nil
+}
+
+// post sends one operation object.
+func post(ctx context.Context, tr *transport, op map[string]any) (*reply, error) {
+	body, err := canonjson.Marshal(op)
+	if err != nil {
+		return nil, invalidf("cannot encode the request: %v", err)
+	}
+	return tr.post(ctx, body)
+}
+
+// asCLIError returns err as a *cliError.
+func asCLIError(err error) *cliError {
+	var e *cliError
+	if errors.As(err, &e) {
+		return e
+	}
+	return &cliError{code: ExitUnavailable, msg: err.Error()}
+}
+
+// discoveryError is the JSON-RPC error of a failed Agent CLI request made for tools/list (or
+// to resolve a tool name).
+func discoveryError(err error) *rpcError {
+	e := asCLIError(err)
+	if e.status == http.StatusUnauthorized {
+		return &rpcError{code: codeAuthority, message: e.msg}
+	}
+	r := &rpcError{code: codeAgentCLI, message: e.msg}
+	if e.status != 0 {
+		r.data = map[string]any{"status": e.status}
+	}
+	return r
+}
+
+func invalidResponse(format string, args ...any) error {
+	return unavailablef("Agent CLI response is invalid: "+format, args...)
+}
+
+// toolsList answers tools/list: the whole catalog, or with --page-size one Agent CLI page.
+func (s *mcpServer) toolsList(ctx context.Context, params map[string]any) (any, *rpcError) {
+	var cursor *string
+	switch c := params["cursor"].(type) {
+	case nil:
+	case string:
+		inner, ok := strings.CutPrefix(c, mcpCursorPrefix)
+		if !ok || inner == "" {
+			return nil, invalidParams("Invalid cursor: it is not a nextCursor of this server")
+		}
+		cursor = &inner
+	default:
+		return nil, invalidParams(`"cursor" must be a string`)
+	}
+	tr, rerr := s.connect()
+	if rerr != nil {
+		return nil, rerr
+	}
+	limit := maxListLimit
+	if s.pageSize > 0 {
+		limit = s.pageSize
+	}
+	version := s.protocolVersion()
+	tools := []any{}
+	for {
+		infos, next, err := s.catalogPage(ctx, tr, cursor, limit)
+		if err != nil {
+			return nil, discoveryError(err)
+		}
+		for _, info := range infos {
+			tools = append(tools, info.mcpTool(s.names.name(info.ref), version))
+		}
+		switch {
+		case next == nil:
+			return map[string]any{"tools": tools}, nil
+		case s.pageSize > 0:
+			return map[string]any{"tools": tools, "nextCursor": mcpCursorPrefix + *next}, nil
+		}
+		cursor = next
+	}
+}
+
+// listItem is one item of a tools.list page.
+type listItem struct {
+	ref      toolRef // function is empty for a deferred toolkit
+	deferred bool
+}
+
+// listPage reads one tools.list page.
+func listPage(ctx context.Context, tr *transport, cursor *string, limit int) (items []listItem, next *string, err error) {
+	op := map[string]any{"operation": "tools.list", "limit": limit}
+	if cursor != nil {
+		op["cursor"] = *cursor
+	}
+	r, err := post(ctx, tr, op)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, ok := r.obj["items"].([]any)
+	if !ok {
+		return nil, nil, invalidResponse("tools.list has no items")
+	}
+	for _, v := range raw {
+		obj, _ := v.(map[string]any)
+		toolkit, _ := obj["toolkit"].(string)
+		function, _ := obj["function"].(string)
+		deferred, _ := obj["deferred"].(bool)
+		if toolkit == "" || (function == "") != deferred {
+			return nil, nil, invalidResponse("a tools.list item is neither a function nor a deferred toolkit")
+		}
+		items = append(items, listItem{ref: toolRef{toolkit, function}, deferred: deferred})
+	}
+	switch c := r.obj["next_cursor"].(type) {
+	case nil:
+	case string:
+		next = &c
+	default:
+		return nil, nil, invalidResponse("tools.list next_cursor is not a string")
+	}
+	return items, next, nil
+}
+
+// catalogPage reads the tools.list page at cursor and describes its functions. A deferred
+// toolkit on the page is loaded (see loadToolkit) and the page read again, so that its
+// functions take its place; one that stays deferred is left out.
+func (s *mcpServer) catalogPage(ctx context.Context, tr *transport, cursor *string, limit int) ([]*toolInfo, *string, error) {
+	tried := map[string]string{} // deferred toolkits loaded in this call → why not, if known
+	for {
+		items, next, err := listPage(ctx, tr, cursor, limit)
+		if err != nil {
+			return nil, nil, err
+		}
+		var refs []toolRef
+		var load []string
+		for _, it := range items {
+			why, triedIt := tried[it.ref.toolkit]
+			switch {
+			case !it.deferred:
+				refs = append(refs, it.ref)
+			case !triedIt:
+				load = append(load, it.ref.toolkit)
+			default:
+				s.log.Warn("left out a deferred toolkit that did not load", "toolkit", it.ref.toolkit, "detail", why)
+			}
+		}
+		if len(load) == 0 {
+			infos, err := s.describeAll(ctx, tr, refs)
+			return infos, next, err
+		}
+		for _, toolkit := range load {
+			why, err := loadToolkit(ctx, tr, toolkit)
+			if err != nil {
+				return nil, nil, err
+			}
+			tried[toolkit] = why
+		}
+	}
+}
+
+// loadToolkit loads a deferred toolkit by describing a function of it: the server loads the
+// toolkit first, then answers with the descriptor or, since loadProbe is not expected to
+// exist, with 422 naming the toolkit's functions. Either answer is fine; why is the detail of
+// a 422, in case the toolkit did not load. Other failures (window ended, 401, transport) are
+// errors.
+func loadToolkit(ctx context.Context, tr *transport, toolkit string) (why string, err error) {
+	_, err = post(ctx, tr, map[string]any{"operation": "tools.describe", "toolkit": toolkit, "function": loadProbe})
+	if err == nil {
+		return "", nil
+	}
+	if e := asCLIError(err); e.status == http.StatusUnprocessableEntity {
+		return e.msg, nil
+	}
+	return "", err
+}
+
+// toolInfo is what tools/list shows of a function, taken from its descriptor.
+type toolInfo struct {
+	ref          toolRef
+	description  string
+	instructions []string
+	inputSchema  any
+}
+
+// mcpTool is the tools/list entry of the function.
+func (t *toolInfo) mcpTool(name, version string) map[string]any {
+	desc := t.description
+	if len(t.instructions) > 0 {
+		desc = strings.TrimSpace(desc + "\n\n" + strings.Join(t.instructions, "\n"))
+	}
+	tool := map[string]any{"name": name, "description": desc, "inputSchema": t.inputSchema}
+	if version >= "2025-06-18" {
+		tool["title"] = t.ref.String()
+	}
+	return tool
+}
+
+// describeAll describes refs (from the cache when it can), a few at a time, in order. A
+// function whose describe is rejected with 422 (it went away, or its toolkit cannot load) is
+// left out; any other failure fails the listing.
+func (s *mcpServer) describeAll(ctx context.Context, tr *transport, refs []toolRef) ([]*toolInfo, error) {
+	infos := make([]*toolInfo, len(refs))
+	errs := make([]error, len(refs))
+	sem := make(chan struct{}, describeParallelism)
+	var wg sync.WaitGroup
+	for i, ref := range refs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			infos[i], errs[i] = s.describe(ctx, tr, ref)
+		})
+	}
+	wg.Wait()
+	out := make([]*toolInfo, 0, len(refs))
+	for i, err := range errs {
+		if err == nil {
+			out = append(out, infos[i])
+			continue
+		}
+		if e := asCLIError(err); e.status == http.StatusUnprocessableEntity {
+			s.log.Warn("left out a function whose describe was rejected", "tool", refs[i].String(), "detail", e.msg)
+			continue
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// describe returns the function's descriptor, reading it once per process.
+func (s *mcpServer) describe(ctx context.Context, tr *transport, ref toolRef) (*toolInfo, error) {
+	s.infoMu.Lock()
+	info := s.infos[ref]
+	s.infoMu.Unlock()
+	if info != nil {
+		return info, nil
+	}
+	r, err := post(ctx, tr, map[string]any{"operation": "tools.describe", "toolkit": ref.toolkit, "function": ref.function})
+	if err != nil {
+		return nil, err
+	}
+	desc := r.obj
+	if pointer, ok := desc["context"].(map[string]any); ok {
+		name, _ := pointer["name"].(string)
+		if name == "" {
+			return nil, invalidResponse("the descriptor of %s points to a context document without a name", ref)
+		}
+		text, err := readContext(ctx, tr, name)
+		if err != nil {
+			return nil, err
+		}
+		if desc, err = canonjson.ParseObject([]byte(text)); err != nil {
+			return nil, invalidResponse("context document %s is not a descriptor: %v", name, err)
+		}
+	}
+	info = &toolInfo{ref: ref, inputSchema: objectSchema(desc["input_schema"])}
+	info.description, _ = desc["description"].(string)
+	instructions, _ := desc["instructions"].([]any)
+	for _, v := range instructions {
+		if text, ok := v.(string); ok && strings.TrimSpace(text) != "" {
+			info.instructions = append(info.instructions, text)
+		}
+	}
+	s.infoMu.Lock()
+	if s.infos == nil {
+		s.infos = map[toolRef]*toolInfo{}
+	}
+	s.infos[ref] = info
+	s.infoMu.Unlock()
+	return info, nil
+}
+
+// objectSchema returns an input schema MCP clients accept: a JSON object whose type is set
+// (clients such as the TypeScript SDK require "type":"object" at the top). Arguments are
+// always an object, so adding the type changes nothing a call may send.
+func objectSchema(v any) any {
+	schema, ok := v.(map[string]any)
+	if !ok {
+		return map[string]any{"type": "object"}
+	}
+	if _, typed := schema["type"]; typed {
+		return schema
+	}
+	withType := make(map[string]any, len(schema)+1)
+	for k, v := range schema {
+		withType[k] = v
+	}
+	withType["type"] = "object"
+	return withType
+}
+
+// readContext reads a whole context document, page after page.
+func readContext(ctx context.Context, tr *transport, name string) (string, error) {
+	var text strings.Builder
+	offset := int64(0)
+	for {
+		r, err := post(ctx, tr, map[string]any{"operation": "context.read", "name": name, "offset": offset, "limit": maxReadLimit})
+		if err != nil {
+			return "", err
+		}
+		page, ok := r.obj["text"].(string)
+		if !ok {
+			return "", invalidResponse("context.read of %s has no text", name)
+		}
+		if text.WriteString(page); text.Len() > maxContextBytes {
+			return "", invalidResponse("context document %s exceeds %d bytes", name, maxContextBytes)
+		}
+		switch next := r.obj["next_offset"].(type) {
+		case nil:
+			return text.String(), nil
+		case canonjson.Number:
+			n, ok := next.Int64()
+			if !ok || n <= offset {
+				return "", invalidResponse("context.read of %s does not move forward", name)
+			}
+			offset = n
+		default:
+			return "", invalidResponse("context.read of %s has a next_offset that is not a number", name)
+		}
+	}
+}
+
+// resolve finds the function an MCP tool name stands for. A hashed name the process has not
+// listed is looked for in the catalog's listing (tools.list only: no describe, no window).
+func (s *mcpServer) resolve(ctx context.Context, name string) (toolRef, *rpcError) {
+	if ref, ok := s.names.lookup(name); ok {
+		return ref, nil
+	}
+	if strings.HasPrefix(name, "_") {
+		if rerr := s.learnNames(ctx); rerr != nil {
+			return toolRef{}, rerr
+		}
+		if ref, ok := s.names.lookup(name); ok {
+			return ref, nil
+		}
+	}
+	return toolRef{}, invalidParams("Unknown tool: " + name)
+}
+
+// learnNames names every prepared function of the catalog.
+func (s *mcpServer) learnNames(ctx context.Context) *rpcError {
+	tr, rerr := s.connect()
+	if rerr != nil {
+		return rerr
+	}
+	var cursor *string
+	for {
+		items, next, err := listPage(ctx, tr, cursor, maxListLimit)
+		if err != nil {
+			return discoveryError(err)
+		}
+		for _, it := range items {
+			if !it.deferred {
+				s.names.name(it.ref)
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// toolsCall answers tools/call: one Agent CLI call with a fresh call id, waited for until it
+// is terminal. Only an unusable request, an unknown name and an unavailable authority are
+// JSON-RPC errors; everything else is a result the model sees, isError when it did not work.
+func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any) (any, *rpcError) {
+	name, ok := params["name"].(string)
+	if !ok || name == "" {
+		return nil, invalidParams(`tools/call needs "name", a string`)
+	}
+	args := map[string]any{}
+	switch a := params["arguments"].(type) {
+	case nil:
+	case map[string]any:
+		args = a
+	default:
+		return nil, invalidParams(`"arguments" must be an object`)
+	}
+	ref, rerr := s.resolve(ctx, name)
+	if rerr != nil {
+		return nil, rerr
+	}
+	tr, rerr := s.connect()
+	if rerr != nil {
+		return nil, rerr
+	}
+	callID, err := newCallID(s.app.random)
+	if err != nil {
+		return nil, &rpcError{code: codeInternalError, message: "cannot choose a call id: " + err.Error()}
+	}
+	r, err := post(ctx, tr, map[string]any{
+		"operation": "tools.call", "call_id": callID,
+		"toolkit": ref.toolkit, "function": ref.function, "arguments": args,
+	})
+	if err != nil {
+		e := asCLIError(err)
+		switch {
+		case e.status == http.StatusUnauthorized:
+			return nil, &rpcError{code: codeAuthority, message: e.msg}
+		case e.code == ExitInvalid: // rejected: nothing was admitted
+			return toolError(e.msg, callID), nil
+		}
+		return toolError(fmt.Sprintf("%s; the call may have been submitted: see mindroom-agent calls wait %s", e.msg, callID), callID), nil
+	}
+	status, err := receiptStatus(r)
+	if err != nil {
+		return toolError(fmt.Sprintf("%v; the call may have been submitted: see mindroom-agent calls wait %s", err, callID), callID), nil
+	}
+	version := s.protocolVersion()
+	progress := newProgress(s, params, version)
+	for !isTerminal(status) {
+		last, err := s.app.waitFor(ctx, tr, callID, r, time.Now().Add(s.round))
+		if err != nil {
+			e := asCLIError(err)
+			if e.status == http.StatusUnauthorized {
+				return nil, &rpcError{code: codeAuthority, message: e.msg}
+			}
+			st, _ := receiptStatus(last)
+			return toolError(fmt.Sprintf("%s; waiting stopped while the call was %s and it may still finish: see mindroom-agent calls wait %s", e.msg, st, callID), callID), nil
+		}
+		r = last
+		if status, err = receiptStatus(r); err != nil {
+			return toolError(err.Error(), callID), nil
+		}
+		if !isTerminal(status) {
+			progress.report(callID, status)
+		}
+	}
+	return callResult(r, version), nil
+}
+
+// callResult is the tools/call result of a terminal receipt.
+func callResult(r *reply, version string) map[string]any {
+	status, _ := r.obj["status"].(string)
+	outcome := r.obj["outcome"]
+	completed := status == statusCompleted
+	content := []any{textContent(outcomeText(outcome, status))}
+	if attachments, _ := r.obj["attachments"].([]any); len(attachments) > 0 {
+		b, _ := canonjson.Marshal(map[string]any{"attachments": attachments})
+		content = append(content, textContent(string(b)))
+	}
+	res := map[string]any{
+		"content": content,
+		"isError": !completed,
+		"_meta":   map[string]any{metaCallID: r.obj["call_id"], metaStatus: status},
+	}
+	if obj, isObject := outcome.(map[string]any); isObject && completed && version >= "2025-06-18" {
+		res["structuredContent"] = obj
+	}
+	return res
+}
+
+// outcomeText is the text a model reads of an outcome: a string as it is (an error message,
+// or a JSON text such as a permission decision), anything else as canonical JSON.
+func outcomeText(outcome any, status string) string {
+	switch o := outcome.(type) {
+	case string:
+		return o
+	case nil:
+		if status != statusCompleted {
+			return "Call " + status
+		}
+	}
+	b, err := canonjson.Marshal(outcome)
+	if err != nil {
+		return fmt.Sprintf("Call %s with an outcome that cannot be shown: %v", status, err)
+	}
+	return string(b)
+}
+
+// toolError is a tools/call result reporting what went wrong to the model.
+func toolError(msg, callID string) map[string]any {
+	return map[string]any{
+		"content": []any{textContent(msg)},
+		"isError": true,
+		"_meta":   map[string]any{metaCallID: callID},
+	}
+}
+
+func textContent(text string) map[string]any {
+	return map[string]any{"type": "text", "text": text}
+}
+
+// progress sends notifications/progress for a call whose request asked for them.
+type progress struct {
+	s       *mcpServer
+	token   any // string or canonjson.Number; nil: not asked
+	version string
+	n       int
+}
+
+func newProgress(s *mcpServer, params map[string]any, version string) *progress {
+	p := &progress{s: s, version: version}
+	if meta, ok := params["_meta"].(map[string]any); ok {
+		switch t := meta["progressToken"].(type) {
+		case string, canonjson.Number:
+			p.token = t
+		}
+	}
+	return p
+}
+
+func (p *progress) report(callID, status string) {
+	if p.token == nil {
+		return
+	}
+	p.n++
+	params := map[string]any{"progressToken": p.token, "progress": p.n}
+	if p.version >= "2025-03-26" {
+		params["message"] = "call " + callID + " is " + status
+	}
+	p.s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+}
+
+// parsePageSize reads --page-size: 1 to 1000 items per Agent CLI page.
+func parsePageSize(s string) (int, error) {
+	n, err := parseInt("page-size", s)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > maxListLimit {
+		return 0, invalidf("option --page-size must be from 1 to %s, not %s", strconv.Itoa(maxListLimit), s)
+	}
+	return int(n), nil
+}
