@@ -7,6 +7,8 @@ import (
 	"net"
 	"path/filepath"
 	"time"
+
+	"github.com/turncli/turncli/primary/mcpbridge"
 )
 
 // Config is everything the primary needs to start.
@@ -38,6 +40,8 @@ type Config struct {
 	ShellDefaultTimeout time.Duration
 	ShellMaxTimeout     time.Duration
 	ShellGrace          time.Duration
+	// MCPServers are MCP servers mounted as deferred toolkits (see package mcpbridge).
+	MCPServers []mcpbridge.ServerConfig
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger
@@ -69,6 +73,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ShellGrace == 0 {
 		c.ShellGrace = 5 * time.Second
+	}
+	if err := mcpbridge.ValidateAll(c.MCPServers); err != nil {
+		return err
 	}
 	if c.ShutdownGrace == 0 {
 		c.ShutdownGrace = 10 * time.Second

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -22,14 +23,17 @@ import (
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/toolhost"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -51,8 +55,10 @@ type Primary struct {
 	Responses    *response.Manager
 	Shells       *shellhost.Runner
 	Workers      *workerhub.Hub
+	ToolHosts    *toolhost.Service
 	TestToolkit  *testtk.Toolkit         // nil unless enabled
 	TestDeferred *testtk.DeferredToolkit // nil unless enabled
+	MCPServers   []*mcpbridge.Toolkit    // the mounted MCP servers, in configuration order
 	runtimeToken string
 	tokenFile    string
 	workerFiles  map[string]string
@@ -111,6 +117,25 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 		}
 	}
 
+	// MCP servers are deferred toolkits: none starts before a describe or call needs it, so a
+	// failure here leaves nothing running.
+	for _, sc := range cfg.MCPServers {
+		tk, err := mcpbridge.New(ctx, sc, mcpbridge.Options{Logger: cfg.Logger.With("component", "mcpbridge", "mcp_server", sc.Name)})
+		if err == nil {
+			err = p.Registry.Register(ctx, tk)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("MCP server %q: %w", sc.Name, err)
+		}
+		p.MCPServers = append(p.MCPServers, tk)
+	}
+
+	// After the built-in toolkits, so their names are reserved before any host connects.
+	p.ToolHosts, err = toolhost.New(toolhost.Config{Registry: p.Registry, Logger: cfg.Logger.With("component", "toolhosts")})
+	if err != nil {
+		return nil, err
+	}
+
 	workerCreds, err := p.loadWorkerCredentials()
 	if err != nil {
 		return nil, err
@@ -134,6 +159,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 	policy := roleauth.NewPolicy().
 		Service(responsev1.ResponseService_ServiceDesc.ServiceName, roleauth.Runtime).
 		Service(workerv1.WorkerService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
+		Service(toolhostv1.ToolHostService_ServiceDesc.ServiceName, roleauth.Runtime).
 		Service(agentcliv1.AgentCLIService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
 		Service(healthpb.Health_ServiceDesc.ServiceName, roleauth.Public).
 		Credential(roleauth.Runtime, p.runtimeToken)
@@ -144,6 +170,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 	)
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")))
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
+	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)
 	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
@@ -265,6 +292,13 @@ func (p *Primary) shutdown(servers ...*http.Server) {
 		_ = s.Shutdown(stopCtx) // idle keep-alive and long polls end; closed responses end the rest
 	}
 	p.Responses.CloseAll()
+	p.Workers.Close()             // worker connections are long streams: end them, or GracefulStop waits
+	var mcpStopped sync.WaitGroup // after responses: no call is left running on the servers
+	for _, tk := range p.MCPServers {
+		mcpStopped.Go(func() { _ = tk.Close() })
+	}
+	mcpStopped.Wait()
+	p.ToolHosts.Close() // after responses: their calls were cancelled while hosts could hear it
 	for _, s := range []*grpc.Server{p.grpcServer, p.agentCLIServer} {
 		done := make(chan struct{})
 		go func() { s.GracefulStop(); close(done) }()

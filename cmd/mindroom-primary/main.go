@@ -22,6 +22,7 @@ import (
 	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/primary/mcpbridge"
 )
 
 func main() {
@@ -68,13 +69,14 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs := flag.NewFlagSet("mindroom-primary", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg primary.Config
-	var envAllow, logLevel, workerKeys string
+	var envAllow, logLevel, workerKeys, mcpConfig string
 	fs.StringVar(&cfg.StateDir, "state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
 	fs.StringVar(&cfg.GRPCListen, "grpc-listen", env("MINDROOM_GRPC_LISTEN", "127.0.0.1:7420"), "gRPC API address; port 0 picks one (env MINDROOM_GRPC_LISTEN)")
 	fs.StringVar(&cfg.HTTPListen, "http-listen", env("MINDROOM_HTTP_LISTEN", "127.0.0.1:7421"), "REST API address (env MINDROOM_HTTP_LISTEN)")
 	fs.StringVar(&cfg.AgentCLIListen, "agent-cli-listen", env("MINDROOM_AGENT_CLI_LISTEN", "127.0.0.1:7422"), "loopback Agent CLI address for local shells (env MINDROOM_AGENT_CLI_LISTEN)")
 	fs.BoolVar(&cfg.EnableTestToolkit, "enable-test-toolkit", os.Getenv("MINDROOM_ENABLE_TEST_TOOLKIT") == "1", "register the deterministic test toolkits (env MINDROOM_ENABLE_TEST_TOOLKIT=1)")
 	fs.StringVar(&cfg.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable for agent_cli_bin/ (default: next to this binary, else this binary's agent subcommand)")
+	fs.StringVar(&mcpConfig, "mcp-config", os.Getenv("MINDROOM_MCP_CONFIG"), `JSON file of MCP servers to mount as toolkits, {"servers":[…]} (env MINDROOM_MCP_CONFIG)`)
 	fs.StringVar(&workerKeys, "worker-keys", os.Getenv("MINDROOM_WORKER_KEYS"), "comma-separated worker keys to create credentials for under <state-dir>/credentials/workers/ (env MINDROOM_WORKER_KEYS)")
 	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(shellhost.DefaultEnvAllow, ",")), "comma-separated variables local shells inherit")
 	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
@@ -103,6 +105,13 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	}
 	if cfg.AgentBinary == "" {
 		cfg.AgentBinary, cfg.AgentArgs = defaultAgentBinary()
+	}
+	if mcpConfig != "" {
+		servers, err := mcpbridge.LoadFile(mcpConfig)
+		if err != nil {
+			return cfg, 0, err
+		}
+		cfg.MCPServers = servers
 	}
 	return cfg, level, nil
 }

@@ -23,7 +23,17 @@ import (
 // (ambiguous between text and binary: convert it to a string or json.RawMessage) and nesting
 // deeper than MaxDepth.
 func Marshal(v any) ([]byte, error) {
-	return Append(make([]byte, 0, 512), v)
+	// Encode into scratch space and return exactly the encoded bytes: callers keep results (a
+	// receipt keeps its arguments and outcome), and a "{}" must not keep a 512-byte array alive.
+	var scratch [512]byte
+	out, err := Append(scratch[:0], v)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > len(scratch) {
+		return out, nil // already grown onto the heap
+	}
+	return bytes.Clone(out), nil
 }
 
 // Append appends the canonical form of v to dst, as Marshal writes it. On error it returns dst

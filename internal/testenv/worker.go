@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,12 +22,16 @@ type Worker struct {
 	StateDir string
 	stop     context.CancelFunc
 	done     chan error
+	once     sync.Once
+	err      error
 }
 
-// Stop ends the worker's connection and waits for it to stop (as if the process exited).
-func (w *Worker) Stop() {
+// Stop ends the worker's connection and waits for it to stop (as if the process exited). It
+// returns what the worker's Run returned; calling it again returns the same.
+func (w *Worker) Stop() error {
 	w.stop()
-	<-w.done
+	w.once.Do(func() { w.err = <-w.done })
+	return w.err
 }
 
 // StartWorker starts a worker with key and id connected to the primary over bufconn, with its
@@ -57,8 +62,7 @@ func (e *Env) StartWorker(t testing.TB, key, id string, edit ...func(*worker.Con
 	tw := &Worker{Worker: w, ID: id, StateDir: cfg.StateDir, stop: cancel, done: make(chan error, 1)}
 	go func() { tw.done <- w.Run(ctx) }()
 	t.Cleanup(func() {
-		cancel()
-		if err := <-tw.done; err != nil {
+		if err := tw.Stop(); err != nil {
 			t.Errorf("worker %s: %v", id, err)
 		}
 	})

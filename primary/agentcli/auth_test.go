@@ -3,6 +3,7 @@ package agentcli_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/primary/catalog"
 )
 
 func randomToken() string {
@@ -209,4 +212,36 @@ func TestUnauthorisedRequestIsAnsweredBeforeItsBodyArrives(t *testing.T) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	requireUnauthorized(t, reply{code: resp.StatusCode, body: body})
+}
+
+// Section 10: when a response ends its grant is revoked first, before admitted work is
+// cancelled and joined: while Close waits for a call that ignores cancellation, every request
+// is already refused.
+func TestRevocationPrecedesTheEndOfAdmittedWork(t *testing.T) { // not parallel: waitBlocked
+	started := make(chan struct{})
+	release := make(chan struct{})
+	stubborn := &fakeToolkit{name: "stubborn", description: "Ignores cancellation.",
+		functions: []catalog.Function{{Name: "hold", Description: "Blocks until released."}},
+		call: func(context.Context, catalog.Call) (catalog.Result, error) {
+			close(started)
+			<-release
+			return catalog.Result{Value: true}, nil
+		}}
+	env := startEnv(t, stubborn)
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // the call ignores cancellation: let it end even if the test fails early
+	s := open(t, env)
+	rc := s.call("stubborn", "hold", `{}`)
+	<-started
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		_, _ = env.Runtime.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: s.id})
+	}()
+	waitBlocked(t, "response.(*Response).Close.func1(")
+	requireUnauthorized(t, s.get(rc.CallID, ""))
+	requireUnauthorized(t, s.post(`{"operation":"tools.list"}`))
+	requireUnauthorized(t, s.post(callOp(uuid.NewString(), "test", "echo", `{}`)))
+	free()
+	<-closed
 }

@@ -3,6 +3,7 @@ package agentcli_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +12,14 @@ import (
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 )
+
+// chunked sends body with no Content-Length (chunked transfer encoding).
+func chunked(body []byte) option {
+	return func(r *http.Request) {
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body)))
+		r.ContentLength = -1
+	}
+}
 
 // padTo pads a JSON document with trailing spaces (insignificant whitespace) to n bytes.
 func padTo(doc string, n int) []byte {
@@ -48,6 +57,15 @@ func TestBodyLimitIs64KiB(t *testing.T) {
 			}
 		})
 	}
+	t.Run("ChunkedBodyOfExactly65536BytesIsServed", func(t *testing.T) {
+		s.ok(s.do(http.MethodPost, operationsPath, nil, chunked(padTo(`{"operation":"tools.list"}`, maxBody))))
+	})
+	t.Run("ChunkedBodyOf65537BytesIs413", func(t *testing.T) {
+		r := s.do(http.MethodPost, operationsPath, nil, chunked(padTo(`{"operation":"tools.list"}`, maxBody+1)))
+		if r.code != http.StatusRequestEntityTooLarge || string(r.body) != tooLarge {
+			t.Fatalf("got %s", r)
+		}
+	})
 	t.Run("70000BytesWithoutAuthorityAre401", func(t *testing.T) {
 		requireUnauthorized(t, s.do(http.MethodPost, operationsPath, padTo(`{"operation":"tools.list"}`, 70000), authorization("Bearer "+randomToken())))
 	})
@@ -89,6 +107,7 @@ func TestOperationDocumentsAreReadStrictly(t *testing.T) {
 		{"OverflowingLimitIsRefused", list(`,"limit":1e999`)},
 		{"NestingDeeperThan64IsRefused", deep(65)},
 		{"ByteOrderMarkIsRefused", "\xef\xbb\xbf" + list(``)},
+		{"UTF16IsRefused", "\xff\xfe{\x00}\x00"},
 		{"InvalidUTF8IsRefused", call("{\"x\":\"\xff\"}")},
 		{"TrailingDataIsRefused", list(``) + `x`},
 		{"SecondValueIsRefused", list(``) + ` {}`},

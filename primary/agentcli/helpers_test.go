@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -51,6 +52,7 @@ type session struct {
 	t       testing.TB
 	env     *testenv.Env
 	id      string
+	url     string // MINDROOM_AGENT_CLI_URL of its shells
 	grant   string
 	windows map[string]string // Bash call id -> window token
 	client  *http.Client
@@ -61,6 +63,9 @@ func open(t testing.TB, env *testenv.Env, edit ...func(*responsev1.OpenResponseR
 	t.Helper()
 	s := &session{t: t, env: env, id: env.Open(t, edit...), windows: map[string]string{}, client: newClient(t)}
 	s.openWindow("b1")
+	if s.url != env.AgentCLIURL {
+		t.Fatalf("MINDROOM_AGENT_CLI_URL of a primary shell is %q, want the loopback listener %q", s.url, env.AgentCLIURL)
+	}
 	return s
 }
 
@@ -79,8 +84,10 @@ func (s *session) openWindow(bashCallID string) string {
 		s.t.Fatalf("OpenWindow(%s): %v", bashCallID, err)
 	}
 	e := resp.GetEnvironment()
-	if e["MINDROOM_AGENT_CLI_URL"] != s.env.AgentCLIURL {
-		s.t.Fatalf("MINDROOM_AGENT_CLI_URL = %q, want %q", e["MINDROOM_AGENT_CLI_URL"], s.env.AgentCLIURL)
+	if s.url == "" {
+		s.url = e["MINDROOM_AGENT_CLI_URL"]
+	} else if s.url != e["MINDROOM_AGENT_CLI_URL"] {
+		s.t.Fatalf("MINDROOM_AGENT_CLI_URL = %q, want %q", e["MINDROOM_AGENT_CLI_URL"], s.url)
 	}
 	if s.grant == "" {
 		s.grant = e["MINDROOM_AGENT_CLI_TOKEN"]
@@ -142,6 +149,16 @@ func authorization(values ...string) option {
 	}
 }
 
+// via sends the request to another origin (a worker's sandbox proxy, say).
+func via(origin string) option {
+	return func(r *http.Request) {
+		u, err := url.Parse(origin + r.URL.RequestURI())
+		if err == nil {
+			r.URL, r.Host = u, u.Host
+		}
+	}
+}
+
 func header(name, value string) option { return func(r *http.Request) { r.Header.Set(name, value) } }
 
 func withContext(ctx context.Context) option {
@@ -150,7 +167,7 @@ func withContext(ctx context.Context) option {
 
 // send sends one request; it is safe to call from any goroutine.
 func (s *session) send(method, path string, body io.Reader, opts ...option) (reply, error) {
-	req, err := http.NewRequest(method, s.env.AgentCLIURL+path, body)
+	req, err := http.NewRequest(method, s.url+path, body)
 	if err != nil {
 		return reply{}, err
 	}
@@ -404,13 +421,18 @@ func decodePage(t testing.TB, r reply) page {
 
 // waitBlocked returns once a goroutine of this process is parked inside frame (a function name
 // as runtime.Stack prints it, e.g. "response.(*Response).DrainWindow("). Tests use it to know
-// that the server has reached a blocking point before they act, without sleeping.
+// that the server has reached a blocking point before they act, without sleeping. The frame is
+// looked for in the whole process, so tests that use it do not run in parallel with others.
 func waitBlocked(t testing.TB, frame string) {
 	t.Helper()
 	guard := time.Now().Add(time.Minute) // only against hanging when the frame never shows up
-	buf := make([]byte, 8<<20)
+	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
+		if n == len(buf) {
+			buf = make([]byte, 2*len(buf))
+			continue
+		}
 		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
 			head, _, _ := strings.Cut(g, "\n")
 			parked := strings.Contains(head, "[select") || strings.Contains(head, "[chan receive") ||

@@ -5,6 +5,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/response"
 )
@@ -83,4 +85,51 @@ func requireCode(t *testing.T, err error, want codes.Code) {
 	if want == codes.Unauthenticated && st.Message() != "Agent CLI authority is unavailable" {
 		t.Fatalf("message %q is not the uniform one", st.Message())
 	}
+}
+
+// Section 10, over HTTP with real workers: a worker-bound response's grant works only through the
+// sandbox proxy of the worker it is bound to; the loopback listener, another worker of the same
+// key and a worker of another key all answer the uniform 401. A local grant is refused by every
+// proxy.
+func TestWorkerBoundGrantWorksOnlyThroughItsWorkersProxy(t *testing.T) {
+	t.Parallel()
+	env := startEnv(t)
+	bound := env.StartWorker(t, "key-a", "a-1")
+	s := &session{t: t, env: env, windows: map[string]string{}, client: newClient(t),
+		id: env.Open(t, func(r *responsev1.OpenResponseRequest) { r.WorkerKey = "key-a" })}
+	s.openWindow("b1") // binds the response to a-1, the only worker of key-a
+	if s.url != bound.ProxyURL() {
+		t.Fatalf("MINDROOM_AGENT_CLI_URL %q, want a-1's proxy %q", s.url, bound.ProxyURL())
+	}
+	sibling := env.StartWorker(t, "key-a", "a-2")
+	stranger := env.StartWorker(t, "key-b", "b-1")
+	local := open(t, env)
+
+	t.Run("ItsWorkersProxyServesIt", func(t *testing.T) {
+		s.ok(s.post(`{"operation":"tools.list","limit":1}`))
+		rc := s.call("test", "echo", `{"via":"a-1"}`)
+		if done := s.await(rc.CallID); done.Status != "completed" || done.Parent != "b1" {
+			t.Fatalf("receipt %s", done.raw)
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		origin string
+	}{
+		{"LoopbackListenerRefusesIt", env.AgentCLIURL},
+		{"AnotherWorkerOfTheSameKeyRefusesIt", sibling.ProxyURL()},
+		{"AWorkerOfAnotherKeyRefusesIt", stranger.ProxyURL()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requireUnauthorized(t, s.post(`{"operation":"tools.list"}`, via(tc.origin)))
+			requireUnauthorized(t, s.post(callOp(uuid.NewString(), "test", "echo", `{}`), via(tc.origin)))
+			requireUnauthorized(t, s.get(uuid.NewString(), "", via(tc.origin)))
+		})
+	}
+	t.Run("EveryProxyRefusesALocalGrant", func(t *testing.T) {
+		for _, origin := range []string{bound.ProxyURL(), sibling.ProxyURL(), stranger.ProxyURL()} {
+			requireUnauthorized(t, local.post(`{"operation":"tools.list"}`, via(origin)))
+		}
+		local.ok(local.post(`{"operation":"tools.list","limit":1}`))
+	})
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"path"
 	"sort"
@@ -116,9 +117,19 @@ type position struct{ entry, function int }
 
 // cursorFor encodes the position after the item (toolkit, function); function is empty for a
 // deferred toolkit's single item. Cursors name items, not offsets, so a toolkit loading between
-// pages does not shift the listing.
+// pages does not shift the listing. The function is named by a digest, so a cursor stays within
+// the 1024 characters a request may carry even for names of 128 multi-byte characters.
 func cursorFor(toolkit, function string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(toolkit + "\x00" + function))
+	return base64.RawURLEncoding.EncodeToString([]byte(toolkit + "\x00" + functionDigest(function)))
+}
+
+// functionDigest is the short name of a function inside a cursor ("" for no function).
+func functionDigest(function string) string {
+	if function == "" {
+		return ""
+	}
+	d := sha256.Sum256([]byte(function))
+	return string(d[:12])
 }
 
 func (v *View) decodeCursor(c string) (position, error) {
@@ -143,7 +154,7 @@ func (v *View) decodeCursor(c string) (position, error) {
 		return position{}, bad
 	}
 	for j, f := range l.functions {
-		if f.name == function {
+		if functionDigest(f.name) == function {
 			return position{entry: i, function: j + 1}, nil
 		}
 	}

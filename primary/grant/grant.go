@@ -71,7 +71,7 @@ func (r *Registry[T]) Resolve(token string) (owner T, ok bool) {
 	if token == "" || len(token) > MaxTokenLength {
 		return owner, false
 	}
-	d := sha256.Sum256([]byte(token))
+	d := digestOf(token)
 	r.mu.RLock()
 	e, found := r.byDigest[d]
 	r.mu.RUnlock()
@@ -82,6 +82,16 @@ func (r *Registry[T]) Resolve(token string) (owner T, ok bool) {
 		return owner, false
 	}
 	return e.owner, true
+}
+
+// digestOf hashes token without allocating for tokens of the length Mint issues (43 bytes),
+// which []byte(token) would do for anything over 32 bytes: Resolve runs on every request.
+func digestOf(token string) Digest {
+	var buf [64]byte
+	if len(token) <= len(buf) {
+		return sha256.Sum256(buf[:copy(buf[:], token)])
+	}
+	return sha256.Sum256([]byte(token))
 }
 
 // Revoke forgets a grant; its very next use fails.

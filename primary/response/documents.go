@@ -128,7 +128,9 @@ func (r *Response) ContextRead(name string, offset, limit int) ([]byte, error) {
 		if len(out) <= MaxContextPageBytes || end-offset <= 1 {
 			return out, nil
 		}
-		// Shrink by the overflow (each code point is at least one byte), at least by one.
-		end -= max(1, min(len(out)-MaxContextPageBytes, end-offset-1))
+		// Shrink in proportion to the overflow (at least by one code point): shrinking by the
+		// overflow itself would leave a page of one code point when characters escape to
+		// several bytes each.
+		end = offset + max(1, min(end-offset-1, (end-offset)*MaxContextPageBytes/len(out)))
 	}
 }

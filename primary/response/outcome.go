@@ -2,6 +2,7 @@ package response
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/canonjson"
@@ -26,6 +27,7 @@ func projectOutcome(v any) []byte {
 
 // errorOutcome is the outcome of a failed call: its message, within budget.
 func errorOutcome(msg string) []byte {
+	msg = strings.ToValidUTF8(msg, "\uFFFD") // a tool's error text may hold any bytes
 	out, _ := canonjson.Marshal(msg)
 	if len(out) <= MaxOutcomeBytes {
 		return out
@@ -34,7 +36,7 @@ func errorOutcome(msg string) []byte {
 }
 
 func shorten(text string, total int) []byte {
-	keep := MaxOutcomeBytes - 256
+	keep := min(MaxOutcomeBytes-256, len(text))
 	for {
 		prefix := text[:keep]
 		for !utf8.ValidString(prefix) { // never cut a character in half
@@ -45,6 +47,8 @@ func shorten(text string, total int) []byte {
 		if len(out) <= MaxOutcomeBytes {
 			return out
 		}
-		keep -= len(out) - MaxOutcomeBytes
+		// A byte of text takes at most 6 bytes of JSON (\u00xx): dropping a sixth of the
+		// overflow converges without going below what fits.
+		keep -= max(1, (len(out)-MaxOutcomeBytes+5)/6)
 	}
 }

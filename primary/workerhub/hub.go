@@ -38,9 +38,10 @@ type Hub struct {
 	cfg     Config
 	nextCmd atomic.Uint64
 
-	mu    sync.Mutex
-	byID  map[string]*conn
-	byKey map[string]map[string]*conn
+	mu     sync.Mutex
+	closed bool
+	byID   map[string]*conn
+	byKey  map[string]map[string]*conn
 }
 
 // New returns a Hub with no workers.
@@ -75,17 +76,22 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel,
 		gone: make(chan struct{}), commands: make(map[string]*remoteCommand),
 	}
-	if err := c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Welcome{Welcome: &workerv1.Welcome{SessionId: c.session}}}); err != nil {
-		return err
-	}
-	h.register(c)
 	log := h.cfg.Logger.With("worker_id", ident.ID, "worker_key", ident.Key, "session", c.session)
-	log.Info("worker connected", "capacity", c.capacity)
+	// Register before the Welcome and under the send lock: a welcomed worker is routable at
+	// once, and no StartCommand can overtake its Welcome.
+	c.sendMu.Lock()
+	h.register(c)
 	defer func() {
 		h.unregister(c)
 		close(c.gone)
 		log.Info("worker disconnected")
 	}()
+	err = c.stream.Send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Welcome{Welcome: &workerv1.Welcome{SessionId: c.session}}})
+	c.sendMu.Unlock()
+	if err != nil {
+		return err
+	}
+	log.Info("worker connected", "capacity", c.capacity)
 
 	received := make(chan error, 1)
 	go func() { received <- c.receive() }()
@@ -120,6 +126,10 @@ func validateHello(hello *workerv1.Hello, ident Identity) error {
 func (h *Hub) register(c *conn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		c.cancel() // the primary is stopping: end this connection at once
+		return
+	}
 	if old := h.byID[c.ident.ID]; old != nil {
 		old.cancel()
 		delete(h.byKey[old.ident.Key], old.ident.ID)
@@ -146,6 +156,17 @@ func (h *Hub) connected(ident Identity) bool {
 	defer h.mu.Unlock()
 	c := h.byID[ident.ID]
 	return c != nil && c.ident.Key == ident.Key
+}
+
+// Close ends every worker connection and refuses new ones (at shutdown); the workers'
+// running commands fail and the workers reconnect to whichever primary comes next.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for _, c := range h.byID {
+		c.cancel()
+	}
 }
 
 // Workers lists the connected workers' identities.

@@ -42,14 +42,27 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 	}
 
 	delivered := 0
+	batch := min(creditBatch, credit) // a credit below the batch must still be returned
 	deliver := func(ch chunk) {
 		s := bashexec.Stdout
 		if ch.stream == workerv1.OutputStream_OUTPUT_STREAM_STDERR {
 			s = bashexec.Stderr
 		}
 		out(s, ch.data)
-		if delivered++; delivered%creditBatch == 0 {
-			_ = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Credit{Credit: &workerv1.Credit{CommandId: rc.id, Chunks: creditBatch}}})
+		if delivered++; delivered%batch == 0 {
+			_ = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Credit{Credit: &workerv1.Credit{CommandId: rc.id, Chunks: uint32(batch)}}})
+		}
+	}
+	// deliverQueued delivers the output the receive loop queued before the exit or the end of
+	// the connection.
+	deliverQueued := func() {
+		for {
+			select {
+			case ch := <-rc.chunks:
+				deliver(ch)
+			default:
+				return
+			}
 		}
 	}
 	done := ctx.Done()
@@ -59,14 +72,7 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 		case ch := <-rc.chunks:
 			deliver(ch)
 		case ex := <-rc.exited:
-			for drained := false; !drained; { // output sent before the exit is already queued
-				select {
-				case ch := <-rc.chunks:
-					deliver(ch)
-				default:
-					drained = true
-				}
-			}
+			deliverQueued() // output sent before the exit is already queued
 			if ex.GetError() != "" {
 				return bashexec.Result{}, errors.New(ex.GetError())
 			}
@@ -78,6 +84,7 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 		case <-giveUp:
 			return bashexec.Result{Cancelled: true}, fmt.Errorf("worker %s did not report the cancelled command's exit", c.ident.ID)
 		case <-c.gone:
+			deliverQueued() // output received before the connection ended is not lost
 			return bashexec.Result{}, fmt.Errorf("worker %s disconnected while the command was running; it may or may not have finished", c.ident.ID)
 		}
 	}

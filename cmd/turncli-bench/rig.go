@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/worker"
+)
+
+// The bench worker's key, id and credential.
+const (
+	workerKey        = "bench"
+	workerID         = "bench-1"
+	workerCredential = "turncli-bench-worker-credential"
+)
+
+// rig is a primary serving on loopback TCP inside this process, optionally with one worker
+// connected to it (also in this process, dialling the primary's gRPC listener over TCP, its
+// sandbox proxy on a loopback port): the shape internal/testenv gives tests, without testing.
+type rig struct {
+	p           *primary.Primary
+	runtime     responsev1.ResponseServiceClient
+	grpcAddr    string // the primary's gRPC listener
+	agentCLIURL string // the primary's loopback Agent CLI origin
+	proxyURL    string // the worker's sandbox proxy origin ("" without a worker)
+	stops       []func() error
+}
+
+// startRig starts a primary (and a worker when withWorker) under a temporary state directory.
+func startRig(ctx context.Context, cfg Config, withWorker bool) (_ *rig, err error) {
+	dir, err := os.MkdirTemp("", "turncli-bench-")
+	if err != nil {
+		return nil, err
+	}
+	r := &rig{}
+	r.stops = append(r.stops, func() error { return os.RemoveAll(dir) })
+	defer func() {
+		if err != nil {
+			r.stop()
+		}
+	}()
+	var lis [3]net.Listener
+	for i := range lis {
+		if lis[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return nil, err
+		}
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	p, err := primary.New(pctx, primary.Config{
+		StateDir:          dir + "/primary",
+		WorkerCredentials: map[string]string{workerKey: workerCredential},
+		EnableTestToolkit: true,
+		AgentBinary:       cfg.AgentBinary,
+		ShellEnvAllow:     []string{"HOME", "LANG"},
+		ShellGrace:        500 * time.Millisecond,
+		ShutdownGrace:     5 * time.Second,
+		Logger:            slog.New(slog.DiscardHandler),
+	}, primary.Listeners{GRPC: lis[0], HTTP: lis[1], AgentCLI: lis[2]})
+	if err != nil {
+		cancel()
+		for _, l := range lis {
+			l.Close()
+		}
+		return nil, fmt.Errorf("primary.New: %w", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- p.Serve(pctx) }()
+	r.stops = append(r.stops, func() error { cancel(); return <-served })
+	r.p, r.grpcAddr, r.agentCLIURL = p, lis[0].Addr().String(), "http://"+lis[2].Addr().String()
+
+	conn, err := grpc.NewClient(r.grpcAddr,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			return invoker(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+p.RuntimeToken()), method, req, reply, cc, opts...)
+		}),
+		grpc.WithStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+			return streamer(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+p.RuntimeToken()), desc, cc, method, opts...)
+		}),
+	)
+	if err != nil {
+		return nil, err
+	}
+	r.stops = append(r.stops, conn.Close)
+	r.runtime = responsev1.NewResponseServiceClient(conn)
+
+	if withWorker {
+		if err := r.startWorker(ctx, cfg, dir+"/worker"); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func (r *rig) startWorker(ctx context.Context, cfg Config, dir string) error {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	w, err := worker.New(worker.Config{
+		PrimaryAddr: r.grpcAddr, Credential: workerCredential, Key: workerKey, ID: workerID,
+		StateDir: dir, AgentBinary: cfg.AgentBinary, EnvAllow: []string{"HOME", "LANG"},
+		ShellGrace: 500 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler),
+	}, lis)
+	if err != nil {
+		lis.Close()
+		return fmt.Errorf("worker.New: %w", err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	r.stops = append(r.stops, func() error { cancel(); return <-done })
+	r.proxyURL = w.ProxyURL()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, id := range r.p.Workers.Workers() {
+			if id.ID == workerID {
+				return nil
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return errors.New("the bench worker did not connect to the primary")
+}
+
+// stop stops the worker, then the primary, and removes the state, in reverse order of start.
+func (r *rig) stop() error {
+	var errs []error
+	for i := len(r.stops) - 1; i >= 0; i-- {
+		errs = append(errs, r.stops[i]())
+	}
+	r.stops = nil
+	return errors.Join(errs...)
+}
+
+// shell is what one Bash command of a response gets: where to call, the grant and the window.
+type shell struct {
+	responseID string
+	origin     string
+	token      string
+	window     string
+}
+
+// env is the command's Agent CLI environment, and nothing else.
+func (s shell) env() []string {
+	return []string{"MINDROOM_AGENT_CLI_URL=" + s.origin, "MINDROOM_AGENT_CLI_TOKEN=" + s.token, "MINDROOM_AGENT_CLI_WINDOW=" + s.window}
+}
+
+// openShell opens a response through the runtime API (on the worker key when key is not empty)
+// and a window in it, as a runtime-run shell gets one.
+func (r *rig) openShell(ctx context.Context, key string) (shell, error) {
+	resp, err := r.runtime.OpenResponse(ctx, &responsev1.OpenResponseRequest{
+		AgentName: "bench", RequesterId: "@bench:example.org",
+		Conversation: &responsev1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
+		ShellMode:    responsev1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: key,
+	})
+	if err != nil {
+		return shell{}, fmt.Errorf("OpenResponse: %w", err)
+	}
+	w, err := r.runtime.OpenWindow(ctx, &responsev1.OpenWindowRequest{ResponseId: resp.GetResponseId(), BashCallId: "bench"})
+	if err != nil {
+		return shell{}, fmt.Errorf("OpenWindow: %w", err)
+	}
+	env := w.GetEnvironment()
+	return shell{
+		responseID: resp.GetResponseId(), origin: env["MINDROOM_AGENT_CLI_URL"],
+		token: env["MINDROOM_AGENT_CLI_TOKEN"], window: env["MINDROOM_AGENT_CLI_WINDOW"],
+	}, nil
+}
+
+// closeResponse closes a response through the runtime API.
+func (r *rig) closeResponse(ctx context.Context, id string) error {
+	_, err := r.runtime.CloseResponse(ctx, &responsev1.CloseResponseRequest{ResponseId: id})
+	return err
+}

@@ -1,0 +1,236 @@
+// Package testmcp is a deterministic MCP server, written with the official Go SDK, that tests
+// mount through the primary's MCP bridge: in process over streamable HTTP (NewServer), or as a
+// real subprocess over stdio (the testmcp command under cmd/testmcp, built by Build).
+//
+// Its tools return text (greet), structured content (add), several blocks (multi), media (media),
+// a tool error (boom), the process id (instance) and an environment variable (env). sleep blocks
+// until its call is cancelled; wait_sleeping and wait_cancelled let a test wait for sleep calls
+// to start or be cancelled without sleeping itself. In the subprocess only, crash exits the
+// process in the middle of a call and spawn starts a child process. Filler tools and a small
+// page size force tools/list pagination, and broken_schema has an input schema that cannot be
+// compiled.
+//
+// It is test support only; nothing in production imports it.
+package testmcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Fillers is how many filler tools (filler_00 …) the server offers besides its real tools.
+const Fillers = 12
+
+// Instructions is what the server tells clients at initialisation.
+const Instructions = "testmcp: deterministic tools for the MCP bridge tests."
+
+// PixelPNG is the 1x1 PNG the media tool returns.
+var PixelPNG = []byte{
+	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+	0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x64, 0x60, 0xf8, 0x5f,
+	0x0f, 0x00, 0x02, 0x87, 0x01, 0x80, 0xeb, 0x47, 0xba, 0x92, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+	0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+}
+
+// Options shape a server.
+type Options struct {
+	// PageSize is the tools/list page size (default 5, so the tools span several pages).
+	PageSize int
+	// Exit, when set (the subprocess), adds the crash tool, which calls it with status 3
+	// mid-call, and the spawn tool.
+	Exit func(code int)
+}
+
+// Server is a test MCP server and the state tests observe.
+type Server struct {
+	*mcp.Server
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	sleeping  int // sleep calls started
+	cancelled int // sleep calls cancelled
+}
+
+// NewServer returns the test server.
+func NewServer(opts Options) *Server {
+	if opts.PageSize == 0 {
+		opts.PageSize = 5
+	}
+	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "testmcp", Version: "1.0.0"},
+		&mcp.ServerOptions{PageSize: opts.PageSize, Instructions: Instructions})}
+	s.cond = sync.NewCond(&s.mu)
+
+	type greetIn struct {
+		Name string `json:"name" jsonschema:"who to greet"`
+	}
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "greet", Description: "Greet someone by name."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
+			return text("Hello, " + in.Name + "!"), nil, nil
+		})
+
+	type addIn struct {
+		A int64 `json:"a" jsonschema:"first addend"`
+		B int64 `json:"b" jsonschema:"second addend"`
+	}
+	type addOut struct {
+		Sum int64 `json:"sum"`
+	}
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "add", Description: "Add two integers; structured result."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
+			return nil, addOut{Sum: in.A + in.B}, nil
+		})
+
+	type none struct{}
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "boom", Description: "Always fail with a tool error."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			return nil, nil, errors.New("boom: the tool failed on purpose")
+		})
+
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "multi", Description: "Return two text blocks."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "one"}, &mcp.TextContent{Text: "two"}}}, nil, nil
+		})
+
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "media", Description: "Return a caption, an image and a sound."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "a pixel"},
+				&mcp.ImageContent{MIMEType: "image/png", Data: PixelPNG},
+				&mcp.AudioContent{MIMEType: "audio/wav", Data: []byte("RIFF")},
+			}}, nil, nil
+		})
+
+	type instanceOut struct {
+		PID int `json:"pid"`
+	}
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "instance", Description: "Return the server's process id."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, instanceOut, error) {
+			return nil, instanceOut{PID: os.Getpid()}, nil
+		})
+
+	type envIn struct {
+		Name string `json:"name"`
+	}
+	type envOut struct {
+		Set   bool   `json:"set"`
+		Value string `json:"value"`
+	}
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "env", Description: "Report an environment variable of the server process."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in envIn) (*mcp.CallToolResult, envOut, error) {
+			v, ok := os.LookupEnv(in.Name)
+			return nil, envOut{Set: ok, Value: v}, nil
+		})
+
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "sleep", Description: "Block until the call is cancelled."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+			s.mu.Lock()
+			s.sleeping++
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			<-ctx.Done()
+			s.mu.Lock()
+			s.cancelled++
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			return nil, nil, ctx.Err()
+		})
+
+	type waitIn struct {
+		Count int `json:"count"`
+	}
+	type waitOut struct {
+		Count int `json:"count"`
+	}
+	waitFor := func(counter *int) mcp.ToolHandlerFor[waitIn, waitOut] {
+		return func(ctx context.Context, _ *mcp.CallToolRequest, in waitIn) (*mcp.CallToolResult, waitOut, error) {
+			stop := context.AfterFunc(ctx, func() { s.mu.Lock(); s.cond.Broadcast(); s.mu.Unlock() })
+			defer stop()
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			for *counter < in.Count && ctx.Err() == nil {
+				s.cond.Wait()
+			}
+			return nil, waitOut{Count: *counter}, ctx.Err()
+		}
+	}
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "wait_sleeping", Description: "Wait until count sleep calls have started."}, waitFor(&s.sleeping))
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "wait_cancelled", Description: "Wait until count sleep calls were cancelled."}, waitFor(&s.cancelled))
+
+	if opts.Exit != nil {
+		mcp.AddTool(s.Server, &mcp.Tool{Name: "crash", Description: "Exit the server process in the middle of the call."},
+			func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+				opts.Exit(3)
+				return nil, nil, nil
+			})
+		type spawnOut struct {
+			PID int `json:"pid"`
+		}
+		mcp.AddTool(s.Server, &mcp.Tool{Name: "spawn", Description: "Start a child process (sleep 1000) and return its pid."},
+			func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, spawnOut, error) {
+				cmd := exec.Command("sleep", "1000")
+				if err := cmd.Start(); err != nil {
+					return nil, spawnOut{}, err
+				}
+				go func() { _ = cmd.Wait() }()
+				return nil, spawnOut{PID: cmd.Process.Pid}, nil
+			})
+	}
+
+	// A schema no validator can compile: a client must skip this tool, not the whole server.
+	s.Server.AddTool(&mcp.Tool{Name: "broken_schema", Description: "A tool whose input schema refers to nothing.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/missing"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("unreachable"), nil
+		})
+
+	for i := range Fillers {
+		mcp.AddTool(s.Server, &mcp.Tool{Name: fmt.Sprintf("filler_%02d", i), Description: "A filler tool that makes tools/list paginate."},
+			func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+				return text("filler"), nil, nil
+			})
+	}
+	return s
+}
+
+// Cancelled reports how many sleep calls have been cancelled.
+func (s *Server) Cancelled() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelled
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// Build builds the testmcp command into a directory removed at the test's cleanup and returns
+// its path.
+func Build(t testing.TB) string {
+	t.Helper()
+	path, err := BuildTo(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// BuildTo builds the testmcp command into dir and returns its path.
+func BuildTo(dir string) (string, error) {
+	out := filepath.Join(dir, "testmcp")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/turncli/turncli/internal/testmcp/cmd/testmcp")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build testmcp: %v\n%s", err, msg)
+	}
+	return out, nil
+}
