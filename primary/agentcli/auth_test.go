@@ -228,9 +228,9 @@ func TestRevocationPrecedesTheEndOfAdmittedWork(t *testing.T) { // not parallel:
 			return catalog.Result{Value: true}, nil
 		}}
 	env := startEnv(t, stubborn)
-	free := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(free) // the call ignores cancellation: let it end even if the test fails early
 	s := open(t, env)
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before the response's own cleanup: the call ignores cancellation
 	rc := s.call("stubborn", "hold", `{}`)
 	<-started
 	closed := make(chan struct{})
@@ -238,10 +238,35 @@ func TestRevocationPrecedesTheEndOfAdmittedWork(t *testing.T) { // not parallel:
 		defer close(closed)
 		_, _ = env.Runtime.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: s.id})
 	}()
-	waitBlocked(t, "response.(*Response).Close.func1(")
+	waitBlocked(t, "(*Response).Close.func1(")
 	requireUnauthorized(t, s.get(rc.CallID, ""))
 	requireUnauthorized(t, s.post(`{"operation":"tools.list"}`))
 	requireUnauthorized(t, s.post(callOp(uuid.NewString(), "test", "echo", `{}`)))
 	free()
 	<-closed
+}
+
+// Section 10: a grant lives at most 24 hours; a longer lifetime is refused when the response is
+// opened, and no lifetime means 24 hours.
+func TestGrantLifetimeIsAtMost24Hours(t *testing.T) {
+	t.Parallel()
+	env := startEnv(t)
+	_, err := env.Runtime.OpenResponse(t.Context(), &responsev1.OpenResponseRequest{
+		AgentName: "tester", GrantLifetime: durationpb.New(24*time.Hour + time.Second)})
+	if err == nil {
+		t.Fatal("a response with a 24 h 1 s grant was opened")
+	}
+	before := time.Now()
+	resp, err := env.Runtime.OpenResponse(t.Context(), &responsev1.OpenResponseRequest{AgentName: "tester"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	t.Cleanup(func() {
+		_, _ = env.Runtime.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
+	})
+	expires := resp.GetGrantExpiresAt().AsTime()
+	if expires.Before(before.Add(24*time.Hour).Truncate(time.Second)) || expires.After(after.Add(24*time.Hour)) {
+		t.Fatalf("grant expires at %v, want 24 h after %v", expires, before)
+	}
 }

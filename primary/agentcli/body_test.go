@@ -108,6 +108,7 @@ func TestOperationDocumentsAreReadStrictly(t *testing.T) {
 		{"NestingDeeperThan64IsRefused", deep(65)},
 		{"ByteOrderMarkIsRefused", "\xef\xbb\xbf" + list(``)},
 		{"UTF16IsRefused", "\xff\xfe{\x00}\x00"},
+		{"LoneSurrogateEscapeIsRefused", call(`{"x":"\ud800"}`)},
 		{"InvalidUTF8IsRefused", call("{\"x\":\"\xff\"}")},
 		{"TrailingDataIsRefused", list(``) + `x`},
 		{"SecondValueIsRefused", list(``) + ` {}`},
@@ -175,15 +176,15 @@ func TestOperationDocumentsAreReadStrictly(t *testing.T) {
 		{"ReadName129CharactersIsRefused", `{"operation":"context.read","name":"` + s129 + `"}`},
 	}
 	for _, field := range []string{"requester_id", "agent_name", "worker_id", "turn_id", "generation", "room_id"} {
-		for _, op := range []string{
-			list(`,"` + field + `":"x"`),
-			search(`,"` + field + `":"x"`),
-			`{"operation":"tools.describe","toolkit":"test","function":"echo","` + field + `":"x"}`,
-			callOp(uuid.NewString(), "test", "echo", `{},"`+field+`":"x"`),
-			`{"operation":"context.list","` + field + `":1}`,
-			read(`,"` + field + `":null`),
+		for _, op := range []struct{ name, body string }{
+			{"List", list(`,"` + field + `":"x"`)},
+			{"Search", search(`,"` + field + `":"x"`)},
+			{"Describe", `{"operation":"tools.describe","toolkit":"test","function":"echo","` + field + `":"x"}`},
+			{"Call", callOp(uuid.NewString(), "test", "echo", `{},"`+field+`":"x"`)},
+			{"ContextList", `{"operation":"context.list","` + field + `":1}`},
+			{"ContextRead", read(`,"` + field + `":null`)},
 		} {
-			refused = append(refused, struct{ name, body string }{"IdentityField_" + field + "IsRefused", op})
+			refused = append(refused, struct{ name, body string }{op.name + "Refuses_" + field, op.body})
 		}
 	}
 	for _, tc := range refused {

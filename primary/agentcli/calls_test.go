@@ -65,6 +65,9 @@ func TestReceiptOutcomes(t *testing.T) {
 	}{
 		{"EchoReturnsCanonicalArguments", "test", "echo", "{ \"b\" : 2 , \"a\":\"é<>&\\u00e9\", \"f\":1.0, \"i\":1, \"e\":1E2, \"n\":null, \"l\":[true,false] }", "completed",
 			outcomeIs(`{"a":"é<>&é","b":2,"e":100.0,"f":1.0,"i":1,"l":[true,false],"n":null}`)},
+		{"NumbersAndTextAreWrittenAsMindRoomsPythonWritesThem", "test", "echo",
+			`{"a":-0,"b":1E-7,"c":1e2,"d":123456789012345678901234567890,"e":-0.0,"f":1.5e300,"g":0.1,"h":100000000000000000.0,"i":1e16,"j":"\u2028<>&\u007f"}`, "completed",
+			outcomeIs("{\"a\":0,\"b\":1e-07,\"c\":100.0,\"d\":123456789012345678901234567890,\"e\":-0.0,\"f\":1.5e+300,\"g\":0.1,\"h\":1e+17,\"i\":1e+16,\"j\":\"\u2028<>&\u007f\"}")},
 		{"EmptyArgumentsEchoAsEmptyObject", "test", "echo", ``, "completed", outcomeIs(`{}`)},
 		{"FailingToolFailsWithItsMessage", "test", "fail", `{"message":"boom <&>"}`, "failed", outcomeIs(`"boom <&>"`)},
 		{"FailingToolWithoutMessageFailsWithTheDefault", "test", "fail", `{}`, "failed", outcomeIs(`"test failure"`)},
@@ -278,7 +281,7 @@ func TestLostReplyDoesNotCancelTheCall(t *testing.T) { // not parallel: waitBloc
 			_, err := s.send(http.MethodGet, callsPath+id+"?wait=60", nil, withContext(ctx))
 			errc <- err
 		}()
-		waitBlocked(t, "response.(*Response).GetCall(")
+		waitBlocked(t, "(*Response).GetCall(")
 		cancel()
 		if err := <-errc; err == nil {
 			t.Fatal("the cancelled long poll returned a reply")
@@ -315,7 +318,7 @@ func TestLongPollReturnsWhenTheCallEnds(t *testing.T) { // not parallel: waitBlo
 			errc <- err
 			got <- r
 		}()
-		waitBlocked(t, "response.(*Response).GetCall(")
+		waitBlocked(t, "(*Response).GetCall(")
 		select {
 		case r := <-got:
 			t.Fatalf("the long poll returned before the gate opened: %s", r)
@@ -376,7 +379,7 @@ func TestLongPollReturnsWhenTheCallEnds(t *testing.T) { // not parallel: waitBlo
 			r, _ := other.send(http.MethodGet, callsPath+rc.CallID+"?wait=60", nil)
 			got <- r
 		}()
-		waitBlocked(t, "response.(*Response).GetCall(")
+		waitBlocked(t, "(*Response).GetCall(")
 		other.closeResponse()
 		requireUnauthorized(t, <-got)
 	})

@@ -627,6 +627,22 @@ func TestHugeDescriptorBecomesAContextDocument(t *testing.T) {
 			t.Fatalf("descriptor is not huge_schema's: toolkit %v function %v, %d properties", m["toolkit"], m["function"], len(props))
 		}
 	})
+	t.Run("ARuntimeDocumentOfTheSameNameIsKept", func(t *testing.T) {
+		other := open(t, env, func(r *responsev1.OpenResponseRequest) {
+			r.ContextDocuments = []*responsev1.ContextDocument{{Name: "tool-schema-1", Text: "the runtime's own"}}
+		})
+		m := decodeObject(t, other.ok(other.post(describeOp("test", "huge_schema"))).body)
+		name, _ := m["context"].(map[string]any)["name"].(string)
+		if name == "" || name == "tool-schema-1" {
+			t.Fatalf("pointer names %q", name)
+		}
+		if text, _ := readDocument(t, other, "tool-schema-1", 8000); text != "the runtime's own" {
+			t.Fatalf("the runtime's document now reads %.40q", text)
+		}
+		if text, _ := readDocument(t, other, name, 65536); text != descriptor {
+			t.Fatalf("%s is not the descriptor", name)
+		}
+	})
 	t.Run("DescribingAgainReusesTheDocument", func(t *testing.T) {
 		if again := s.ok(s.post(describeOp("test", "huge_schema"))); string(again.body) != string(r.body) {
 			t.Fatalf("second describe %s", again.body)

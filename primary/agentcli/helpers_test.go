@@ -419,10 +419,11 @@ func decodePage(t testing.TB, r reply) page {
 	return p
 }
 
-// waitBlocked returns once a goroutine of this process is parked inside frame (a function name
-// as runtime.Stack prints it, e.g. "response.(*Response).DrainWindow("). Tests use it to know
-// that the server has reached a blocking point before they act, without sleeping. The frame is
-// looked for in the whole process, so tests that use it do not run in parallel with others.
+// waitBlocked returns once a goroutine of this process is parked inside frame, a function name
+// as runtime.Stack prints it but without its package, e.g. "(*Response).DrainWindow(" (an
+// inlined call is printed after its caller's name). Tests use it to know that the server has
+// reached a blocking point before they act, without sleeping. The frame is looked for in the
+// whole process, so tests that use it do not run in parallel with others.
 func waitBlocked(t testing.TB, frame string) {
 	t.Helper()
 	guard := time.Now().Add(time.Minute) // only against hanging when the frame never shows up

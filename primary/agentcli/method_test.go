@@ -15,24 +15,24 @@ func TestWrongMethodIs405(t *testing.T) {
 	rc := s.call("test", "echo", `{}`)
 	callPath := callsPath + rc.CallID
 
-	cases := []struct{ method, path, allow string }{
-		{http.MethodGet, operationsPath, http.MethodPost},
-		{http.MethodPut, operationsPath, http.MethodPost},
-		{http.MethodDelete, operationsPath, http.MethodPost},
-		{http.MethodPatch, operationsPath, http.MethodPost},
-		{http.MethodOptions, operationsPath, http.MethodPost},
-		{http.MethodPost, callPath, http.MethodGet},
-		{http.MethodPut, callPath, http.MethodGet},
-		{http.MethodDelete, callPath, http.MethodGet},
-		{http.MethodPatch, callPath, http.MethodGet},
-		{http.MethodPost, callsPath + "not-a-uuid", http.MethodGet},
+	cases := []struct{ method, label, path, allow string }{
+		{http.MethodGet, "Operations", operationsPath, http.MethodPost},
+		{http.MethodPut, "Operations", operationsPath, http.MethodPost},
+		{http.MethodDelete, "Operations", operationsPath, http.MethodPost},
+		{http.MethodPatch, "Operations", operationsPath, http.MethodPost},
+		{http.MethodOptions, "Operations", operationsPath, http.MethodPost},
+		{http.MethodPost, "ACall", callPath, http.MethodGet},
+		{http.MethodPut, "ACall", callPath, http.MethodGet},
+		{http.MethodDelete, "ACall", callPath, http.MethodGet},
+		{http.MethodPatch, "ACall", callPath, http.MethodGet},
+		{http.MethodPost, "ANonUUIDCall", callsPath + "not-a-uuid", http.MethodGet},
 	}
 	for _, tc := range cases {
 		for _, auth := range []struct {
 			name string
 			opt  option
 		}{{"WithGrant", func(*http.Request) {}}, {"WithoutGrant", authorization()}} {
-			t.Run(tc.method+"On"+tc.path+auth.name+"Is405", func(t *testing.T) {
+			t.Run(tc.method+"On"+tc.label+auth.name+"Is405", func(t *testing.T) {
 				r := s.do(tc.method, tc.path, []byte(`{"operation":"tools.list"}`), auth.opt)
 				requireStatus(t, r, http.StatusMethodNotAllowed, "")
 				if got := r.header.Get("Allow"); got != tc.allow {

@@ -102,7 +102,7 @@ func TestDrainingWindowAdmitsUntilItsWorkSettles(t *testing.T) { // not parallel
 		r, err := s.closeWindowErr("b1")
 		closing <- closed{r, err}
 	}()
-	waitBlocked(t, "response.(*Response).DrainWindow(")
+	waitBlocked(t, "(*Response).DrainWindow(")
 
 	second := s.call("test", "gate", gateArgs("drain-2"))
 	if second.Parent != "b1" {
@@ -239,16 +239,16 @@ func TestDescribeCancelledByCloseIsUnauthorized(t *testing.T) { // not parallel:
 			return errors.New("released")
 		}}
 	env := startEnv(t, slow)
-	free := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(free) // Load ignores cancellation: let it end even if the test fails early
 	s := open(t, env)
+	free := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(free) // before the response's own cleanup: Load ignores cancellation
 	got := make(chan reply, 1)
 	go func() {
 		r, _ := s.send(http.MethodPost, operationsPath, strings.NewReader(describeOp("slow", "any")))
 		got <- r
 	}()
 	<-loading
-	waitBlocked(t, "response.(*Response).Describe(")
+	waitBlocked(t, "(*Response).Describe(")
 	closed := make(chan struct{})
 	go func() {
 		defer close(closed)

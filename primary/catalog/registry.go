@@ -37,7 +37,9 @@ type Entry struct {
 	deferredItem []byte
 	searchText   string
 
-	loadMu sync.Mutex // serialises Load so a deferred toolkit is loaded once
+	// loadSlot serialises Load so a deferred toolkit is loaded once; a channel rather than a
+	// mutex so a caller whose context ends stops waiting behind someone else's slow load.
+	loadSlot chan struct{}
 	mu     sync.RWMutex
 	loaded *loadedToolkit // nil until loaded
 	loads  int
@@ -65,7 +67,7 @@ func (r *Registry) Register(ctx context.Context, tk Toolkit) error {
 	if !validSelector(name) {
 		return fmt.Errorf("toolkit name %q must be 1..128 characters", name)
 	}
-	e := &Entry{toolkit: tk, name: name, description: tk.Description()}
+	e := &Entry{toolkit: tk, name: name, description: tk.Description(), loadSlot: make(chan struct{}, 1)}
 	item, err := canonjson.Marshal(map[string]any{"deferred": true, "description": e.description, "toolkit": name})
 	if err != nil {
 		return err
@@ -120,8 +122,12 @@ func (e *Entry) load(ctx context.Context) (*loadedToolkit, error) {
 	if l := e.current(); l != nil {
 		return l, nil
 	}
-	e.loadMu.Lock()
-	defer e.loadMu.Unlock()
+	select {
+	case e.loadSlot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-e.loadSlot }()
 	if l := e.current(); l != nil {
 		return l, nil
 	}
@@ -273,11 +279,15 @@ func stringsToAny(s []string) []any {
 // reconnected with new functions) and, for an eager toolkit, loads it again now. Responses see
 // the new definition on their next discovery, describe or call.
 func (e *Entry) Reload(ctx context.Context) error {
-	e.loadMu.Lock()
+	select {
+	case e.loadSlot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	e.mu.Lock()
 	e.loaded = nil
 	e.mu.Unlock()
-	e.loadMu.Unlock()
+	<-e.loadSlot
 	if e.toolkit.Deferred() {
 		return nil
 	}

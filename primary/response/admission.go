@@ -137,6 +137,9 @@ func (r *Response) Describe(ctx context.Context, windowToken, toolkit, function 
 	}()
 	select {
 	case a := <-done:
+		if r.ctx.Err() != nil { // closed meanwhile: the answer belongs to a response that is gone
+			return nil, clierr.ErrUnauthenticated
+		}
 		return a.body, a.err
 	case <-r.ctx.Done():
 		return nil, clierr.ErrUnauthenticated
