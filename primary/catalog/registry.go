@@ -40,9 +40,9 @@ type Entry struct {
 	// loadSlot serialises Load so a deferred toolkit is loaded once; a channel rather than a
 	// mutex so a caller whose context ends stops waiting behind someone else's slow load.
 	loadSlot chan struct{}
-	mu     sync.RWMutex
-	loaded *loadedToolkit // nil until loaded
-	loads  int
+	mu       sync.RWMutex
+	loaded   *loadedToolkit // nil until loaded
+	loads    int
 }
 
 type loadedToolkit struct {
