@@ -4,7 +4,7 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 GO_PACKAGES := ./...
 STATE_DIR ?= $(CURDIR)/.turncli
 
-.PHONY: all build proto lint check-gen test test-short bench run run-worker shell clean
+.PHONY: all build proto lint check-gen test test-short bench bench-smoke run run-worker shell clean
 
 all: build
 
@@ -35,6 +35,18 @@ test: lint check-gen
 
 test-short:
 	go test -count=1 $(GO_PACKAGES)
+
+## bench: measure the Agent CLI paths beside floors measured in the same run (about 3 minutes;
+## see docs/PERFORMANCE.md). BENCH_ARGS passes flags, e.g. BENCH_ARGS='-v -markdown bench.md'.
+BENCH_BINARIES := ./cmd/mindroom-agent ./cmd/turncli-bench ./internal/benchfloor/floorclient
+bench:
+	CGO_ENABLED=0 go build -o bin/ $(BENCH_BINARIES)
+	./bin/turncli-bench -bin bin $(BENCH_ARGS)
+
+## bench-smoke: every measure of `make bench` briefly (seconds), judging no target.
+bench-smoke:
+	CGO_ENABLED=0 go build -o bin/ $(BENCH_BINARIES)
+	./bin/turncli-bench -bin bin -smoke $(BENCH_ARGS)
 
 ## run: start the primary with embedded defaults (state under .turncli/).
 run: build

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 )
 
@@ -51,10 +54,19 @@ func (a *app) settle(ctx context.Context, tr *transport, callID string, first *r
 // It long-polls (GET ?wait=S, S at most 25 s) and falls back to plain GETs every
 // pollInterval when the server does not support it: the server rejects the query (400/422),
 // or answers a non-terminal receipt far earlier than asked twice in a row.
+//
+// Interrupts (SIGINT, SIGTERM) end the wait gracefully, printing the last receipt, from the
+// second request on. The first request runs without a handler: most calls settle in it, and
+// installing one makes the runtime start its signal thread, a cost every fast call would pay.
 func (a *app) waitFor(ctx context.Context, tr *transport, callID string, last *reply, deadline time.Time) (*reply, error) {
 	longPoll := true
 	fastAnswers := 0
-	for {
+	for requests := 0; ; requests++ {
+		if requests == 1 {
+			var stop context.CancelFunc
+			ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+		}
 		status, _ := receiptStatus(last)
 		if isTerminal(status) {
 			return last, nil

@@ -13,7 +13,8 @@ import (
 
 // Config is everything the primary needs to start.
 type Config struct {
-	// StateDir holds credentials/, agent_cli_bin/, workspaces/ and endpoints.json.
+	// StateDir holds credentials/, agent_cli_bin/, workspaces/, endpoints.json and the store
+	// (turncli.db with its WAL files).
 	StateDir string
 	// GRPCListen serves the gRPC APIs (runtime, later operators and workers).
 	GRPCListen string

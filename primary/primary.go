@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
+	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
@@ -29,10 +30,13 @@ import (
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/continuation"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/store/sqlite"
 	"github.com/turncli/turncli/primary/toolhost"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
@@ -59,6 +63,10 @@ type Primary struct {
 	TestToolkit  *testtk.Toolkit         // nil unless enabled
 	TestDeferred *testtk.DeferredToolkit // nil unless enabled
 	MCPServers   []*mcpbridge.Toolkit    // the mounted MCP servers, in configuration order
+
+	Store         store.Store           // durable state, <StateDir>/turncli.db; closed last
+	Continuations *continuation.Service // the runtime's outbox: Enqueue emits a continuation
+
 	runtimeToken string
 	tokenFile    string
 	workerFiles  map[string]string
@@ -71,7 +79,7 @@ type Primary struct {
 }
 
 // New builds a primary in dependency order. It listens on nothing until Serve.
-func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
+func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -79,6 +87,18 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry()}
+
+	db, err := sqlite.Open(ctx, filepath.Join(cfg.StateDir, sqlite.FileName), sqlite.Options{Logger: cfg.Logger.With("component", "store")})
+	if err != nil {
+		return nil, err
+	}
+	p.Store = db
+	defer func() {
+		if err != nil { // nothing else will close it
+			db.Close()
+		}
+	}()
+	p.Continuations = continuation.New(continuation.Config{Store: db, Logger: cfg.Logger.With("component", "continuations")})
 
 	p.runtimeToken = cfg.RuntimeToken
 	if p.runtimeToken == "" {
@@ -160,6 +180,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 		Service(responsev1.ResponseService_ServiceDesc.ServiceName, roleauth.Runtime).
 		Service(workerv1.WorkerService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
 		Service(toolhostv1.ToolHostService_ServiceDesc.ServiceName, roleauth.Runtime).
+		Service(continuationv1.ContinuationService_ServiceDesc.ServiceName, roleauth.Runtime).
 		Service(agentcliv1.AgentCLIService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
 		Service(healthpb.Health_ServiceDesc.ServiceName, roleauth.Public).
 		Credential(roleauth.Runtime, p.runtimeToken)
@@ -171,6 +192,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (*Primary, error) {
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")))
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
+	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)
 	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
@@ -219,9 +241,9 @@ func dialInternal(l *bufconn.Listener) (*grpc.ClientConn, error) {
 	)
 }
 
-// Serve serves every API until ctx ends, then shuts down in order: stop taking HTTP requests,
-// close every response (revoking grants and stopping commands), stop the gRPC servers
-// gracefully with a hard stop as backstop.
+// Serve serves every API until ctx ends, then shuts down in order: end continuation
+// subscriptions, stop taking HTTP requests, close every response (revoking grants and stopping
+// commands), stop the gRPC servers gracefully with a hard stop as backstop, close the store.
 func (p *Primary) Serve(ctx context.Context) error {
 	cliConn, err := dialInternal(p.internalCLI)
 	if err != nil {
@@ -247,6 +269,9 @@ func (p *Primary) Serve(ctx context.Context) error {
 		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
 	}))
 	if err := responsev1.RegisterResponseServiceHandler(ctx, apiMux, apiConn); err != nil {
+		return err
+	}
+	if err := continuationv1.RegisterContinuationServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return err
 	}
 	cliHTTP := &http.Server{Handler: cliHandler, ReadHeaderTimeout: 10 * time.Second}
@@ -286,6 +311,8 @@ func (p *Primary) Serve(ctx context.Context) error {
 
 func (p *Primary) shutdown(servers ...*http.Server) {
 	p.health.Shutdown() // NOT_SERVING first, so load balancers and workers look elsewhere
+	// Subscriptions (REST ones too) are endless streams: end them before waiting for requests.
+	p.Continuations.Close()
 	stopCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
 	defer cancel()
 	for _, s := range servers {
@@ -311,6 +338,9 @@ func (p *Primary) shutdown(servers ...*http.Server) {
 	}
 	for _, s := range servers {
 		_ = s.Close()
+	}
+	if err := p.Store.Close(); err != nil { // last: every server that could write has stopped
+		p.cfg.Logger.Error("store close failed", "err", err)
 	}
 	p.cfg.Logger.Info("primary stopped")
 }

@@ -112,8 +112,9 @@ func run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "turncli-bench: memprofile:", err)
 		}
 	}
-	fmt.Fprintf(stdout, "elapsed: %.0fs; load after: %s\n", time.Since(start).Seconds(), loadAverage())
-	fmt.Fprintf(stdout, "1-minute load at each measure's start: %s\n\n", strings.Join(loads, ", "))
+	machine += fmt.Sprintf("elapsed: %.0fs; load after: %s\n", time.Since(start).Seconds(), loadAverage())
+	machine += fmt.Sprintf("1-minute load at each measure's start: %s\n", strings.Join(loads, ", "))
+	fmt.Fprint(stdout, machine[strings.Index(machine, "elapsed: "):]+"\n")
 	printTable(stdout, rows, cfg.Smoke, cfg.Verbose)
 	judged, met := summary(rows)
 	if cfg.Smoke {
@@ -151,6 +152,9 @@ func describeMachine() string {
 	fmt.Fprintf(&sb, "nproc:   %d (GOMAXPROCS %d)\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	fmt.Fprintf(&sb, "cpu:     %s\n", cpuModel())
 	fmt.Fprintf(&sb, "go:      %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if release, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		fmt.Fprintf(&sb, "kernel:  Linux %s\n", strings.TrimSpace(string(release)))
+	}
 	fmt.Fprintf(&sb, "load:    %s (before)\n", loadAverage())
 	return sb.String()
 }

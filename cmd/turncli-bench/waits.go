@@ -23,11 +23,12 @@ import (
 // after their tool finishes each one completes. The calls are test.gate calls on one gate,
 // spread 64 per response (the concurrency limit) over ⌈5000/64⌉ = 79 primary-local responses
 // and admitted over REST. The long polls come from a child process (`turncli-bench waiters`),
-// one HTTP/1.1 connection per wait, so that this process's RSS is the primary's (plus the
-// harness's small share) rather than the clients'. Both processes raise RLIMIT_NOFILE to its
-// hard limit. When the child has written every request it says so; after a settling pause the
-// harness records its RSS and releases the gate, noting the time; the child notes when each
-// completed receipt arrived (wall clock, the same on both sides of one machine).
+// one keep-alive HTTP/1.1 connection per wait (a connection carries one request at a time), so
+// that this process's RSS is the primary's (plus the harness's small share) rather than the
+// clients'. Both processes raise RLIMIT_NOFILE to its hard limit. When the child has written
+// every request it says so; after a settling pause the harness records its RSS and releases
+// the gate, noting the time; the child notes when each completed receipt arrived (wall clock,
+// the same on both sides of one machine). The value is the slowest wait of all rounds.
 func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 	s := b.cfg.scale
 	nofile, err := raiseNoFile()
@@ -51,7 +52,7 @@ func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 		if round == 0 {
 			first = res // memory growth is read in the first round, before any earlier round's residue
 		}
-		completedAll += len(res.latencies)
+		completedAll += len(res.latencies) + res.early
 		early += res.early
 		if res.failure != "" {
 			failures = append(failures, res.failure)
@@ -69,7 +70,7 @@ func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 			median(cpu), median(clientCPU), nofile),
 	}
 	if completedAll != want || early != 0 {
-		waitRow.broken = strings.Join(append(failures, fmt.Sprintf("%d of %d waits completed, %d before release", completedAll, want, early)), "; ")
+		waitRow.broken = strings.Join(append(failures, fmt.Sprintf("%d of %d waits completed, %d of them answered before the release (not parked)", completedAll, want, early)), "; ")
 	}
 	rssRow := row{
 		key: "waits-rss", measure: fmt.Sprintf("primary RSS with %d waits parked", s.waits), unit: mebibytes,

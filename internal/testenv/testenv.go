@@ -102,7 +102,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 	return &Env{
 		Primary: p, Runtime: responsev1.NewResponseServiceClient(conn), Conn: conn,
 		AgentCLIURL: "http://" + cliLis.Addr().String(), HTTPURL: "http://" + httpLis.Addr().String(),
-		StateDir: stateDir, AgentBinary: cfg.AgentBinary,
+		StateDir: cfg.StateDir, AgentBinary: cfg.AgentBinary,
 		DialPrimary: func(ctx context.Context, _ string) (net.Conn, error) { return grpcLis.DialContext(ctx) },
 	}
 }

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMedianAndQuantile(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		in       []float64
+		median   float64
+		max, p50 float64
+	}{
+		{"Empty", nil, 0, 0, 0},
+		{"Odd", []float64{3, 1, 2}, 2, 3, 2},
+		{"EvenAveragesTheMiddleTwo", []float64{4, 1, 3, 2}, 2.5, 4, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := median(tc.in); got != tc.median {
+				t.Errorf("median %v, want %v", got, tc.median)
+			}
+			if got := quantile(tc.in, 1); got != tc.max {
+				t.Errorf("max %v, want %v", got, tc.max)
+			}
+			if got := quantile(tc.in, 0.5); got != tc.p50 {
+				t.Errorf("p50 %v, want %v", got, tc.p50)
+			}
+		})
+	}
+}
+
+func TestRowsAreJudgedByTheirTarget(t *testing.T) {
+	atMost := target{kind: ratioAtMost, limit: 1.25}
+	for _, tc := range []struct {
+		name        string
+		r           row
+		met, judged bool
+	}{
+		{"RatioOfRoundsWinsOverRatioOfMedians", row{value: 10, floor: 5, ratios: []float64{1.1, 1.2, 1.3}, target: atMost}, true, true},
+		{"RatioOverTheLimitMisses", row{value: 13, floor: 10, target: atMost}, false, true},
+		{"AtLeastMeetsAtTheLimit", row{value: 3, floor: 10, target: target{kind: ratioAtLeast, limit: 0.3}}, true, true},
+		{"ValueAtMost", row{value: 1025, target: target{kind: valueAtMost, limit: 1024}}, false, true},
+		{"BrokenRowMissesWhateverItsValue", row{value: 1, target: target{kind: valueAtMost, limit: 1000}, broken: "3 waits failed"}, false, true},
+		{"RecordedValueIsNotJudged", row{value: 300, target: target{kind: recordedValue}}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if met, judged := tc.r.met(); met != tc.met || judged != tc.judged {
+				t.Errorf("met, judged = %v, %v; want %v, %v", met, judged, tc.met, tc.judged)
+			}
+		})
+	}
+}
+
+func TestSmokeTablesJudgeNothing(t *testing.T) {
+	rows := []row{{measure: "m", unit: millis, value: 2, floor: 1, target: target{kind: ratioAtMost, limit: 1.25, text: "≤ 1.25×"}}}
+	var full, smoke strings.Builder
+	writeMarkdown(&full, rows, false)
+	writeMarkdown(&smoke, rows, true)
+	if !strings.Contains(full.String(), "| m | 2.00 ms | 1.00 ms | 2.00× | ≤ 1.25× | **NO** |") {
+		t.Errorf("full table:\n%s", full.String())
+	}
+	if !strings.Contains(smoke.String(), "| m | 2.00 ms | 1.00 ms | 2.00× | ≤ 1.25× | — |") {
+		t.Errorf("smoke table:\n%s", smoke.String())
+	}
+}

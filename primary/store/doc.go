@@ -1,0 +1,20 @@
+// Package store defines the primary's durable state: the Store interface, the records it keeps
+// and the few errors it returns. Package store/sqlite implements it on an embedded SQLite file
+// under the state directory; a PostgreSQL implementation is the path past one machine.
+//
+// Each method is one purpose-named operation and one transaction: a method that changes state
+// also writes what must change with it (a conversation mode and its audit entry; later a job's
+// result and its continuation) or nothing at all. Callers never see a transaction, a query or a
+// table, so every invariant the contract states in terms of "one transaction" or
+// "compare-and-swap" lives in one method here.
+//
+// The interface grows by area, not by reshaping: Store embeds one small interface per area
+// (Continuations, ConversationModes, AuditLog), and consumers depend on the area they use.
+// Jobs, durable approvals (each state transition a compare-and-swap method that reports a lost
+// race as a sentinel error), question requests, permission allow-lists and progress snapshots
+// each add an interface embedded in Store, their tables in a new numbered migration, and methods
+// that enqueue their continuation and append their audit entry inside their own transaction.
+//
+// It holds no in-memory state and wakes nobody: package continuation notifies subscribers after
+// an enqueue commits. It does not mask secrets; callers write audit details without them.
+package store
