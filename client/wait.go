@@ -62,11 +62,6 @@ func (a *app) waitFor(ctx context.Context, tr *transport, callID string, last *r
 	longPoll := true
 	fastAnswers := 0
 	for requests := 0; ; requests++ {
-		if requests == 1 {
-			var stop context.CancelFunc
-			ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-		}
 		status, _ := receiptStatus(last)
 		if isTerminal(status) {
 			return last, nil
@@ -74,6 +69,11 @@ func (a *app) waitFor(ctx context.Context, tr *transport, callID string, last *r
 		remaining := time.Until(deadline).Truncate(time.Millisecond)
 		if remaining <= 0 {
 			return last, nil
+		}
+		if requests == 1 { // a second request is needed: make the wait interruptible now
+			var stop context.CancelFunc
+			ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
 		}
 		var wait time.Duration
 		if longPoll {
