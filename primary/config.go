@@ -43,6 +43,10 @@ type Config struct {
 	ShellGrace          time.Duration
 	// MCPServers are MCP servers mounted as deferred toolkits (see package mcpbridge).
 	MCPServers []mcpbridge.ServerConfig
+	// TLSCertFile and TLSKeyFile, when set, serve the gRPC and REST APIs over TLS (workers then
+	// dial with --tls-ca). The loopback Agent CLI listener never uses TLS.
+	TLSCertFile string
+	TLSKeyFile  string
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger
@@ -65,6 +69,9 @@ func (c *Config) Validate() error {
 		if err := requireLoopback(c.AgentCLIListen); err != nil {
 			return fmt.Errorf("agent cli listener: %w", err)
 		}
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		return errors.New("TLS needs both a certificate and a key file")
 	}
 	if c.ShellDefaultTimeout == 0 {
 		c.ShellDefaultTimeout = 10 * time.Minute

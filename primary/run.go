@@ -2,6 +2,7 @@ package primary
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -12,6 +13,17 @@ import (
 // EndpointsFile is the name of the file, in the state dir, that says where a running primary
 // serves.
 const EndpointsFile = "endpoints.json"
+
+// ServerTLS is the TLS configuration of the public listeners: TLS 1.2 or later. TLS ends at the
+// listener, so the servers behind it, and the in-process connections that bypass it, are the
+// same as without TLS.
+func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("tls: %w", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
 
 // Run listens on the configured addresses, writes endpoints.json once serving, and serves until
 // ctx ends.
@@ -37,6 +49,18 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		opened = append(opened, l)
 		*spec.dst = l
+	}
+	if cfg.TLSCertFile != "" {
+		tlsCfg, err := ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile)
+		if err != nil {
+			closeAll()
+			return err
+		}
+		grpcTLS, restTLS := tlsCfg.Clone(), tlsCfg.Clone()
+		grpcTLS.NextProtos = []string{"h2"}       // gRPC is HTTP/2 only
+		restTLS.NextProtos = []string{"http/1.1"} // the REST server behind a plain Serve speaks HTTP/1.1
+		lis.GRPC = tls.NewListener(lis.GRPC, grpcTLS)
+		lis.HTTP = tls.NewListener(lis.HTTP, restTLS)
 	}
 	p, err := New(ctx, cfg, lis)
 	if err != nil {

@@ -74,6 +74,8 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs.StringVar(&cfg.GRPCListen, "grpc-listen", env("MINDROOM_GRPC_LISTEN", "127.0.0.1:7420"), "gRPC API address; port 0 picks one (env MINDROOM_GRPC_LISTEN)")
 	fs.StringVar(&cfg.HTTPListen, "http-listen", env("MINDROOM_HTTP_LISTEN", "127.0.0.1:7421"), "REST API address (env MINDROOM_HTTP_LISTEN)")
 	fs.StringVar(&cfg.AgentCLIListen, "agent-cli-listen", env("MINDROOM_AGENT_CLI_LISTEN", "127.0.0.1:7422"), "loopback Agent CLI address for local shells (env MINDROOM_AGENT_CLI_LISTEN)")
+	fs.StringVar(&cfg.TLSCertFile, "tls-cert", os.Getenv("MINDROOM_TLS_CERT"), "PEM certificate: serve the gRPC and REST APIs over TLS (env MINDROOM_TLS_CERT)")
+	fs.StringVar(&cfg.TLSKeyFile, "tls-key", os.Getenv("MINDROOM_TLS_KEY"), "PEM private key for --tls-cert (env MINDROOM_TLS_KEY)")
 	fs.BoolVar(&cfg.EnableTestToolkit, "enable-test-toolkit", os.Getenv("MINDROOM_ENABLE_TEST_TOOLKIT") == "1", "register the deterministic test toolkits (env MINDROOM_ENABLE_TEST_TOOLKIT=1)")
 	fs.StringVar(&cfg.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable for agent_cli_bin/ (default: next to this binary, else this binary's agent subcommand)")
 	fs.StringVar(&mcpConfig, "mcp-config", os.Getenv("MINDROOM_MCP_CONFIG"), `JSON file of MCP servers to mount as toolkits, {"servers":[…]} (env MINDROOM_MCP_CONFIG)`)

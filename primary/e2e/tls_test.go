@@ -1,0 +1,197 @@
+package e2e
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/testenv"
+	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/worker"
+)
+
+// writeSelfSigned writes a certificate for 127.0.0.1 and its key, returning their paths.
+func writeSelfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "turncli test primary"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := writeSelfSigned(t, dir)
+	stateDir := filepath.Join(dir, "state")
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- primary.Run(ctx, primary.Config{
+			StateDir: stateDir, GRPCListen: "127.0.0.1:0", HTTPListen: "127.0.0.1:0", AgentCLIListen: "127.0.0.1:0",
+			EnableTestToolkit: true, AgentBinary: testenv.AgentBinary(t), WorkerKeys: []string{"key-a"},
+			TLSCertFile: certFile, TLSKeyFile: keyFile, Logger: logger, ShutdownGrace: 5 * time.Second,
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("primary.Run: %v", err)
+		}
+	})
+	var ep primary.Endpoints
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		data, err := os.ReadFile(filepath.Join(stateDir, primary.EndpointsFile))
+		if err == nil && json.Unmarshal(data, &ep) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("endpoints.json was not written")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	readToken := func(path string) string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(data))
+	}
+	pool := x509.NewCertPool()
+	pemBytes, _ := os.ReadFile(certFile)
+	pool.AppendCertsFromPEM(pemBytes)
+
+	// A worker that trusts only the test CA connects over TLS.
+	wctx, wcancel := context.WithCancel(context.Background())
+	wdone := make(chan error, 1)
+	go func() {
+		wdone <- worker.Run(wctx, worker.Config{
+			PrimaryAddr: ep.GRPC, TLSCAFile: certFile, Credential: readToken(ep.WorkerTokenFiles["key-a"]),
+			Key: "key-a", ID: "tls-worker", StateDir: filepath.Join(dir, "worker"), AgentBinary: testenv.AgentBinary(t),
+			Logger: logger, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+		})
+	}()
+	t.Cleanup(func() {
+		wcancel()
+		if err := <-wdone; err != nil {
+			t.Errorf("worker.Run: %v", err)
+		}
+	})
+
+	runtimeToken := readToken(ep.RuntimeTokenFile)
+	conn, err := grpc.NewClient(ep.GRPC,
+		grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})),
+		grpc.WithPerRPCCredentials(bearerToken(runtimeToken)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	api := responsev1.NewResponseServiceClient(conn)
+
+	t.Run("WorkerShellCallsThroughItsProxyOverATLSConnection", func(t *testing.T) {
+		var opened *responsev1.OpenResponseResponse
+		for { // the worker may still be connecting: OpenWindow binds once one is there
+			opened, err = api.OpenResponse(context.Background(), &responsev1.OpenResponseRequest{AgentName: "tls", WorkerKey: "key-a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := api.OpenWindow(context.Background(), &responsev1.OpenWindowRequest{ResponseId: opened.GetResponseId(), BashCallId: "probe"}); err == nil {
+				break
+			}
+			api.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: opened.GetResponseId()})
+			if time.Now().After(deadline.Add(10 * time.Second)) {
+				t.Fatal("the TLS worker never became routable")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		defer api.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: opened.GetResponseId()})
+		run, err := mpRunBash(context.Background(), api, opened.GetResponseId(), "tls-1", `mindroom-agent tools call test.echo '{"tls":true}'`, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.result.GetExitCode() != 0 || len(run.result.GetReceipts()) != 1 || run.result.GetReceipts()[0].GetOutcomeJson() != `{"tls":true}` {
+			t.Fatalf("result %v", run.result)
+		}
+	})
+
+	t.Run("RESTIsServedOverTLSAndPlainHTTPIsRefused", func(t *testing.T) {
+		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+		defer client.CloseIdleConnections()
+		httpsURL := strings.Replace(ep.HTTP, "http://", "https://", 1)
+		req, _ := http.NewRequest(http.MethodPost, httpsURL+"/v1/responses", strings.NewReader(`{"agent_name":"rest-tls"}`))
+		req.Header.Set("Authorization", "Bearer "+runtimeToken)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			ResponseID string `json:"response_id"`
+		}
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || body.ResponseID == "" {
+			t.Fatalf("status %d body %+v", resp.StatusCode, body)
+		}
+		api.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: body.ResponseID})
+		plain := &http.Client{Timeout: 5 * time.Second}
+		if resp, err := plain.Get(ep.HTTP + "/v1/responses"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode < 400 {
+				t.Errorf("plain HTTP to the TLS listener answered %d", resp.StatusCode)
+			}
+		}
+		plain.CloseIdleConnections()
+	})
+}
+
+// bearerToken is a per-RPC credential carrying the runtime token (TLS connections only).
+type bearerToken string
+
+func (b bearerToken) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(b)}, nil
+}
+
+func (bearerToken) RequireTransportSecurity() bool { return true }
