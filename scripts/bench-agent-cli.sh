@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-agent-cli.sh measures one `mindroom-agent tools call test.echo '{}'` as a whole process
-# against a primary-local listener, and the floor (testdata/floorclient: the same two loopback
+# against a primary-local listener, and the floor (internal/benchfloor/floorclient: the same two loopback
 # requests from a minimal standard-library program to a trivial server). It prints the machine,
 # every run, the median of the per-run medians of each benchmark and their ratio.
 # See docs/PERFORMANCE.md for how to read the numbers.

@@ -52,10 +52,10 @@ func BenchmarkToolsCallEcho(b *testing.B) {
 	}, []byte(`"status":"completed"`))
 }
 
-// BenchmarkFloorTwoRequests runs testdata/floorclient b.N times against trivialServer.
+// BenchmarkFloorTwoRequests runs internal/benchfloor/floorclient b.N times against trivialServer.
 func BenchmarkFloorTwoRequests(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "floorclient")
-	build := exec.Command("go", "build", "-o", bin, "./testdata/floorclient")
+	build := exec.Command("go", "build", "-o", bin, "github.com/turncli/turncli/internal/benchfloor/floorclient")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // built like testenv builds mindroom-agent
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build floorclient: %v\n%s", err, out)
