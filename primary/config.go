@@ -65,10 +65,8 @@ func (c *Config) Validate() error {
 	if c.AgentBinary == "" {
 		return errors.New("agent binary is required")
 	}
-	if c.AgentCLIListen != "" {
-		if err := requireLoopback(c.AgentCLIListen); err != nil {
-			return fmt.Errorf("agent cli listener: %w", err)
-		}
+	if err := requireLoopback(c.AgentCLIListen); err != nil {
+		return fmt.Errorf("agent cli listener must be a loopback address: %w", err)
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return errors.New("TLS needs both a certificate and a key file")

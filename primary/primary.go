@@ -73,6 +73,7 @@ type Primary struct {
 
 	grpcServer     *grpc.Server // public APIs, role-authorised
 	health         *health.Server
+	policy         *roleauth.Policy
 	agentCLIServer *grpc.Server // Agent CLI, reached only in-process by the loopback gateway
 	internalGRPC   *bufconn.Listener
 	internalCLI    *bufconn.Listener
@@ -84,6 +85,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	if err := os.Chmod(cfg.StateDir, 0o700); err != nil { // MkdirAll keeps an existing dir's mode
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry()}
@@ -199,6 +203,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 
 	// The loopback listener's gateway reaches the Agent CLI through its own in-process server,
 	// whose every call is marked as arriving on the primary's local path.
+	p.policy = policy
 	p.agentCLIServer = grpc.NewServer(grpc.ChainUnaryInterceptor(agentcli.PathInterceptor(response.LocalPath)))
 	agentcliv1.RegisterAgentCLIServiceServer(p.agentCLIServer, cli)
 
@@ -275,7 +280,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 		return err
 	}
 	cliHTTP := &http.Server{Handler: cliHandler, ReadHeaderTimeout: 10 * time.Second}
-	apiHTTP := &http.Server{Handler: apiMux, ReadHeaderTimeout: 10 * time.Second}
+	apiHTTP := &http.Server{Handler: p.restEdge(apiMux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 
 	g, gctx := errgroup.WithContext(ctx)
 	serveGRPC := func(s *grpc.Server, l net.Listener) func() error {
@@ -313,12 +318,17 @@ func (p *Primary) shutdown(servers ...*http.Server) {
 	p.health.Shutdown() // NOT_SERVING first, so load balancers and workers look elsewhere
 	// Subscriptions (REST ones too) are endless streams: end them before waiting for requests.
 	p.Continuations.Close()
+	// Responses next: closing them revokes grants, stops their commands and ends their long
+	// polls, so the HTTP and gRPC requests still in flight finish at once instead of holding
+	// the graceful stops below until their grace runs out.
+	p.Responses.CloseAll()
+	httpCtx, cancelHTTP := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
+	defer cancelHTTP()
+	for _, s := range servers {
+		_ = s.Shutdown(httpCtx)
+	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
 	defer cancel()
-	for _, s := range servers {
-		_ = s.Shutdown(stopCtx) // idle keep-alive and long polls end; closed responses end the rest
-	}
-	p.Responses.CloseAll()
 	p.Workers.Close()             // worker connections are long streams: end them, or GracefulStop waits
 	var mcpStopped sync.WaitGroup // after responses: no call is left running on the servers
 	for _, tk := range p.MCPServers {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -15,6 +16,9 @@ type Config struct {
 	PrimaryAddr string
 	// TLSCAFile, when set, makes the connection TLS, verified against this CA bundle.
 	TLSCAFile string
+	// Insecure allows a plaintext connection to a primary that is not on loopback (the
+	// credential then crosses the network in clear); without it such a primary needs TLSCAFile.
+	Insecure bool
 	// Credential is the worker credential configured on the primary for Key.
 	Credential string
 	// Key is the worker key responses are routed by; ID is this worker's stable id.
@@ -45,6 +49,9 @@ type Config struct {
 func (c *Config) Validate() error {
 	if c.PrimaryAddr == "" {
 		return errors.New("primary address is required")
+	}
+	if c.TLSCAFile == "" && !c.Insecure && !loopbackTarget(c.PrimaryAddr) {
+		return errors.New("refusing to send the worker credential in clear to a primary that is not on loopback: give a TLS CA (--tls-ca) or allow it explicitly (--insecure)")
 	}
 	if c.Credential == "" {
 		return errors.New("worker credential is required")
@@ -92,4 +99,21 @@ func (c *Config) Validate() error {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return nil
+}
+
+// loopbackTarget reports whether a dial target names a loopback host (or an in-process one,
+// such as the passthrough targets tests use).
+func loopbackTarget(addr string) bool {
+	if strings.Contains(addr, ":///") {
+		return true // a resolver target with a custom dialer, not a network address
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -20,12 +20,17 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/client"
+	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/mcpbridge"
 )
 
 func main() {
+	if err := procsec.NonDumpable(); err != nil {
+		fmt.Fprintln(os.Stderr, "cannot make the process non-dumpable:", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

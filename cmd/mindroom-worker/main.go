@@ -18,11 +18,16 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/worker"
 )
 
 func main() {
+	if err := procsec.NonDumpable(); err != nil {
+		fmt.Fprintln(os.Stderr, "cannot make the process non-dumpable:", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stderr)
 	stop()
@@ -44,6 +49,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	hostname, _ := os.Hostname()
 	fs.StringVar(&cfg.PrimaryAddr, "primary", env("MINDROOM_PRIMARY_ADDR", "127.0.0.1:7420"), "primary gRPC address (env MINDROOM_PRIMARY_ADDR)")
 	fs.StringVar(&cfg.TLSCAFile, "tls-ca", os.Getenv("MINDROOM_PRIMARY_TLS_CA"), "CA bundle to verify the primary with; empty: no TLS (env MINDROOM_PRIMARY_TLS_CA)")
+	fs.BoolVar(&cfg.Insecure, "insecure", os.Getenv("MINDROOM_WORKER_INSECURE") == "1", "allow a plaintext connection to a primary that is not on loopback (env MINDROOM_WORKER_INSECURE=1)")
 	fs.StringVar(&credentialFile, "credential-file", os.Getenv("MINDROOM_WORKER_CREDENTIAL_FILE"), "file holding this worker key's credential (env MINDROOM_WORKER_CREDENTIAL_FILE, or the credential itself in MINDROOM_WORKER_CREDENTIAL)")
 	fs.StringVar(&cfg.Key, "key", os.Getenv("MINDROOM_WORKER_KEY"), "worker key responses are routed by (env MINDROOM_WORKER_KEY)")
 	fs.StringVar(&cfg.ID, "id", env("MINDROOM_WORKER_ID", hostname), "this worker's stable id (env MINDROOM_WORKER_ID, default the hostname)")

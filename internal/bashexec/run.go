@@ -129,14 +129,16 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		env = []string{} // nil would make os/exec inherit os.Environ()
 	}
 	cmd := &exec.Cmd{
-		Path:        bash,
-		Args:        []string{"bash", "--noprofile", "--norc", "-c", spec.Script},
-		Env:         env,
-		Dir:         spec.Dir,
-		Stdin:       p.childStdin,
-		Stdout:      p.childStdout,
-		Stderr:      p.childStderr,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		Path:   bash,
+		Args:   []string{"bash", "--noprofile", "--norc", "-c", spec.Script},
+		Env:    env,
+		Dir:    spec.Dir,
+		Stdin:  p.childStdin,
+		Stdout: p.childStdout,
+		Stderr: p.childStderr,
+		// Pdeathsig: if the primary or worker dies abruptly, its shells die with it rather than
+		// running on unowned.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

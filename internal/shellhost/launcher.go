@@ -37,14 +37,16 @@ func (l *launcher) script() []byte {
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// ensure makes the launcher current. It is cheap when nothing changed: a stat and a read.
+// ensure makes the launcher current and the directory hold nothing else (the directory is
+// first on every shell's PATH, so anything planted there would shadow real commands). It is
+// cheap when nothing changed: a stat, a directory read and a file read.
 func (l *launcher) ensure() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	want := l.script()
 	path := filepath.Join(l.dir, Name)
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o700 {
-		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) && l.dirIsPrivate() {
+		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) && l.dirIsPrivate() && l.holdsOnlyLauncher() {
 			return nil
 		}
 	}
@@ -85,6 +87,11 @@ func (l *launcher) ensure() error {
 		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
 	return nil
+}
+
+func (l *launcher) holdsOnlyLauncher() bool {
+	entries, err := os.ReadDir(l.dir)
+	return err == nil && len(entries) == 1 && entries[0].Name() == Name
 }
 
 func (l *launcher) dirIsPrivate() bool {

@@ -104,4 +104,6 @@ type Attachment struct {
 	Name     string `json:"name,omitempty"`
 	URI      string `json:"uri,omitempty"`
 	Size     int64  `json:"size,omitempty"`
+	// Omitted says why URI was left out (its inline data went over the receipt's budget).
+	Omitted string `json:"omitted,omitempty"`
 }

@@ -111,6 +111,9 @@ func (c *ServerConfig) Validate() error {
 			if name == "" || strings.ContainsAny(name, "=\x00") {
 				return fmt.Errorf("MCP server %q: invalid variable name %q in env_allow", c.Name, name)
 			}
+			if strings.HasPrefix(name, "MINDROOM_") {
+				return fmt.Errorf("MCP server %q: %s cannot be passed on: MINDROOM_ variables hold the primary's own settings and credentials", c.Name, name)
+			}
 		}
 		for name := range c.Env {
 			if name == "" || strings.ContainsAny(name, "=\x00") {

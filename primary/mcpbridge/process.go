@@ -55,7 +55,7 @@ func startProcess(cfg ServerConfig, env []string, grace time.Duration, wg *sync.
 	cmd.Stderr = p.stderr
 	// A process that left the group may keep stderr open: Wait gives up on it after grace.
 	cmd.WaitDelay = grace
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL} // dies with the primary
 	if err := cmd.Start(); err != nil {
 		closeFiles(stdinR, stdinW, stdoutR, stdoutW)
 		return nil, err

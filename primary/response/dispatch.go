@@ -3,6 +3,7 @@ package response
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/turncli/turncli/internal/bashexec"
@@ -68,7 +69,7 @@ func (r *Response) run(rc *receipt, w *Window, view *catalog.View) (Status, []by
 	}
 	var attachments []byte
 	if len(result.Attachments) > 0 {
-		attachments, err = canonjson.Marshal(result.Attachments)
+		attachments, err = canonjson.Marshal(budgetAttachments(result.Attachments))
 		if err != nil {
 			return Failed, errorOutcome("Tool returned invalid attachments"), nil
 		}
@@ -150,4 +151,22 @@ func (r *Response) RunBash(ctx context.Context, bashCallID, command string, time
 	res, runErr := r.runShell(ctx, w, command, timeout, out)
 	receipts := r.DrainWindow(w)
 	return res, receipts, runErr
+}
+
+// MaxInlineAttachmentBytes bounds the URIs (typically data: URIs) a receipt carries in all, so
+// a receipt with media still fits a client's 64 KiB read; URIs past it are left out, saying so.
+const MaxInlineAttachmentBytes = 24 * 1024
+
+func budgetAttachments(in []catalog.Attachment) []catalog.Attachment {
+	out := make([]catalog.Attachment, len(in))
+	used := 0
+	for i, a := range in {
+		if used+len(a.URI) > MaxInlineAttachmentBytes {
+			a.Omitted = fmt.Sprintf("its %d-byte URI exceeds the receipt's %d-byte attachment budget", len(a.URI), MaxInlineAttachmentBytes)
+			a.URI = ""
+		}
+		used += len(a.URI)
+		out[i] = a
+	}
+	return out
 }

@@ -31,6 +31,10 @@ func NewServer(responses *response.Manager, log *slog.Logger) *Server {
 	return &Server{responses: responses, log: log}
 }
 
+// MaxCommandBytes is the longest command RunBash takes: Linux refuses a longer single argument
+// (MAX_ARG_STRLEN, 128 KiB with its terminating NUL), so `bash -c` could not run it anyway.
+const MaxCommandBytes = 128*1024 - 1
+
 var errNoResponse = status.Error(codes.NotFound, "no open response has this id")
 
 func (s *Server) get(id string) (*response.Response, error) {
@@ -104,8 +108,8 @@ func (s *Server) RunBash(req *responsev1.RunBashRequest, stream responsev1.Respo
 	if err != nil {
 		return err
 	}
-	if req.GetCommand() == "" {
-		return status.Error(codes.InvalidArgument, "command must not be empty")
+	if req.GetCommand() == "" || len(req.GetCommand()) > MaxCommandBytes {
+		return status.Errorf(codes.InvalidArgument, "command must be 1 to %d bytes (Bash takes no longer -c argument; put longer scripts in a file)", MaxCommandBytes)
 	}
 	// Output is sent from the command's reader goroutines; gRPC streams take one sender at a
 	// time. A failed send (the runtime went away) cancels the command.

@@ -113,3 +113,19 @@ func (p *Policy) StreamInterceptor() grpc.StreamServerInterceptor {
 		return h(srv, ss)
 	}
 }
+
+// KnownCredential reports whether token is a credential of any role, comparing against every
+// digest in constant time. An HTTP edge uses it to refuse requests before reading their bodies.
+func (p *Policy) KnownCredential(token string) bool {
+	if token == "" || len(token) > 4096 {
+		return false
+	}
+	d := sha256.Sum256([]byte(token))
+	match := 0
+	for _, digests := range p.digests {
+		for _, want := range digests {
+			match |= subtle.ConstantTimeCompare(want[:], d[:])
+		}
+	}
+	return match == 1
+}

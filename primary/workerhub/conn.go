@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/bashexec"
 )
 
 // errProtocol marks a worker that broke the protocol; its connection is ended.
@@ -80,6 +81,9 @@ func (c *conn) receive() error {
 		}
 		switch ev := msg.GetEvent().(type) {
 		case *workerv1.ConnectRequest_Output:
+			if len(ev.Output.GetData()) > bashexec.ChunkSize {
+				return fmt.Errorf("%w: an output chunk over %d bytes", errProtocol, bashexec.ChunkSize)
+			}
 			rc := c.command(ev.Output.GetCommandId())
 			if rc == nil {
 				continue // output of a command the primary already gave up on

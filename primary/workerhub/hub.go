@@ -80,7 +80,10 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 	// Register before the Welcome and under the send lock: a welcomed worker is routable at
 	// once, and no StartCommand can overtake its Welcome.
 	c.sendMu.Lock()
-	h.register(c)
+	if err := h.register(c); err != nil {
+		c.sendMu.Unlock()
+		return err
+	}
 	defer func() {
 		h.unregister(c)
 		close(c.gone)
@@ -123,12 +126,17 @@ func validateHello(hello *workerv1.Hello, ident Identity) error {
 	return nil
 }
 
-func (h *Hub) register(c *conn) {
+// register makes c routable, replacing a live connection of the same worker (same id and key).
+// An id live under another key is refused: one key's credential must not disconnect another
+// key's worker.
+func (h *Hub) register(c *conn) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		c.cancel() // the primary is stopping: end this connection at once
-		return
+		return status.Error(codes.Unavailable, "the primary is stopping")
+	}
+	if old := h.byID[c.ident.ID]; old != nil && old.ident.Key != c.ident.Key {
+		return status.Error(codes.AlreadyExists, "a worker with this id is connected under another key")
 	}
 	if old := h.byID[c.ident.ID]; old != nil {
 		old.cancel()
@@ -139,6 +147,7 @@ func (h *Hub) register(c *conn) {
 		h.byKey[c.ident.Key] = make(map[string]*conn)
 	}
 	h.byKey[c.ident.Key][c.ident.ID] = c
+	return nil
 }
 
 func (h *Hub) unregister(c *conn) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -13,6 +14,9 @@ import (
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/primary/response"
 )
+
+// maxWorkerErrorBytes bounds the error text a worker reports for a command.
+const maxWorkerErrorBytes = 1024
 
 // creditBatch is how many delivered chunks are returned to the worker in one Credit.
 const creditBatch = 8
@@ -73,8 +77,11 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 			deliver(ch)
 		case ex := <-rc.exited:
 			deliverQueued() // output sent before the exit is already queued
-			if ex.GetError() != "" {
-				return bashexec.Result{}, errors.New(ex.GetError())
+			if msg := ex.GetError(); msg != "" {
+				if len(msg) > maxWorkerErrorBytes {
+					msg = strings.ToValidUTF8(msg[:maxWorkerErrorBytes], "") + "…"
+				}
+				return bashexec.Result{}, errors.New(msg)
 			}
 			return bashexec.Result{ExitCode: int(ex.GetExitCode()), TimedOut: ex.GetTimedOut(), Cancelled: ex.GetCancelled()}, nil
 		case <-done:
