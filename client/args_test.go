@@ -29,6 +29,7 @@ func TestSplitTool(t *testing.T) {
 		{name: "MissingFunctionNamesSearch", pos: []string{"slack"}, errCode: ExitInvalid, errFragment: "mindroom-agent tools search slack"},
 		{name: "EmptyFunctionNamesSearch", pos: []string{"slack."}, errCode: ExitInvalid, errFragment: "mindroom-agent tools search slack"},
 		{name: "JSONInsteadOfFunctionNamesSearch", pos: []string{"slack", `{}`}, errCode: ExitInvalid, errFragment: "mindroom-agent tools search slack"},
+		{name: "FunctionStartingWithADigitIsAFunction", pos: []string{"github", "2fa_setup"}, toolkit: "github", function: "2fa_setup", rest: []string{}},
 		{name: "MissingToolkit", pos: []string{".send"}, errCode: ExitInvalid, errFragment: "missing toolkit"},
 		{name: "Nothing", pos: nil, errCode: ExitInvalid, errFragment: "missing TOOLKIT"},
 		{name: "TooMany", pos: []string{"a", "b", "{}", "{}"}, errCode: ExitInvalid, errFragment: "too many"},

@@ -76,13 +76,12 @@ func (a *app) call(ctx context.Context, callID string, p *parsedArgs, parseErr e
 
 // splitTool reads TOOLKIT FUNCTION or TOOLKIT.FUNCTION (split on the last dot) from the
 // positionals. With withInput, one more positional is the trailing JSON input, returned as
-// rest: two positionals whose second looks like JSON are TOOLKIT.FUNCTION JSON, otherwise
-// they are TOOLKIT FUNCTION.
+// rest: see trailingJSON for how two positionals are read.
 func splitTool(pos []string, withInput bool) (toolkit, function string, rest []string, err error) {
 	switch {
 	case len(pos) == 0:
 		return "", "", nil, invalidf("missing TOOLKIT FUNCTION or TOOLKIT.FUNCTION; run `mindroom-agent tools search QUERY` to find one")
-	case len(pos) == 1 || (withInput && len(pos) == 2 && looksLikeJSON(pos[1])):
+	case len(pos) == 1 || (withInput && len(pos) == 2 && trailingJSON(pos[0], pos[1])):
 		i := strings.LastIndex(pos[0], ".")
 		if i < 0 {
 			toolkit, function = pos[0], ""
@@ -131,4 +130,15 @@ func shellQuote(s string) string {
 		return s
 	}
 	return fmt.Sprintf("'%s'", strings.ReplaceAll(s, "'", `'\''`))
+}
+
+// trailingJSON decides how `tools call A B` reads: TOOLKIT.FUNCTION JSON when B is an object,
+// or when A has a dot and B looks like any JSON value; otherwise TOOLKIT FUNCTION, so
+// `tools call github 2fa_setup` names a function that merely starts with a digit, and
+// `tools call slack {}` is reported as a missing function rather than a function named "{}".
+func trailingJSON(first, second string) bool {
+	if strings.HasPrefix(strings.TrimSpace(second), "{") {
+		return true
+	}
+	return strings.Contains(first, ".") && looksLikeJSON(second)
 }

@@ -65,8 +65,10 @@ func (c *Config) Validate() error {
 	if c.AgentBinary == "" {
 		return errors.New("agent binary is required")
 	}
-	if err := requireLoopback(c.AgentCLIListen); err != nil {
-		return fmt.Errorf("agent cli listener must be a loopback address: %w", err)
+	if c.AgentCLIListen != "" { // Run requires it; New checks the listener it is given
+		if err := requireLoopback(c.AgentCLIListen); err != nil {
+			return fmt.Errorf("agent cli listener must be a loopback address: %w", err)
+		}
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return errors.New("TLS needs both a certificate and a key file")

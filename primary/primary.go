@@ -84,6 +84,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := requireLoopback(lis.AgentCLI.Addr().String()); err != nil {
+		return nil, fmt.Errorf("agent cli listener must be on loopback: %w", err)
+	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}

@@ -3,6 +3,7 @@ package primary
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -30,6 +31,9 @@ func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
 func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if cfg.AgentCLIListen == "" {
+		return errors.New("the Agent CLI listener address is required (a loopback address)")
 	}
 	var lis Listeners
 	var opened []net.Listener

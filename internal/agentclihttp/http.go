@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -92,8 +93,8 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == OperationsPath:
 		method = http.MethodPost
-	case strings.HasPrefix(r.URL.Path, CallsPathPrefix) && !strings.Contains(r.URL.Path[len(CallsPathPrefix):], "/"):
-		method = http.MethodGet
+	case strings.HasPrefix(r.URL.EscapedPath(), CallsPathPrefix) && !strings.Contains(r.URL.EscapedPath()[len(CallsPathPrefix):], "/"):
+		method = http.MethodGet // one path segment, which may hold an escaped "/"
 	default:
 		writeDetail(w, http.StatusNotFound, "Not Found")
 		return
@@ -105,6 +106,12 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	token, ok := BearerToken(r.Header.Get("Authorization"))
 	if !ok || len(r.Header.Values("Authorization")) != 1 || !f.authenticated(r.Context(), token) {
+		writeDetail(w, http.StatusUnauthorized, clierr.UnauthenticatedText)
+		return
+	}
+	if method == http.MethodGet && !wellFormedCallID(r.URL.EscapedPath()) {
+		// A call id that is not a UUID names no call the caller can see: the same 401, and no
+		// routing error that would tell it apart.
 		writeDetail(w, http.StatusUnauthorized, clierr.UnauthenticatedText)
 		return
 	}
@@ -209,3 +216,23 @@ func (m rawJSON) NewEncoder(w io.Writer) runtime.Encoder {
 }
 
 func (rawJSON) Delimiter() []byte { return []byte("\n") }
+
+// wellFormedCallID reports whether an escaped calls path ends in a segment that, unescaped, is
+// spelt like a UUID in one of the forms the handlers accept (hex digits, hyphens, braces, urn
+// prefix).
+func wellFormedCallID(escapedPath string) bool {
+	seg, ok := strings.CutPrefix(escapedPath, CallsPathPrefix)
+	if !ok {
+		return false
+	}
+	id, err := url.PathUnescape(seg)
+	if err != nil || id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range strings.TrimPrefix(strings.ToLower(id), "urn:uuid:") {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == '-' || c == '{' || c == '}') {
+			return false
+		}
+	}
+	return true
+}

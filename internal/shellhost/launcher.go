@@ -2,6 +2,8 @@ package shellhost
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,11 +52,24 @@ func (l *launcher) ensure() error {
 			return nil
 		}
 	}
-	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+	// Never act through a link: if something other than a real directory stands at the
+	// directory's path (a symlink planted by a shell), remove it and make a fresh directory.
+	if fi, err := os.Lstat(l.dir); err == nil && !fi.IsDir() {
+		if err := os.Remove(l.dir); err != nil {
+			return fmt.Errorf("agent_cli_bin: %w", err)
+		}
+	}
+	if err := os.Mkdir(l.dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
 	if err := os.Chmod(l.dir, 0o700); err != nil {
 		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	// Whatever stands at the launcher's own path is replaced, even a directory.
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("agent_cli_bin: %w", err)
+		}
 	}
 	entries, err := os.ReadDir(l.dir)
 	if err != nil {

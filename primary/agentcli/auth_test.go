@@ -86,6 +86,10 @@ func TestReceiptThatIsNotTheCallersIsUnauthorized(t *testing.T) {
 		{"TruncatedUUIDIsUnauthorized", theirs.CallID[:35], ""},
 		{"UnknownCallIDIsUnauthorized", uuid.NewString(), ""},
 		{"UnknownCallIDIsUnauthorizedEvenWhenWaiting", uuid.NewString(), "?wait=1"},
+		{"UnknownCallIDIsUnauthorizedBeforeABadWaitIsJudged", uuid.NewString(), "?wait=abc"},
+		{"AnotherResponsesCallIsUnauthorizedBeforeABadWaitIsJudged", theirs.CallID, "?wait=61"},
+		{"EscapedSlashInTheCallIDIsUnauthorized", "a%2Fb", ""},
+		{"EscapedNonUUIDCallIDIsUnauthorized", "%7Bnot-a-uuid%7D", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requireUnauthorized(t, mine.get(tc.id, tc.query))

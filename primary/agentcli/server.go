@@ -130,6 +130,11 @@ func (s *Server) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*
 	if err != nil {
 		return nil, errUnauthenticated
 	}
+	// The receipt is looked up before the wait is judged: a call the caller cannot see is the
+	// uniform 401 whatever else the request says.
+	if _, err := r.GetCall(ctx, id, 0); err != nil {
+		return nil, toStatus(s.log, err)
+	}
 	wait, err := parseWait(req.GetWait())
 	if err != nil {
 		return nil, toStatus(s.log, err)

@@ -68,7 +68,7 @@ func (r *Registry) Register(ctx context.Context, tk Toolkit) error {
 		return fmt.Errorf("toolkit name %q must be 1..128 characters", name)
 	}
 	e := &Entry{toolkit: tk, name: name, description: tk.Description(), loadSlot: make(chan struct{}, 1)}
-	item, err := canonjson.Marshal(map[string]any{"deferred": true, "description": e.description, "toolkit": name})
+	item, err := canonjson.Marshal(map[string]any{"deferred": true, "description": listDescription(e.description), "toolkit": name})
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func compileFunction(toolkit string, toolkitInstructions []string, f Function) (
 		return nil, err
 	}
 	listItem, err := canonjson.Marshal(map[string]any{
-		"description": f.Description,
+		"description": listDescription(f.Description),
 		"function":    f.Name,
 		"toolkit":     toolkit,
 	})
@@ -293,4 +293,28 @@ func (e *Entry) Reload(ctx context.Context) error {
 	}
 	_, err := e.load(ctx)
 	return err
+}
+
+// MaxListDescriptionBytes bounds a description in a discovery item, measured as canonical JSON,
+// so that every item fits a 64 KiB page with room for its names and cursor; describe returns the
+// full text.
+const MaxListDescriptionBytes = 60 * 1024
+
+func listDescription(d string) string {
+	encoded, _ := canonjson.Marshal(d)
+	if len(encoded) <= MaxListDescriptionBytes {
+		return d
+	}
+	const marker = " … (shortened; tools describe shows all of it)"
+	cut := len(d)
+	for {
+		cut -= max(1, (len(encoded)-MaxListDescriptionBytes)/6) // a byte encodes to at most 6
+		for cut > 0 && !utf8.RuneStart(d[cut]) {
+			cut--
+		}
+		short := d[:cut] + marker
+		if encoded, _ = canonjson.Marshal(short); len(encoded) <= MaxListDescriptionBytes {
+			return short
+		}
+	}
 }

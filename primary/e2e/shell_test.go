@@ -233,3 +233,34 @@ func TestRunBashOverREST(t *testing.T) {
 }
 
 var _ = primary.EndpointsFile
+
+func TestLauncherIsRestoredWhateverAShellPutsInItsPlace(t *testing.T) {
+	env := testenv.Start(t)
+	id := env.Open(t)
+	bin := filepath.Join(env.StateDir, "agent_cli_bin")
+	victim := t.TempDir()
+	if err := os.WriteFile(filepath.Join(victim, "keep"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, tamper string }{
+		{"SymlinkedDirectoryIsReplacedNotFollowed", `rm -rf "$BIN" && ln -s "$VICTIM" "$BIN"`},
+		{"DirectoryAtTheLauncherPathIsReplaced", `rm -f "$BIN/mindroom-agent" && mkdir -p "$BIN/mindroom-agent/sub"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := env.RunBash(t, id, "tamper-"+tc.name, `BIN='`+bin+`' VICTIM='`+victim+`'; `+tc.tamper)
+			if run.Result.GetExitCode() != 0 {
+				t.Fatalf("tamper: exit %d %s", run.Result.GetExitCode(), run.Stderr)
+			}
+			run = env.RunBash(t, id, "after-"+tc.name, `mindroom-agent tools call test.echo '{"ok":true}'`)
+			if run.Result.GetExitCode() != 0 {
+				t.Fatalf("the next command could not use mindroom-agent: exit %d error %q stderr %q", run.Result.GetExitCode(), run.Result.GetError(), run.Stderr)
+			}
+			if fi, err := os.Lstat(bin); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+				t.Errorf("agent_cli_bin is not a private directory: %v %v", fi, err)
+			}
+			if entries, _ := os.ReadDir(victim); len(entries) != 1 {
+				t.Errorf("the link's target was changed: %v", entries)
+			}
+		})
+	}
+}

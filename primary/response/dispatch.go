@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/turncli/turncli/internal/bashexec"
@@ -157,10 +158,21 @@ func (r *Response) RunBash(ctx context.Context, bashCallID, command string, time
 // a receipt with media still fits a client's 64 KiB read; URIs past it are left out, saying so.
 const MaxInlineAttachmentBytes = 24 * 1024
 
+// MaxAttachments bounds how many attachments one receipt lists, and maxAttachmentField the
+// length of each of an attachment's texts, for the same reason.
+const (
+	MaxAttachments     = 16
+	maxAttachmentField = 256
+)
+
 func budgetAttachments(in []catalog.Attachment) []catalog.Attachment {
+	if len(in) > MaxAttachments {
+		in = in[:MaxAttachments]
+	}
 	out := make([]catalog.Attachment, len(in))
 	used := 0
 	for i, a := range in {
+		a.Kind, a.MimeType, a.Name = clip(a.Kind), clip(a.MimeType), clip(a.Name)
 		if used+len(a.URI) > MaxInlineAttachmentBytes {
 			a.Omitted = fmt.Sprintf("its %d-byte URI exceeds the receipt's %d-byte attachment budget", len(a.URI), MaxInlineAttachmentBytes)
 			a.URI = ""
@@ -169,4 +181,11 @@ func budgetAttachments(in []catalog.Attachment) []catalog.Attachment {
 		out[i] = a
 	}
 	return out
+}
+
+func clip(s string) string {
+	if len(s) <= maxAttachmentField {
+		return strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.ToValidUTF8(s[:maxAttachmentField], "") + "…"
 }

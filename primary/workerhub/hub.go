@@ -72,7 +72,7 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	c := &conn{
-		ident: ident, session: uuid.NewString(), proxyURL: hello.GetAgentCliUrl(),
+		ident: ident, session: uuid.NewString(), proxyURL: origin(hello.GetAgentCliUrl()),
 		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel,
 		gone: make(chan struct{}), commands: make(map[string]*remoteCommand),
 	}
@@ -256,3 +256,10 @@ func (h *Hub) AgentCLIInterceptor() grpc.UnaryServerInterceptor {
 
 // commandGrace bounds how long a cancelled command may take to report its exit.
 const commandGrace = 30 * time.Second
+
+// origin is scheme://host of a URL validateHello accepted (which may end in "/"), the exact
+// shape MINDROOM_AGENT_CLI_URL must have.
+func origin(raw string) string {
+	u, _ := url.Parse(raw)
+	return u.Scheme + "://" + u.Host
+}
