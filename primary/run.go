@@ -3,8 +3,8 @@ package primary
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"

@@ -3,8 +3,8 @@ package shellhost
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,6 +58,9 @@ func (l *launcher) ensure() error {
 		if err := os.Remove(l.dir); err != nil {
 			return fmt.Errorf("agent_cli_bin: %w", err)
 		}
+	}
+	if err := os.MkdirAll(filepath.Dir(l.dir), 0o700); err != nil {
+		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
 	if err := os.Mkdir(l.dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("agent_cli_bin: %w", err)
