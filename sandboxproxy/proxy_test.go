@@ -129,6 +129,9 @@ func TestProxyAcceptsAGrantOnlyThroughTheWorkerItsResponseIsBoundTo(t *testing.T
 		{"WorkerGrantThroughThePrimarysListenerIsRejected", s.env.AgentCLIURL, bearer(s.onA1.grant), http.StatusUnauthorized},
 		{"LocalGrantThroughAWorkerProxyIsRejected", s.a1.ProxyURL(), bearer(s.local.grant), http.StatusUnauthorized},
 		{"HeadersClaimingTheBoundWorkerChangeNothing", s.b1.ProxyURL(), spoofed, http.StatusUnauthorized},
+		// Through the bound worker's own proxy the same headers must not reach the primary
+		// either: forwarded, they would double the identity metadata and turn 200 into 401.
+		{"HeadersClaimingAnIdentityAreNotForwarded", s.a1.ProxyURL(), spoofed, http.StatusOK},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,7 +32,11 @@ func (s *Service) register(c *conn, req *toolhostv1.RegisterToolkit) *toolhostv1
 
 	s.mu.Lock()
 	t := s.toolkits[name]
+	total := len(s.toolkits)
 	s.mu.Unlock()
+	if t == nil && total >= MaxHostedToolkits {
+		return reject(invalid, "the primary already serves %d toolkits from tool hosts, the most it takes", MaxHostedToolkits)
+	}
 	if t == nil {
 		if _, builtin := s.cfg.Registry.Lookup(name); builtin {
 			return reject(toolhostv1.RejectionReason_REJECTION_REASON_RESERVED, "toolkit %q is built into the primary and cannot be served by a tool host", name)
@@ -66,6 +70,10 @@ func (s *Service) register(c *conn, req *toolhostv1.RegisterToolkit) *toolhostv1
 	c.log.Info("toolkit registered", "toolkit", name, "deferred", reg.deferred)
 	return &toolhostv1.ToolkitRegistered{Name: name}
 }
+
+// MaxHostedToolkits bounds the distinct toolkit names tool hosts may register over the primary's
+// life: a name stays in the catalog (unavailable) after its host leaves, so it is never freed.
+const MaxHostedToolkits = 1024
 
 // validate checks a registration the way the registry will, in a scratch registry, so a
 // broken definition never replaces a working one.
