@@ -70,17 +70,12 @@ func (e *Env) StartWorker(t testing.TB, key, id string, edit ...func(*worker.Con
 	return tw
 }
 
-// WaitForWorker blocks until the primary has a connection from worker id.
+// WaitForWorker blocks until the primary has a connection from worker id (at most 10 s).
 func (e *Env) WaitForWorker(t testing.TB, id string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, w := range e.Primary.Workers.Workers() {
-			if w.ID == id {
-				return
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Primary.Workers.WaitConnected(ctx, id); err != nil {
+		t.Fatalf("worker %s did not connect: %v", id, err)
 	}
-	t.Fatalf("worker %s did not connect", id)
 }

@@ -66,33 +66,40 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 	certFile, keyFile := writeSelfSigned(t, dir)
 	stateDir := filepath.Join(dir, "state")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	tlsCfg, err := primary.ServerTLS(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := func(protos ...string) net.Listener {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(protos) == 0 {
+			return l
+		}
+		c := tlsCfg.Clone()
+		c.NextProtos = protos
+		return tls.NewListener(l, c)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
+	p, err := primary.New(ctx, primary.Config{
+		StateDir: stateDir, EnableTestToolkit: true, AgentBinary: testenv.AgentBinary(t),
+		WorkerKeys: []string{"key-a"}, Logger: logger, ShutdownGrace: 5 * time.Second,
+	}, primary.Listeners{GRPC: listen("h2"), HTTP: listen("http/1.1"), AgentCLI: listen()})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
 	served := make(chan error, 1)
-	go func() {
-		served <- primary.Run(ctx, primary.Config{
-			StateDir: stateDir, GRPCListen: "127.0.0.1:0", HTTPListen: "127.0.0.1:0", AgentCLIListen: "127.0.0.1:0",
-			EnableTestToolkit: true, AgentBinary: testenv.AgentBinary(t), WorkerKeys: []string{"key-a"},
-			TLSCertFile: certFile, TLSKeyFile: keyFile, Logger: logger, ShutdownGrace: 5 * time.Second,
-		})
-	}()
+	go func() { served <- p.Serve(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-served; err != nil {
-			t.Errorf("primary.Run: %v", err)
+			t.Errorf("primary.Serve: %v", err)
 		}
 	})
-	var ep primary.Endpoints
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		data, err := os.ReadFile(filepath.Join(stateDir, primary.EndpointsFile))
-		if err == nil && json.Unmarshal(data, &ep) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("endpoints.json was not written")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	ep := p.Endpoints()
 	readToken := func(path string) string {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -132,20 +139,14 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 	api := responsev1.NewResponseServiceClient(conn)
 
 	t.Run("WorkerShellCallsThroughItsProxyOverATLSConnection", func(t *testing.T) {
-		var opened *responsev1.OpenResponseResponse
-		for { // the worker may still be connecting: OpenWindow binds once one is there
-			opened, err = api.OpenResponse(context.Background(), &responsev1.OpenResponseRequest{AgentName: "tls", WorkerKey: "key-a"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := api.OpenWindow(context.Background(), &responsev1.OpenWindowRequest{ResponseId: opened.GetResponseId(), BashCallId: "probe"}); err == nil {
-				break
-			}
-			api.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: opened.GetResponseId()})
-			if time.Now().After(deadline.Add(10 * time.Second)) {
-				t.Fatal("the TLS worker never became routable")
-			}
-			time.Sleep(10 * time.Millisecond)
+		waitCtx, done := context.WithTimeout(context.Background(), 20*time.Second)
+		defer done()
+		if err := p.Workers.WaitConnected(waitCtx, "tls-worker"); err != nil {
+			t.Fatalf("the TLS worker never connected: %v", err)
+		}
+		opened, err := api.OpenResponse(context.Background(), &responsev1.OpenResponseRequest{AgentName: "tls", WorkerKey: "key-a"})
+		if err != nil {
+			t.Fatal(err)
 		}
 		defer api.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: opened.GetResponseId()})
 		run, err := mpRunBash(context.Background(), api, opened.GetResponseId(), "tls-1", `mindroom-agent tools call test.echo '{"tls":true}'`, nil)

@@ -14,6 +14,7 @@ type Store interface {
 	Continuations
 	ConversationModes
 	AuditLog
+	Operators
 	// Close releases the store. No method may be called after it.
 	Close() error
 }

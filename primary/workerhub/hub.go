@@ -42,6 +42,8 @@ type Hub struct {
 	closed bool
 	byID   map[string]*conn
 	byKey  map[string]map[string]*conn
+	// changed is closed (and replaced) whenever a worker connects or disconnects.
+	changed chan struct{}
 }
 
 // New returns a Hub with no workers.
@@ -52,7 +54,7 @@ func New(cfg Config) *Hub {
 	if cfg.OutputCredit <= 0 {
 		cfg.OutputCredit = 32
 	}
-	return &Hub{cfg: cfg, byID: make(map[string]*conn), byKey: make(map[string]map[string]*conn)}
+	return &Hub{cfg: cfg, byID: make(map[string]*conn), byKey: make(map[string]map[string]*conn), changed: make(chan struct{})}
 }
 
 // Connect serves one worker connection until it ends.
@@ -147,7 +149,31 @@ func (h *Hub) register(c *conn) error {
 		h.byKey[c.ident.Key] = make(map[string]*conn)
 	}
 	h.byKey[c.ident.Key][c.ident.ID] = c
+	h.notifyLocked()
 	return nil
+}
+
+func (h *Hub) notifyLocked() {
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+// WaitConnected blocks until a worker with id is connected (routable), or ctx ends.
+func (h *Hub) WaitConnected(ctx context.Context, id string) error {
+	for {
+		h.mu.Lock()
+		_, ok := h.byID[id]
+		changed := h.changed
+		h.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (h *Hub) unregister(c *conn) {
@@ -156,6 +182,7 @@ func (h *Hub) unregister(c *conn) {
 	if h.byID[c.ident.ID] == c {
 		delete(h.byID, c.ident.ID)
 		delete(h.byKey[c.ident.Key], c.ident.ID)
+		h.notifyLocked()
 	}
 }
 

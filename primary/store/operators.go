@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"regexp"
+	"time"
+)
+
+// Operators keeps the people who use the operator API. Only a SHA-256 digest of each
+// operator's credential is stored, never the credential.
+type Operators interface {
+	// CreateOperator adds an operator. A name already taken is ErrExists.
+	CreateOperator(ctx context.Context, o NewOperator) (Operator, error)
+	// CreateFirstOperator adds o only when no operator exists, in one transaction; created is
+	// false, and nothing is written, when one does.
+	CreateFirstOperator(ctx context.Context, o NewOperator) (op Operator, created bool, err error)
+	// ListOperators returns every operator, by name.
+	ListOperators(ctx context.Context) ([]Operator, error)
+	// RemoveOperator removes an operator by name; a name never created is ErrNotFound.
+	RemoveOperator(ctx context.Context, name string) error
+}
+
+// ErrExists: the record to create already exists.
+var ErrExists = errors.New("already exists")
+
+// OperatorRole is an operator's role (contract: interaction controls).
+type OperatorRole string
+
+// The operator roles.
+const (
+	RoleMember OperatorRole = "member"
+	RoleAdmin  OperatorRole = "admin"
+)
+
+// Valid reports whether r is one of the roles.
+func (r OperatorRole) Valid() bool { return r == RoleMember || r == RoleAdmin }
+
+var operatorName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidOperatorName reports whether name is 1..64 letters, digits, '.', '_' or '-', starting
+// with a letter or digit.
+func ValidOperatorName(name string) bool { return operatorName.MatchString(name) }
+
+// NewOperator is an operator to create.
+type NewOperator struct {
+	// Name is unique; see ValidOperatorName.
+	Name string
+	Role OperatorRole
+	// Digest is the SHA-256 digest of the operator's credential.
+	Digest [sha256.Size]byte
+}
+
+// Operator is a stored operator.
+type Operator struct {
+	Name      string
+	Role      OperatorRole
+	Digest    [sha256.Size]byte
+	CreatedAt time.Time
+}
