@@ -23,6 +23,7 @@ import (
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
@@ -32,6 +33,7 @@ import (
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/continuation"
 	"github.com/turncli/turncli/primary/mcpbridge"
+	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/roleauth"
@@ -69,6 +71,8 @@ type Primary struct {
 
 	runtimeToken string
 	tokenFile    string
+	operatorFile string                  // the first admin's credential, while that file exists
+	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
 	workerFiles  map[string]string
 
 	grpcServer     *grpc.Server // public APIs, role-authorised
@@ -106,6 +110,17 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		}
 	}()
 	p.Continuations = continuation.New(continuation.Config{Store: db, Logger: cfg.Logger.With("component", "continuations")})
+
+	// The first admin, on a fresh store; its credential file stays named in endpoints.json
+	// for as long as it exists.
+	adminFile := operator.FirstAdminFile(cfg.StateDir)
+	if _, err := operator.EnsureFirstAdmin(ctx, db, adminFile); err != nil {
+		return nil, fmt.Errorf("first operator: %w", err)
+	}
+	if _, err := os.Stat(adminFile); err == nil {
+		p.operatorFile = adminFile
+	}
+	p.operatorAuth = operator.NewAuthenticator(db)
 
 	p.runtimeToken = cfg.RuntimeToken
 	if p.runtimeToken == "" {
@@ -190,16 +205,18 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Service(continuationv1.ContinuationService_ServiceDesc.ServiceName, roleauth.Runtime).
 		Service(agentcliv1.AgentCLIService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
 		Service(healthpb.Health_ServiceDesc.ServiceName, roleauth.Public).
+		Service(operatorv1.OperatorService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated). // by operatorAuth
 		Credential(roleauth.Runtime, p.runtimeToken)
 	p.grpcServer = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor()),
-		grpc.ChainStreamInterceptor(policy.StreamInterceptor()),
+		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(), p.operatorAuth.UnaryInterceptor()),
+		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor()),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")))
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
+	operatorv1.RegisterOperatorServiceServer(p.grpcServer, operator.NewServer(db, cfg.Logger.With("component", "operatorapi")))
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)
 	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
@@ -220,25 +237,27 @@ func (p *Primary) RuntimeToken() string { return p.runtimeToken }
 
 // Endpoints describes where the primary serves, as written to endpoints.json.
 type Endpoints struct {
-	GRPC             string            `json:"grpc"`
-	HTTP             string            `json:"http"`
-	AgentCLI         string            `json:"agent_cli"`
-	RuntimeTokenFile string            `json:"runtime_token_file,omitempty"`
-	WorkerTokenFiles map[string]string `json:"worker_token_files,omitempty"`
-	AgentCLIBin      string            `json:"agent_cli_bin"`
-	PID              int               `json:"pid"`
+	GRPC              string            `json:"grpc"`
+	HTTP              string            `json:"http"`
+	AgentCLI          string            `json:"agent_cli"`
+	RuntimeTokenFile  string            `json:"runtime_token_file,omitempty"`
+	OperatorTokenFile string            `json:"operator_token_file,omitempty"`
+	WorkerTokenFiles  map[string]string `json:"worker_token_files,omitempty"`
+	AgentCLIBin       string            `json:"agent_cli_bin"`
+	PID               int               `json:"pid"`
 }
 
 // Endpoints reports the primary's addresses.
 func (p *Primary) Endpoints() Endpoints {
 	return Endpoints{
-		GRPC:             p.lis.GRPC.Addr().String(),
-		HTTP:             "http://" + p.lis.HTTP.Addr().String(),
-		AgentCLI:         "http://" + p.lis.AgentCLI.Addr().String(),
-		RuntimeTokenFile: p.tokenFile,
-		WorkerTokenFiles: p.workerFiles,
-		AgentCLIBin:      p.Shells.BinDir(),
-		PID:              os.Getpid(),
+		GRPC:              p.lis.GRPC.Addr().String(),
+		HTTP:              "http://" + p.lis.HTTP.Addr().String(),
+		AgentCLI:          "http://" + p.lis.AgentCLI.Addr().String(),
+		RuntimeTokenFile:  p.tokenFile,
+		OperatorTokenFile: p.operatorFile,
+		WorkerTokenFiles:  p.workerFiles,
+		AgentCLIBin:       p.Shells.BinDir(),
+		PID:               os.Getpid(),
 	}
 }
 
@@ -280,6 +299,9 @@ func (p *Primary) Serve(ctx context.Context) error {
 		return err
 	}
 	if err := continuationv1.RegisterContinuationServiceHandler(ctx, apiMux, apiConn); err != nil {
+		return err
+	}
+	if err := operatorv1.RegisterOperatorServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return err
 	}
 	cliHTTP := &http.Server{Handler: cliHandler, ReadHeaderTimeout: 10 * time.Second}

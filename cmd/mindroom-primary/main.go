@@ -1,6 +1,7 @@
 // Command mindroom-primary runs the turncli primary: responses, grants, windows, receipts, the
 // tool catalog, local shells and every API. `mindroom-primary shell` opens a response on a
-// running primary and an interactive Bash inside one of its windows.
+// running primary and an interactive Bash inside one of its windows; `mindroom-primary
+// operators` adds, lists and removes operators.
 //
 // main is wiring only: flags (with environment fallbacks) → primary.Config → primary.Run.
 package main
@@ -42,6 +43,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch args[0] {
 		case "shell":
 			return shellCommand(ctx, args[1:], stdin, stdout, stderr)
+		case "operators":
+			return operatorsCommand(ctx, args[1:], stdout, stderr)
 		case "agent":
 			// The agent_cli_bin/ launcher's fallback when no mindroom-agent binary is installed.
 			return client.Main(ctx, args[1:], stdin, stdout, stderr, os.Getenv)

@@ -625,7 +625,8 @@ type ListAuditLogResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries.
 	Entries []*AuditEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	// Pass as page_token for the next, older page; empty when this page is the last.
+	// Pass as page_token for the next, older page; empty when there is no older entry (a full
+	// page may still be followed by an empty one).
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/store/sqlite"
+)
+
+const operatorsUsage = `usage:
+  mindroom-primary operators add NAME --role admin|member [--credential-file PATH] [--state-dir DIR]
+  mindroom-primary operators list [--state-dir DIR]
+  mindroom-primary operators remove NAME [--state-dir DIR]`
+
+// operatorsCommand manages operators in the state directory's store; it works whether or not
+// a primary is running on it. `add` prints the new credential once (or writes it to a 0600
+// file): only its digest is stored.
+func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, operatorsUsage)
+		return 2
+	}
+	verb := args[0]
+	fs := flag.NewFlagSet("mindroom-primary operators "+verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir := fs.String("state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
+	role := fs.String("role", "", "add: admin or member")
+	credFile := fs.String("credential-file", "", "add: write the credential to this file (mode 0600) instead of printing it")
+	positional, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "mindroom-primary operators:", err)
+		return 2
+	}
+	want := map[string]int{"add": 1, "list": 0, "remove": 1}
+	n, ok := want[verb]
+	if !ok || len(positional) != n {
+		fmt.Fprintln(stderr, operatorsUsage)
+		return 2
+	}
+	if verb == "add" && !store.OperatorRole(*role).Valid() {
+		fmt.Fprintln(stderr, "mindroom-primary operators add: --role must be admin or member")
+		return 2
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	db, err := sqlite.Open(ctx, filepath.Join(*stateDir, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		fmt.Fprintln(stderr, "mindroom-primary operators:", err)
+		return 1
+	}
+	defer db.Close()
+
+	switch verb {
+	case "add":
+		name := positional[0]
+		token, err := operator.Add(ctx, db, name, store.OperatorRole(*role))
+		if err != nil {
+			fmt.Fprintln(stderr, "mindroom-primary operators add:", err)
+			return 1
+		}
+		if *credFile == "" {
+			fmt.Fprintln(stdout, token)
+			return 0
+		}
+		if err := operator.WriteCredentialFile(*credFile, token); err != nil {
+			// The credential exists nowhere now: take the operator back rather than leave an
+			// identity nobody can use.
+			_ = db.RemoveOperator(context.WithoutCancel(ctx), name)
+			fmt.Fprintln(stderr, "mindroom-primary operators add: credential file:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "operator %s (%s) added; credential written to %s\n", name, *role, *credFile)
+	case "list":
+		ops, err := db.ListOperators(ctx)
+		if err != nil {
+			fmt.Fprintln(stderr, "mindroom-primary operators list:", err)
+			return 1
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tROLE\tCREATED")
+		for _, o := range ops {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", o.Name, o.Role, o.CreatedAt.Format(time.RFC3339))
+		}
+		_ = tw.Flush()
+	case "remove":
+		if err := db.RemoveOperator(ctx, positional[0]); err != nil {
+			fmt.Fprintln(stderr, "mindroom-primary operators remove:", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "operator %s removed\n", positional[0])
+	}
+	return 0
+}
+
+// parseInterspersed parses flags that may come before or after positional arguments
+// (`add NAME --role admin`) and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		args = fs.Args()
+		if strings.HasPrefix(args[0], "-") && args[0] != "-" { // only after "--"
+			positional = append(positional, args...)
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,171 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Store is what the service reads and writes.
+type Store interface {
+	store.ConversationModes
+	store.AuditLog
+}
+
+// Server implements OperatorService. Its calls must pass the Authenticator's interceptor.
+type Server struct {
+	operatorv1.UnimplementedOperatorServiceServer
+	store  Store
+	logger *slog.Logger
+}
+
+// NewServer returns the service over st.
+func NewServer(st Store, logger *slog.Logger) *Server {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{store: st, logger: logger}
+}
+
+// caller returns the authenticated operator, requiring admin when admin is set.
+func caller(ctx context.Context, admin bool, what string) (store.Operator, error) {
+	op, ok := FromContext(ctx)
+	if !ok {
+		return store.Operator{}, errUnauthenticated
+	}
+	if admin && op.Role != store.RoleAdmin {
+		return store.Operator{}, status.Errorf(codes.PermissionDenied, "only an admin can %s; operator %q is a %s", what, op.Name, op.Role)
+	}
+	return op, nil
+}
+
+// WhoAmI implements OperatorService.
+func (s *Server) WhoAmI(ctx context.Context, _ *operatorv1.WhoAmIRequest) (*operatorv1.WhoAmIResponse, error) {
+	op, err := caller(ctx, false, "")
+	if err != nil {
+		return nil, err
+	}
+	return &operatorv1.WhoAmIResponse{Name: op.Name, Role: roleToProto(op.Role)}, nil
+}
+
+// SetConversationMode implements OperatorService.
+func (s *Server) SetConversationMode(ctx context.Context, req *operatorv1.SetConversationModeRequest) (*operatorv1.SetConversationModeResponse, error) {
+	op, err := caller(ctx, true, "set a conversation mode")
+	if err != nil {
+		return nil, err
+	}
+	mode, ok := modeFromProto[req.GetMode()]
+	if !ok {
+		return nil, status.Error(codes.InvalidArgument, "mode must be MODE_ASK, MODE_AUTO or MODE_ADMIN")
+	}
+	setting, err := s.store.SetConversationMode(ctx, req.GetConversation().GetChannel(), req.GetConversation().GetThread(), mode, op.Name)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	s.logger.Info("conversation mode set", "operator", op.Name, "channel", req.GetConversation().GetChannel(),
+		"thread", req.GetConversation().GetThread(), "mode", string(mode))
+	return &operatorv1.SetConversationModeResponse{Setting: settingToProto(setting)}, nil
+}
+
+// GetConversationMode implements OperatorService.
+func (s *Server) GetConversationMode(ctx context.Context, req *operatorv1.GetConversationModeRequest) (*operatorv1.GetConversationModeResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	if req.GetConversation().GetChannel() == "" {
+		return nil, status.Error(codes.InvalidArgument, "a conversation needs a channel")
+	}
+	setting, err := s.store.ConversationMode(ctx, req.GetConversation().GetChannel(), req.GetConversation().GetThread())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &operatorv1.GetConversationModeResponse{Setting: settingToProto(setting)}, nil
+}
+
+// ListAuditLog implements OperatorService. A page token is the id of the last entry of the
+// previous page.
+func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogRequest) (*operatorv1.ListAuditLogResponse, error) {
+	if _, err := caller(ctx, true, "read the audit log"); err != nil {
+		return nil, err
+	}
+	f := store.AuditFilter{Actor: req.GetActor(), Action: req.GetAction(), Subject: req.GetSubject(), Limit: 100}
+	if n := req.GetPageSize(); n != 0 {
+		if n > 1000 {
+			return nil, status.Error(codes.InvalidArgument, "page_size must be 1..1000")
+		}
+		f.Limit = int(n)
+	}
+	if t := req.GetPageToken(); t != "" {
+		id, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, status.Error(codes.InvalidArgument, "page_token is not one this API returned")
+		}
+		f.BeforeID = id
+	}
+	entries, err := s.store.ListAudit(ctx, f)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &operatorv1.ListAuditLogResponse{Entries: make([]*operatorv1.AuditEntry, 0, len(entries))}
+	for _, e := range entries {
+		resp.Entries = append(resp.Entries, &operatorv1.AuditEntry{
+			Id: uint64(e.ID), At: timestamppb.New(e.At), Actor: e.Actor, Action: e.Action, Subject: e.Subject,
+			DetailJson: string(e.Detail),
+		})
+	}
+	if len(entries) == f.Limit && entries[len(entries)-1].ID > 1 {
+		resp.NextPageToken = strconv.FormatInt(entries[len(entries)-1].ID, 10)
+	}
+	return resp, nil
+}
+
+// toStatus maps the store's errors to gRPC codes; this is the only place that does.
+func toStatus(err error) error {
+	switch {
+	case errors.Is(err, store.ErrInvalid):
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, store.ErrNotFound):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return status.FromContextError(err).Err()
+	default:
+		return status.Error(codes.Internal, "the store failed; see the primary's log")
+	}
+}
+
+var modeFromProto = map[operatorv1.Mode]store.Mode{
+	operatorv1.Mode_MODE_ASK:   store.ModeAsk,
+	operatorv1.Mode_MODE_AUTO:  store.ModeAuto,
+	operatorv1.Mode_MODE_ADMIN: store.ModeAdmin,
+}
+
+func settingToProto(m store.ModeSetting) *operatorv1.ModeSetting {
+	out := &operatorv1.ModeSetting{UpdatedBy: m.UpdatedBy}
+	for pm, sm := range modeFromProto {
+		if sm == m.Mode {
+			out.Mode = pm
+		}
+	}
+	if !m.UpdatedAt.IsZero() {
+		out.UpdatedAt = timestamppb.New(m.UpdatedAt)
+	}
+	return out
+}
+
+func roleToProto(r store.OperatorRole) operatorv1.Role {
+	switch r {
+	case store.RoleAdmin:
+		return operatorv1.Role_ROLE_ADMIN
+	case store.RoleMember:
+		return operatorv1.Role_ROLE_MEMBER
+	}
+	return operatorv1.Role_ROLE_UNSPECIFIED
+}
