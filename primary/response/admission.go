@@ -148,6 +148,14 @@ func (r *Response) Describe(ctx context.Context, windowToken, toolkit, function 
 	}
 }
 
+// HasCall reports whether the response is open and holds a receipt for call id.
+func (r *Response) HasCall(id uuid.UUID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.receipts[id]
+	return ok && !r.closed
+}
+
 // GetCall returns the receipt of call id. With wait > 0 it first waits until the receipt is
 // terminal, wait passes, or ctx ends.
 func (r *Response) GetCall(ctx context.Context, id uuid.UUID, wait time.Duration) ([]byte, error) {
