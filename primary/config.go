@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"time"
 
+	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/primary/mcpbridge"
 )
 
@@ -96,15 +96,7 @@ func (c *Config) Validate() error {
 
 // requireLoopback accepts host:port whose host is a loopback IP or "localhost".
 func requireLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return err
-	}
-	if host == "localhost" {
-		return nil
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
+	if !loopback.Addr(addr) {
 		return fmt.Errorf("%q is not a loopback address", addr)
 	}
 	return nil

@@ -3,11 +3,12 @@ package worker
 import (
 	"errors"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/turncli/turncli/internal/loopback"
 )
 
 // Config is what a worker needs.
@@ -70,11 +71,7 @@ func (c *Config) Validate() error {
 	if c.ProxyListen == "" {
 		c.ProxyListen = "127.0.0.1:0"
 	}
-	host, _, err := net.SplitHostPort(c.ProxyListen)
-	if err != nil {
-		return err
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !loopback.Addr(c.ProxyListen) {
 		return errors.New("the sandbox proxy listens on loopback only")
 	}
 	if c.AgentBinary == "" {
@@ -107,13 +104,5 @@ func loopbackTarget(addr string) bool {
 	if strings.Contains(addr, ":///") {
 		return true // a resolver target with a custom dialer, not a network address
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return loopback.Addr(addr)
 }

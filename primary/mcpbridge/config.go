@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/turncli/turncli/internal/loopback"
 )
 
 // Transports a server can be mounted over.
@@ -154,11 +155,7 @@ func requireLoopbackURL(raw string) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("url %q: scheme must be http or https", raw)
 	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if !loopback.Host(u.Hostname()) {
 		return fmt.Errorf("url %q: host must be a loopback address (127.0.0.1, ::1 or localhost)", raw)
 	}
 	return nil

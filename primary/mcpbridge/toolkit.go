@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -142,7 +143,7 @@ func loopbackOnly(_, address string, _ syscall.RawConn) error {
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+	if net.ParseIP(host) == nil || !loopback.Host(host) { // an IP: names were resolved already
 		return fmt.Errorf("refusing to connect to %s: not a loopback address", address)
 	}
 	return nil
