@@ -15,6 +15,7 @@ type Store interface {
 	ConversationModes
 	AuditLog
 	Operators
+	Jobs
 	// Close releases the store. No method may be called after it.
 	Close() error
 }

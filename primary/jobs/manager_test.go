@@ -1,0 +1,462 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/store/sqlite"
+)
+
+// waitBound is how long a test waits for a job to finish before failing.
+const waitBound = 20 * time.Second
+
+type testEnv struct {
+	m     *Manager
+	s     *sqlite.Store
+	dir   string
+	notes chan struct{}
+}
+
+type tLogWriter struct{ t *testing.T }
+
+func (w tLogWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func newEnv(t *testing.T, mutate func(*Config)) *testEnv {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	e := &testEnv{s: s, dir: dir, notes: make(chan struct{}, 256)}
+	cfg := Config{
+		Store: s, StateDir: dir, Poll: 5 * time.Millisecond, Grace: 300 * time.Millisecond,
+		Notify: func() {
+			select {
+			case e.notes <- struct{}{}:
+			default:
+			}
+		},
+		Logger: slog.New(slog.NewTextHandler(tLogWriter{t}, nil)),
+	}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	e.m = m
+	return e
+}
+
+// spec is a command job in a fresh workspace with only PATH set.
+func (e *testEnv) spec(t *testing.T, command string) JobSpec {
+	return JobSpec{Kind: "command", Command: command, Label: "build", Channel: "room", Thread: "t1",
+		Workspace: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.dir}}
+}
+
+func (e *testEnv) start(t *testing.T, spec JobSpec) int64 {
+	t.Helper()
+	id, err := e.m.Start(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("Start(%q): %v", spec.Command, err)
+	}
+	return id
+}
+
+// awaitNotify waits for one continuation notification.
+func (e *testEnv) awaitNotify(t *testing.T) {
+	t.Helper()
+	select {
+	case <-e.notes:
+	case <-time.After(waitBound):
+		t.Fatal("no job finished")
+	}
+}
+
+// finished waits for the job's continuation and returns the job.
+func (e *testEnv) finished(t *testing.T, id int64) Job {
+	t.Helper()
+	e.awaitNotify(t)
+	j, err := e.m.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != store.JobFinished {
+		t.Fatalf("job %d is %s after its notification", id, j.Status)
+	}
+	return j
+}
+
+func (e *testEnv) continuations(t *testing.T, id int64) []store.Continuation {
+	t.Helper()
+	all, err := e.s.PendingContinuations(context.Background(), 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []store.Continuation
+	for _, c := range all {
+		if c.IdempotencyKey == "job:"+strconv.FormatInt(id, 10) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestCaps(t *testing.T) {
+	t.Run("TwentiethJobStartsTwentyFirstIsRefusedThirdPerThreadStartsFourthIsRefused", func(t *testing.T) {
+		e := newEnv(t, nil)
+		var ids []int64
+		for i := range 3 {
+			ids = append(ids, e.start(t, e.spec(t, "sleep 30")))
+			_ = i
+		}
+		_, err := e.m.Start(context.Background(), e.spec(t, "sleep 30"))
+		if !errors.Is(err, ErrCapReached) || !errors.Is(err, store.ErrThreadJobCapReached) {
+			t.Fatalf("4th in the thread: err = %v, want the thread cap", err)
+		}
+		for i := 3; i < 20; i++ {
+			s := e.spec(t, "sleep 30")
+			s.Thread = fmt.Sprintf("other-%d", i)
+			ids = append(ids, e.start(t, s))
+		}
+		s := e.spec(t, "sleep 30")
+		s.Thread = "fresh"
+		if _, err := e.m.Start(context.Background(), s); !errors.Is(err, ErrCapReached) || !errors.Is(err, store.ErrJobCapReached) {
+			t.Fatalf("21st: err = %v, want the global cap", err)
+		}
+		if err := e.m.Cancel(ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		if j := e.finished(t, ids[0]); j.Outcome != OutcomeCancelled {
+			t.Fatalf("cancelled job outcome = %q", j.Outcome)
+		}
+		ids[0] = e.start(t, e.spec(t, "sleep 30")) // a finished job frees its slot in the thread and in all
+		for _, id := range ids {
+			if err := e.m.Cancel(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range ids {
+			e.awaitNotify(t)
+		}
+	})
+}
+
+func TestOutcomes(t *testing.T) {
+	tests := []struct {
+		name, command, outcome string
+		exit                   *int
+		missingWorkspace       bool
+	}{
+		{name: "ExitZeroIsSuccess", command: "echo hi", outcome: "success", exit: ptr(0)},
+		{name: "ExitOneIsAGeneralError", command: "exit 1", outcome: "failed with a general error (exit 1)", exit: ptr(1)},
+		{name: "ExitTwoRejectedItsInput", command: "exit 2", outcome: "rejected its input (exit 2)", exit: ptr(2)},
+		{name: "ExitOneTwentySixIsNotExecutable", command: "printf 'echo x' > s.sh; chmod 600 s.sh; ./s.sh", outcome: "not executable (exit 126)", exit: ptr(126)},
+		{name: "ExitOneTwentySevenIsCommandNotFound", command: "no-such-command-turncli", outcome: "command not found (exit 127)", exit: ptr(127)},
+		{name: "KilledBySignalIsStoppedBySignal", command: "kill -USR1 $$", outcome: "stopped by signal 10 (user defined signal 1)", exit: ptr(138)},
+		{name: "OtherExitCodeIsAFailure", command: "exit 3", outcome: "failed (exit 3)", exit: ptr(3)},
+		{name: "MissingWorkspaceCouldNotStart", command: "true", outcome: "could not start: the workspace", missingWorkspace: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, nil)
+			spec := e.spec(t, tt.command)
+			if tt.missingWorkspace {
+				spec.Workspace = filepath.Join(spec.Workspace, "gone")
+			}
+			id := e.start(t, spec)
+			j := e.finished(t, id)
+			if !strings.HasPrefix(j.Outcome, tt.outcome) {
+				t.Errorf("outcome = %q, want %q", j.Outcome, tt.outcome)
+			}
+			if (j.ExitCode == nil) != (tt.exit == nil) || (j.ExitCode != nil && *j.ExitCode != *tt.exit) {
+				t.Errorf("exit code = %v, want %v", deref(j.ExitCode), deref(tt.exit))
+			}
+			cs := e.continuations(t, id)
+			if len(cs) != 1 {
+				t.Fatalf("%d continuations, want 1", len(cs))
+			}
+			text := cs[0].Text
+			for _, want := range []string{`"build"`, fmt.Sprintf("job %d", id), j.Outcome, "Runtime:", "Continue only if this confirms success", "do not re-launch the same job"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("continuation %q lacks %q", text, want)
+				}
+			}
+			if cs[0].Channel != "room" || cs[0].Thread != "t1" {
+				t.Errorf("continuation for %s/%s, want room/t1", cs[0].Channel, cs[0].Thread)
+			}
+		})
+	}
+}
+
+func ptr(i int) *int { return &i }
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func TestOutput(t *testing.T) {
+	t.Run("TailIsExactlyTheLastSixThousandCharactersAndTheLogIsComplete", func(t *testing.T) {
+		e := newEnv(t, nil)
+		id := e.start(t, e.spec(t, "seq 1 5000; seq 1 3000 >&2"))
+		j := e.finished(t, id)
+		var want strings.Builder
+		for i := 1; i <= 5000; i++ {
+			fmt.Fprintf(&want, "%d\n", i)
+		}
+		for i := 1; i <= 3000; i++ {
+			fmt.Fprintf(&want, "%d\n", i)
+		}
+		log, err := os.ReadFile(j.LogPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(log) != want.String() {
+			t.Fatalf("log has %d bytes, want %d", len(log), want.Len())
+		}
+		w := want.String()
+		if j.Tail != w[len(w)-TailChars:] {
+			t.Fatalf("tail has %d chars and differs from the last %d of the output", len(j.Tail), TailChars)
+		}
+		fi, err := os.Stat(j.LogPath)
+		if err != nil || fi.Mode().Perm() != 0o600 || j.LogPath != filepath.Join(e.dir, "jobs", strconv.FormatInt(id, 10)+".log") {
+			t.Fatalf("log %s mode %v, %v", j.LogPath, fi.Mode(), err)
+		}
+		cs := e.continuations(t, id)
+		if len(cs) != 1 || !strings.Contains(cs[0].Text, j.Tail) {
+			t.Fatal("the continuation does not hold the tail")
+		}
+	})
+	t.Run("TailCountsCharactersNotBytes", func(t *testing.T) {
+		e := newEnv(t, nil)
+		id := e.start(t, e.spec(t, "printf 'x'; for i in $(seq 7000); do printf 'é'; done"))
+		j := e.finished(t, id)
+		if j.Tail != strings.Repeat("é", TailChars) {
+			t.Fatalf("tail = %d runes starting %q", len([]rune(j.Tail)), j.Tail[:10])
+		}
+	})
+	t.Run("EnvironmentIsExactlyWhatWasGiven", func(t *testing.T) {
+		t.Setenv("TURNCLI_JOBS_SENTINEL", "leaked")
+		e := newEnv(t, nil)
+		spec := e.spec(t, "env")
+		spec.Env = append(spec.Env, "FOO=bar baz")
+		j := e.finished(t, e.start(t, spec))
+		got := map[string]string{}
+		for line := range strings.Lines(readFile(t, j.LogPath)) {
+			k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+			got[k] = v
+		}
+		// bash itself adds PWD, SHLVL and _; a login shell's /etc/profile may reset PATH.
+		for _, kv := range spec.Env {
+			k, v, _ := strings.Cut(kv, "=")
+			if k != "PATH" && got[k] != v {
+				t.Errorf("%s = %q, want %q", k, got[k], v)
+			}
+		}
+		for k := range got {
+			if !slices.Contains([]string{"PATH", "HOME", "FOO", "PWD", "SHLVL", "_"}, k) {
+				t.Errorf("unexpected variable %s=%q", k, got[k])
+			}
+		}
+		if got["PWD"] != spec.Workspace {
+			t.Errorf("PWD = %q, want the workspace %q", got["PWD"], spec.Workspace)
+		}
+	})
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCeiling(t *testing.T) {
+	t.Run("TermIgnoringJobGetsTermThenKillAndStopsAtTheTimeLimit", func(t *testing.T) {
+		e := newEnv(t, nil)
+		spec := e.spec(t, "trap 'echo got TERM' TERM; echo started; while :; do sleep 0.05; done")
+		spec.Ceiling = 300 * time.Millisecond
+		j := e.finished(t, e.start(t, spec))
+		if j.Outcome != OutcomeTimeLimit {
+			t.Fatalf("outcome = %q", j.Outcome)
+		}
+		if j.ExitCode == nil || *j.ExitCode != 128+int(syscall.SIGKILL) {
+			t.Fatalf("exit code = %v, want killed by SIGKILL", deref(j.ExitCode))
+		}
+		if !strings.Contains(readFile(t, j.LogPath), "got TERM") {
+			t.Fatal("the job never saw SIGTERM")
+		}
+	})
+	t.Run("CancelStopsARunningJob", func(t *testing.T) {
+		e := newEnv(t, nil)
+		id := e.start(t, e.spec(t, "sleep 30"))
+		if err := e.m.Cancel(id); err != nil {
+			t.Fatal(err)
+		}
+		if j := e.finished(t, id); j.Outcome != OutcomeCancelled {
+			t.Fatalf("outcome = %q", j.Outcome)
+		}
+		if err := e.m.Cancel(id); !errors.Is(err, ErrNotRunning) {
+			t.Fatalf("second cancel: err = %v", err)
+		}
+	})
+}
+
+func TestFinishTwiceEmitsOneContinuation(t *testing.T) {
+	e := newEnv(t, nil)
+	id := e.start(t, e.spec(t, "echo done"))
+	e.finished(t, id)
+	rec, err := e.s.Job(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.m.finish(context.Background(), rec, store.JobResult{Outcome: "failed (exit 9)"})
+	if len(e.notes) != 0 {
+		t.Fatal("a second finish notified again")
+	}
+	if cs := e.continuations(t, id); len(cs) != 1 {
+		t.Fatalf("%d continuations, want 1", len(cs))
+	}
+	if j, _ := e.m.Get(context.Background(), id); j.Outcome != OutcomeSuccess {
+		t.Fatalf("outcome = %q, the first result must stay", j.Outcome)
+	}
+}
+
+// recordJob records a running job for a process the test started, as a previous primary would
+// have left it.
+func recordJob(t *testing.T, e *testEnv, pid int, start uint64) int64 {
+	t.Helper()
+	rec, err := e.s.CreateJob(context.Background(), store.NewJob{Kind: "command", Command: "previous", Channel: "room",
+		Thread: "t1", Workspace: e.dir, Ceiling: time.Hour, LogDir: e.m.LogDir()}, store.JobCaps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid > 0 {
+		if err := e.s.SetJobProcess(context.Background(), rec.ID, pid, start); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rec.ID
+}
+
+// detached starts a process in its own session that runs until its stdin closes.
+func detached(t *testing.T) (*exec.Cmd, io.WriteCloser, uint64) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", "read x")
+	cmd.Env = []string{}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	st, err := readProcStat(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, in, st.start
+}
+
+func TestRecover(t *testing.T) {
+	ctx := context.Background()
+	t.Run("AliveJobIsReattachedAndFinishesWithOneContinuation", func(t *testing.T) {
+		e := newEnv(t, nil)
+		cmd, in, start := detached(t)
+		id := recordJob(t, e, cmd.Process.Pid, start)
+		if err := e.m.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if j, _ := e.m.Get(ctx, id); j.Status != store.JobRunning {
+			t.Fatalf("re-attached job is %s", j.Status)
+		}
+		in.Close() // the job ends
+		_ = cmd.Wait()
+		j := e.finished(t, id)
+		if j.Outcome != OutcomeReattachedDone || j.ExitCode != nil {
+			t.Fatalf("outcome = %q, exit %v", j.Outcome, deref(j.ExitCode))
+		}
+		if err := e.m.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if cs := e.continuations(t, id); len(cs) != 1 {
+			t.Fatalf("%d continuations, want 1", len(cs))
+		}
+	})
+	t.Run("DeadJobFinishesAsOutcomeUnknown", func(t *testing.T) {
+		e := newEnv(t, nil)
+		gone := exec.Command("true")
+		if err := gone.Run(); err != nil {
+			t.Fatal(err)
+		}
+		id := recordJob(t, e, gone.Process.Pid, 1)
+		unstarted := recordJob(t, e, 0, 0) // restarted before its process was recorded
+		if err := e.m.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []int64{id, unstarted} {
+			if j, _ := e.m.Get(ctx, id); j.Status != store.JobFinished || j.Outcome != OutcomeUnknown {
+				t.Fatalf("job %d: %s, %q", id, j.Status, j.Outcome)
+			}
+			if cs := e.continuations(t, id); len(cs) != 1 || !strings.Contains(cs[0].Text, OutcomeUnknown) {
+				t.Fatalf("job %d continuations: %v", id, cs)
+			}
+		}
+	})
+	t.Run("RecycledPidIsNotSignalledAndTheJobFinishesAsUnknown", func(t *testing.T) {
+		e := newEnv(t, func(c *Config) { c.Grace = time.Millisecond })
+		cmd, _, start := detached(t)
+		// The recorded job had this pid, but its process started at another time.
+		id := recordJob(t, e, cmd.Process.Pid, start+1)
+		if err := e.m.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if j, _ := e.m.Get(ctx, id); j.Status != store.JobFinished || j.Outcome != OutcomeUnknown {
+			t.Fatalf("job: %s, %q", j.Status, j.Outcome)
+		}
+		if !procAlive(cmd.Process.Pid, start) {
+			t.Fatal("the process now holding the pid was stopped")
+		}
+		if err := signalSession(cmd.Process.Pid, start+1, syscall.SIGKILL); err != nil || !procAlive(cmd.Process.Pid, start) {
+			t.Fatalf("signalSession signalled a process with another start time: %v", err)
+		}
+	})
+}
+
+func TestParseProcStatCountsFieldsAfterTheLastParenthesis(t *testing.T) {
+	line := "4242 (we ird) (name)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 200"
+	st, err := parseProcStat(line)
+	if err != nil || st.state != 'S' || st.start != 987654 {
+		t.Fatalf("parse = %+v, %v", st, err)
+	}
+	if _, err := parseProcStat("garbage"); err == nil {
+		t.Fatal("garbage parsed")
+	}
+}

@@ -1,0 +1,94 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Jobs keeps background jobs: what was launched, the process that runs it, and its result.
+// A job is created running, gets its process recorded once started, and is finished exactly
+// once; finishing and enqueuing the job's continuation are one transaction.
+type Jobs interface {
+	// CreateJob checks the caps against the running jobs and inserts j as running, in one
+	// transaction. It returns ErrJobCapReached or ErrThreadJobCapReached (wrapped) when a cap is
+	// already reached, and inserts nothing.
+	CreateJob(ctx context.Context, j NewJob, caps JobCaps) (Job, error)
+	// SetJobProcess records the process of a running job: its pid and the process start time
+	// (clock ticks since boot, /proc/<pid>/stat field 22). ErrNotFound when no running job has id.
+	SetJobProcess(ctx context.Context, id int64, pid int, procStart uint64) error
+	// FinishJob saves r on a running job and enqueues c, in one transaction. A job finished
+	// already keeps its first result; c is then enqueued only if its key is new (so a second
+	// finish never adds a second continuation). finished reports whether this call saved the
+	// result; created whether it added the continuation. ErrNotFound when the job never existed.
+	FinishJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error)
+	// Job returns one job; ErrNotFound when it does not exist.
+	Job(ctx context.Context, id int64) (Job, error)
+	// ListJobs returns the jobs with the status (every job when empty), newest first.
+	ListJobs(ctx context.Context, status JobStatus) ([]Job, error)
+}
+
+// Job cap errors; compare with errors.Is.
+var (
+	// ErrJobCapReached: the primary already runs its maximum of jobs.
+	ErrJobCapReached = errors.New("the maximum number of running jobs is reached")
+	// ErrThreadJobCapReached: the conversation already runs its maximum of jobs.
+	ErrThreadJobCapReached = errors.New("the maximum number of running jobs in this conversation is reached")
+)
+
+// JobStatus is a job's state.
+type JobStatus string
+
+// The job states.
+const (
+	JobRunning  JobStatus = "running"
+	JobFinished JobStatus = "finished"
+)
+
+// JobCaps bound the running jobs; a zero field means no bound.
+type JobCaps struct {
+	Total     int // in all
+	PerThread int // per (channel, thread)
+}
+
+// NewJob is a job to create.
+type NewJob struct {
+	Kind    string // "command" or "agent"
+	Command string // required
+	Label   string
+	Channel string // required
+	Thread  string
+	Author  string
+	Agent   string
+	// Workspace is the job's working directory.
+	Workspace string
+	Ceiling   time.Duration
+	// LogDir holds the job's full log, named <id>.log; required.
+	LogDir string
+}
+
+// JobResult is how a job ended.
+type JobResult struct {
+	// Outcome is the plain-language outcome ("success", "stopped at the time limit", …).
+	Outcome string
+	// ExitCode is nil when unknown (never started, or re-attached after a restart).
+	ExitCode *int
+	// Tail is the last output.
+	Tail string
+}
+
+// Job is a stored job.
+type Job struct {
+	ID int64
+	NewJob
+	Status JobStatus
+	// Pid and ProcStart are zero until the process is recorded.
+	Pid       int
+	ProcStart uint64
+	// LogPath is the full log file, <LogDir>/<id>.log.
+	LogPath   string
+	CreatedAt time.Time
+	// EndedAt is zero while running.
+	EndedAt time.Time
+	JobResult
+}

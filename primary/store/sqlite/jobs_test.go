@@ -1,0 +1,106 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+func newJob(thread string) store.NewJob {
+	return store.NewJob{Kind: "command", Command: "true", Channel: "room", Thread: thread,
+		Workspace: "/tmp", Ceiling: time.Hour, LogDir: "/state/jobs"}
+}
+
+func TestJobs(t *testing.T) {
+	ctx := context.Background()
+	caps := store.JobCaps{Total: 3, PerThread: 2}
+
+	t.Run("CapsAreCountedAgainstRunningJobsInTheSameTransaction", func(t *testing.T) {
+		s := open(t, "", nil)
+		a, err := s.CreateJob(ctx, newJob("t1"), caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateJob(ctx, newJob("t1"), caps); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateJob(ctx, newJob("t1"), caps); !errors.Is(err, store.ErrThreadJobCapReached) {
+			t.Fatalf("third in thread: err = %v, want ErrThreadJobCapReached", err)
+		}
+		if _, err := s.CreateJob(ctx, newJob("t2"), caps); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateJob(ctx, newJob("t3"), caps); !errors.Is(err, store.ErrJobCapReached) {
+			t.Fatalf("fourth overall: err = %v, want ErrJobCapReached", err)
+		}
+		if _, _, err := s.FinishJob(ctx, a.ID, store.JobResult{Outcome: "success"}, cont(a.ID)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateJob(ctx, newJob("t1"), caps); err != nil {
+			t.Fatalf("after a finish the slot is free: %v", err)
+		}
+	})
+
+	t.Run("FinishTwiceKeepsFirstResultAndOneContinuation", func(t *testing.T) {
+		s := open(t, "", nil)
+		j, err := s.CreateJob(ctx, newJob("t1"), caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetJobProcess(ctx, j.ID, 42, 777); err != nil {
+			t.Fatal(err)
+		}
+		code := 0
+		finished, created, err := s.FinishJob(ctx, j.ID, store.JobResult{Outcome: "success", ExitCode: &code, Tail: "ok"}, cont(j.ID))
+		if err != nil || !finished || !created {
+			t.Fatalf("first finish = %v, %v, %v", finished, created, err)
+		}
+		finished, created, err = s.FinishJob(ctx, j.ID, store.JobResult{Outcome: "other"}, cont(j.ID))
+		if err != nil || finished || created {
+			t.Fatalf("second finish = %v, %v, %v; want false, false, nil", finished, created, err)
+		}
+		got, err := s.Job(ctx, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != store.JobFinished || got.Outcome != "success" || got.ExitCode == nil || *got.ExitCode != 0 ||
+			got.Tail != "ok" || got.LogPath != fmt.Sprintf("/state/jobs/%d.log", j.ID) || got.Pid != 42 || got.ProcStart != 777 || got.EndedAt.IsZero() {
+			t.Fatalf("job = %+v", got)
+		}
+		pending, err := s.PendingContinuations(ctx, 0, 10)
+		if err != nil || len(pending) != 1 {
+			t.Fatalf("pending = %v, %v; want one", pending, err)
+		}
+		if _, _, err := s.FinishJob(ctx, 999, store.JobResult{Outcome: "x"}, cont(999)); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("unknown job: err = %v", err)
+		}
+		if err := s.SetJobProcess(ctx, j.ID, 1, 1); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("process of a finished job: err = %v", err)
+		}
+	})
+
+	t.Run("ListJobsFiltersByStatusNewestFirst", func(t *testing.T) {
+		s := open(t, "", nil)
+		a, _ := s.CreateJob(ctx, newJob("t1"), caps)
+		b, _ := s.CreateJob(ctx, newJob("t2"), caps)
+		if _, _, err := s.FinishJob(ctx, a.ID, store.JobResult{Outcome: "success"}, cont(a.ID)); err != nil {
+			t.Fatal(err)
+		}
+		running, err := s.ListJobs(ctx, store.JobRunning)
+		if err != nil || len(running) != 1 || running[0].ID != b.ID {
+			t.Fatalf("running = %v, %v", running, err)
+		}
+		all, err := s.ListJobs(ctx, "")
+		if err != nil || len(all) != 2 || all[0].ID != b.ID {
+			t.Fatalf("all = %v, %v", all, err)
+		}
+	})
+}
+
+func cont(id int64) store.NewContinuation {
+	return store.NewContinuation{IdempotencyKey: fmt.Sprintf("job:%d", id), Channel: "room", Text: "done"}
+}
