@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // launcher keeps agent_cli_bin/mindroom-agent: a private directory (0700) holding only an
@@ -20,6 +21,25 @@ type launcher struct {
 	args   []string
 
 	mu sync.Mutex
+	// verified is the state of the directory and the launcher when they were last found
+	// correct. Change times cannot be set by a process, and any entry added, removed or
+	// renamed in the directory changes its change time, so equal stamps mean nothing changed.
+	verified stamps
+}
+
+// stamps identify the directory and the launcher by inode and change time.
+type stamps struct {
+	dirIno, fileIno     uint64
+	dirCtime, fileCtime syscall.Timespec
+	valid               bool
+}
+
+func current(dir, file string) (stamps, bool) {
+	var d, f syscall.Stat_t
+	if syscall.Lstat(dir, &d) != nil || syscall.Lstat(file, &f) != nil {
+		return stamps{}, false
+	}
+	return stamps{dirIno: d.Ino, fileIno: f.Ino, dirCtime: d.Ctim, fileCtime: f.Ctim, valid: true}, true
 }
 
 // Name is the launcher's file name, the command agents type.
@@ -41,14 +61,19 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // ensure makes the launcher current and the directory hold nothing else (the directory is
 // first on every shell's PATH, so anything planted there would shadow real commands). It is
-// cheap when nothing changed: a stat, a directory read and a file read.
+// cheap when nothing changed since it last verified them: two stats.
 func (l *launcher) ensure() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	want := l.script()
 	path := filepath.Join(l.dir, Name)
+	if now, ok := current(l.dir, path); ok && l.verified.valid && now == l.verified {
+		return nil
+	}
+	l.verified = stamps{}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o700 {
 		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) && l.dirIsPrivate() && l.holdsOnlyLauncher() {
+			l.verified, _ = current(l.dir, path)
 			return nil
 		}
 	}
@@ -104,6 +129,7 @@ func (l *launcher) ensure() error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
+	l.verified, _ = current(l.dir, path)
 	return nil
 }
 
