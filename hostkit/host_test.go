@@ -3,6 +3,7 @@ package hostkit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -128,6 +129,20 @@ func TestHost(t *testing.T) {
 		expectReceipt(t, sh.call("fail_tk.fail", `{}`), "failed", `"no such user"`)
 		expectReceipt(t, sh.call("fail_tk.boom", `{}`), "failed", `"the tool panicked: kaput"`)
 		expectReceipt(t, sh.call("fail_tk.fail", `{}`), "failed", `"no such user"`) // the host survived
+	})
+
+	t.Run("ResultOverTheMessageLimitFailsOnlyThatCall", func(t *testing.T) {
+		huge := hostkit.Func("huge", "Returns 5 MiB.", func(context.Context, hostkit.Call, empty) (string, error) {
+			return strings.Repeat("x", 5<<20), nil
+		})
+		ok := hostkit.Func("ok", "Returns yes.", func(context.Context, hostkit.Call, empty) (string, error) { return "yes", nil })
+		runHost(t, env, nil, hostkit.Toolkit{Name: "huge_tk", Functions: []hostkit.Function{huge, ok}}).waitRegistered()
+		sh := openShell(t, env, env.Open(t))
+		r := sh.call("huge_tk.huge", `{}`)
+		if r["status"] != "failed" || !strings.Contains(fmt.Sprint(r["outcome"]), "over the") {
+			t.Fatalf("receipt = %v", r)
+		}
+		expectReceipt(t, sh.call("huge_tk.ok", `{}`), "completed", `"yes"`) // the host's stream survived
 	})
 
 	t.Run("DeferredToolkitIsLoadedOnceOnFirstDescribeAndNeverByListOrSearch", func(t *testing.T) {

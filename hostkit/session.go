@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 )
 
@@ -231,6 +233,12 @@ func (s *session) run(ctx context.Context, cancel context.CancelFunc, req *toolh
 			}
 		}
 	}
+	if err == nil && proto.Size(result) > maxResultBytes {
+		// Sent, it would exceed the primary's message limit and end the whole stream, failing
+		// every call of this host; fail just this one.
+		result.Attachments = nil
+		err = fmt.Errorf("the tool's result is %d bytes, over the %d a result may take", proto.Size(result), maxResultBytes)
+	}
 	if err != nil {
 		msg := err.Error()
 		if msg == "" {
@@ -240,6 +248,10 @@ func (s *session) run(ctx context.Context, cancel context.CancelFunc, req *toolh
 	}
 	_ = s.send(&toolhostv1.ConnectRequest{Event: &toolhostv1.ConnectRequest_Result{Result: result}})
 }
+
+// maxResultBytes keeps a result message under gRPC's default 4 MiB receive limit, with room for
+// the envelope. The primary shortens outcomes to 16 KiB anyway.
+const maxResultBytes = 4<<20 - 64<<10
 
 // invoke runs the handler; a panic fails the call instead of the host.
 func invoke(ctx context.Context, fn Function, call Call, args json.RawMessage) (value any, err error) {
