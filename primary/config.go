@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/loopback"
+	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/mcpbridge"
 )
 
@@ -37,7 +38,8 @@ type Config struct {
 	AgentArgs   []string
 	// ShellEnvAllow names the variables local shells inherit from the primary.
 	ShellEnvAllow []string
-	// ShellDefaultTimeout, ShellMaxTimeout and ShellGrace bound local commands.
+	// ShellDefaultTimeout, ShellMaxTimeout and ShellGrace bound local commands (zero:
+	// shellhost defaults).
 	ShellDefaultTimeout time.Duration
 	ShellMaxTimeout     time.Duration
 	ShellGrace          time.Duration
@@ -73,17 +75,17 @@ func (c *Config) Validate() error {
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return errors.New("TLS needs both a certificate and a key file")
 	}
-	if c.ShellDefaultTimeout == 0 {
-		c.ShellDefaultTimeout = 10 * time.Minute
-	}
-	if c.ShellMaxTimeout == 0 {
-		c.ShellMaxTimeout = time.Hour
-	}
-	if c.ShellGrace == 0 {
-		c.ShellGrace = 5 * time.Second
-	}
 	if err := mcpbridge.ValidateAll(c.MCPServers); err != nil {
 		return err
+	}
+	if c.ShellDefaultTimeout == 0 {
+		c.ShellDefaultTimeout = shellhost.DefaultCommandTimeout
+	}
+	if c.ShellMaxTimeout == 0 {
+		c.ShellMaxTimeout = shellhost.DefaultMaxTimeout
+	}
+	if c.ShellGrace == 0 {
+		c.ShellGrace = shellhost.DefaultGrace
 	}
 	if c.ShutdownGrace == 0 {
 		c.ShutdownGrace = 10 * time.Second

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/loopback"
+	"github.com/turncli/turncli/internal/shellhost"
 )
 
 // Config is what a worker needs.
@@ -36,7 +37,7 @@ type Config struct {
 	AgentArgs   []string
 	// EnvAllow names the variables shells inherit from the worker's environment.
 	EnvAllow []string
-	// Shell timeouts and the TERM→KILL grace.
+	// Shell timeouts and the TERM→KILL grace (zero: shellhost defaults).
 	ShellDefaultTimeout time.Duration
 	ShellMaxTimeout     time.Duration
 	ShellGrace          time.Duration
@@ -78,13 +79,13 @@ func (c *Config) Validate() error {
 		return errors.New("agent binary is required")
 	}
 	if c.ShellDefaultTimeout == 0 {
-		c.ShellDefaultTimeout = 10 * time.Minute
+		c.ShellDefaultTimeout = shellhost.DefaultCommandTimeout
 	}
 	if c.ShellMaxTimeout == 0 {
-		c.ShellMaxTimeout = time.Hour
+		c.ShellMaxTimeout = shellhost.DefaultMaxTimeout
 	}
 	if c.ShellGrace == 0 {
-		c.ShellGrace = 5 * time.Second
+		c.ShellGrace = shellhost.DefaultGrace
 	}
 	if c.MinBackoff == 0 {
 		c.MinBackoff = 100 * time.Millisecond

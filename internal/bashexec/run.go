@@ -162,7 +162,7 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 	// Kill what is left of it: background children do not survive their command.
 	_ = signalGroup(pgid, syscall.SIGKILL)
 	_ = cmd.Wait() // reap; the status is read from ProcessState below
-	res.ExitCode = exitCode(cmd.ProcessState)
+	res.ExitCode = ExitCode(cmd.ProcessState)
 
 	p.finish(orDefault(spec.PipeWait, DefaultPipeWait))
 	wg.Wait()
@@ -210,7 +210,9 @@ func checkDir(dir string) error {
 	return nil
 }
 
-func exitCode(ps *os.ProcessState) int {
+// ExitCode is a finished process's exit code as Bash reports it: 128+N when signal N killed it,
+// -1 when there is no state.
+func ExitCode(ps *os.ProcessState) int {
 	if ps == nil {
 		return -1
 	}

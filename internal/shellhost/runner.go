@@ -34,6 +34,13 @@ type Config struct {
 	Grace time.Duration
 }
 
+// Defaults for a Config's zero values.
+const (
+	DefaultCommandTimeout = 10 * time.Minute
+	DefaultMaxTimeout     = time.Hour
+	DefaultGrace          = 5 * time.Second
+)
+
 // DefaultEnvAllow is what a local shell inherits unless configured otherwise.
 var DefaultEnvAllow = []string{"HOME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "TMPDIR"}
 
@@ -71,7 +78,13 @@ func New(cfg Config) (*Runner, error) {
 		cfg.Getenv = os.Getenv
 	}
 	if cfg.Grace <= 0 {
-		cfg.Grace = 5 * time.Second
+		cfg.Grace = DefaultGrace
+	}
+	if cfg.DefaultTimeout <= 0 {
+		cfg.DefaultTimeout = DefaultCommandTimeout
+	}
+	if cfg.MaxTimeout <= 0 {
+		cfg.MaxTimeout = DefaultMaxTimeout
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -326,7 +327,7 @@ func (m *Manager) watchUntilExit(rec store.Job, cmd *exec.Cmd, w *watch) {
 		// job left behind in its group, then reap it.
 		_ = syscall.Kill(-rec.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-		code := exitCode(cmd.ProcessState)
+		code := bashexec.ExitCode(cmd.ProcessState)
 		res.ExitCode = &code
 		res.Outcome = classify(code, timedOut, cancelled && !timedOut)
 	} else {
@@ -349,16 +350,6 @@ func (m *Manager) exited(rec store.Job, cmd *exec.Cmd) bool {
 	}
 	st, err := readProcStat(rec.Pid)
 	return err != nil || st.state == 'Z' || st.state == 'X'
-}
-
-func exitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return -1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 // finish saves the result with the job's continuation in one transaction, then notifies. A
