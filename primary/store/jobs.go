@@ -14,6 +14,9 @@ type Jobs interface {
 	// transaction. It returns ErrJobCapReached or ErrThreadJobCapReached (wrapped) when a cap is
 	// already reached, and inserts nothing.
 	CreateJob(ctx context.Context, j NewJob, caps JobCaps) (Job, error)
+	// SetJobWorker records the worker (by its id) that runs a running job.
+	// ErrNotFound when no running job has id.
+	SetJobWorker(ctx context.Context, id int64, workerID string) error
 	// SetJobProcess records the process of a running job: its pid and the process start time
 	// (clock ticks since boot, /proc/<pid>/stat field 22). ErrNotFound when no running job has id.
 	SetJobProcess(ctx context.Context, id int64, pid int, procStart uint64) error
@@ -60,8 +63,10 @@ type NewJob struct {
 	Thread  string
 	Author  string
 	Agent   string
-	// Workspace is the job's working directory.
+	// Workspace is the job's working directory, on the host that runs it.
 	Workspace string
+	// WorkerKey names the workers that run the job; empty runs it on the primary's own host.
+	WorkerKey string
 	Ceiling   time.Duration
 	// LogDir holds the job's full log, named <id>.log; required.
 	LogDir string
@@ -82,7 +87,9 @@ type Job struct {
 	ID int64
 	NewJob
 	Status JobStatus
-	// Pid and ProcStart are zero until the process is recorded.
+	// WorkerID is the worker running it (worker jobs); empty until recorded.
+	WorkerID string
+	// Pid and ProcStart are zero until the process is recorded (primary-local jobs).
 	Pid       int
 	ProcStart uint64
 	// LogPath is the full log file, <LogDir>/<id>.log.

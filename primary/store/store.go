@@ -16,6 +16,7 @@ type Store interface {
 	AuditLog
 	Operators
 	Jobs
+	Approvals
 	// Close releases the store. No method may be called after it.
 	Close() error
 }

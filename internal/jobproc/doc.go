@@ -1,0 +1,11 @@
+// Package jobproc runs background job processes that outlive the process that started them:
+// `bash -lc <command>` in its own session, with an explicit environment, output appended to a
+// log file, and its exit status written to a status file so a later process can learn how it
+// ended. A job is found again by pid plus process start time, so a recycled pid is never
+// mistaken for it or signalled.
+//
+// It owns the process mechanics shared by the primary's local jobs and the worker's jobs:
+// launch, liveness, the ceiling and cancel protocol (SIGTERM to the group, SIGKILL after a
+// grace period), reaping, and the rolling tail of a log. It does not keep records, decide
+// whether a job may run, or describe outcomes in words.
+package jobproc

@@ -1,0 +1,195 @@
+package jobproc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/turncli/turncli/internal/bashexec"
+)
+
+// wrapper runs the command and records its exit status. Its trap is a handler, not an
+// ignore, so SIGTERM to the group still reaches the command (handlers reset on exec) while
+// the wrapper waits for the command to end and writes its status. $0 is "jobproc", $1 the
+// command, $2 the status file.
+const wrapper = `trap : TERM INT HUP
+bash -lc "$1"
+code=$?
+printf '%d\n' "$code" >"$2"
+exit "$code"`
+
+// Spec is a job process to start.
+type Spec struct {
+	// Bash is the bash executable.
+	Bash string
+	// Command runs as `bash -lc <Command>`.
+	Command string
+	// Dir is the working directory; it must exist.
+	Dir string
+	// Env is the complete environment ("K=V"); never merged with this process's own.
+	Env []string
+	// LogPath receives stdout and stderr, appended. StatusPath receives the exit status.
+	LogPath, StatusPath string
+}
+
+// Process is a job's process: one this process started (and may reap), or one found again
+// by pid and start time.
+type Process struct {
+	Pid   int
+	Start uint64
+	// StatusPath is where the exit status is written when the command ends.
+	StatusPath string
+	cmd        *exec.Cmd // nil when found again: not our child
+}
+
+// Launch starts spec in its own session, so the group can be signalled as one and the job
+// survives this process (no parent-death signal).
+func Launch(spec Spec) (*Process, error) {
+	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("the workspace %s is not a usable directory", spec.Dir)
+	}
+	logf, err := os.OpenFile(spec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close() // the process holds its own copy
+	env := spec.Env
+	if env == nil {
+		env = []string{} // nil would make os/exec inherit this process's environment
+	}
+	cmd := &exec.Cmd{
+		Path:        spec.Bash,
+		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, spec.StatusPath},
+		Env:         env,
+		Dir:         spec.Dir,
+		Stdout:      logf,
+		Stderr:      logf,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &Process{Pid: cmd.Process.Pid, StatusPath: spec.StatusPath, cmd: cmd}
+	// Read before anything can reap it: our unreaped child keeps its /proc entry.
+	p.Start, _ = StartTime(p.Pid)
+	return p, nil
+}
+
+// Find returns the recorded process when it is still the same process (pid and start time),
+// or nil when it is gone.
+func Find(pid int, start uint64, statusPath string) *Process {
+	if pid <= 0 || !Alive(pid, start) {
+		return nil
+	}
+	return &Process{Pid: pid, Start: start, StatusPath: statusPath}
+}
+
+// Exited reports whether the process has ended: our child is a zombie awaiting Reap; a found
+// process's /proc entry is gone, a zombie, or another process.
+func (p *Process) Exited() bool {
+	if p.cmd == nil {
+		return !Alive(p.Pid, p.Start)
+	}
+	st, err := readProcStat(p.Pid)
+	return err != nil || st.state == 'Z' || st.state == 'X'
+}
+
+// Signal sends sig to the job's process group while it is still the recorded process.
+func (p *Process) Signal(sig syscall.Signal) error { return signalGroup(p.Pid, p.Start, sig) }
+
+// Exit is how a job's process ended.
+type Exit struct {
+	// Code is the command's exit status (128+N when stopped by signal N); valid when Known.
+	Code  int
+	Known bool
+	// TimedOut: stopped at its ceiling. Cancelled: stopped on request (not at the ceiling).
+	TimedOut, Cancelled bool
+}
+
+// Reap collects an exited process: our child is waited for, after killing what it left
+// behind in its group (the zombie leader keeps the group id ours until then); a found process
+// is known by its status file, or not at all.
+func (p *Process) Reap() Exit {
+	if p.cmd != nil {
+		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		_ = p.cmd.Wait()
+		if code, ok := ReadStatus(p.StatusPath); ok {
+			return Exit{Code: code, Known: true}
+		}
+		return Exit{Code: bashexec.ExitCode(p.cmd.ProcessState), Known: true}
+	}
+	code, ok := ReadStatus(p.StatusPath)
+	return Exit{Code: code, Known: ok}
+}
+
+// ReadStatus reads an exit status file; ok is false when it is missing or incomplete.
+func ReadStatus(path string) (code int, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 || b[len(b)-1] != '\n' {
+		return 0, false
+	}
+	code, err = strconv.Atoi(strings.TrimSpace(string(b)))
+	return code, err == nil
+}
+
+// Watch says how to supervise a process until it exits.
+type Watch struct {
+	// Deadline is the ceiling: at it the group gets SIGTERM, then SIGKILL after Grace.
+	Deadline time.Time
+	Grace    time.Duration
+	// Poll is how often the process is checked for its exit.
+	Poll time.Duration
+	// Cancel, when closed, stops the job as at the ceiling but counts as cancelled.
+	Cancel <-chan struct{}
+	// Stop, when closed, ends the watch without touching the process (it runs on).
+	Stop <-chan struct{}
+	// Now is the clock Deadline is measured by; time.Now when nil.
+	Now func() time.Time
+}
+
+// Supervise waits until the process exits, enforcing the ceiling and cancel, then reaps it.
+// ok is false when w.Stop ended the watch first; the process then runs on unreaped.
+func (p *Process) Supervise(w Watch) (e Exit, ok bool) {
+	now := w.Now
+	if now == nil {
+		now = time.Now
+	}
+	ceiling := time.NewTimer(max(w.Deadline.Sub(now()), 0))
+	defer ceiling.Stop()
+	tick := time.NewTicker(w.Poll)
+	defer tick.Stop()
+	var kill <-chan time.Time
+	var timedOut, cancelled bool
+	stopping := func() {
+		_ = p.Signal(syscall.SIGTERM)
+		kill = time.After(w.Grace)
+		ceiling.Stop()
+	}
+	cancel := w.Cancel
+	for !p.Exited() {
+		select {
+		case <-w.Stop:
+			return Exit{}, false
+		case <-tick.C:
+		case <-ceiling.C:
+			timedOut = true
+			stopping()
+		case <-cancel:
+			cancelled, cancel = true, nil
+			if !timedOut && kill == nil {
+				stopping()
+			}
+		case <-kill:
+			kill = nil
+			_ = p.Signal(syscall.SIGKILL)
+		}
+	}
+	e = p.Reap()
+	e.TimedOut = timedOut
+	e.Cancelled = cancelled && !timedOut
+	return e, true
+}
