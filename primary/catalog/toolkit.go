@@ -54,6 +54,12 @@ type Identity struct {
 	Requester  string
 	Channel    string
 	Thread     string
+	// Origin is why the turn runs ("foreground", "background", …).
+	Origin string
+	// WorkerKey names the workers the response's shells run on; empty for the primary.
+	WorkerKey string
+	// Flags are the response's flags (a private copy).
+	Flags []string
 }
 
 // Call is one admitted call, as the toolkit sees it.

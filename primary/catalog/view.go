@@ -33,6 +33,22 @@ func (r *Registry) Snapshot(patterns []string) *View {
 	return v
 }
 
+// Without returns a View like v without the toolkit name.
+func (v *View) Without(name string) *View {
+	i, ok := v.index[name]
+	if !ok {
+		return v
+	}
+	out := &View{index: make(map[string]int, len(v.entries)-1)}
+	for j, e := range v.entries {
+		if j != i {
+			out.index[e.name] = len(out.entries)
+			out.entries = append(out.entries, e)
+		}
+	}
+	return out
+}
+
 func selected(name string, patterns []string) bool {
 	if len(patterns) == 0 {
 		return true

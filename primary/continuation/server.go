@@ -98,6 +98,7 @@ func toProto(c store.Continuation, attempt int) *continuationv1.Continuation {
 		IdempotencyKey:  c.IdempotencyKey,
 		Conversation:    &continuationv1.Conversation{Channel: c.Channel, Thread: c.Thread},
 		Text:            c.Text,
+		Post:            c.Post,
 		CreatedAt:       timestamppb.New(c.CreatedAt),
 		DeliveryAttempt: uint32(min(attempt, math.MaxUint32)),
 	}

@@ -3,6 +3,7 @@ package response
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -100,10 +101,11 @@ func (m *Manager) Open(spec Spec) (*Response, error) {
 		mgr:    m,
 		ctx:    ctx,
 		cancel: cancel,
-		view:   m.cfg.Registry.Snapshot(spec.Toolkits),
 	}
+	r.view = r.snapshot(spec.Toolkits)
 	r.identity = catalog.Identity{ResponseID: r.id, Agent: spec.Agent, Requester: spec.Requester,
-		Channel: spec.Channel, Thread: spec.Thread}
+		Channel: spec.Channel, Thread: spec.Thread, Origin: spec.Origin, WorkerKey: spec.WorkerKey,
+		Flags: slices.Clone(spec.Flags)}
 	r.docs.init(spec.ContextDocuments)
 	r.token, r.digest, r.expires = m.grants.Mint(r, spec.GrantLifetime)
 	m.mu.Lock()

@@ -84,6 +84,22 @@ func (r *Response) RetireCatalog() {
 	r.mu.Unlock()
 }
 
+// snapshot is the catalog the response offers for patterns: a clean response never offers
+// the interaction toolkit.
+func (r *Response) snapshot(patterns []string) *catalog.View {
+	v := r.mgr.cfg.Registry.Snapshot(patterns)
+	if r.spec.HasFlag(FlagClean) {
+		v = v.Without(InteractionToolkit)
+	}
+	return v
+}
+
+// Binding is the worker this response's shells run on (worker-keyed responses).
+func (r *Response) Binding() *Binding { return &r.binding }
+
+// Identity is on whose behalf the response's calls run.
+func (r *Response) Identity() catalog.Identity { return r.identity }
+
 // RebindCatalog takes a fresh catalog snapshot (with a new selection if patterns is not empty)
 // and lifts the retirement and any fence.
 func (r *Response) RebindCatalog(patterns []string) error {
@@ -95,7 +111,7 @@ func (r *Response) RebindCatalog(patterns []string) error {
 	} else {
 		patterns = r.spec.Toolkits
 	}
-	view := r.mgr.cfg.Registry.Snapshot(patterns)
+	view := r.snapshot(patterns)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.view = view

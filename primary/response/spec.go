@@ -2,6 +2,7 @@ package response
 
 import (
 	"regexp"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -12,12 +13,16 @@ import (
 
 // Spec describes a response when it is opened.
 type Spec struct {
-	Agent            string
-	Requester        string
-	Channel          string
-	Thread           string
-	ShellMode        string // "standard" or "minimal"
-	WorkerKey        string // empty: shells run on the primary
+	Agent     string
+	Requester string
+	Channel   string
+	Thread    string
+	ShellMode string // "standard" or "minimal"
+	WorkerKey string // empty: shells run on the primary
+	// Origin is why the turn runs (see Origins); empty means OriginForeground.
+	Origin string
+	// Flags are the turn's capabilities and traits: FlagClean, FlagProgressReport,
+	// FlagRequesterTrusted, and others the runtime passes through.
 	Flags            []string
 	ContextDocuments []Document
 	Toolkits         []string // selection patterns; empty selects every toolkit
@@ -29,6 +34,31 @@ type Document struct {
 	Name string
 	Text string
 }
+
+// Origins of a turn (contract: interaction controls).
+const (
+	OriginForeground = "foreground"
+	OriginBackground = "background"
+	OriginScheduled  = "scheduled"
+	OriginRecovery   = "recovery"
+	OriginAPI        = "api"
+)
+
+// Response flags with a meaning to the primary.
+const (
+	// FlagClean: the response has no interaction toolkit.
+	FlagClean = "clean"
+	// FlagProgressReport: the response may report progress.
+	FlagProgressReport = "progress_report"
+	// FlagRequesterTrusted: the requester is a trusted person.
+	FlagRequesterTrusted = "requester_trusted"
+)
+
+// InteractionToolkit is the toolkit a clean response does not offer.
+const InteractionToolkit = "interaction"
+
+// HasFlag reports whether the spec carries flag.
+func (s *Spec) HasFlag(flag string) bool { return slices.Contains(s.Flags, flag) }
 
 // Limits on what a response is opened with.
 const (
@@ -60,6 +90,13 @@ func (s *Spec) Validate() error {
 	case "standard", "minimal":
 	default:
 		return clierr.Invalidf("shell_mode must be standard or minimal")
+	}
+	switch s.Origin {
+	case "":
+		s.Origin = OriginForeground
+	case OriginForeground, OriginBackground, OriginScheduled, OriginRecovery, OriginAPI:
+	default:
+		return clierr.Invalidf("origin must be foreground, background, scheduled, recovery or api")
 	}
 	if len(s.Flags) > MaxFlags {
 		return clierr.Invalidf("at most %d flags", MaxFlags)

@@ -79,6 +79,7 @@ func (s *Server) OpenResponse(_ context.Context, req *responsev1.OpenResponseReq
 		ShellMode:     shellMode(req.GetShellMode()),
 		WorkerKey:     req.GetWorkerKey(),
 		Flags:         req.GetFlags(),
+		Origin:        originFromProto[req.GetOrigin()],
 		Toolkits:      req.GetToolkits(),
 		GrantLifetime: req.GetGrantLifetime().AsDuration(),
 	}
@@ -227,4 +228,13 @@ func (s *Server) CloseResponse(_ context.Context, req *responsev1.CloseResponseR
 		r.Close()
 	}
 	return &responsev1.CloseResponseResponse{}, nil
+}
+
+// originFromProto maps the wire origin; unspecified maps to "" (foreground by default).
+var originFromProto = map[responsev1.Origin]string{
+	responsev1.Origin_ORIGIN_FOREGROUND: response.OriginForeground,
+	responsev1.Origin_ORIGIN_BACKGROUND: response.OriginBackground,
+	responsev1.Origin_ORIGIN_SCHEDULED:  response.OriginScheduled,
+	responsev1.Origin_ORIGIN_RECOVERY:   response.OriginRecovery,
+	responsev1.Origin_ORIGIN_API:        response.OriginAPI,
 }

@@ -13,7 +13,9 @@ import (
 // Approvals keeps durable exact-command approvals: a command an agent asked to run in the
 // background, saved until an admin approves it (then it runs exactly once) or someone denies
 // it. States: pending → executing → consumed | failed, or pending → denied. Every transition is
-// a compare-and-swap in one transaction together with its audit entry.
+// a compare-and-swap in one transaction together with its audit entry. A transition on an id
+// that does not exist is ErrNotFound; actor is required; a comment, deny reason or note is at
+// most MaxApprovalComment bytes of valid UTF-8.
 type Approvals interface {
 	// SaveApproval saves a pending approval. When a pending approval with the same authority
 	// key exists it is returned instead and created is false (one card per identical request);
@@ -35,14 +37,19 @@ type Approvals interface {
 	CommentApproval(ctx context.Context, id int64, actor, text string) (Approval, error)
 	// CreateApprovedJob checks the caps and inserts j as a running job linked to the executing
 	// approval, in one transaction: after it, the approval has a recorded job. ErrConflict when
-	// the approval is not executing or already has a job; cap errors as CreateJob.
+	// the approval is not executing or already has a job; cap errors as CreateJob; ErrInvalid
+	// when j's kind, channel, thread, author, command or ceiling differ from the approval's (the
+	// job runs the exact command approved).
 	CreateApprovedJob(ctx context.Context, approvalID int64, j NewJob, caps JobCaps) (Job, error)
 	// SettleApproval moves an executing approval to consumed or failed with a note (why it
-	// failed). ErrConflict when it is not executing; ErrInvalid for another target state.
+	// failed) and appends ActionApprovalConsume or ActionApprovalFail with actor "primary".
+	// ErrConflict when it is not executing, or for consumed when it has no recorded job;
+	// ErrInvalid for another target state.
 	SettleApproval(ctx context.Context, id int64, to ApprovalStatus, note string) (Approval, error)
 	// RecoverApprovals is called once at boot: every executing approval with a recorded job is
-	// consumed, every one without is failed with ApprovalRestartNote; nothing is re-run. It
-	// returns the approvals it settled.
+	// consumed, every one without is failed with ApprovalRestartNote, each with its audit entry
+	// (actor "primary"), all in one transaction; nothing is re-run. It returns the approvals it
+	// settled (none on a second call).
 	RecoverApprovals(ctx context.Context) ([]Approval, error)
 }
 
@@ -76,6 +83,12 @@ const (
 	ActionApprovalDeny = "approval.deny"
 	// ActionApprovalComment: detail {"approval": id, "comment": text}.
 	ActionApprovalComment = "approval.comment"
+	// ActionApprovalConsume: an executing approval's job was started (SettleApproval, or
+	// RecoverApprovals at boot); actor "primary", detail {"approval": id, "job": job id}.
+	ActionApprovalConsume = "approval.consume"
+	// ActionApprovalFail: an executing approval could not start its job (SettleApproval, or
+	// RecoverApprovals at boot); actor "primary", detail {"approval": id, "note": text}.
+	ActionApprovalFail = "approval.fail"
 )
 
 // ApprovalSubject is the audit subject of an approval.
@@ -90,8 +103,8 @@ type NewApproval struct {
 	Author  string
 	Command string // required
 	// Workdir names where the command runs: the shell location and the directory there.
-	Workdir string // required
-	Ceiling time.Duration
+	Workdir string        // required
+	Ceiling time.Duration // not negative
 	// Not authority: shown to people and copied to the job.
 	Label     string
 	Agent     string
@@ -126,7 +139,8 @@ type Approval struct {
 	// JobID is the job it started; zero until CreateApprovedJob.
 	JobID int64
 	// Note says why it was denied or failed.
-	Note     string
+	Note string
+	// Comments are oldest first.
 	Comments []ApprovalComment
 	// SettledAt is when it reached consumed, failed or denied; zero before.
 	SettledAt time.Time

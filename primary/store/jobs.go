@@ -14,7 +14,7 @@ type Jobs interface {
 	// transaction. It returns ErrJobCapReached or ErrThreadJobCapReached (wrapped) when a cap is
 	// already reached, and inserts nothing.
 	CreateJob(ctx context.Context, j NewJob, caps JobCaps) (Job, error)
-	// SetJobWorker records the worker (by its id) that runs a running job.
+	// SetJobWorker records the worker (by its id, required) that runs a running job.
 	// ErrNotFound when no running job has id.
 	SetJobWorker(ctx context.Context, id int64, workerID string) error
 	// SetJobProcess records the process of a running job: its pid and the process start time

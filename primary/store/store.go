@@ -82,6 +82,9 @@ type NewContinuation struct {
 	Thread  string
 	// Text is what to resume with; required.
 	Text string
+	// Post asks the runtime to post Text to the conversation as it is, without a model turn
+	// (a background agent's report); otherwise a model turn resumes with it.
+	Post bool
 }
 
 // Continuation is a continuation in the outbox.
@@ -91,6 +94,7 @@ type Continuation struct {
 	Channel        string
 	Thread         string
 	Text           string
+	Post           bool
 	CreatedAt      time.Time
 	// DeliveredCount counts deliveries so far, to any subscriber.
 	DeliveredCount int

@@ -14,6 +14,8 @@
 // Changing the schema means adding the next file, never editing one that has shipped.
 //
 // Each exported method is one transaction; helpers that take a *sql.Tx (insertContinuation,
-// insertAudit) let later methods write a continuation or an audit entry in the same
-// transaction as the state change that causes it.
+// insertAudit, createJob) let later methods write a continuation, an audit entry or a job in
+// the same transaction as the state change that causes it. Approval transitions are
+// compare-and-swap statements (they match only the state they need), followed by their audit
+// entry in the same transaction.
 package sqlite

@@ -11,53 +11,84 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-const jobColumns = `id, kind, command, label, channel, thread, author, agent, workspace, ceiling_ns, log_path,
-	status, pid, proc_start, created_at, ended_at, outcome, exit_code, tail`
+const jobColumns = `id, kind, command, label, channel, thread, author, agent, workspace, worker_key, ceiling_ns, log_path,
+	status, worker_id, pid, proc_start, created_at, ended_at, outcome, exit_code, tail`
 
 // CreateJob implements store.Jobs.
 func (s *Store) CreateJob(ctx context.Context, j store.NewJob, caps store.JobCaps) (store.Job, error) {
-	switch {
-	case j.Kind != "command" && j.Kind != "agent":
-		return store.Job{}, invalid("job kind must be command or agent, not %q", j.Kind)
-	case j.Command == "":
-		return store.Job{}, invalid("a job needs a command")
-	case j.Channel == "":
-		return store.Job{}, invalid("a job needs a channel")
-	case j.LogDir == "":
-		return store.Job{}, invalid("a job needs a log directory")
-	case j.Ceiling < 0:
-		return store.Job{}, invalid("a job's ceiling cannot be negative")
+	if err := validJob(j); err != nil {
+		return store.Job{}, err
 	}
 	var out store.Job
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		var total, thread int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(channel = ? AND thread = ?), 0)
-			FROM jobs WHERE status = 'running'`, j.Channel, j.Thread).Scan(&total, &thread); err != nil {
-			return fmt.Errorf("store: count jobs: %w", err)
-		}
-		if caps.Total > 0 && total >= caps.Total {
-			return fmt.Errorf("%w (%d)", store.ErrJobCapReached, caps.Total)
-		}
-		if caps.PerThread > 0 && thread >= caps.PerThread {
-			return fmt.Errorf("%w (%d)", store.ErrThreadJobCapReached, caps.PerThread)
-		}
-		row := tx.QueryRowContext(ctx, `INSERT INTO jobs (kind, command, label, channel, thread, author, agent,
-			workspace, ceiling_ns, log_path, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)
-			RETURNING id`,
-			j.Kind, j.Command, j.Label, j.Channel, j.Thread, j.Author, j.Agent, j.Workspace, int64(j.Ceiling), j.LogDir, nanos(s.now()))
-		var id int64
-		if err := row.Scan(&id); err != nil {
-			return fmt.Errorf("store: create job: %w", err)
-		}
-		var err error
-		out, err = scanJob(tx.QueryRowContext(ctx, `UPDATE jobs SET log_path = ? WHERE id = ? RETURNING `+jobColumns,
-			filepath.Join(j.LogDir, fmt.Sprintf("%d.log", id)), id))
-		if err != nil {
-			return fmt.Errorf("store: create job: %w", err)
-		}
-		return nil
+	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
+		out, err = createJob(ctx, tx, j, caps, s.now())
+		return err
 	})
 	return out, err
+}
+
+func validJob(j store.NewJob) error {
+	switch {
+	case j.Kind != "command" && j.Kind != "agent":
+		return invalid("job kind must be command or agent, not %q", j.Kind)
+	case j.Command == "":
+		return invalid("a job needs a command")
+	case j.Channel == "":
+		return invalid("a job needs a channel")
+	case j.LogDir == "":
+		return invalid("a job needs a log directory")
+	case j.Ceiling < 0:
+		return invalid("a job's ceiling cannot be negative")
+	}
+	return nil
+}
+
+// createJob checks the caps against the running jobs and inserts j as running, inside tx; j
+// has passed validJob. Every way a job is created goes through here, so the caps are counted
+// in the same transaction as the insert they allow.
+func createJob(ctx context.Context, tx *sql.Tx, j store.NewJob, caps store.JobCaps, now time.Time) (store.Job, error) {
+	var total, thread int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(channel = ? AND thread = ?), 0)
+		FROM jobs WHERE status = 'running'`, j.Channel, j.Thread).Scan(&total, &thread); err != nil {
+		return store.Job{}, fmt.Errorf("store: count jobs: %w", err)
+	}
+	if caps.Total > 0 && total >= caps.Total {
+		return store.Job{}, fmt.Errorf("%w (%d)", store.ErrJobCapReached, caps.Total)
+	}
+	if caps.PerThread > 0 && thread >= caps.PerThread {
+		return store.Job{}, fmt.Errorf("%w (%d)", store.ErrThreadJobCapReached, caps.PerThread)
+	}
+	row := tx.QueryRowContext(ctx, `INSERT INTO jobs (kind, command, label, channel, thread, author, agent,
+		workspace, worker_key, ceiling_ns, log_path, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)
+		RETURNING id`,
+		j.Kind, j.Command, j.Label, j.Channel, j.Thread, j.Author, j.Agent, j.Workspace, j.WorkerKey, int64(j.Ceiling), j.LogDir, nanos(now))
+	var id int64
+	if err := row.Scan(&id); err != nil {
+		return store.Job{}, fmt.Errorf("store: create job: %w", err)
+	}
+	out, err := scanJob(tx.QueryRowContext(ctx, `UPDATE jobs SET log_path = ? WHERE id = ? RETURNING `+jobColumns,
+		filepath.Join(j.LogDir, fmt.Sprintf("%d.log", id)), id))
+	if err != nil {
+		return store.Job{}, fmt.Errorf("store: create job: %w", err)
+	}
+	return out, nil
+}
+
+// SetJobWorker implements store.Jobs.
+func (s *Store) SetJobWorker(ctx context.Context, id int64, workerID string) error {
+	if workerID == "" {
+		return invalid("a job's worker needs an id")
+	}
+	res, err := s.write.ExecContext(ctx, `UPDATE jobs SET worker_id = ? WHERE id = ? AND status = 'running'`, workerID, id)
+	if err != nil {
+		return fmt.Errorf("store: set job worker: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: set job worker: %w", err)
+	} else if n == 0 {
+		return fmt.Errorf("%w: running job %d", store.ErrNotFound, id)
+	}
+	return nil
 }
 
 // SetJobProcess implements store.Jobs.
@@ -155,7 +186,8 @@ func scanJob(row interface{ Scan(...any) error }) (store.Job, error) {
 	var ended, exit sql.NullInt64
 	var status string
 	if err := row.Scan(&j.ID, &j.Kind, &j.Command, &j.Label, &j.Channel, &j.Thread, &j.Author, &j.Agent, &j.Workspace,
-		&ceiling, &j.LogPath, &status, &j.Pid, &procStart, &created, &ended, &j.Outcome, &exit, &j.Tail); err != nil {
+		&j.WorkerKey, &ceiling, &j.LogPath, &status, &j.WorkerID, &j.Pid, &procStart, &created, &ended, &j.Outcome, &exit,
+		&j.Tail); err != nil {
 		return store.Job{}, err
 	}
 	j.Ceiling = time.Duration(ceiling)

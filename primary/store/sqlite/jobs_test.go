@@ -83,6 +83,37 @@ func TestJobs(t *testing.T) {
 		}
 	})
 
+	t.Run("WorkerIsRecordedOnlyOnRunningJobs", func(t *testing.T) {
+		s := open(t, "", nil)
+		nj := newJob("t1")
+		nj.WorkerKey = "key-a"
+		j, err := s.CreateJob(ctx, nj, caps)
+		if err != nil || j.WorkerKey != "key-a" || j.WorkerID != "" {
+			t.Fatalf("created %+v, %v", j, err)
+		}
+		if err := s.SetJobWorker(ctx, j.ID, ""); !errors.Is(err, store.ErrInvalid) {
+			t.Fatalf("empty worker id: %v, want ErrInvalid", err)
+		}
+		if err := s.SetJobWorker(ctx, j.ID, "worker-1"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Job(ctx, j.ID); err != nil || got.WorkerKey != "key-a" || got.WorkerID != "worker-1" {
+			t.Fatalf("job %+v, %v", got, err)
+		}
+		if _, _, err := s.FinishJob(ctx, j.ID, store.JobResult{Outcome: "success"}, cont(j.ID)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetJobWorker(ctx, j.ID, "worker-2"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("worker of a finished job: %v, want ErrNotFound", err)
+		}
+		if err := s.SetJobWorker(ctx, 999, "worker-2"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("worker of an unknown job: %v, want ErrNotFound", err)
+		}
+		if got, _ := s.Job(ctx, j.ID); got.WorkerID != "worker-1" {
+			t.Fatalf("worker id %q after refused changes", got.WorkerID)
+		}
+	})
+
 	t.Run("ListJobsFiltersByStatusNewestFirst", func(t *testing.T) {
 		s := open(t, "", nil)
 		a, _ := s.CreateJob(ctx, newJob("t1"), caps)

@@ -177,8 +177,11 @@ type Continuation struct {
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// 1 on the first delivery; counts every delivery to any subscriber, across restarts.
 	DeliveryAttempt uint32 `protobuf:"varint,6,opt,name=delivery_attempt,json=deliveryAttempt,proto3" json:"delivery_attempt,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// When true, post text to the conversation as it is, without a model turn (a background
+	// agent's report); otherwise resume a model turn with it.
+	Post          bool `protobuf:"varint,7,opt,name=post,proto3" json:"post,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Continuation) Reset() {
@@ -251,6 +254,13 @@ func (x *Continuation) GetDeliveryAttempt() uint32 {
 		return x.DeliveryAttempt
 	}
 	return 0
+}
+
+func (x *Continuation) GetPost() bool {
+	if x != nil {
+		return x.Post
+	}
+	return false
 }
 
 // AckRequest names the continuation to acknowledge.
@@ -346,7 +356,7 @@ const file_turncli_continuation_v1_continuation_proto_rawDesc = "" +
 	"\fcontinuation\x18\x01 \x01(\v2%.turncli.continuation.v1.ContinuationR\fcontinuation\"@\n" +
 	"\fConversation\x12\x18\n" +
 	"\achannel\x18\x01 \x01(\tR\achannel\x12\x16\n" +
-	"\x06thread\x18\x02 \x01(\tR\x06thread\"\x8c\x02\n" +
+	"\x06thread\x18\x02 \x01(\tR\x06thread\"\xa0\x02\n" +
 	"\fContinuation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12I\n" +
@@ -354,7 +364,8 @@ const file_turncli_continuation_v1_continuation_proto_rawDesc = "" +
 	"\x04text\x18\x04 \x01(\tR\x04text\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12)\n" +
-	"\x10delivery_attempt\x18\x06 \x01(\rR\x0fdeliveryAttempt\"\x1c\n" +
+	"\x10delivery_attempt\x18\x06 \x01(\rR\x0fdeliveryAttempt\x12\x12\n" +
+	"\x04post\x18\a \x01(\bR\x04post\"\x1c\n" +
 	"\n" +
 	"AckRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"\r\n" +

@@ -77,6 +77,71 @@ func (ShellMode) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{0}
 }
 
+// Origin is why a turn runs.
+type Origin int32
+
+const (
+	// Unspecified means foreground.
+	Origin_ORIGIN_UNSPECIFIED Origin = 0
+	// A person's message.
+	Origin_ORIGIN_FOREGROUND Origin = 1
+	// A background agent started by run_agent_in_background.
+	Origin_ORIGIN_BACKGROUND Origin = 2
+	// A scheduled task.
+	Origin_ORIGIN_SCHEDULED Origin = 3
+	// A turn resumed after a failure or restart.
+	Origin_ORIGIN_RECOVERY Origin = 4
+	// A call through the runtime's own API.
+	Origin_ORIGIN_API Origin = 5
+)
+
+// Enum value maps for Origin.
+var (
+	Origin_name = map[int32]string{
+		0: "ORIGIN_UNSPECIFIED",
+		1: "ORIGIN_FOREGROUND",
+		2: "ORIGIN_BACKGROUND",
+		3: "ORIGIN_SCHEDULED",
+		4: "ORIGIN_RECOVERY",
+		5: "ORIGIN_API",
+	}
+	Origin_value = map[string]int32{
+		"ORIGIN_UNSPECIFIED": 0,
+		"ORIGIN_FOREGROUND":  1,
+		"ORIGIN_BACKGROUND":  2,
+		"ORIGIN_SCHEDULED":   3,
+		"ORIGIN_RECOVERY":    4,
+		"ORIGIN_API":         5,
+	}
+)
+
+func (x Origin) Enum() *Origin {
+	p := new(Origin)
+	*p = x
+	return p
+}
+
+func (x Origin) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Origin) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_response_v1_response_proto_enumTypes[1].Descriptor()
+}
+
+func (Origin) Type() protoreflect.EnumType {
+	return &file_turncli_response_v1_response_proto_enumTypes[1]
+}
+
+func (x Origin) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Origin.Descriptor instead.
+func (Origin) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{1}
+}
+
 // OutputStream names stdout or stderr.
 type OutputStream int32
 
@@ -114,11 +179,11 @@ func (x OutputStream) String() string {
 }
 
 func (OutputStream) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_response_v1_response_proto_enumTypes[1].Descriptor()
+	return file_turncli_response_v1_response_proto_enumTypes[2].Descriptor()
 }
 
 func (OutputStream) Type() protoreflect.EnumType {
-	return &file_turncli_response_v1_response_proto_enumTypes[1]
+	return &file_turncli_response_v1_response_proto_enumTypes[2]
 }
 
 func (x OutputStream) Number() protoreflect.EnumNumber {
@@ -127,7 +192,7 @@ func (x OutputStream) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use OutputStream.Descriptor instead.
 func (OutputStream) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{1}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{2}
 }
 
 // CallStatus is a receipt's status.
@@ -183,11 +248,11 @@ func (x CallStatus) String() string {
 }
 
 func (CallStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_response_v1_response_proto_enumTypes[2].Descriptor()
+	return file_turncli_response_v1_response_proto_enumTypes[3].Descriptor()
 }
 
 func (CallStatus) Type() protoreflect.EnumType {
-	return &file_turncli_response_v1_response_proto_enumTypes[2]
+	return &file_turncli_response_v1_response_proto_enumTypes[3]
 }
 
 func (x CallStatus) Number() protoreflect.EnumNumber {
@@ -196,7 +261,7 @@ func (x CallStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CallStatus.Descriptor instead.
 func (CallStatus) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{2}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{3}
 }
 
 // Conversation names where the turn happens.
@@ -322,7 +387,8 @@ type OpenResponseRequest struct {
 	ShellMode ShellMode `protobuf:"varint,4,opt,name=shell_mode,json=shellMode,proto3,enum=turncli.response.v1.ShellMode" json:"shell_mode,omitempty"`
 	// The worker key whose workers run this response's shells; empty runs them on the primary.
 	WorkerKey string `protobuf:"bytes,5,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
-	// Feature flags of the turn, e.g. "progress_report".
+	// Flags of the turn: "clean" (no interaction toolkit), "progress_report" (may report
+	// progress), "requester_trusted"; others are kept and ignored.
 	Flags []string `protobuf:"bytes,6,rep,name=flags,proto3" json:"flags,omitempty"`
 	// Documents for context.list / context.read.
 	ContextDocuments []*ContextDocument `protobuf:"bytes,7,rep,name=context_documents,json=contextDocuments,proto3" json:"context_documents,omitempty"`
@@ -330,6 +396,8 @@ type OpenResponseRequest struct {
 	Toolkits []string `protobuf:"bytes,8,rep,name=toolkits,proto3" json:"toolkits,omitempty"`
 	// How long the grant may live; at most and by default 24 hours.
 	GrantLifetime *durationpb.Duration `protobuf:"bytes,9,opt,name=grant_lifetime,json=grantLifetime,proto3" json:"grant_lifetime,omitempty"`
+	// Why the turn runs; unspecified means foreground.
+	Origin        Origin `protobuf:"varint,10,opt,name=origin,proto3,enum=turncli.response.v1.Origin" json:"origin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -425,6 +493,13 @@ func (x *OpenResponseRequest) GetGrantLifetime() *durationpb.Duration {
 		return x.GrantLifetime
 	}
 	return nil
+}
+
+func (x *OpenResponseRequest) GetOrigin() Origin {
+	if x != nil {
+		return x.Origin
+	}
+	return Origin_ORIGIN_UNSPECIFIED
 }
 
 // OpenResponseResponse identifies the new response.
@@ -1436,7 +1511,7 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x06thread\x18\x02 \x01(\tR\x06thread\"9\n" +
 	"\x0fContextDocument\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"\xc3\x03\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xf8\x03\n" +
 	"\x13OpenResponseRequest\x12\x1d\n" +
 	"\n" +
 	"agent_name\x18\x01 \x01(\tR\tagentName\x12!\n" +
@@ -1449,7 +1524,9 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x05flags\x18\x06 \x03(\tR\x05flags\x12Q\n" +
 	"\x11context_documents\x18\a \x03(\v2$.turncli.response.v1.ContextDocumentR\x10contextDocuments\x12\x1a\n" +
 	"\btoolkits\x18\b \x03(\tR\btoolkits\x12@\n" +
-	"\x0egrant_lifetime\x18\t \x01(\v2\x19.google.protobuf.DurationR\rgrantLifetime\"}\n" +
+	"\x0egrant_lifetime\x18\t \x01(\v2\x19.google.protobuf.DurationR\rgrantLifetime\x123\n" +
+	"\x06origin\x18\n" +
+	" \x01(\x0e2\x1b.turncli.response.v1.OriginR\x06origin\"}\n" +
 	"\x14OpenResponseResponse\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12D\n" +
@@ -1520,7 +1597,15 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\tShellMode\x12\x1a\n" +
 	"\x16SHELL_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13SHELL_MODE_STANDARD\x10\x01\x12\x16\n" +
-	"\x12SHELL_MODE_MINIMAL\x10\x02*a\n" +
+	"\x12SHELL_MODE_MINIMAL\x10\x02*\x89\x01\n" +
+	"\x06Origin\x12\x16\n" +
+	"\x12ORIGIN_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11ORIGIN_FOREGROUND\x10\x01\x12\x15\n" +
+	"\x11ORIGIN_BACKGROUND\x10\x02\x12\x14\n" +
+	"\x10ORIGIN_SCHEDULED\x10\x03\x12\x13\n" +
+	"\x0fORIGIN_RECOVERY\x10\x04\x12\x0e\n" +
+	"\n" +
+	"ORIGIN_API\x10\x05*a\n" +
 	"\fOutputStream\x12\x1d\n" +
 	"\x19OUTPUT_STREAM_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_STREAM_STDOUT\x10\x01\x12\x18\n" +
@@ -1557,72 +1642,74 @@ func file_turncli_response_v1_response_proto_rawDescGZIP() []byte {
 	return file_turncli_response_v1_response_proto_rawDescData
 }
 
-var file_turncli_response_v1_response_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_turncli_response_v1_response_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_turncli_response_v1_response_proto_goTypes = []any{
 	(ShellMode)(0),                // 0: turncli.response.v1.ShellMode
-	(OutputStream)(0),             // 1: turncli.response.v1.OutputStream
-	(CallStatus)(0),               // 2: turncli.response.v1.CallStatus
-	(*Conversation)(nil),          // 3: turncli.response.v1.Conversation
-	(*ContextDocument)(nil),       // 4: turncli.response.v1.ContextDocument
-	(*OpenResponseRequest)(nil),   // 5: turncli.response.v1.OpenResponseRequest
-	(*OpenResponseResponse)(nil),  // 6: turncli.response.v1.OpenResponseResponse
-	(*RunBashRequest)(nil),        // 7: turncli.response.v1.RunBashRequest
-	(*RunBashResponse)(nil),       // 8: turncli.response.v1.RunBashResponse
-	(*OutputChunk)(nil),           // 9: turncli.response.v1.OutputChunk
-	(*BashResult)(nil),            // 10: turncli.response.v1.BashResult
-	(*Receipt)(nil),               // 11: turncli.response.v1.Receipt
-	(*OpenWindowRequest)(nil),     // 12: turncli.response.v1.OpenWindowRequest
-	(*OpenWindowResponse)(nil),    // 13: turncli.response.v1.OpenWindowResponse
-	(*CloseWindowRequest)(nil),    // 14: turncli.response.v1.CloseWindowRequest
-	(*CloseWindowResponse)(nil),   // 15: turncli.response.v1.CloseWindowResponse
-	(*FenceResponseRequest)(nil),  // 16: turncli.response.v1.FenceResponseRequest
-	(*FenceResponseResponse)(nil), // 17: turncli.response.v1.FenceResponseResponse
-	(*RetireCatalogRequest)(nil),  // 18: turncli.response.v1.RetireCatalogRequest
-	(*RetireCatalogResponse)(nil), // 19: turncli.response.v1.RetireCatalogResponse
-	(*RebindCatalogRequest)(nil),  // 20: turncli.response.v1.RebindCatalogRequest
-	(*RebindCatalogResponse)(nil), // 21: turncli.response.v1.RebindCatalogResponse
-	(*CloseResponseRequest)(nil),  // 22: turncli.response.v1.CloseResponseRequest
-	(*CloseResponseResponse)(nil), // 23: turncli.response.v1.CloseResponseResponse
-	nil,                           // 24: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
-	(*durationpb.Duration)(nil),   // 25: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 26: google.protobuf.Timestamp
+	(Origin)(0),                   // 1: turncli.response.v1.Origin
+	(OutputStream)(0),             // 2: turncli.response.v1.OutputStream
+	(CallStatus)(0),               // 3: turncli.response.v1.CallStatus
+	(*Conversation)(nil),          // 4: turncli.response.v1.Conversation
+	(*ContextDocument)(nil),       // 5: turncli.response.v1.ContextDocument
+	(*OpenResponseRequest)(nil),   // 6: turncli.response.v1.OpenResponseRequest
+	(*OpenResponseResponse)(nil),  // 7: turncli.response.v1.OpenResponseResponse
+	(*RunBashRequest)(nil),        // 8: turncli.response.v1.RunBashRequest
+	(*RunBashResponse)(nil),       // 9: turncli.response.v1.RunBashResponse
+	(*OutputChunk)(nil),           // 10: turncli.response.v1.OutputChunk
+	(*BashResult)(nil),            // 11: turncli.response.v1.BashResult
+	(*Receipt)(nil),               // 12: turncli.response.v1.Receipt
+	(*OpenWindowRequest)(nil),     // 13: turncli.response.v1.OpenWindowRequest
+	(*OpenWindowResponse)(nil),    // 14: turncli.response.v1.OpenWindowResponse
+	(*CloseWindowRequest)(nil),    // 15: turncli.response.v1.CloseWindowRequest
+	(*CloseWindowResponse)(nil),   // 16: turncli.response.v1.CloseWindowResponse
+	(*FenceResponseRequest)(nil),  // 17: turncli.response.v1.FenceResponseRequest
+	(*FenceResponseResponse)(nil), // 18: turncli.response.v1.FenceResponseResponse
+	(*RetireCatalogRequest)(nil),  // 19: turncli.response.v1.RetireCatalogRequest
+	(*RetireCatalogResponse)(nil), // 20: turncli.response.v1.RetireCatalogResponse
+	(*RebindCatalogRequest)(nil),  // 21: turncli.response.v1.RebindCatalogRequest
+	(*RebindCatalogResponse)(nil), // 22: turncli.response.v1.RebindCatalogResponse
+	(*CloseResponseRequest)(nil),  // 23: turncli.response.v1.CloseResponseRequest
+	(*CloseResponseResponse)(nil), // 24: turncli.response.v1.CloseResponseResponse
+	nil,                           // 25: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	(*durationpb.Duration)(nil),   // 26: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 27: google.protobuf.Timestamp
 }
 var file_turncli_response_v1_response_proto_depIdxs = []int32{
-	3,  // 0: turncli.response.v1.OpenResponseRequest.conversation:type_name -> turncli.response.v1.Conversation
+	4,  // 0: turncli.response.v1.OpenResponseRequest.conversation:type_name -> turncli.response.v1.Conversation
 	0,  // 1: turncli.response.v1.OpenResponseRequest.shell_mode:type_name -> turncli.response.v1.ShellMode
-	4,  // 2: turncli.response.v1.OpenResponseRequest.context_documents:type_name -> turncli.response.v1.ContextDocument
-	25, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
-	26, // 4: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	25, // 5: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
-	9,  // 6: turncli.response.v1.RunBashResponse.output:type_name -> turncli.response.v1.OutputChunk
-	10, // 7: turncli.response.v1.RunBashResponse.result:type_name -> turncli.response.v1.BashResult
-	1,  // 8: turncli.response.v1.OutputChunk.stream:type_name -> turncli.response.v1.OutputStream
-	11, // 9: turncli.response.v1.BashResult.receipts:type_name -> turncli.response.v1.Receipt
-	2,  // 10: turncli.response.v1.Receipt.status:type_name -> turncli.response.v1.CallStatus
-	24, // 11: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
-	11, // 12: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
-	5,  // 13: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
-	7,  // 14: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
-	12, // 15: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
-	14, // 16: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
-	16, // 17: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
-	18, // 18: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
-	20, // 19: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
-	22, // 20: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
-	6,  // 21: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
-	8,  // 22: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
-	13, // 23: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
-	15, // 24: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
-	17, // 25: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
-	19, // 26: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
-	21, // 27: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
-	23, // 28: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
-	21, // [21:29] is the sub-list for method output_type
-	13, // [13:21] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	5,  // 2: turncli.response.v1.OpenResponseRequest.context_documents:type_name -> turncli.response.v1.ContextDocument
+	26, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
+	1,  // 4: turncli.response.v1.OpenResponseRequest.origin:type_name -> turncli.response.v1.Origin
+	27, // 5: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	26, // 6: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
+	10, // 7: turncli.response.v1.RunBashResponse.output:type_name -> turncli.response.v1.OutputChunk
+	11, // 8: turncli.response.v1.RunBashResponse.result:type_name -> turncli.response.v1.BashResult
+	2,  // 9: turncli.response.v1.OutputChunk.stream:type_name -> turncli.response.v1.OutputStream
+	12, // 10: turncli.response.v1.BashResult.receipts:type_name -> turncli.response.v1.Receipt
+	3,  // 11: turncli.response.v1.Receipt.status:type_name -> turncli.response.v1.CallStatus
+	25, // 12: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	12, // 13: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
+	6,  // 14: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
+	8,  // 15: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
+	13, // 16: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
+	15, // 17: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
+	17, // 18: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
+	19, // 19: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
+	21, // 20: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
+	23, // 21: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
+	7,  // 22: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
+	9,  // 23: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
+	14, // 24: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
+	16, // 25: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
+	18, // 26: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
+	20, // 27: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
+	22, // 28: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
+	24, // 29: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
+	22, // [22:30] is the sub-list for method output_type
+	14, // [14:22] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_turncli_response_v1_response_proto_init() }
@@ -1639,7 +1726,7 @@ func file_turncli_response_v1_response_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_response_v1_response_proto_rawDesc), len(file_turncli_response_v1_response_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
