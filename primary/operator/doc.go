@@ -4,7 +4,11 @@
 // OperatorService call by its bearer credential (compared in constant time against every
 // stored digest) and authorises each method by the operator's role (member or admin).
 //
+// It lists, reads and cancels background jobs through the jobs engine and decides durable
+// approvals through the approvals engine it is given (Jobs, Approvals), and reads approvals
+// from the store.
+//
 // It does not authorise other services (package roleauth does, and an operator credential
-// never passes it) and does not keep conversation modes or the audit log itself (the store
-// does).
+// never passes it), does not keep conversation modes, approvals or the audit log itself (the
+// store does), and neither runs jobs nor re-runs an approval's gates (the engines do).
 package operator

@@ -4,30 +4,39 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strconv"
+	"math"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/store"
 )
 
-// Store is what the service reads and writes.
+// Store is what the service reads and writes itself. Approvals are read here and decided
+// through Approvals.
 type Store interface {
 	store.ConversationModes
 	store.AuditLog
+	// Approval and ListApprovals are store.Approvals' readers.
+	Approval(ctx context.Context, id int64) (store.Approval, error)
+	ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error)
 }
 
 // Server implements OperatorService. Its calls must pass the Authenticator's interceptor.
 type Server struct {
 	operatorv1.UnimplementedOperatorServiceServer
-	store  Store
-	logger *slog.Logger
+	store     Store
+	jobs      Jobs      // nil: the jobs methods are UNAVAILABLE
+	approvals Approvals // nil: DecideApproval is UNAVAILABLE
+	logger    *slog.Logger
 }
 
-// NewServer returns the service over st.
+// NewServer returns the service over st. The jobs and approvals engines are added with
+// WithJobs and WithApprovals.
 func NewServer(st Store, logger *slog.Logger) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -96,20 +105,15 @@ func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogR
 	if _, err := caller(ctx, true, "read the audit log"); err != nil {
 		return nil, err
 	}
-	f := store.AuditFilter{Actor: req.GetActor(), Action: req.GetAction(), Subject: req.GetSubject(), Limit: 100}
-	if n := req.GetPageSize(); n != 0 {
-		if n > 1000 {
-			return nil, status.Error(codes.InvalidArgument, "page_size must be 1..1000")
-		}
-		f.Limit = int(n)
+	limit, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
 	}
-	if t := req.GetPageToken(); t != "" {
-		id, err := strconv.ParseInt(t, 10, 64)
-		if err != nil || id <= 0 {
-			return nil, status.Error(codes.InvalidArgument, "page_token is not one this API returned")
-		}
-		f.BeforeID = id
+	before, err := parsePageToken(req.GetPageToken())
+	if err != nil {
+		return nil, err
 	}
+	f := store.AuditFilter{Actor: req.GetActor(), Action: req.GetAction(), Subject: req.GetSubject(), Limit: limit, BeforeID: before}
 	entries, err := s.store.ListAudit(ctx, f)
 	if err != nil {
 		return nil, toStatus(err)
@@ -122,23 +126,55 @@ func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogR
 		})
 	}
 	if len(entries) == f.Limit && entries[len(entries)-1].ID > 1 {
-		resp.NextPageToken = strconv.FormatInt(entries[len(entries)-1].ID, 10)
+		resp.NextPageToken = pageToken(entries[len(entries)-1].ID)
 	}
 	return resp, nil
 }
 
-// toStatus maps the store's errors to gRPC codes; this is the only place that does.
+// toStatus maps the errors of the store and the engines to gRPC codes; this is the only
+// place that chooses a code for them (handlers may word a NOT_FOUND or ABORTED themselves, to
+// name the record). A refusal's own message is kept: it says why, and holds no secret.
 func toStatus(err error) error {
 	switch {
 	case errors.Is(err, store.ErrInvalid):
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, store.ErrConflict):
+		return status.Error(codes.Aborted, err.Error())
+	case errors.Is(err, ErrRefused), errors.Is(err, store.ErrJobCapReached), errors.Is(err, store.ErrThreadJobCapReached),
+		errors.Is(err, jobs.ErrNotRunning):
+		return status.Error(codes.FailedPrecondition, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return status.FromContextError(err).Err()
 	default:
 		return status.Error(codes.Internal, "the store failed; see the primary's log")
 	}
+}
+
+// storeID converts an id from the API; ok is false for an id no record can have.
+func storeID(id uint64) (int64, bool) {
+	return int64(id), id > 0 && id <= math.MaxInt64
+}
+
+// conversationFilter checks a list filter's conversation: a thread needs its channel.
+func conversationFilter(c *operatorv1.Conversation) (channel, thread string, err error) {
+	if c.GetChannel() == "" && c.GetThread() != "" {
+		return "", "", status.Error(codes.InvalidArgument, "a conversation filter with a thread needs its channel")
+	}
+	return c.GetChannel(), c.GetThread(), nil
+}
+
+func conversationToProto(channel, thread string) *operatorv1.Conversation {
+	return &operatorv1.Conversation{Channel: channel, Thread: thread}
+}
+
+// timestamp converts t, leaving a zero time unset.
+func timestamp(t time.Time) *timestamppb.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	return timestamppb.New(t)
 }
 
 var modeFromProto = map[operatorv1.Mode]store.Mode{

@@ -8,8 +8,10 @@ package operatorv1
 
 import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
+	httpbody "google.golang.org/genproto/googleapis/api/httpbody"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -29,10 +31,11 @@ type Role int32
 const (
 	// Never returned.
 	Role_ROLE_UNSPECIFIED Role = 0
-	// Decides approvals and answers questions; reads conversation modes.
+	// Denies and comments on approvals, answers questions, cancels jobs; reads conversation
+	// modes, jobs and approvals.
 	Role_ROLE_MEMBER Role = 1
-	// A member who may also set conversation modes, approve background jobs and read the audit
-	// log.
+	// A member who may also set conversation modes, approve background commands and read the
+	// audit log.
 	Role_ROLE_ADMIN Role = 2
 )
 
@@ -132,6 +135,236 @@ func (x Mode) Number() protoreflect.EnumNumber {
 // Deprecated: Use Mode.Descriptor instead.
 func (Mode) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{1}
+}
+
+// JobKind is what a background job runs.
+type JobKind int32
+
+const (
+	// Not a kind: never returned.
+	JobKind_JOB_KIND_UNSPECIFIED JobKind = 0
+	// A command (run_in_background): `bash -lc <command>`.
+	JobKind_JOB_KIND_COMMAND JobKind = 1
+	// A background agent session (run_agent_in_background) through a configured engine.
+	JobKind_JOB_KIND_AGENT JobKind = 2
+)
+
+// Enum value maps for JobKind.
+var (
+	JobKind_name = map[int32]string{
+		0: "JOB_KIND_UNSPECIFIED",
+		1: "JOB_KIND_COMMAND",
+		2: "JOB_KIND_AGENT",
+	}
+	JobKind_value = map[string]int32{
+		"JOB_KIND_UNSPECIFIED": 0,
+		"JOB_KIND_COMMAND":     1,
+		"JOB_KIND_AGENT":       2,
+	}
+)
+
+func (x JobKind) Enum() *JobKind {
+	p := new(JobKind)
+	*p = x
+	return p
+}
+
+func (x JobKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JobKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[2].Descriptor()
+}
+
+func (JobKind) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[2]
+}
+
+func (x JobKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JobKind.Descriptor instead.
+func (JobKind) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{2}
+}
+
+// JobStatus is a background job's state.
+type JobStatus int32
+
+const (
+	// Any state, as a filter; never returned.
+	JobStatus_JOB_STATUS_UNSPECIFIED JobStatus = 0
+	// Started and not yet finished.
+	JobStatus_JOB_STATUS_RUNNING JobStatus = 1
+	// Finished, with an outcome saved; final.
+	JobStatus_JOB_STATUS_FINISHED JobStatus = 2
+)
+
+// Enum value maps for JobStatus.
+var (
+	JobStatus_name = map[int32]string{
+		0: "JOB_STATUS_UNSPECIFIED",
+		1: "JOB_STATUS_RUNNING",
+		2: "JOB_STATUS_FINISHED",
+	}
+	JobStatus_value = map[string]int32{
+		"JOB_STATUS_UNSPECIFIED": 0,
+		"JOB_STATUS_RUNNING":     1,
+		"JOB_STATUS_FINISHED":    2,
+	}
+)
+
+func (x JobStatus) Enum() *JobStatus {
+	p := new(JobStatus)
+	*p = x
+	return p
+}
+
+func (x JobStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (JobStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[3].Descriptor()
+}
+
+func (JobStatus) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[3]
+}
+
+func (x JobStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use JobStatus.Descriptor instead.
+func (JobStatus) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{3}
+}
+
+// ApprovalStatus is a durable approval's state: PENDING, then EXECUTING and CONSUMED or
+// FAILED when approved, or DENIED.
+type ApprovalStatus int32
+
+const (
+	// Any state, as a filter; never returned.
+	ApprovalStatus_APPROVAL_STATUS_UNSPECIFIED ApprovalStatus = 0
+	// Awaiting a decision; never expires, survives restarts.
+	ApprovalStatus_APPROVAL_STATUS_PENDING ApprovalStatus = 1
+	// Approved; its job is being started.
+	ApprovalStatus_APPROVAL_STATUS_EXECUTING ApprovalStatus = 2
+	// Approved and its job started (job_id); final.
+	ApprovalStatus_APPROVAL_STATUS_CONSUMED ApprovalStatus = 3
+	// Approved, but its job could not be started (note says why); final, never retried.
+	ApprovalStatus_APPROVAL_STATUS_FAILED ApprovalStatus = 4
+	// Denied (note holds the reason, if one was given); final.
+	ApprovalStatus_APPROVAL_STATUS_DENIED ApprovalStatus = 5
+)
+
+// Enum value maps for ApprovalStatus.
+var (
+	ApprovalStatus_name = map[int32]string{
+		0: "APPROVAL_STATUS_UNSPECIFIED",
+		1: "APPROVAL_STATUS_PENDING",
+		2: "APPROVAL_STATUS_EXECUTING",
+		3: "APPROVAL_STATUS_CONSUMED",
+		4: "APPROVAL_STATUS_FAILED",
+		5: "APPROVAL_STATUS_DENIED",
+	}
+	ApprovalStatus_value = map[string]int32{
+		"APPROVAL_STATUS_UNSPECIFIED": 0,
+		"APPROVAL_STATUS_PENDING":     1,
+		"APPROVAL_STATUS_EXECUTING":   2,
+		"APPROVAL_STATUS_CONSUMED":    3,
+		"APPROVAL_STATUS_FAILED":      4,
+		"APPROVAL_STATUS_DENIED":      5,
+	}
+)
+
+func (x ApprovalStatus) Enum() *ApprovalStatus {
+	p := new(ApprovalStatus)
+	*p = x
+	return p
+}
+
+func (x ApprovalStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ApprovalStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[4].Descriptor()
+}
+
+func (ApprovalStatus) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[4]
+}
+
+func (x ApprovalStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ApprovalStatus.Descriptor instead.
+func (ApprovalStatus) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{4}
+}
+
+// Decision is an operator's decision on a pending approval.
+type Decision int32
+
+const (
+	// Not a decision: refused as INVALID_ARGUMENT.
+	Decision_DECISION_UNSPECIFIED Decision = 0
+	// Start the saved command, once. Admins only.
+	Decision_DECISION_APPROVE Decision = 1
+	// Refuse it; text is the optional reason.
+	Decision_DECISION_DENY Decision = 2
+	// Add a comment (for example the changes wanted); text is required. The approval stays
+	// pending.
+	Decision_DECISION_COMMENT Decision = 3
+)
+
+// Enum value maps for Decision.
+var (
+	Decision_name = map[int32]string{
+		0: "DECISION_UNSPECIFIED",
+		1: "DECISION_APPROVE",
+		2: "DECISION_DENY",
+		3: "DECISION_COMMENT",
+	}
+	Decision_value = map[string]int32{
+		"DECISION_UNSPECIFIED": 0,
+		"DECISION_APPROVE":     1,
+		"DECISION_DENY":        2,
+		"DECISION_COMMENT":     3,
+	}
+)
+
+func (x Decision) Enum() *Decision {
+	p := new(Decision)
+	*p = x
+	return p
+}
+
+func (x Decision) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Decision) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[5].Descriptor()
+}
+
+func (Decision) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[5]
+}
+
+func (x Decision) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Decision.Descriptor instead.
+func (Decision) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{5}
 }
 
 // Conversation names a conversation.
@@ -767,11 +1000,1200 @@ func (x *AuditEntry) GetDetailJson() string {
 	return ""
 }
 
+// Location says where a job runs, or where an approved command would run.
+type Location struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The worker key whose workers run it; empty for the primary's own host.
+	WorkerKey string `protobuf:"bytes,1,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
+	// The worker (by its id) that runs the job; empty on the primary's own host, before a worker
+	// took the job, and for approvals.
+	WorkerId      string `protobuf:"bytes,2,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Location) Reset() {
+	*x = Location{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Location) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Location) ProtoMessage() {}
+
+func (x *Location) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Location.ProtoReflect.Descriptor instead.
+func (*Location) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Location) GetWorkerKey() string {
+	if x != nil {
+		return x.WorkerKey
+	}
+	return ""
+}
+
+func (x *Location) GetWorkerId() string {
+	if x != nil {
+		return x.WorkerId
+	}
+	return ""
+}
+
+// Job is a background job: what was launched, by whom, where, and how it went.
+type Job struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job's id, positive.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// What it runs.
+	Kind JobKind `protobuf:"varint,2,opt,name=kind,proto3,enum=turncli.operator.v1.JobKind" json:"kind,omitempty"`
+	// The label the agent gave it; may be empty.
+	Label string `protobuf:"bytes,3,opt,name=label,proto3" json:"label,omitempty"`
+	// The command as run (for an agent, the engine's command line).
+	Command string `protobuf:"bytes,4,opt,name=command,proto3" json:"command,omitempty"`
+	// The conversation it belongs to and reports back to.
+	Conversation *Conversation `protobuf:"bytes,5,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The person the launching response answered.
+	Author string `protobuf:"bytes,6,opt,name=author,proto3" json:"author,omitempty"`
+	// The agent that launched it.
+	Agent string `protobuf:"bytes,7,opt,name=agent,proto3" json:"agent,omitempty"`
+	// Where it runs.
+	Location *Location `protobuf:"bytes,8,opt,name=location,proto3" json:"location,omitempty"`
+	// Running or finished.
+	Status JobStatus `protobuf:"varint,9,opt,name=status,proto3,enum=turncli.operator.v1.JobStatus" json:"status,omitempty"`
+	// The outcome in plain language ("success", "stopped at the time limit", …); empty while
+	// running.
+	Outcome string `protobuf:"bytes,10,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// The exit code; unset while running and when unknown (never started, or re-attached after
+	// a restart).
+	ExitCode *int32 `protobuf:"varint,11,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	// When it was created.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it finished; unset while running.
+	EndedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=ended_at,json=endedAt,proto3" json:"ended_at,omitempty"`
+	// How long it ran, or has been running so far.
+	Runtime *durationpb.Duration `protobuf:"bytes,14,opt,name=runtime,proto3" json:"runtime,omitempty"`
+	// The last 6000 characters of its output: read from its log for a running job, as saved
+	// for a finished one. GetJobLog returns the full log.
+	Tail          string `protobuf:"bytes,15,opt,name=tail,proto3" json:"tail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Job) Reset() {
+	*x = Job{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Job) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Job) ProtoMessage() {}
+
+func (x *Job) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Job.ProtoReflect.Descriptor instead.
+func (*Job) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Job) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Job) GetKind() JobKind {
+	if x != nil {
+		return x.Kind
+	}
+	return JobKind_JOB_KIND_UNSPECIFIED
+}
+
+func (x *Job) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *Job) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *Job) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *Job) GetAuthor() string {
+	if x != nil {
+		return x.Author
+	}
+	return ""
+}
+
+func (x *Job) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *Job) GetLocation() *Location {
+	if x != nil {
+		return x.Location
+	}
+	return nil
+}
+
+func (x *Job) GetStatus() JobStatus {
+	if x != nil {
+		return x.Status
+	}
+	return JobStatus_JOB_STATUS_UNSPECIFIED
+}
+
+func (x *Job) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *Job) GetExitCode() int32 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
+}
+
+func (x *Job) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Job) GetEndedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndedAt
+	}
+	return nil
+}
+
+func (x *Job) GetRuntime() *durationpb.Duration {
+	if x != nil {
+		return x.Runtime
+	}
+	return nil
+}
+
+func (x *Job) GetTail() string {
+	if x != nil {
+		return x.Tail
+	}
+	return ""
+}
+
+// ListJobsRequest filters and pages jobs; empty filters match everything.
+type ListJobsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only jobs in this state; JOB_STATUS_UNSPECIFIED for every state.
+	Status JobStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.JobStatus" json:"status,omitempty"`
+	// Only jobs of this conversation, when its channel is set: then its thread is compared too
+	// (empty thread: the channel's main timeline only).
+	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// At most this many jobs, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page; empty for the first page.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJobsRequest) Reset() {
+	*x = ListJobsRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJobsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJobsRequest) ProtoMessage() {}
+
+func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
+func (*ListJobsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListJobsRequest) GetStatus() JobStatus {
+	if x != nil {
+		return x.Status
+	}
+	return JobStatus_JOB_STATUS_UNSPECIFIED
+}
+
+func (x *ListJobsRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ListJobsRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListJobsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListJobsResponse is one page of jobs, newest first.
+type ListJobsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The jobs.
+	Jobs []*Job `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	// Pass as page_token for the next, older page; empty when no older job matched.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListJobsResponse) Reset() {
+	*x = ListJobsResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListJobsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListJobsResponse) ProtoMessage() {}
+
+func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
+func (*ListJobsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListJobsResponse) GetJobs() []*Job {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
+func (x *ListJobsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// GetJobRequest names a job.
+type GetJobRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job's id.
+	JobId         uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetJobRequest) Reset() {
+	*x = GetJobRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetJobRequest) ProtoMessage() {}
+
+func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetJobRequest.ProtoReflect.Descriptor instead.
+func (*GetJobRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *GetJobRequest) GetJobId() uint64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+// GetJobResponse is the job.
+type GetJobResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job.
+	Job           *Job `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetJobResponse) Reset() {
+	*x = GetJobResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetJobResponse) ProtoMessage() {}
+
+func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetJobResponse.ProtoReflect.Descriptor instead.
+func (*GetJobResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetJobResponse) GetJob() *Job {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
+// GetJobLogRequest names a job and a byte range of its log.
+type GetJobLogRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job's id.
+	JobId uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// The first byte to return, from the start of the log.
+	Offset uint64 `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	// At most this many bytes, 1..1048576 (1 MiB); 0 means 1 MiB.
+	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetJobLogRequest) Reset() {
+	*x = GetJobLogRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetJobLogRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetJobLogRequest) ProtoMessage() {}
+
+func (x *GetJobLogRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetJobLogRequest.ProtoReflect.Descriptor instead.
+func (*GetJobLogRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetJobLogRequest) GetJobId() uint64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *GetJobLogRequest) GetOffset() uint64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *GetJobLogRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// CancelJobRequest names the job to stop.
+type CancelJobRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job's id.
+	JobId         uint64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelJobRequest) Reset() {
+	*x = CancelJobRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelJobRequest) ProtoMessage() {}
+
+func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
+func (*CancelJobRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *CancelJobRequest) GetJobId() uint64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+// CancelJobResponse is the job once it was told to stop.
+type CancelJobResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job as it is right after the cancel (usually still running while it stops).
+	Job           *Job `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelJobResponse) Reset() {
+	*x = CancelJobResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelJobResponse) ProtoMessage() {}
+
+func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
+func (*CancelJobResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *CancelJobResponse) GetJob() *Job {
+	if x != nil {
+		return x.Job
+	}
+	return nil
+}
+
+// Approval is a durable exact-command approval: a background command an agent asked to run,
+// saved for an admin's decision. Its authority fields (kind, conversation, author, command,
+// workdir, ceiling) are what an approval authorises, exactly; an identical pending request
+// shares one approval.
+type Approval struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The approval's id, positive.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Its state.
+	Status ApprovalStatus `protobuf:"varint,2,opt,name=status,proto3,enum=turncli.operator.v1.ApprovalStatus" json:"status,omitempty"`
+	// What it would run.
+	Kind JobKind `protobuf:"varint,3,opt,name=kind,proto3,enum=turncli.operator.v1.JobKind" json:"kind,omitempty"`
+	// The conversation that asked, where the job reports back.
+	Conversation *Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The person the asking response answered.
+	Author string `protobuf:"bytes,5,opt,name=author,proto3" json:"author,omitempty"`
+	// The agent that asked.
+	Agent string `protobuf:"bytes,6,opt,name=agent,proto3" json:"agent,omitempty"`
+	// Where the command would run (worker_id is always empty).
+	Location *Location `protobuf:"bytes,7,opt,name=location,proto3" json:"location,omitempty"`
+	// The exact command that approving runs.
+	Command string `protobuf:"bytes,8,opt,name=command,proto3" json:"command,omitempty"`
+	// Where it runs: the shell location and the directory there.
+	Workdir string `protobuf:"bytes,9,opt,name=workdir,proto3" json:"workdir,omitempty"`
+	// The job's time limit.
+	Ceiling *durationpb.Duration `protobuf:"bytes,10,opt,name=ceiling,proto3" json:"ceiling,omitempty"`
+	// The label the agent gave it; may be empty.
+	Label string `protobuf:"bytes,11,opt,name=label,proto3" json:"label,omitempty"`
+	// When it was saved.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Who approved or denied it; empty while pending.
+	DecidedBy string `protobuf:"bytes,13,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	// When it was approved or denied; unset while pending.
+	DecidedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=decided_at,json=decidedAt,proto3" json:"decided_at,omitempty"`
+	// The job it started; 0 until started.
+	JobId uint64 `protobuf:"varint,15,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// Why it was denied or failed; may be empty.
+	Note string `protobuf:"bytes,16,opt,name=note,proto3" json:"note,omitempty"`
+	// Its comments, oldest first.
+	Comments []*ApprovalComment `protobuf:"bytes,17,rep,name=comments,proto3" json:"comments,omitempty"`
+	// When it reached CONSUMED, FAILED or DENIED; unset before.
+	SettledAt     *timestamppb.Timestamp `protobuf:"bytes,18,opt,name=settled_at,json=settledAt,proto3" json:"settled_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Approval) Reset() {
+	*x = Approval{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Approval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Approval) ProtoMessage() {}
+
+func (x *Approval) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Approval.ProtoReflect.Descriptor instead.
+func (*Approval) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *Approval) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Approval) GetStatus() ApprovalStatus {
+	if x != nil {
+		return x.Status
+	}
+	return ApprovalStatus_APPROVAL_STATUS_UNSPECIFIED
+}
+
+func (x *Approval) GetKind() JobKind {
+	if x != nil {
+		return x.Kind
+	}
+	return JobKind_JOB_KIND_UNSPECIFIED
+}
+
+func (x *Approval) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *Approval) GetAuthor() string {
+	if x != nil {
+		return x.Author
+	}
+	return ""
+}
+
+func (x *Approval) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *Approval) GetLocation() *Location {
+	if x != nil {
+		return x.Location
+	}
+	return nil
+}
+
+func (x *Approval) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *Approval) GetWorkdir() string {
+	if x != nil {
+		return x.Workdir
+	}
+	return ""
+}
+
+func (x *Approval) GetCeiling() *durationpb.Duration {
+	if x != nil {
+		return x.Ceiling
+	}
+	return nil
+}
+
+func (x *Approval) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+func (x *Approval) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Approval) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *Approval) GetDecidedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DecidedAt
+	}
+	return nil
+}
+
+func (x *Approval) GetJobId() uint64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *Approval) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+func (x *Approval) GetComments() []*ApprovalComment {
+	if x != nil {
+		return x.Comments
+	}
+	return nil
+}
+
+func (x *Approval) GetSettledAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SettledAt
+	}
+	return nil
+}
+
+// ApprovalComment is one comment on an approval.
+type ApprovalComment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operator who wrote it.
+	Actor string `protobuf:"bytes,1,opt,name=actor,proto3" json:"actor,omitempty"`
+	// The comment.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// When it was written.
+	At            *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApprovalComment) Reset() {
+	*x = ApprovalComment{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApprovalComment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApprovalComment) ProtoMessage() {}
+
+func (x *ApprovalComment) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApprovalComment.ProtoReflect.Descriptor instead.
+func (*ApprovalComment) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ApprovalComment) GetActor() string {
+	if x != nil {
+		return x.Actor
+	}
+	return ""
+}
+
+func (x *ApprovalComment) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *ApprovalComment) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+// ListApprovalsRequest filters approvals; empty filters match everything.
+type ListApprovalsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only approvals in this state; APPROVAL_STATUS_UNSPECIFIED for every state.
+	Status ApprovalStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.ApprovalStatus" json:"status,omitempty"`
+	// Only approvals of this conversation, when its channel is set: then its thread is compared
+	// too (empty thread: the channel's main timeline only).
+	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// At most this many approvals, the newest, 1..1000; 0 means 100.
+	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListApprovalsRequest) Reset() {
+	*x = ListApprovalsRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListApprovalsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListApprovalsRequest) ProtoMessage() {}
+
+func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListApprovalsRequest.ProtoReflect.Descriptor instead.
+func (*ListApprovalsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListApprovalsRequest) GetStatus() ApprovalStatus {
+	if x != nil {
+		return x.Status
+	}
+	return ApprovalStatus_APPROVAL_STATUS_UNSPECIFIED
+}
+
+func (x *ListApprovalsRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ListApprovalsRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// ListApprovalsResponse lists approvals, newest first.
+type ListApprovalsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The approvals.
+	Approvals     []*Approval `protobuf:"bytes,1,rep,name=approvals,proto3" json:"approvals,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListApprovalsResponse) Reset() {
+	*x = ListApprovalsResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListApprovalsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListApprovalsResponse) ProtoMessage() {}
+
+func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListApprovalsResponse.ProtoReflect.Descriptor instead.
+func (*ListApprovalsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ListApprovalsResponse) GetApprovals() []*Approval {
+	if x != nil {
+		return x.Approvals
+	}
+	return nil
+}
+
+// GetApprovalRequest names an approval.
+type GetApprovalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The approval's id.
+	ApprovalId    uint64 `protobuf:"varint,1,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetApprovalRequest) Reset() {
+	*x = GetApprovalRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetApprovalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetApprovalRequest) ProtoMessage() {}
+
+func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetApprovalRequest.ProtoReflect.Descriptor instead.
+func (*GetApprovalRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *GetApprovalRequest) GetApprovalId() uint64 {
+	if x != nil {
+		return x.ApprovalId
+	}
+	return 0
+}
+
+// GetApprovalResponse is the approval.
+type GetApprovalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The approval.
+	Approval      *Approval `protobuf:"bytes,1,opt,name=approval,proto3" json:"approval,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetApprovalResponse) Reset() {
+	*x = GetApprovalResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetApprovalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetApprovalResponse) ProtoMessage() {}
+
+func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetApprovalResponse.ProtoReflect.Descriptor instead.
+func (*GetApprovalResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *GetApprovalResponse) GetApproval() *Approval {
+	if x != nil {
+		return x.Approval
+	}
+	return nil
+}
+
+// DecideApprovalRequest is a decision on a pending approval.
+type DecideApprovalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The approval's id.
+	ApprovalId uint64 `protobuf:"varint,1,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
+	// The decision; required.
+	Decision Decision `protobuf:"varint,2,opt,name=decision,proto3,enum=turncli.operator.v1.Decision" json:"decision,omitempty"`
+	// DECISION_DENY: the reason, optional; DECISION_COMMENT: the comment, required;
+	// DECISION_APPROVE: must be empty. At most 2000 bytes; surrounding white space is dropped.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecideApprovalRequest) Reset() {
+	*x = DecideApprovalRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecideApprovalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecideApprovalRequest) ProtoMessage() {}
+
+func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecideApprovalRequest.ProtoReflect.Descriptor instead.
+func (*DecideApprovalRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *DecideApprovalRequest) GetApprovalId() uint64 {
+	if x != nil {
+		return x.ApprovalId
+	}
+	return 0
+}
+
+func (x *DecideApprovalRequest) GetDecision() Decision {
+	if x != nil {
+		return x.Decision
+	}
+	return Decision_DECISION_UNSPECIFIED
+}
+
+func (x *DecideApprovalRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// DecideApprovalResponse is the approval after the decision.
+type DecideApprovalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The approval as the decision left it (CONSUMED with its job_id after an approval,
+	// DENIED after a denial, still PENDING with the new comment after a comment).
+	Approval      *Approval `protobuf:"bytes,1,opt,name=approval,proto3" json:"approval,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecideApprovalResponse) Reset() {
+	*x = DecideApprovalResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecideApprovalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecideApprovalResponse) ProtoMessage() {}
+
+func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecideApprovalResponse.ProtoReflect.Descriptor instead.
+func (*DecideApprovalResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *DecideApprovalResponse) GetApproval() *Approval {
+	if x != nil {
+		return x.Approval
+	}
+	return nil
+}
+
 var File_turncli_operator_v1_operator_proto protoreflect.FileDescriptor
 
 const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\"turncli/operator/v1/operator.proto\x12\x13turncli.operator.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"@\n" +
+	"\"turncli/operator/v1/operator.proto\x12\x13turncli.operator.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"@\n" +
 	"\fConversation\x12\x18\n" +
 	"\achannel\x18\x01 \x01(\tR\achannel\x12\x16\n" +
 	"\x06thread\x18\x02 \x01(\tR\x06thread\"\x0f\n" +
@@ -812,7 +2234,98 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x06action\x18\x04 \x01(\tR\x06action\x12\x18\n" +
 	"\asubject\x18\x05 \x01(\tR\asubject\x12\x1f\n" +
 	"\vdetail_json\x18\x06 \x01(\tR\n" +
-	"detailJson*=\n" +
+	"detailJson\"F\n" +
+	"\bLocation\x12\x1d\n" +
+	"\n" +
+	"worker_key\x18\x01 \x01(\tR\tworkerKey\x12\x1b\n" +
+	"\tworker_id\x18\x02 \x01(\tR\bworkerId\"\xe4\x04\n" +
+	"\x03Job\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x120\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1c.turncli.operator.v1.JobKindR\x04kind\x12\x14\n" +
+	"\x05label\x18\x03 \x01(\tR\x05label\x12\x18\n" +
+	"\acommand\x18\x04 \x01(\tR\acommand\x12E\n" +
+	"\fconversation\x18\x05 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x16\n" +
+	"\x06author\x18\x06 \x01(\tR\x06author\x12\x14\n" +
+	"\x05agent\x18\a \x01(\tR\x05agent\x129\n" +
+	"\blocation\x18\b \x01(\v2\x1d.turncli.operator.v1.LocationR\blocation\x126\n" +
+	"\x06status\x18\t \x01(\x0e2\x1e.turncli.operator.v1.JobStatusR\x06status\x12\x18\n" +
+	"\aoutcome\x18\n" +
+	" \x01(\tR\aoutcome\x12 \n" +
+	"\texit_code\x18\v \x01(\x05H\x00R\bexitCode\x88\x01\x01\x129\n" +
+	"\n" +
+	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x125\n" +
+	"\bended_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\aendedAt\x123\n" +
+	"\aruntime\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\aruntime\x12\x12\n" +
+	"\x04tail\x18\x0f \x01(\tR\x04tailB\f\n" +
+	"\n" +
+	"_exit_code\"\xcc\x01\n" +
+	"\x0fListJobsRequest\x126\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x1e.turncli.operator.v1.JobStatusR\x06status\x12E\n" +
+	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"h\n" +
+	"\x10ListJobsResponse\x12,\n" +
+	"\x04jobs\x18\x01 \x03(\v2\x18.turncli.operator.v1.JobR\x04jobs\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"&\n" +
+	"\rGetJobRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x04R\x05jobId\"<\n" +
+	"\x0eGetJobResponse\x12*\n" +
+	"\x03job\x18\x01 \x01(\v2\x18.turncli.operator.v1.JobR\x03job\"W\n" +
+	"\x10GetJobLogRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x04R\x05jobId\x12\x16\n" +
+	"\x06offset\x18\x02 \x01(\x04R\x06offset\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\rR\x05limit\")\n" +
+	"\x10CancelJobRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x04R\x05jobId\"?\n" +
+	"\x11CancelJobResponse\x12*\n" +
+	"\x03job\x18\x01 \x01(\v2\x18.turncli.operator.v1.JobR\x03job\"\xf5\x05\n" +
+	"\bApproval\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12;\n" +
+	"\x06status\x18\x02 \x01(\x0e2#.turncli.operator.v1.ApprovalStatusR\x06status\x120\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x1c.turncli.operator.v1.JobKindR\x04kind\x12E\n" +
+	"\fconversation\x18\x04 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x16\n" +
+	"\x06author\x18\x05 \x01(\tR\x06author\x12\x14\n" +
+	"\x05agent\x18\x06 \x01(\tR\x05agent\x129\n" +
+	"\blocation\x18\a \x01(\v2\x1d.turncli.operator.v1.LocationR\blocation\x12\x18\n" +
+	"\acommand\x18\b \x01(\tR\acommand\x12\x18\n" +
+	"\aworkdir\x18\t \x01(\tR\aworkdir\x123\n" +
+	"\aceiling\x18\n" +
+	" \x01(\v2\x19.google.protobuf.DurationR\aceiling\x12\x14\n" +
+	"\x05label\x18\v \x01(\tR\x05label\x129\n" +
+	"\n" +
+	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\r \x01(\tR\tdecidedBy\x129\n" +
+	"\n" +
+	"decided_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tdecidedAt\x12\x15\n" +
+	"\x06job_id\x18\x0f \x01(\x04R\x05jobId\x12\x12\n" +
+	"\x04note\x18\x10 \x01(\tR\x04note\x12@\n" +
+	"\bcomments\x18\x11 \x03(\v2$.turncli.operator.v1.ApprovalCommentR\bcomments\x129\n" +
+	"\n" +
+	"settled_at\x18\x12 \x01(\v2\x1a.google.protobuf.TimestampR\tsettledAt\"g\n" +
+	"\x0fApprovalComment\x12\x14\n" +
+	"\x05actor\x18\x01 \x01(\tR\x05actor\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12*\n" +
+	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xb7\x01\n" +
+	"\x14ListApprovalsRequest\x12;\n" +
+	"\x06status\x18\x01 \x01(\x0e2#.turncli.operator.v1.ApprovalStatusR\x06status\x12E\n" +
+	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"T\n" +
+	"\x15ListApprovalsResponse\x12;\n" +
+	"\tapprovals\x18\x01 \x03(\v2\x1d.turncli.operator.v1.ApprovalR\tapprovals\"5\n" +
+	"\x12GetApprovalRequest\x12\x1f\n" +
+	"\vapproval_id\x18\x01 \x01(\x04R\n" +
+	"approvalId\"P\n" +
+	"\x13GetApprovalResponse\x129\n" +
+	"\bapproval\x18\x01 \x01(\v2\x1d.turncli.operator.v1.ApprovalR\bapproval\"\x87\x01\n" +
+	"\x15DecideApprovalRequest\x12\x1f\n" +
+	"\vapproval_id\x18\x01 \x01(\x04R\n" +
+	"approvalId\x129\n" +
+	"\bdecision\x18\x02 \x01(\x0e2\x1d.turncli.operator.v1.DecisionR\bdecision\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"S\n" +
+	"\x16DecideApprovalResponse\x129\n" +
+	"\bapproval\x18\x01 \x01(\v2\x1d.turncli.operator.v1.ApprovalR\bapproval*=\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_MEMBER\x10\x01\x12\x0e\n" +
@@ -823,12 +2336,39 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\bMODE_ASK\x10\x01\x12\r\n" +
 	"\tMODE_AUTO\x10\x02\x12\x0e\n" +
 	"\n" +
-	"MODE_ADMIN\x10\x032\xd3\x04\n" +
+	"MODE_ADMIN\x10\x03*M\n" +
+	"\aJobKind\x12\x18\n" +
+	"\x14JOB_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10JOB_KIND_COMMAND\x10\x01\x12\x12\n" +
+	"\x0eJOB_KIND_AGENT\x10\x02*X\n" +
+	"\tJobStatus\x12\x1a\n" +
+	"\x16JOB_STATUS_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12JOB_STATUS_RUNNING\x10\x01\x12\x17\n" +
+	"\x13JOB_STATUS_FINISHED\x10\x02*\xc3\x01\n" +
+	"\x0eApprovalStatus\x12\x1f\n" +
+	"\x1bAPPROVAL_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17APPROVAL_STATUS_PENDING\x10\x01\x12\x1d\n" +
+	"\x19APPROVAL_STATUS_EXECUTING\x10\x02\x12\x1c\n" +
+	"\x18APPROVAL_STATUS_CONSUMED\x10\x03\x12\x1a\n" +
+	"\x16APPROVAL_STATUS_FAILED\x10\x04\x12\x1a\n" +
+	"\x16APPROVAL_STATUS_DENIED\x10\x05*c\n" +
+	"\bDecision\x12\x18\n" +
+	"\x14DECISION_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10DECISION_APPROVE\x10\x01\x12\x11\n" +
+	"\rDECISION_DENY\x10\x02\x12\x14\n" +
+	"\x10DECISION_COMMENT\x10\x032\xf9\v\n" +
 	"\x0fOperatorService\x12n\n" +
 	"\x06WhoAmI\x12\".turncli.operator.v1.WhoAmIRequest\x1a#.turncli.operator.v1.WhoAmIResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/whoami\x12\xa7\x01\n" +
 	"\x13SetConversationMode\x12/.turncli.operator.v1.SetConversationModeRequest\x1a0.turncli.operator.v1.SetConversationModeResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/operator/conversations:setMode\x12\xa4\x01\n" +
 	"\x13GetConversationMode\x12/.turncli.operator.v1.GetConversationModeRequest\x1a0.turncli.operator.v1.GetConversationModeResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/operator/conversations:getMode\x12\x7f\n" +
-	"\fListAuditLog\x12(.turncli.operator.v1.ListAuditLogRequest\x1a).turncli.operator.v1.ListAuditLogResponse\"\x1a\x82\xd3\xe4\x93\x02\x14\x12\x12/v1/operator/auditB?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
+	"\fListAuditLog\x12(.turncli.operator.v1.ListAuditLogRequest\x1a).turncli.operator.v1.ListAuditLogResponse\"\x1a\x82\xd3\xe4\x93\x02\x14\x12\x12/v1/operator/audit\x12r\n" +
+	"\bListJobs\x12$.turncli.operator.v1.ListJobsRequest\x1a%.turncli.operator.v1.ListJobsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/operator/jobs\x12u\n" +
+	"\x06GetJob\x12\".turncli.operator.v1.GetJobRequest\x1a#.turncli.operator.v1.GetJobResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/operator/jobs/{job_id}\x12p\n" +
+	"\tGetJobLog\x12%.turncli.operator.v1.GetJobLogRequest\x1a\x14.google.api.HttpBody\"&\x82\xd3\xe4\x93\x02 \x12\x1e/v1/operator/jobs/{job_id}/log\x12\x88\x01\n" +
+	"\tCancelJob\x12%.turncli.operator.v1.CancelJobRequest\x1a&.turncli.operator.v1.CancelJobResponse\",\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/operator/jobs/{job_id}:cancel\x12\x86\x01\n" +
+	"\rListApprovals\x12).turncli.operator.v1.ListApprovalsRequest\x1a*.turncli.operator.v1.ListApprovalsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/operator/approvals\x12\x8e\x01\n" +
+	"\vGetApproval\x12'.turncli.operator.v1.GetApprovalRequest\x1a(.turncli.operator.v1.GetApprovalResponse\",\x82\xd3\xe4\x93\x02&\x12$/v1/operator/approvals/{approval_id}\x12\xa1\x01\n" +
+	"\x0eDecideApproval\x12*.turncli.operator.v1.DecideApprovalRequest\x1a+.turncli.operator.v1.DecideApprovalResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/v1/operator/approvals/{approval_id}:decideB?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
 
 var (
 	file_turncli_operator_v1_operator_proto_rawDescOnce sync.Once
@@ -842,48 +2382,113 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 	return file_turncli_operator_v1_operator_proto_rawDescData
 }
 
-var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(Role)(0),                           // 0: turncli.operator.v1.Role
 	(Mode)(0),                           // 1: turncli.operator.v1.Mode
-	(*Conversation)(nil),                // 2: turncli.operator.v1.Conversation
-	(*WhoAmIRequest)(nil),               // 3: turncli.operator.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),              // 4: turncli.operator.v1.WhoAmIResponse
-	(*ModeSetting)(nil),                 // 5: turncli.operator.v1.ModeSetting
-	(*SetConversationModeRequest)(nil),  // 6: turncli.operator.v1.SetConversationModeRequest
-	(*SetConversationModeResponse)(nil), // 7: turncli.operator.v1.SetConversationModeResponse
-	(*GetConversationModeRequest)(nil),  // 8: turncli.operator.v1.GetConversationModeRequest
-	(*GetConversationModeResponse)(nil), // 9: turncli.operator.v1.GetConversationModeResponse
-	(*ListAuditLogRequest)(nil),         // 10: turncli.operator.v1.ListAuditLogRequest
-	(*ListAuditLogResponse)(nil),        // 11: turncli.operator.v1.ListAuditLogResponse
-	(*AuditEntry)(nil),                  // 12: turncli.operator.v1.AuditEntry
-	(*timestamppb.Timestamp)(nil),       // 13: google.protobuf.Timestamp
+	(JobKind)(0),                        // 2: turncli.operator.v1.JobKind
+	(JobStatus)(0),                      // 3: turncli.operator.v1.JobStatus
+	(ApprovalStatus)(0),                 // 4: turncli.operator.v1.ApprovalStatus
+	(Decision)(0),                       // 5: turncli.operator.v1.Decision
+	(*Conversation)(nil),                // 6: turncli.operator.v1.Conversation
+	(*WhoAmIRequest)(nil),               // 7: turncli.operator.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),              // 8: turncli.operator.v1.WhoAmIResponse
+	(*ModeSetting)(nil),                 // 9: turncli.operator.v1.ModeSetting
+	(*SetConversationModeRequest)(nil),  // 10: turncli.operator.v1.SetConversationModeRequest
+	(*SetConversationModeResponse)(nil), // 11: turncli.operator.v1.SetConversationModeResponse
+	(*GetConversationModeRequest)(nil),  // 12: turncli.operator.v1.GetConversationModeRequest
+	(*GetConversationModeResponse)(nil), // 13: turncli.operator.v1.GetConversationModeResponse
+	(*ListAuditLogRequest)(nil),         // 14: turncli.operator.v1.ListAuditLogRequest
+	(*ListAuditLogResponse)(nil),        // 15: turncli.operator.v1.ListAuditLogResponse
+	(*AuditEntry)(nil),                  // 16: turncli.operator.v1.AuditEntry
+	(*Location)(nil),                    // 17: turncli.operator.v1.Location
+	(*Job)(nil),                         // 18: turncli.operator.v1.Job
+	(*ListJobsRequest)(nil),             // 19: turncli.operator.v1.ListJobsRequest
+	(*ListJobsResponse)(nil),            // 20: turncli.operator.v1.ListJobsResponse
+	(*GetJobRequest)(nil),               // 21: turncli.operator.v1.GetJobRequest
+	(*GetJobResponse)(nil),              // 22: turncli.operator.v1.GetJobResponse
+	(*GetJobLogRequest)(nil),            // 23: turncli.operator.v1.GetJobLogRequest
+	(*CancelJobRequest)(nil),            // 24: turncli.operator.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),           // 25: turncli.operator.v1.CancelJobResponse
+	(*Approval)(nil),                    // 26: turncli.operator.v1.Approval
+	(*ApprovalComment)(nil),             // 27: turncli.operator.v1.ApprovalComment
+	(*ListApprovalsRequest)(nil),        // 28: turncli.operator.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),       // 29: turncli.operator.v1.ListApprovalsResponse
+	(*GetApprovalRequest)(nil),          // 30: turncli.operator.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),         // 31: turncli.operator.v1.GetApprovalResponse
+	(*DecideApprovalRequest)(nil),       // 32: turncli.operator.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),      // 33: turncli.operator.v1.DecideApprovalResponse
+	(*timestamppb.Timestamp)(nil),       // 34: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),         // 35: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),           // 36: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
 	0,  // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
 	1,  // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	13, // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	2,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	34, // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	6,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
 	1,  // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
-	5,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	2,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	5,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	12, // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	13, // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
-	3,  // 10: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	6,  // 11: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	8,  // 12: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	10, // 13: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	4,  // 14: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	7,  // 15: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	9,  // 16: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	11, // 17: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	14, // [14:18] is the sub-list for method output_type
-	10, // [10:14] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	9,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	6,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	9,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	16, // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
+	34, // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	2,  // 10: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
+	6,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.operator.v1.Conversation
+	17, // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
+	3,  // 13: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
+	34, // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	34, // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	35, // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	3,  // 17: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
+	6,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	18, // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
+	18, // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
+	18, // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
+	4,  // 22: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
+	2,  // 23: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
+	6,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.operator.v1.Conversation
+	17, // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
+	35, // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	34, // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	34, // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	27, // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
+	34, // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	34, // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	4,  // 32: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
+	6,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	26, // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
+	26, // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	5,  // 36: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
+	26, // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	7,  // 38: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	10, // 39: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	12, // 40: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	14, // 41: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	19, // 42: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	21, // 43: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	23, // 44: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	24, // 45: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	28, // 46: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	30, // 47: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	32, // 48: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	8,  // 49: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	11, // 50: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	13, // 51: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	15, // 52: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	20, // 53: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	22, // 54: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	36, // 55: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	25, // 56: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	29, // 57: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	31, // 58: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	33, // 59: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	49, // [49:60] is the sub-list for method output_type
+	38, // [38:49] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_turncli_operator_v1_operator_proto_init() }
@@ -891,13 +2496,14 @@ func file_turncli_operator_v1_operator_proto_init() {
 	if File_turncli_operator_v1_operator_proto != nil {
 		return
 	}
+	file_turncli_operator_v1_operator_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   11,
+			NumEnums:      6,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

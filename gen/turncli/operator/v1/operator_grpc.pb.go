@@ -8,6 +8,7 @@ package operatorv1
 
 import (
 	context "context"
+	httpbody "google.golang.org/genproto/googleapis/api/httpbody"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -23,13 +24,21 @@ const (
 	OperatorService_SetConversationMode_FullMethodName = "/turncli.operator.v1.OperatorService/SetConversationMode"
 	OperatorService_GetConversationMode_FullMethodName = "/turncli.operator.v1.OperatorService/GetConversationMode"
 	OperatorService_ListAuditLog_FullMethodName        = "/turncli.operator.v1.OperatorService/ListAuditLog"
+	OperatorService_ListJobs_FullMethodName            = "/turncli.operator.v1.OperatorService/ListJobs"
+	OperatorService_GetJob_FullMethodName              = "/turncli.operator.v1.OperatorService/GetJob"
+	OperatorService_GetJobLog_FullMethodName           = "/turncli.operator.v1.OperatorService/GetJobLog"
+	OperatorService_CancelJob_FullMethodName           = "/turncli.operator.v1.OperatorService/CancelJob"
+	OperatorService_ListApprovals_FullMethodName       = "/turncli.operator.v1.OperatorService/ListApprovals"
+	OperatorService_GetApproval_FullMethodName         = "/turncli.operator.v1.OperatorService/GetApproval"
+	OperatorService_DecideApproval_FullMethodName      = "/turncli.operator.v1.OperatorService/DecideApproval"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// OperatorService is the people's API: who they are, conversation modes and the audit log.
+// OperatorService is the people's API: who they are, conversation modes, the audit log,
+// background jobs and durable approvals.
 //
 // Who calls it: operators (people, through the dashboard or their own tools), each with their
 // own operator credential as `authorization: Bearer <operator token>`, over gRPC or over REST
@@ -39,22 +48,76 @@ const (
 // never authorise it.
 //
 // Every call is authorised before its request is handled: a missing or unknown credential is
-// UNAUTHENTICATED; a member calling an admin-only method is PERMISSION_DENIED. Changes are
-// written to the audit log with the operator's name as the actor, in the same transaction as
-// the change itself.
+// UNAUTHENTICATED; a member calling an admin-only method (or approving) is PERMISSION_DENIED.
+// Changes and decisions are written to the audit log with the operator's name as the actor: in
+// the same transaction as the change itself, or for a job cancel, as soon as the job has been
+// told to stop.
 //
-// No method blocks beyond one store read or write.
+// Ids of jobs and approvals are positive; an id that names nothing is NOT_FOUND. A method
+// whose engine (jobs or approvals) this primary does not run answers UNAVAILABLE.
+//
+// No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceClient interface {
 	// WhoAmI returns the calling operator's name and role. Any operator.
+	// REST: `GET /v1/operator/whoami`.
 	WhoAmI(ctx context.Context, in *WhoAmIRequest, opts ...grpc.CallOption) (*WhoAmIResponse, error)
 	// SetConversationMode sets a conversation's mode (ask, auto or admin) and appends an audit
 	// entry `conversation_mode.set` naming the operator, both or neither. Admins only.
+	// REST: `POST /v1/operator/conversations:setMode`.
 	SetConversationMode(ctx context.Context, in *SetConversationModeRequest, opts ...grpc.CallOption) (*SetConversationModeResponse, error)
 	// GetConversationMode returns a conversation's mode: `ask`, never set, when it was never
-	// set. Any operator.
+	// set. Any operator. REST: `GET /v1/operator/conversations:getMode`.
 	GetConversationMode(ctx context.Context, in *GetConversationModeRequest, opts ...grpc.CallOption) (*GetConversationModeResponse, error)
 	// ListAuditLog returns audit entries, newest first, filtered and paged. Admins only.
+	// REST: `GET /v1/operator/audit`.
 	ListAuditLog(ctx context.Context, in *ListAuditLogRequest, opts ...grpc.CallOption) (*ListAuditLogResponse, error)
+	// ListJobs returns background jobs (commands and background agents), newest first, filtered
+	// by status and conversation and paged. Any operator. A running job's tail and runtime are
+	// read when the call is made. REST: `GET /v1/operator/jobs`.
+	ListJobs(ctx context.Context, in *ListJobsRequest, opts ...grpc.CallOption) (*ListJobsResponse, error)
+	// GetJob returns one background job. Any operator. REST: `GET /v1/operator/jobs/{job_id}`.
+	GetJob(ctx context.Context, in *GetJobRequest, opts ...grpc.CallOption) (*GetJobResponse, error)
+	// GetJobLog returns a byte range of a job's full log (stdout and stderr as written, possibly
+	// cut inside a UTF-8 character at either end) as `text/plain; charset=utf-8`. An offset at
+	// or beyond the end of the log, or a log not written yet, yields an empty body; read on from
+	// offset + the length of the body received. Any operator. Blocks only to read at most 1 MiB
+	// of the log file.
+	//
+	// REST: `GET /v1/operator/jobs/{job_id}/log?offset=…&limit=…`; the response body is the raw
+	// bytes, not JSON.
+	//
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	GetJobLog(ctx context.Context, in *GetJobLogRequest, opts ...grpc.CallOption) (*httpbody.HttpBody, error)
+	// CancelJob stops a running job: SIGTERM to its process group, SIGKILL after a short grace
+	// period. It returns at once with the job as it is then (usually still running); the job
+	// then finishes as stopped, and its continuation tells the conversation so. Appends an audit
+	// entry `job.cancel` (subject `job/<id>`) naming the operator. Any operator.
+	// FAILED_PRECONDITION when the job has already finished or is not running on this primary.
+	// REST: `POST /v1/operator/jobs/{job_id}:cancel`.
+	CancelJob(ctx context.Context, in *CancelJobRequest, opts ...grpc.CallOption) (*CancelJobResponse, error)
+	// ListApprovals returns durable approvals (background commands an agent asked to run,
+	// awaiting or past an admin's decision), newest first, with their comments. Any operator.
+	// REST: `GET /v1/operator/approvals`.
+	ListApprovals(ctx context.Context, in *ListApprovalsRequest, opts ...grpc.CallOption) (*ListApprovalsResponse, error)
+	// GetApproval returns one durable approval with its comments. Any operator.
+	// REST: `GET /v1/operator/approvals/{approval_id}`.
+	GetApproval(ctx context.Context, in *GetApprovalRequest, opts ...grpc.CallOption) (*GetApprovalResponse, error)
+	// DecideApproval approves, denies or comments on a pending approval. Approving is for
+	// admins only (PERMISSION_DENIED for a member); any operator may deny or comment.
+	//
+	// Approving re-runs every gate against the current settings (conversation mode, job caps,
+	// workdir) and starts the exact saved command once: the approval goes executing, then
+	// consumed with its job_id. A gate that now refuses answers FAILED_PRECONDITION saying why;
+	// GetApproval then shows what became of the approval. Denying ends the approval (a reason is
+	// optional); commenting keeps it pending (text required). Every decision is written to the
+	// audit log with the operator as actor, in the transaction that makes it.
+	//
+	// A decision on an approval that is no longer pending (a replay: decided by someone else, or
+	// a second click) is ABORTED, HTTP 409, and changes nothing. Blocks: approving, until the job
+	// has been recorded and started (or refused); denying and commenting, one store write.
+	//
+	// REST: `POST /v1/operator/approvals/{approval_id}:decide`.
+	DecideApproval(ctx context.Context, in *DecideApprovalRequest, opts ...grpc.CallOption) (*DecideApprovalResponse, error)
 }
 
 type operatorServiceClient struct {
@@ -105,11 +168,82 @@ func (c *operatorServiceClient) ListAuditLog(ctx context.Context, in *ListAuditL
 	return out, nil
 }
 
+func (c *operatorServiceClient) ListJobs(ctx context.Context, in *ListJobsRequest, opts ...grpc.CallOption) (*ListJobsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListJobsResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListJobs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetJob(ctx context.Context, in *GetJobRequest, opts ...grpc.CallOption) (*GetJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetJobResponse)
+	err := c.cc.Invoke(ctx, OperatorService_GetJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetJobLog(ctx context.Context, in *GetJobLogRequest, opts ...grpc.CallOption) (*httpbody.HttpBody, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(httpbody.HttpBody)
+	err := c.cc.Invoke(ctx, OperatorService_GetJobLog_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) CancelJob(ctx context.Context, in *CancelJobRequest, opts ...grpc.CallOption) (*CancelJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelJobResponse)
+	err := c.cc.Invoke(ctx, OperatorService_CancelJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ListApprovals(ctx context.Context, in *ListApprovalsRequest, opts ...grpc.CallOption) (*ListApprovalsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListApprovalsResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListApprovals_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetApproval(ctx context.Context, in *GetApprovalRequest, opts ...grpc.CallOption) (*GetApprovalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetApprovalResponse)
+	err := c.cc.Invoke(ctx, OperatorService_GetApproval_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) DecideApproval(ctx context.Context, in *DecideApprovalRequest, opts ...grpc.CallOption) (*DecideApprovalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DecideApprovalResponse)
+	err := c.cc.Invoke(ctx, OperatorService_DecideApproval_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OperatorServiceServer is the server API for OperatorService service.
 // All implementations must embed UnimplementedOperatorServiceServer
 // for forward compatibility.
 //
-// OperatorService is the people's API: who they are, conversation modes and the audit log.
+// OperatorService is the people's API: who they are, conversation modes, the audit log,
+// background jobs and durable approvals.
 //
 // Who calls it: operators (people, through the dashboard or their own tools), each with their
 // own operator credential as `authorization: Bearer <operator token>`, over gRPC or over REST
@@ -119,22 +253,76 @@ func (c *operatorServiceClient) ListAuditLog(ctx context.Context, in *ListAuditL
 // never authorise it.
 //
 // Every call is authorised before its request is handled: a missing or unknown credential is
-// UNAUTHENTICATED; a member calling an admin-only method is PERMISSION_DENIED. Changes are
-// written to the audit log with the operator's name as the actor, in the same transaction as
-// the change itself.
+// UNAUTHENTICATED; a member calling an admin-only method (or approving) is PERMISSION_DENIED.
+// Changes and decisions are written to the audit log with the operator's name as the actor: in
+// the same transaction as the change itself, or for a job cancel, as soon as the job has been
+// told to stop.
 //
-// No method blocks beyond one store read or write.
+// Ids of jobs and approvals are positive; an id that names nothing is NOT_FOUND. A method
+// whose engine (jobs or approvals) this primary does not run answers UNAVAILABLE.
+//
+// No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceServer interface {
 	// WhoAmI returns the calling operator's name and role. Any operator.
+	// REST: `GET /v1/operator/whoami`.
 	WhoAmI(context.Context, *WhoAmIRequest) (*WhoAmIResponse, error)
 	// SetConversationMode sets a conversation's mode (ask, auto or admin) and appends an audit
 	// entry `conversation_mode.set` naming the operator, both or neither. Admins only.
+	// REST: `POST /v1/operator/conversations:setMode`.
 	SetConversationMode(context.Context, *SetConversationModeRequest) (*SetConversationModeResponse, error)
 	// GetConversationMode returns a conversation's mode: `ask`, never set, when it was never
-	// set. Any operator.
+	// set. Any operator. REST: `GET /v1/operator/conversations:getMode`.
 	GetConversationMode(context.Context, *GetConversationModeRequest) (*GetConversationModeResponse, error)
 	// ListAuditLog returns audit entries, newest first, filtered and paged. Admins only.
+	// REST: `GET /v1/operator/audit`.
 	ListAuditLog(context.Context, *ListAuditLogRequest) (*ListAuditLogResponse, error)
+	// ListJobs returns background jobs (commands and background agents), newest first, filtered
+	// by status and conversation and paged. Any operator. A running job's tail and runtime are
+	// read when the call is made. REST: `GET /v1/operator/jobs`.
+	ListJobs(context.Context, *ListJobsRequest) (*ListJobsResponse, error)
+	// GetJob returns one background job. Any operator. REST: `GET /v1/operator/jobs/{job_id}`.
+	GetJob(context.Context, *GetJobRequest) (*GetJobResponse, error)
+	// GetJobLog returns a byte range of a job's full log (stdout and stderr as written, possibly
+	// cut inside a UTF-8 character at either end) as `text/plain; charset=utf-8`. An offset at
+	// or beyond the end of the log, or a log not written yet, yields an empty body; read on from
+	// offset + the length of the body received. Any operator. Blocks only to read at most 1 MiB
+	// of the log file.
+	//
+	// REST: `GET /v1/operator/jobs/{job_id}/log?offset=…&limit=…`; the response body is the raw
+	// bytes, not JSON.
+	//
+	// buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+	GetJobLog(context.Context, *GetJobLogRequest) (*httpbody.HttpBody, error)
+	// CancelJob stops a running job: SIGTERM to its process group, SIGKILL after a short grace
+	// period. It returns at once with the job as it is then (usually still running); the job
+	// then finishes as stopped, and its continuation tells the conversation so. Appends an audit
+	// entry `job.cancel` (subject `job/<id>`) naming the operator. Any operator.
+	// FAILED_PRECONDITION when the job has already finished or is not running on this primary.
+	// REST: `POST /v1/operator/jobs/{job_id}:cancel`.
+	CancelJob(context.Context, *CancelJobRequest) (*CancelJobResponse, error)
+	// ListApprovals returns durable approvals (background commands an agent asked to run,
+	// awaiting or past an admin's decision), newest first, with their comments. Any operator.
+	// REST: `GET /v1/operator/approvals`.
+	ListApprovals(context.Context, *ListApprovalsRequest) (*ListApprovalsResponse, error)
+	// GetApproval returns one durable approval with its comments. Any operator.
+	// REST: `GET /v1/operator/approvals/{approval_id}`.
+	GetApproval(context.Context, *GetApprovalRequest) (*GetApprovalResponse, error)
+	// DecideApproval approves, denies or comments on a pending approval. Approving is for
+	// admins only (PERMISSION_DENIED for a member); any operator may deny or comment.
+	//
+	// Approving re-runs every gate against the current settings (conversation mode, job caps,
+	// workdir) and starts the exact saved command once: the approval goes executing, then
+	// consumed with its job_id. A gate that now refuses answers FAILED_PRECONDITION saying why;
+	// GetApproval then shows what became of the approval. Denying ends the approval (a reason is
+	// optional); commenting keeps it pending (text required). Every decision is written to the
+	// audit log with the operator as actor, in the transaction that makes it.
+	//
+	// A decision on an approval that is no longer pending (a replay: decided by someone else, or
+	// a second click) is ABORTED, HTTP 409, and changes nothing. Blocks: approving, until the job
+	// has been recorded and started (or refused); denying and commenting, one store write.
+	//
+	// REST: `POST /v1/operator/approvals/{approval_id}:decide`.
+	DecideApproval(context.Context, *DecideApprovalRequest) (*DecideApprovalResponse, error)
 	mustEmbedUnimplementedOperatorServiceServer()
 }
 
@@ -156,6 +344,27 @@ func (UnimplementedOperatorServiceServer) GetConversationMode(context.Context, *
 }
 func (UnimplementedOperatorServiceServer) ListAuditLog(context.Context, *ListAuditLogRequest) (*ListAuditLogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAuditLog not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListJobs(context.Context, *ListJobsRequest) (*ListJobsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListJobs not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetJob(context.Context, *GetJobRequest) (*GetJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetJob not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetJobLog(context.Context, *GetJobLogRequest) (*httpbody.HttpBody, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetJobLog not implemented")
+}
+func (UnimplementedOperatorServiceServer) CancelJob(context.Context, *CancelJobRequest) (*CancelJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelJob not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListApprovals(context.Context, *ListApprovalsRequest) (*ListApprovalsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListApprovals not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetApproval(context.Context, *GetApprovalRequest) (*GetApprovalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetApproval not implemented")
+}
+func (UnimplementedOperatorServiceServer) DecideApproval(context.Context, *DecideApprovalRequest) (*DecideApprovalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DecideApproval not implemented")
 }
 func (UnimplementedOperatorServiceServer) mustEmbedUnimplementedOperatorServiceServer() {}
 func (UnimplementedOperatorServiceServer) testEmbeddedByValue()                         {}
@@ -250,6 +459,132 @@ func _OperatorService_ListAuditLog_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OperatorService_ListJobs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListJobsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListJobs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListJobs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListJobs(ctx, req.(*ListJobsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetJob(ctx, req.(*GetJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetJobLog_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetJobLogRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetJobLog(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetJobLog_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetJobLog(ctx, req.(*GetJobLogRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_CancelJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).CancelJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_CancelJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).CancelJob(ctx, req.(*CancelJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ListApprovals_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListApprovalsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListApprovals(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListApprovals_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListApprovals(ctx, req.(*ListApprovalsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetApproval_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetApprovalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetApproval(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetApproval_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetApproval(ctx, req.(*GetApprovalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_DecideApproval_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DecideApprovalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).DecideApproval(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_DecideApproval_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).DecideApproval(ctx, req.(*DecideApprovalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OperatorService_ServiceDesc is the grpc.ServiceDesc for OperatorService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -272,6 +607,34 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAuditLog",
 			Handler:    _OperatorService_ListAuditLog_Handler,
+		},
+		{
+			MethodName: "ListJobs",
+			Handler:    _OperatorService_ListJobs_Handler,
+		},
+		{
+			MethodName: "GetJob",
+			Handler:    _OperatorService_GetJob_Handler,
+		},
+		{
+			MethodName: "GetJobLog",
+			Handler:    _OperatorService_GetJobLog_Handler,
+		},
+		{
+			MethodName: "CancelJob",
+			Handler:    _OperatorService_CancelJob_Handler,
+		},
+		{
+			MethodName: "ListApprovals",
+			Handler:    _OperatorService_ListApprovals_Handler,
+		},
+		{
+			MethodName: "GetApproval",
+			Handler:    _OperatorService_GetApproval_Handler,
+		},
+		{
+			MethodName: "DecideApproval",
+			Handler:    _OperatorService_DecideApproval_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

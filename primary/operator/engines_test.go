@@ -1,0 +1,113 @@
+package operator_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/store/sqlite"
+)
+
+// storeJobs stands in for the jobs engine over the real store. It runs no process: a cancel
+// finishes the job at once as the engine's would once its process group has stopped.
+type storeJobs struct {
+	st *sqlite.Store
+	// detached are running jobs this engine does not supervise (a worker's job not reported
+	// since a restart); set only between calls.
+	detached map[int64]bool
+}
+
+func (e *storeJobs) List(ctx context.Context, status store.JobStatus) ([]jobs.Job, error) {
+	recs, err := e.st.ListJobs(ctx, status)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]jobs.Job, len(recs))
+	for i, r := range recs {
+		out[i] = view(r)
+	}
+	return out, nil
+}
+
+func (e *storeJobs) Get(ctx context.Context, id int64) (jobs.Job, error) {
+	rec, err := e.st.Job(ctx, id)
+	if err != nil {
+		return jobs.Job{}, err
+	}
+	return view(rec), nil
+}
+
+func (e *storeJobs) Cancel(ctx context.Context, id int64) error {
+	rec, err := e.st.Job(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case rec.Status != store.JobRunning:
+		return fmt.Errorf("%w: job %d finished already (%s)", jobs.ErrNotRunning, id, rec.Outcome)
+	case e.detached[id]:
+		return fmt.Errorf("%w: job %d is not attached to this primary yet (its worker has not reported it)", jobs.ErrNotRunning, id)
+	}
+	_, _, err = e.st.FinishJob(ctx, id, store.JobResult{Outcome: jobs.OutcomeCancelled},
+		store.NewContinuation{IdempotencyKey: "job:" + strconv.FormatInt(id, 10), Channel: rec.Channel, Thread: rec.Thread, Text: "cancelled"})
+	return err
+}
+
+func view(rec store.Job) jobs.Job {
+	end := rec.EndedAt
+	if end.IsZero() {
+		end = time.Now()
+	}
+	return jobs.Job{Job: rec, Runtime: max(end.Sub(rec.CreatedAt), 0)}
+}
+
+// storeApprovals stands in for the approvals engine over the real store, with one gate (the
+// conversation must still be in auto mode) and the store's caps: approving begins the
+// approval, re-checks the gate, records the job and settles the approval, never running
+// anything.
+type storeApprovals struct {
+	st                *sqlite.Store
+	workspace, logDir string
+	caps              store.JobCaps
+}
+
+func (e *storeApprovals) Approve(ctx context.Context, id int64, by store.Operator) (store.Approval, error) {
+	a, err := e.st.BeginApproval(ctx, id, by.Name)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	mode, err := e.st.ConversationMode(ctx, a.Channel, a.Thread)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	if mode.Mode != store.ModeAuto {
+		return e.fail(ctx, id, fmt.Errorf("%w: the conversation is no longer in auto mode", operator.ErrRefused))
+	}
+	if _, err := e.st.CreateApprovedJob(ctx, id, store.NewJob{
+		Kind: a.Kind, Command: a.Command, Label: a.Label, Channel: a.Channel, Thread: a.Thread, Author: a.Author,
+		Agent: a.Agent, Workspace: e.workspace, WorkerKey: a.WorkerKey, Ceiling: a.Ceiling, LogDir: e.logDir,
+	}, e.caps); err != nil {
+		return e.fail(ctx, id, err)
+	}
+	return e.st.SettleApproval(ctx, id, store.ApprovalConsumed, "")
+}
+
+// fail settles an executing approval as failed, noting why, and returns why.
+func (e *storeApprovals) fail(ctx context.Context, id int64, why error) (store.Approval, error) {
+	if _, err := e.st.SettleApproval(ctx, id, store.ApprovalFailed, why.Error()); err != nil {
+		return store.Approval{}, err
+	}
+	return store.Approval{}, why
+}
+
+func (e *storeApprovals) Deny(ctx context.Context, id int64, by store.Operator, reason string) (store.Approval, error) {
+	return e.st.DenyApproval(ctx, id, by.Name, reason)
+}
+
+func (e *storeApprovals) Comment(ctx context.Context, id int64, by store.Operator, text string) (store.Approval, error) {
+	return e.st.CommentApproval(ctx, id, by.Name, text)
+}

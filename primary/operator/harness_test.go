@@ -1,0 +1,149 @@
+package operator_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/store/sqlite"
+)
+
+// apiEnv is OperatorService over bufconn, behind the real authenticator, over a real SQLite
+// store, with its REST gateway; the jobs and approvals engines are the store-backed doubles
+// of engines_test.go.
+type apiEnv struct {
+	store     *sqlite.Store
+	jobs      *storeJobs
+	approvals *storeApprovals
+	// admin ("ada") and member ("mia") are clients with those operators' credentials.
+	admin, member operatorv1.OperatorServiceClient
+	// adminToken and memberToken are their credentials, for REST.
+	adminToken, memberToken string
+	rest                    http.Handler
+}
+
+// startAPI starts the service; engines says whether the jobs and approvals engines are
+// configured.
+func startAPI(t *testing.T, engines bool) *apiEnv {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := &apiEnv{
+		store:      st,
+		jobs:       &storeJobs{st: st},
+		approvals:  &storeApprovals{st: st, workspace: dir, logDir: filepath.Join(dir, "jobs"), caps: store.JobCaps{Total: 20, PerThread: 3}},
+		adminToken: mustAdd(t, st, "ada", store.RoleAdmin),
+	}
+	e.memberToken = mustAdd(t, st, "mia", store.RoleMember)
+
+	logger := slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	srv := operator.NewServer(st, logger)
+	if engines {
+		srv = srv.WithJobs(e.jobs).WithApprovals(e.approvals)
+	}
+	auth := operator.NewAuthenticator(st)
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(auth.StreamInterceptor()))
+	operatorv1.RegisterOperatorServiceServer(gs, srv)
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+
+	e.admin = operatorv1.NewOperatorServiceClient(dialBufconn(t, lis, e.adminToken))
+	e.member = operatorv1.NewOperatorServiceClient(dialBufconn(t, lis, e.memberToken))
+
+	// The gateway as the primary mounts it: snake_case JSON, with google.api.HttpBody
+	// responses written as their raw bytes.
+	mux := runtime.NewServeMux(runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
+		Marshaler: &runtime.JSONPb{
+			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		},
+	}))
+	if err := operatorv1.RegisterOperatorServiceHandler(ctx, mux, dialBufconn(t, lis, "")); err != nil {
+		t.Fatal(err)
+	}
+	e.rest = mux
+	return e
+}
+
+func mustAdd(t *testing.T, st store.Operators, name string, role store.OperatorRole) string {
+	t.Helper()
+	token, err := operator.Add(context.Background(), st, name, role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// dialBufconn connects to lis, sending token as the bearer credential ("" for none).
+func dialBufconn(t *testing.T, lis *bufconn.Listener, token string) *grpc.ClientConn {
+	t.Helper()
+	opts := []grpc.DialOption{
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	}
+	if token != "" {
+		opts = append(opts, grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			return invoker(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), method, req, reply, cc, opts...)
+		}))
+	}
+	conn, err := grpc.NewClient("passthrough:///operator", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// restResponse is what a REST call answered.
+type restResponse struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+// do sends one REST request through the gateway with token as the bearer credential.
+func (e *apiEnv) do(t *testing.T, method, path, token, body string) restResponse {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, r)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	e.rest.ServeHTTP(rec, req)
+	return restResponse{code: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+// testWriter routes logs to t.Log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,239 @@
+package operator
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+
+	"google.golang.org/genproto/googleapis/api/httpbody"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Jobs is the background jobs engine as the operator API sees it.
+type Jobs interface {
+	// List returns the jobs with the status (every job when empty), newest first.
+	List(ctx context.Context, status store.JobStatus) ([]jobs.Job, error)
+	// Get returns one job; store.ErrNotFound when it does not exist.
+	Get(ctx context.Context, id int64) (jobs.Job, error)
+	// Cancel asks a running job to stop and returns without waiting for it; an error wrapping
+	// jobs.ErrNotRunning when the job is not running (finished, or not attached to this
+	// primary), store.ErrNotFound when it does not exist.
+	Cancel(ctx context.Context, id int64) error
+}
+
+// WithJobs makes j the engine behind ListJobs, GetJob, GetJobLog and CancelJob, which are
+// UNAVAILABLE without one, and returns s. Call it before s serves.
+func (s *Server) WithJobs(j Jobs) *Server {
+	s.jobs = j
+	return s
+}
+
+// ActionJobCancel is the audit action of an operator's cancel: detail {"job": id}.
+const ActionJobCancel = "job.cancel"
+
+// JobSubject is the audit subject of a job.
+func JobSubject(id int64) string { return "job/" + strconv.FormatInt(id, 10) }
+
+// jobsEngine returns the jobs engine, or UNAVAILABLE when the primary runs none.
+func (s *Server) jobsEngine() (Jobs, error) {
+	if s.jobs == nil {
+		return nil, status.Error(codes.Unavailable, "background jobs are not available on this primary")
+	}
+	return s.jobs, nil
+}
+
+// ListJobs implements OperatorService. The engine lists the jobs with the status; the
+// conversation filter and the page are applied here.
+func (s *Server) ListJobs(ctx context.Context, req *operatorv1.ListJobsRequest) (*operatorv1.ListJobsResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	st, ok := jobStatusFromProto[req.GetStatus()]
+	if !ok {
+		return nil, status.Error(codes.InvalidArgument, "status must be JOB_STATUS_RUNNING, JOB_STATUS_FINISHED or unset")
+	}
+	channel, thread, err := conversationFilter(req.GetConversation())
+	if err != nil {
+		return nil, err
+	}
+	limit, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
+	}
+	before, err := parsePageToken(req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	engine, err := s.jobsEngine()
+	if err != nil {
+		return nil, err
+	}
+	all, err := engine.List(ctx, st)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	// Newest first by id, so that a page token (an id) splits the list exactly.
+	slices.SortStableFunc(all, func(a, b jobs.Job) int { return cmp.Compare(b.ID, a.ID) })
+	resp := &operatorv1.ListJobsResponse{}
+	for _, j := range all {
+		if (before > 0 && j.ID >= before) || (channel != "" && (j.Channel != channel || j.Thread != thread)) {
+			continue
+		}
+		if len(resp.Jobs) == limit {
+			resp.NextPageToken = pageToken(int64(resp.Jobs[limit-1].GetId()))
+			break
+		}
+		resp.Jobs = append(resp.Jobs, jobToProto(j))
+	}
+	return resp, nil
+}
+
+// GetJob implements OperatorService.
+func (s *Server) GetJob(ctx context.Context, req *operatorv1.GetJobRequest) (*operatorv1.GetJobResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	j, err := s.job(ctx, req.GetJobId())
+	if err != nil {
+		return nil, err
+	}
+	return &operatorv1.GetJobResponse{Job: jobToProto(j)}, nil
+}
+
+// CancelJob implements OperatorService. The audit entry is appended once the engine has taken
+// the cancel, so the log never records a cancel that did not happen.
+func (s *Server) CancelJob(ctx context.Context, req *operatorv1.CancelJobRequest) (*operatorv1.CancelJobResponse, error) {
+	op, err := caller(ctx, false, "")
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.job(ctx, req.GetJobId())
+	if err != nil {
+		return nil, err
+	}
+	if j.Status != store.JobRunning {
+		return nil, status.Errorf(codes.FailedPrecondition, "job %d has already finished (%s); there is nothing to cancel", j.ID, j.Outcome)
+	}
+	if err := s.jobs.Cancel(ctx, j.ID); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, jobNotFound(req.GetJobId())
+		}
+		return nil, toStatus(err) // jobs.ErrNotRunning: FAILED_PRECONDITION, saying why
+	}
+	detail, err := json.Marshal(map[string]int64{"job": j.ID})
+	if err != nil {
+		return nil, status.Error(codes.Internal, "could not encode the audit entry")
+	}
+	// The cancel happened: record it even if the caller has gone meanwhile.
+	if _, err := s.store.AppendAudit(context.WithoutCancel(ctx), store.NewAuditEntry{
+		Actor: op.Name, Action: ActionJobCancel, Subject: JobSubject(j.ID), Detail: detail,
+	}); err != nil {
+		s.logger.Error("job cancel audit failed", "operator", op.Name, "job", j.ID, "err", err)
+		return nil, status.Errorf(codes.Internal, "job %d was told to stop, but its audit entry could not be written; see the primary's log", j.ID)
+	}
+	s.logger.Info("job cancelled", "operator", op.Name, "job", j.ID)
+	if after, err := s.jobs.Get(ctx, j.ID); err == nil {
+		j = after
+	}
+	return &operatorv1.CancelJobResponse{Job: jobToProto(j)}, nil
+}
+
+// job returns the job the API id names, mapping a missing job to NOT_FOUND.
+func (s *Server) job(ctx context.Context, apiID uint64) (jobs.Job, error) {
+	id, ok := storeID(apiID)
+	if !ok {
+		return jobs.Job{}, jobNotFound(apiID)
+	}
+	engine, err := s.jobsEngine()
+	if err != nil {
+		return jobs.Job{}, err
+	}
+	j, err := engine.Get(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return jobs.Job{}, jobNotFound(apiID)
+	case err != nil:
+		return jobs.Job{}, toStatus(err)
+	}
+	return j, nil
+}
+
+func jobNotFound(id uint64) error {
+	return status.Errorf(codes.NotFound, "job %d does not exist", id)
+}
+
+// GetJobLog implements OperatorService.
+func (s *Server) GetJobLog(ctx context.Context, req *operatorv1.GetJobLogRequest) (*httpbody.HttpBody, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	limit := maxLogRead
+	if n := req.GetLimit(); n != 0 {
+		if n > maxLogRead {
+			return nil, status.Errorf(codes.InvalidArgument, "limit must be 1..%d bytes", maxLogRead)
+		}
+		limit = int(n)
+	}
+	j, err := s.job(ctx, req.GetJobId())
+	if err != nil {
+		return nil, err
+	}
+	data, err := readLog(j.LogPath, req.GetOffset(), limit)
+	if err != nil {
+		s.logger.Error("job log read failed", "job", j.ID, "err", err)
+		return nil, status.Errorf(codes.Internal, "the log of job %d could not be read; see the primary's log", j.ID)
+	}
+	return &httpbody.HttpBody{ContentType: logContentType, Data: data}, nil
+}
+
+var jobStatusFromProto = map[operatorv1.JobStatus]store.JobStatus{
+	operatorv1.JobStatus_JOB_STATUS_UNSPECIFIED: "",
+	operatorv1.JobStatus_JOB_STATUS_RUNNING:     store.JobRunning,
+	operatorv1.JobStatus_JOB_STATUS_FINISHED:    store.JobFinished,
+}
+
+func jobKindToProto(kind string) operatorv1.JobKind {
+	switch kind {
+	case "command":
+		return operatorv1.JobKind_JOB_KIND_COMMAND
+	case "agent":
+		return operatorv1.JobKind_JOB_KIND_AGENT
+	}
+	return operatorv1.JobKind_JOB_KIND_UNSPECIFIED
+}
+
+func jobToProto(j jobs.Job) *operatorv1.Job {
+	out := &operatorv1.Job{
+		Id:           uint64(j.ID),
+		Kind:         jobKindToProto(j.Kind),
+		Label:        j.Label,
+		Command:      j.Command,
+		Conversation: conversationToProto(j.Channel, j.Thread),
+		Author:       j.Author,
+		Agent:        j.Agent,
+		Location:     &operatorv1.Location{WorkerKey: j.WorkerKey, WorkerId: j.WorkerID},
+		Status:       operatorv1.JobStatus_JOB_STATUS_RUNNING,
+		Outcome:      j.Outcome,
+		CreatedAt:    timestamp(j.CreatedAt),
+		EndedAt:      timestamp(j.EndedAt),
+		Runtime:      durationpb.New(j.Runtime),
+		Tail:         j.Tail,
+	}
+	if j.Status == store.JobFinished {
+		out.Status = operatorv1.JobStatus_JOB_STATUS_FINISHED
+	}
+	if j.ExitCode != nil {
+		code := int32(*j.ExitCode)
+		out.ExitCode = &code
+	}
+	return out
+}
