@@ -51,7 +51,7 @@ bench-smoke:
 ## run: start the primary with embedded defaults (state under .turncli/).
 run: build
 	@echo "primary starting; in another terminal: make shell (or make run-worker, then make shell MODE_ARGS=--worker-key=local)"
-	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit --worker-keys local
+	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit --agent-engine test --worker-keys local
 
 ## run-worker: start a worker with key "local" next to the primary of `make run`.
 run-worker: build

@@ -9,6 +9,7 @@ import (
 
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/mcpbridge"
 )
 
@@ -49,6 +50,14 @@ type Config struct {
 	// dial with --tls-ca). The loopback Agent CLI listener never uses TLS.
 	TLSCertFile string
 	TLSKeyFile  string
+	// AgentEngine runs background agents: a built-in engine name (see
+	// interaction.EngineNames) or "command:<bash command>"; empty refuses background agents.
+	AgentEngine string
+	// JobCommandCeiling, JobAgentCeiling and JobGrace bound background jobs (zero: the
+	// contract's 60 minutes, one week, and 2 s between SIGTERM and SIGKILL).
+	JobCommandCeiling time.Duration
+	JobAgentCeiling   time.Duration
+	JobGrace          time.Duration
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger
@@ -77,6 +86,14 @@ func (c *Config) Validate() error {
 	}
 	if err := mcpbridge.ValidateAll(c.MCPServers); err != nil {
 		return err
+	}
+	if c.AgentEngine != "" {
+		if _, err := interaction.ParseEngine(c.AgentEngine); err != nil {
+			return fmt.Errorf("agent engine: %w", err)
+		}
+	}
+	if c.JobCommandCeiling < 0 || c.JobAgentCeiling < 0 || c.JobGrace < 0 {
+		return errors.New("job ceilings and grace cannot be negative")
 	}
 	if c.ShellDefaultTimeout == 0 {
 		c.ShellDefaultTimeout = shellhost.DefaultCommandTimeout

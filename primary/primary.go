@@ -32,6 +32,8 @@ import (
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/continuation"
+	"github.com/turncli/turncli/primary/interaction"
+	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/response"
@@ -68,12 +70,16 @@ type Primary struct {
 
 	Store         store.Store           // durable state, <StateDir>/turncli.db; closed last
 	Continuations *continuation.Service // the runtime's outbox: Enqueue emits a continuation
+	Jobs          *jobs.Manager         // background jobs, local and on workers
+	Interaction   *interaction.Service  // the interaction toolkit and approval decisions
 
 	runtimeToken string
 	tokenFile    string
 	operatorFile string                  // the first admin's credential, while that file exists
 	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
 	workerFiles  map[string]string
+	// workerSecrets are the worker credentials in clear, redacted from agents' reports.
+	workerSecrets []string
 
 	grpcServer     *grpc.Server // public APIs, role-authorised
 	health         *health.Server
@@ -150,6 +156,26 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := p.Registry.Register(ctx, shelltk.New(shelltk.Options{})); err != nil {
 		return nil, err
 	}
+	workerCreds, err := p.loadWorkerCredentials()
+	if err != nil {
+		return nil, err
+	}
+	p.Workers = workerhub.New(workerhub.Config{
+		Credentials: workerCreds,
+		GrantUsable: func(token string, path response.Path) bool {
+			_, ok := p.Responses.Authenticate(token, path)
+			return ok
+		},
+		Logger: cfg.Logger.With("component", "workers"),
+	})
+	p.Responses = response.NewManager(response.Config{
+		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers},
+		Logger: cfg.Logger.With("component", "responses"),
+	})
+	if err := p.startJobs(ctx, db); err != nil {
+		return nil, err
+	}
+
 	if cfg.EnableTestToolkit {
 		p.TestToolkit, p.TestDeferred = testtk.New(), testtk.NewDeferred()
 		for _, tk := range []catalog.Toolkit{p.TestToolkit, p.TestDeferred} {
@@ -177,23 +203,6 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err != nil {
 		return nil, err
 	}
-
-	workerCreds, err := p.loadWorkerCredentials()
-	if err != nil {
-		return nil, err
-	}
-	p.Workers = workerhub.New(workerhub.Config{
-		Credentials: workerCreds,
-		GrantUsable: func(token string, path response.Path) bool {
-			_, ok := p.Responses.Authenticate(token, path)
-			return ok
-		},
-		Logger: cfg.Logger.With("component", "workers"),
-	})
-	p.Responses = response.NewManager(response.Config{
-		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers},
-		Logger: cfg.Logger.With("component", "responses"),
-	})
 	cli := agentcli.NewServer(p.Responses, cfg.Logger.With("component", "agentcli"))
 
 	// The public server: the runtime's API, the workers' connection, and the Agent CLI calls
@@ -216,7 +225,8 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
-	operatorv1.RegisterOperatorServiceServer(p.grpcServer, operator.NewServer(db, cfg.Logger.With("component", "operatorapi")))
+	operatorv1.RegisterOperatorServiceServer(p.grpcServer, operator.NewServer(db, cfg.Logger.With("component", "operatorapi")).
+		WithJobs(p.Jobs).WithApprovals(p.Interaction))
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)
 	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
@@ -272,6 +282,9 @@ func dialInternal(l *bufconn.Listener) (*grpc.ClientConn, error) {
 // subscriptions, stop taking HTTP requests, close every response (revoking grants and stopping
 // commands), stop the gRPC servers gracefully with a hard stop as backstop, close the store.
 func (p *Primary) Serve(ctx context.Context) error {
+	if err := p.recoverJobs(ctx); err != nil {
+		return err
+	}
 	cliConn, err := dialInternal(p.internalCLI)
 	if err != nil {
 		return err
@@ -291,9 +304,12 @@ func (p *Primary) Serve(ctx context.Context) error {
 		return err
 	}
 	// REST clients of the runtime API get snake_case JSON, the proto field names.
-	apiMux := runtime.NewServeMux(runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
-		MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
-		UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+	// HttpBody responses (a job's log) go out as their raw bytes.
+	apiMux := runtime.NewServeMux(runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
+		Marshaler: &runtime.JSONPb{
+			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		},
 	}))
 	if err := responsev1.RegisterResponseServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return err
@@ -343,6 +359,9 @@ func (p *Primary) shutdown(servers ...*http.Server) {
 	p.health.Shutdown() // NOT_SERVING first, so load balancers and workers look elsewhere
 	// Subscriptions (REST ones too) are endless streams: end them before waiting for requests.
 	p.Continuations.Close()
+	// Jobs stop being supervised before responses close, so no job is finished by the
+	// shutdown itself; they run on and the next primary re-finds them.
+	p.Jobs.Close()
 	// Responses next: closing them revokes grants, stops their commands and ends their long
 	// polls, so the HTTP and gRPC requests still in flight finish at once instead of holding
 	// the graceful stops below until their grace runs out.

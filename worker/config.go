@@ -28,7 +28,8 @@ type Config struct {
 	ID  string
 	// Capacity is how many commands may run at once (0: no limit).
 	Capacity int
-	// StateDir holds agent_cli_bin/ and workspaces/.
+	// StateDir holds agent_cli_bin/, workspaces/ and jobs/ (the background jobs' records, logs
+	// and exit statuses, which a restarted worker on the same StateDir takes over).
 	StateDir string
 	// ProxyListen is the sandbox proxy's loopback address (port 0 picks one).
 	ProxyListen string

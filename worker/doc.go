@@ -6,5 +6,6 @@
 // (internal/shellhost): its own process group, an explicit environment that never contains the
 // worker's credential, a per-agent workspace, a timeout. Output is sent under per-command
 // credit from the primary, so a slow consumer blocks the command's pipe rather than growing
-// memory. It makes no authorization decision: the primary decides what a grant may do.
+// memory. Background jobs, which outlive the connection and the worker itself, are worker/jobs'.
+// It makes no authorization decision: the primary decides what a grant may do.
 package worker

@@ -12,7 +12,8 @@ import (
 )
 
 // session is one connection to the primary and the commands started on it. When it ends, its
-// commands are stopped: nobody is left to receive their output.
+// commands are stopped: nobody is left to receive their output. Background jobs are not
+// stopped: worker/jobs keeps them and reports them on the next connection.
 type session struct {
 	w      *Worker
 	stream workerv1.WorkerService_ConnectClient
@@ -38,8 +39,15 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	err = stream.Send(&workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_Hello{Hello: &workerv1.Hello{
+	s := &session{w: w, stream: stream, commands: make(map[string]*command)}
+	js, held := w.jobs.Connect(s.send)
+	defer func() {
+		cancel() // a streamer blocked in Send returns once the stream is gone
+		js.Close()
+	}()
+	err = s.send(&workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_Hello{Hello: &workerv1.Hello{
 		WorkerId: w.cfg.ID, WorkerKey: w.cfg.Key, Capacity: uint32(w.cfg.Capacity), AgentCliUrl: w.ProxyURL(),
+		Jobs: held,
 	}}})
 	if err != nil {
 		return false, err
@@ -51,8 +59,8 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 	if first.GetWelcome() == nil {
 		return false, errors.New("primary did not welcome the worker")
 	}
-	w.cfg.Logger.Info("connected to primary", "session", first.GetWelcome().GetSessionId())
-	s := &session{w: w, stream: stream, commands: make(map[string]*command)}
+	w.cfg.Logger.Info("connected to primary", "session", first.GetWelcome().GetSessionId(), "jobs", len(held))
+	js.Open()
 	defer s.stopAll(cancel)
 	for {
 		msg, err := stream.Recv()
@@ -66,6 +74,14 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 			s.cancel(ev.Cancel.GetCommandId())
 		case *workerv1.ConnectResponse_Credit:
 			s.addCredit(ev.Credit.GetCommandId(), int(ev.Credit.GetChunks()))
+		case *workerv1.ConnectResponse_StartJob:
+			js.Start(ev.StartJob)
+		case *workerv1.ConnectResponse_CancelJob:
+			js.Cancel(ev.CancelJob.GetJobId())
+		case *workerv1.ConnectResponse_AttachJob:
+			js.Attach(ev.AttachJob.GetJobId(), ev.AttachJob.GetLogOffset())
+		case *workerv1.ConnectResponse_AckJob:
+			js.Ack(ev.AckJob.GetJobId())
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/sandboxproxy"
+	"github.com/turncli/turncli/worker/jobs"
 )
 
 // Worker is an assembled worker, ready to Run.
@@ -29,6 +31,7 @@ type Worker struct {
 	shells   *shellhost.Runner
 	conn     *grpc.ClientConn
 	client   workerv1.WorkerServiceClient
+	jobs     *jobs.Manager // set by Run
 }
 
 // New builds a worker whose sandbox proxy serves on proxyLis. extra dial options are for tests
@@ -75,9 +78,20 @@ func New(cfg Config, proxyLis net.Listener, extra ...grpc.DialOption) (*Worker, 
 func (w *Worker) ProxyURL() string { return "http://" + w.proxyLis.Addr().String() }
 
 // Run serves the sandbox proxy and keeps the connection to the primary until ctx ends; then it
-// stops its commands and closes everything.
+// stops its commands and closes everything. Background jobs keep running after Run returns.
 func (w *Worker) Run(ctx context.Context) error {
 	defer w.conn.Close()
+	// Jobs are taken over before the first Hello, which reports them.
+	jm, err := jobs.Open(jobs.Config{
+		Dir: filepath.Join(w.cfg.StateDir, "jobs"), Shells: w.shells, AgentCLIURL: w.ProxyURL(),
+		Logger: w.cfg.Logger.With("component", "jobs"),
+	})
+	if err != nil {
+		w.proxyLis.Close()
+		return err
+	}
+	w.jobs = jm
+	defer jm.Close() // the jobs run on; the next worker on this state dir takes them over
 	var wg sync.WaitGroup
 	proxyErr := make(chan error, 1)
 	wg.Go(func() { proxyErr <- sandboxproxy.Serve(ctx, w.proxyLis, w.conn) })

@@ -16,8 +16,19 @@ import (
 // ignore, so SIGTERM to the group still reaches the command (handlers reset on exec) while
 // the wrapper waits for the command to end and writes its status. $0 is "jobproc", $1 the
 // command, $2 the status file.
+//
+// The command runs in a login shell, whose profile may set PATH anew (Debian's /etc/profile
+// does); the PATH the job was given (with agent_cli_bin first) is restored before the
+// command, so the job finds the same programs its environment named.
+//
+// A SIGTERM that arrives in the instant between the trap and the command's own start (the
+// first milliseconds of the job) is taken by the handler and missed by the command; the
+// SIGKILL after the grace still stops the job, which then ends with 137.
 const wrapper = `trap : TERM INT HUP
-bash -lc "$1"
+keep=
+[ -n "${PATH+set}" ] && keep="export PATH=${PATH@Q}"
+bash -lc "$keep
+$1"
 code=$?
 printf '%d\n' "$code" >"$2"
 exit "$code"`
@@ -74,8 +85,15 @@ func Launch(spec Spec) (*Process, error) {
 		return nil, err
 	}
 	p := &Process{Pid: cmd.Process.Pid, StatusPath: spec.StatusPath, cmd: cmd}
-	// Read before anything can reap it: our unreaped child keeps its /proc entry.
-	p.Start, _ = StartTime(p.Pid)
+	// Read before anything can reap it: our unreaped child keeps its /proc entry. Without its
+	// start time the process could never be signalled or found again, so it must not run.
+	start, err := StartTime(p.Pid)
+	if err != nil {
+		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("jobproc: read the start time of the job's process: %w", err)
+	}
+	p.Start = start
 	return p, nil
 }
 
@@ -136,12 +154,15 @@ func ReadStatus(path string) (code int, ok bool) {
 	return code, err == nil
 }
 
+// DefaultPoll is how often Supervise checks for the exit when Watch.Poll is zero.
+const DefaultPoll = 100 * time.Millisecond
+
 // Watch says how to supervise a process until it exits.
 type Watch struct {
 	// Deadline is the ceiling: at it the group gets SIGTERM, then SIGKILL after Grace.
 	Deadline time.Time
 	Grace    time.Duration
-	// Poll is how often the process is checked for its exit.
+	// Poll is how often the process is checked for its exit; DefaultPoll when zero.
 	Poll time.Duration
 	// Cancel, when closed, stops the job as at the ceiling but counts as cancelled.
 	Cancel <-chan struct{}
@@ -160,7 +181,11 @@ func (p *Process) Supervise(w Watch) (e Exit, ok bool) {
 	}
 	ceiling := time.NewTimer(max(w.Deadline.Sub(now()), 0))
 	defer ceiling.Stop()
-	tick := time.NewTicker(w.Poll)
+	poll := w.Poll
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	var kill <-chan time.Time
 	var timedOut, cancelled bool

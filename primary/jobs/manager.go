@@ -11,11 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // Defaults (contract: interaction controls).
@@ -28,19 +29,32 @@ const (
 	DefaultMaxPerThread   = 3
 )
 
+// MaxReportBytes bounds an agent's report as delivered; a longer one is cut, saying so.
+const MaxReportBytes = 1 << 20
+
 // Errors Start and Cancel return; compare with errors.Is. Cap refusals also match
 // store.ErrJobCapReached and store.ErrThreadJobCapReached.
 var (
 	ErrInvalid    = errors.New("invalid job")
 	ErrCapReached = errors.New("job cap reached")
-	ErrNotRunning = errors.New("job is not running on this primary")
+	ErrNotRunning = errors.New("job is not running")
 )
+
+// Workers carries jobs to workers (workerhub.Hub).
+type Workers interface {
+	StartJob(ctx context.Context, workerKey string, b *response.Binding, job workerhub.Job) (workerID string, err error)
+	CancelJob(workerID string, jobID int64) error
+	AttachJob(workerID string, jobID int64, logOffset int64) error
+	AckJob(workerID string, jobID int64) error
+}
 
 // Config configures a Manager.
 type Config struct {
 	Store store.Jobs
 	// StateDir is the primary's state directory; logs go to <StateDir>/jobs/<id>.log.
 	StateDir string
+	// Workers runs worker jobs; nil refuses them.
+	Workers Workers
 	// Notify is called after a commit that wrote a continuation (continuation.Service.Notify).
 	Notify func()
 	// Now is the clock; time.Now when nil.
@@ -49,7 +63,7 @@ type Config struct {
 	CommandCeiling, AgentCeiling time.Duration
 	// Grace is the time between SIGTERM and SIGKILL at the ceiling or on Cancel.
 	Grace time.Duration
-	// Poll is how often a job's /proc entry is checked for its exit.
+	// Poll is how often a local job's /proc entry is checked for its exit.
 	Poll time.Duration
 	// MaxRunning and MaxPerThread are the caps.
 	MaxRunning, MaxPerThread int
@@ -110,12 +124,24 @@ type JobSpec struct {
 	Thread  string
 	Author  string
 	Agent   string
-	// Workspace is the working directory.
+	// WorkerKey runs the job on a worker of this key (the response's Binding first, when
+	// given); empty runs it on the primary's host.
+	WorkerKey string
+	Binding   *response.Binding
+	// Workspace is the working directory of a local job (workers use the agent's own).
 	Workspace string
-	// Env is the complete environment ("K=V"); never merged with the primary's.
+	// Env is a local job's complete environment ("K=V"); never merged with the primary's.
 	Env []string
+	// AgentCLIEnv and ExtraEnv are what a worker job gets besides the worker's own shell
+	// environment (see workerhub.Job).
+	AgentCLIEnv, ExtraEnv map[string]string
 	// Ceiling: zero means the kind's default.
 	Ceiling time.Duration
+	// Secrets are values redacted from an agent's report.
+	Secrets []string
+	// OnEnd runs once the job's result is saved (or it could not start), in this process
+	// only: an agent job closes its response there.
+	OnEnd func()
 }
 
 // Job is a job as Get and List report it.
@@ -130,29 +156,34 @@ type Manager struct {
 	cfg Config
 	log *slog.Logger
 
-	mu       sync.Mutex
-	watching map[int64]*watch // jobs this manager supervises
-	closed   bool
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	mu      sync.Mutex
+	running map[int64]*tracked // jobs this manager supervises or awaits from a worker
+	closed  bool
+	stop    chan struct{}
+	wg      sync.WaitGroup
 }
 
-// watch is one supervised job.
-type watch struct {
+// tracked is one job this manager is responsible for.
+type tracked struct {
+	rec        store.Job
 	cancel     chan struct{}
 	cancelOnce sync.Once
+	secrets    []string
+	onEnd      func()
 }
+
+func (t *tracked) requestCancel() { t.cancelOnce.Do(func() { close(t.cancel) }) }
 
 // New returns a Manager; cfg is validated.
 func New(cfg Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, log: cfg.Logger.With("component", "jobs"), watching: map[int64]*watch{}, stop: make(chan struct{})}, nil
+	return &Manager{cfg: cfg, log: cfg.Logger.With("component", "jobs"), running: map[int64]*tracked{}, stop: make(chan struct{})}, nil
 }
 
-// Close stops supervising. Running jobs keep running; the next primary's Recover re-finds
-// them. It waits for the supervisors to return.
+// Close stops supervising. Running jobs keep running; the next primary re-finds them. It waits
+// for the supervisors to return.
 func (m *Manager) Close() {
 	m.mu.Lock()
 	if !m.closed {
@@ -163,27 +194,64 @@ func (m *Manager) Close() {
 	m.wg.Wait()
 }
 
+// CommandCeiling is the ceiling of command jobs.
+func (m *Manager) CommandCeiling() time.Duration { return m.cfg.CommandCeiling }
+
+// Caps are the most running jobs in all and per conversation.
+func (m *Manager) Caps() (total, perThread int) { return m.cfg.MaxRunning, m.cfg.MaxPerThread }
+
+// CheckCaps reports the cap a new job in the conversation would exceed now (the same errors
+// as Start), without recording anything: a decision can be refused before it is taken.
+func (m *Manager) CheckCaps(ctx context.Context, channel, thread string) error {
+	running, err := m.cfg.Store.ListJobs(ctx, store.JobRunning)
+	if err != nil {
+		return err
+	}
+	inThread := 0
+	for _, j := range running {
+		if j.Channel == channel && j.Thread == thread {
+			inThread++
+		}
+	}
+	switch {
+	case len(running) >= m.cfg.MaxRunning:
+		return fmt.Errorf("%w: %w", ErrCapReached, store.ErrJobCapReached)
+	case inThread >= m.cfg.MaxPerThread:
+		return fmt.Errorf("%w: %w", ErrCapReached, store.ErrThreadJobCapReached)
+	}
+	return nil
+}
+
 // LogDir is where job logs are.
 func (m *Manager) LogDir() string { return filepath.Join(m.cfg.StateDir, "jobs") }
+
+// StatusPath is where a local job's exit status is written.
+func (m *Manager) statusPath(id int64) string {
+	return filepath.Join(m.LogDir(), strconv.FormatInt(id, 10)+".status")
+}
 
 // Start records the job (refusing it when a cap is reached), starts it and returns its id.
 // A job that is recorded but cannot start finishes at once as "could not start", with its
 // continuation; Start then still returns its id and no error.
 func (m *Manager) Start(ctx context.Context, spec JobSpec) (int64, error) {
-	ceiling := spec.Ceiling
-	switch {
-	case spec.Kind != "command" && spec.Kind != "agent":
-		return 0, fmt.Errorf("%w: kind must be command or agent", ErrInvalid)
-	case strings.TrimSpace(spec.Command) == "":
-		return 0, fmt.Errorf("%w: the command is empty", ErrInvalid)
-	case spec.Channel == "":
-		return 0, fmt.Errorf("%w: a job needs a channel", ErrInvalid)
-	case ceiling < 0:
-		return 0, fmt.Errorf("%w: the ceiling cannot be negative", ErrInvalid)
-	case ceiling == 0 && spec.Kind == "agent":
-		ceiling = m.cfg.AgentCeiling
-	case ceiling == 0:
-		ceiling = m.cfg.CommandCeiling
+	return m.start(ctx, spec, func(ctx context.Context, j store.NewJob, caps store.JobCaps) (store.Job, error) {
+		return m.cfg.Store.CreateJob(ctx, j, caps)
+	})
+}
+
+// StartWith is Start with the record created by create (for example together with an
+// approval, in its transaction).
+func (m *Manager) StartWith(ctx context.Context, spec JobSpec, create func(context.Context, store.NewJob, store.JobCaps) (store.Job, error)) (int64, error) {
+	return m.start(ctx, spec, create)
+}
+
+func (m *Manager) start(ctx context.Context, spec JobSpec, create func(context.Context, store.NewJob, store.JobCaps) (store.Job, error)) (int64, error) {
+	ceiling, err := m.ceiling(spec)
+	if err != nil {
+		return 0, err
+	}
+	if spec.WorkerKey != "" && m.cfg.Workers == nil {
+		return 0, fmt.Errorf("%w: this primary has no workers", ErrInvalid)
 	}
 	m.mu.Lock()
 	closed := m.closed
@@ -194,9 +262,10 @@ func (m *Manager) Start(ctx context.Context, spec JobSpec) (int64, error) {
 	if err := os.MkdirAll(m.LogDir(), 0o700); err != nil {
 		return 0, fmt.Errorf("jobs: log directory: %w", err)
 	}
-	rec, err := m.cfg.Store.CreateJob(ctx, store.NewJob{
+	rec, err := create(ctx, store.NewJob{
 		Kind: spec.Kind, Command: spec.Command, Label: spec.Label, Channel: spec.Channel, Thread: spec.Thread,
-		Author: spec.Author, Agent: spec.Agent, Workspace: spec.Workspace, Ceiling: ceiling, LogDir: m.LogDir(),
+		Author: spec.Author, Agent: spec.Agent, Workspace: spec.Workspace, WorkerKey: spec.WorkerKey,
+		Ceiling: ceiling, LogDir: m.LogDir(),
 	}, store.JobCaps{Total: m.cfg.MaxRunning, PerThread: m.cfg.MaxPerThread})
 	switch {
 	case errors.Is(err, store.ErrJobCapReached):
@@ -208,186 +277,147 @@ func (m *Manager) Start(ctx context.Context, spec JobSpec) (int64, error) {
 	case err != nil:
 		return 0, err
 	}
-
-	cmd, err := m.launch(rec, spec.Env)
-	if err != nil {
-		m.log.Warn("job could not start", "job", rec.ID, "err", err)
-		m.finish(context.WithoutCancel(ctx), rec, store.JobResult{Outcome: outcomeCouldNotStart + ": " + plainStartError(err)})
-		return rec.ID, nil
+	t := &tracked{rec: rec, cancel: make(chan struct{}), secrets: spec.Secrets, onEnd: spec.OnEnd}
+	ctx = context.WithoutCancel(ctx)
+	if spec.WorkerKey != "" {
+		m.startRemote(ctx, t, spec)
+	} else {
+		m.startLocal(ctx, t, spec.Env)
 	}
-	rec.Pid = cmd.Process.Pid
-	if st, err := readProcStat(rec.Pid); err == nil {
-		rec.ProcStart = st.start
-	}
-	if err := m.cfg.Store.SetJobProcess(context.WithoutCancel(ctx), rec.ID, rec.Pid, rec.ProcStart); err != nil {
-		// Supervised anyway; only a restart before it ends loses it (finished as unknown).
-		m.log.Error("job process not recorded", "job", rec.ID, "pid", rec.Pid, "err", err)
-	}
-	m.log.Info("job started", "job", rec.ID, "pid", rec.Pid)
-	m.supervise(rec, cmd)
 	return rec.ID, nil
 }
 
-// launch starts `bash -lc <command>` in its own session with stdout and stderr appended to the
-// job's log, so the job keeps writing its log when the primary is gone.
-func (m *Manager) launch(rec store.Job, env []string) (*exec.Cmd, error) {
-	if fi, err := os.Stat(rec.Workspace); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("the workspace %s is not a usable directory", rec.Workspace)
+func (m *Manager) ceiling(spec JobSpec) (time.Duration, error) {
+	switch {
+	case spec.Kind != "command" && spec.Kind != "agent":
+		return 0, fmt.Errorf("%w: kind must be command or agent", ErrInvalid)
+	case strings.TrimSpace(spec.Command) == "":
+		return 0, fmt.Errorf("%w: the command is empty", ErrInvalid)
+	case spec.Channel == "":
+		return 0, fmt.Errorf("%w: a job needs a channel", ErrInvalid)
+	case spec.Ceiling < 0:
+		return 0, fmt.Errorf("%w: the ceiling cannot be negative", ErrInvalid)
+	case spec.Ceiling > 0:
+		return spec.Ceiling, nil
+	case spec.Kind == "agent":
+		return m.cfg.AgentCeiling, nil
+	default:
+		return m.cfg.CommandCeiling, nil
 	}
-	logf, err := os.OpenFile(rec.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close() // the process holds its own copy
-	if env == nil {
-		env = []string{} // nil would make os/exec inherit os.Environ()
-	}
-	cmd := &exec.Cmd{
-		Path:   m.cfg.BashPath,
-		Args:   []string{"bash", "-lc", rec.Command},
-		Env:    env,
-		Dir:    rec.Workspace,
-		Stdout: logf,
-		Stderr: logf,
-		// Setsid: its own session and process group, so the group can be signalled as one and
-		// the job survives the primary (no Pdeathsig).
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return cmd, nil
 }
 
-func plainStartError(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return fmt.Sprintf("%s %s: %v", pe.Op, pe.Path, pe.Err)
-	}
-	return err.Error()
-}
-
-// supervise watches a job until it ends (cmd is nil for a job re-attached after a restart,
-// which is not this process's child), then finishes it.
-func (m *Manager) supervise(rec store.Job, cmd *exec.Cmd) {
-	w := &watch{cancel: make(chan struct{})}
+// track registers t as supervised; false when the manager is closed.
+func (m *Manager) track(t *tracked) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return // the job runs on; the next primary re-finds it
+		return false
 	}
-	m.watching[rec.ID] = w
-	m.wg.Go(func() {
-		defer func() {
-			m.mu.Lock()
-			delete(m.watching, rec.ID)
-			m.mu.Unlock()
-		}()
-		m.watchUntilExit(rec, cmd, w)
-	})
+	m.running[t.rec.ID] = t
+	return true
 }
 
-func (m *Manager) watchUntilExit(rec store.Job, cmd *exec.Cmd, w *watch) {
-	remaining := rec.CreatedAt.Add(rec.Ceiling).Sub(m.cfg.Now())
-	ceiling := time.NewTimer(max(remaining, 0))
-	defer ceiling.Stop()
-	tick := time.NewTicker(m.cfg.Poll)
-	defer tick.Stop()
-	var kill <-chan time.Time
-	var timedOut, cancelled bool
-	stopping := func() {
-		_ = signalSession(rec.Pid, rec.ProcStart, syscall.SIGTERM)
-		t := time.NewTimer(m.cfg.Grace)
-		kill = t.C // an unfired timer is collected by the runtime
-		ceiling.Stop()
-	}
-	cancel := w.cancel
-	for !m.exited(rec, cmd) {
-		select {
-		case <-m.stop:
-			return // the job runs on; the next primary re-finds it
-		case <-tick.C:
-		case <-ceiling.C:
-			timedOut = true
-			stopping()
-		case <-cancel:
-			cancelled, cancel = true, nil
-			if !timedOut && kill == nil {
-				stopping()
-			}
-		case <-kill:
-			kill = nil
-			_ = signalSession(rec.Pid, rec.ProcStart, syscall.SIGKILL)
-		}
-	}
-
-	res := store.JobResult{}
-	if cmd != nil {
-		// The leader is a zombie until reaped, so the group id is still ours: kill what the
-		// job left behind in its group, then reap it.
-		_ = syscall.Kill(-rec.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		code := bashexec.ExitCode(cmd.ProcessState)
-		res.ExitCode = &code
-		res.Outcome = classify(code, timedOut, cancelled && !timedOut)
-	} else {
-		res.Outcome = OutcomeReattachedDone
-		switch {
-		case timedOut:
-			res.Outcome = OutcomeTimeLimit
-		case cancelled:
-			res.Outcome = OutcomeCancelled
-		}
-	}
-	m.finish(context.Background(), rec, res)
+func (m *Manager) untrack(id int64) *tracked {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.running[id]
+	delete(m.running, id)
+	return t
 }
 
-// exited reports whether the job's process has ended: for our child, it is a zombie awaiting
-// Wait; for a re-attached job, its /proc entry is gone, a zombie, or a different process.
-func (m *Manager) exited(rec store.Job, cmd *exec.Cmd) bool {
-	if cmd == nil {
-		return !procAlive(rec.Pid, rec.ProcStart)
-	}
-	st, err := readProcStat(rec.Pid)
-	return err != nil || st.state == 'Z' || st.state == 'X'
+func (m *Manager) tracked(id int64) *tracked {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.running[id]
 }
 
-// finish saves the result with the job's continuation in one transaction, then notifies. A
-// second finish of the same job changes nothing and adds no continuation.
-func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult) {
+// finish saves the result with the job's continuation in one transaction, then notifies and
+// runs the job's OnEnd. A second finish of the same job changes nothing and adds no
+// continuation. It reports whether the result is saved (now or before).
+func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult, t *tracked) bool {
 	if res.Tail == "" {
-		res.Tail = readTail(rec.LogPath, TailChars)
+		res.Tail = jobproc.Tail(rec.LogPath, jobproc.TailChars)
+	}
+	var secrets []string
+	if t != nil {
+		secrets = t.secrets
+		res.Tail = redact(res.Tail, secrets)
 	}
 	j := Job{Job: rec, Runtime: max(m.cfg.Now().Sub(rec.CreatedAt), 0)}
 	j.JobResult = res
+	report, post := "", false
+	if rec.Kind == "agent" && res.Outcome == OutcomeSuccess {
+		report, post = redact(readReport(rec.LogPath), secrets), true
+		if report == "" {
+			report = "(The agent finished without printing a report.)"
+		}
+	}
 	finished, created, err := m.cfg.Store.FinishJob(ctx, rec.ID, res, store.NewContinuation{
 		IdempotencyKey: "job:" + strconv.FormatInt(rec.ID, 10),
 		Channel:        rec.Channel,
 		Thread:         rec.Thread,
-		Text:           continuationText(j),
+		Text:           continuationText(j, report),
+		Post:           post,
 	})
 	if err != nil {
 		// The record stays running; the next Recover finishes it as unknown.
 		m.log.Error("job result not saved", "job", rec.ID, "err", err)
-		return
+		return false
 	}
 	m.log.Info("job finished", "job", rec.ID, "outcome", res.Outcome, "saved", finished)
 	if created {
 		m.cfg.Notify()
 	}
+	if t != nil && t.onEnd != nil {
+		t.onEnd()
+	}
+	return true
 }
 
-// Cancel stops a running job: SIGTERM to its group, SIGKILL after the grace period. It returns
-// at once; the job finishes as cancelled.
-func (m *Manager) Cancel(id int64) error {
-	m.mu.Lock()
-	w, ok := m.watching[id]
-	m.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("%w: job %d", ErrNotRunning, id)
+// readReport returns an agent job's whole output, cut at MaxReportBytes.
+func readReport(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
 	}
-	w.cancelOnce.Do(func() { close(w.cancel) })
-	return nil
+	defer f.Close()
+	buf := make([]byte, MaxReportBytes+1)
+	n, _ := f.Read(buf)
+	s := strings.ToValidUTF8(string(buf[:min(n, MaxReportBytes)]), "\uFFFD")
+	if n > MaxReportBytes {
+		s += fmt.Sprintf("\n[The report was cut at %d bytes; the whole output is in the job's log.]", MaxReportBytes)
+	}
+	return strings.TrimSpace(s)
+}
+
+// redact replaces every known secret value in s.
+func redact(s string, secrets []string) string {
+	for _, v := range secrets {
+		if len(v) >= 8 {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
+	}
+	return s
+}
+
+// Cancel stops a running job: SIGTERM to its group, SIGKILL after the grace period (on its
+// worker for a worker job). It returns at once; the job finishes as cancelled.
+func (m *Manager) Cancel(ctx context.Context, id int64) error {
+	if t := m.tracked(id); t != nil {
+		if t.rec.WorkerKey != "" {
+			return m.cancelRemote(ctx, t)
+		}
+		t.requestCancel()
+		return nil
+	}
+	rec, err := m.cfg.Store.Job(ctx, id)
+	if err != nil {
+		return err
+	}
+	if rec.Status != store.JobRunning {
+		return fmt.Errorf("%w: job %d finished already (%s)", ErrNotRunning, id, rec.Outcome)
+	}
+	return fmt.Errorf("%w: job %d is not attached to this primary yet (its worker has not reported it)", ErrNotRunning, id)
 }
 
 // Get returns one job; a running job's tail is read from its log now.
@@ -415,36 +445,13 @@ func (m *Manager) List(ctx context.Context, status store.JobStatus) ([]Job, erro
 func (m *Manager) view(rec store.Job) Job {
 	j := Job{Job: rec}
 	if rec.Status == store.JobRunning {
-		j.Tail = readTail(rec.LogPath, TailChars)
+		j.Tail = jobproc.Tail(rec.LogPath, jobproc.TailChars)
+		if t := m.tracked(rec.ID); t != nil {
+			j.Tail = redact(j.Tail, t.secrets)
+		}
 		j.Runtime = max(m.cfg.Now().Sub(rec.CreatedAt), 0)
 	} else {
 		j.Runtime = max(rec.EndedAt.Sub(rec.CreatedAt), 0)
 	}
 	return j
-}
-
-// Recover is called once at boot, before Start. For every job recorded running that this
-// manager does not supervise: when its process (same pid and start time) is alive it is
-// re-attached; otherwise it is finished as "outcome unknown after restart". Nothing is re-run,
-// and a pid now naming another process is never signalled.
-func (m *Manager) Recover(ctx context.Context) error {
-	recs, err := m.cfg.Store.ListJobs(ctx, store.JobRunning)
-	if err != nil {
-		return err
-	}
-	for _, rec := range recs {
-		m.mu.Lock()
-		_, watched := m.watching[rec.ID]
-		m.mu.Unlock()
-		switch {
-		case watched:
-		case rec.Pid > 0 && procAlive(rec.Pid, rec.ProcStart):
-			m.log.Info("job re-attached", "job", rec.ID, "pid", rec.Pid)
-			m.supervise(rec, nil)
-		default:
-			m.log.Info("job found dead after restart", "job", rec.ID, "pid", rec.Pid)
-			m.finish(ctx, rec, store.JobResult{Outcome: OutcomeUnknown})
-		}
-	}
-	return nil
 }

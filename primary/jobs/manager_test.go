@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 )
@@ -144,7 +145,7 @@ func TestCaps(t *testing.T) {
 		if _, err := e.m.Start(context.Background(), s); !errors.Is(err, ErrCapReached) || !errors.Is(err, store.ErrJobCapReached) {
 			t.Fatalf("21st: err = %v, want the global cap", err)
 		}
-		if err := e.m.Cancel(ids[0]); err != nil {
+		if err := e.m.Cancel(context.Background(), ids[0]); err != nil {
 			t.Fatal(err)
 		}
 		if j := e.finished(t, ids[0]); j.Outcome != OutcomeCancelled {
@@ -152,7 +153,7 @@ func TestCaps(t *testing.T) {
 		}
 		ids[0] = e.start(t, e.spec(t, "sleep 30")) // a finished job frees its slot in the thread and in all
 		for _, id := range ids {
-			if err := e.m.Cancel(id); err != nil {
+			if err := e.m.Cancel(context.Background(), id); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -238,8 +239,8 @@ func TestOutput(t *testing.T) {
 			t.Fatalf("log has %d bytes, want %d", len(log), want.Len())
 		}
 		w := want.String()
-		if j.Tail != w[len(w)-TailChars:] {
-			t.Fatalf("tail has %d chars and differs from the last %d of the output", len(j.Tail), TailChars)
+		if j.Tail != w[len(w)-jobproc.TailChars:] {
+			t.Fatalf("tail has %d chars and differs from the last %d of the output", len(j.Tail), jobproc.TailChars)
 		}
 		fi, err := os.Stat(j.LogPath)
 		if err != nil || fi.Mode().Perm() != 0o600 || j.LogPath != filepath.Join(e.dir, "jobs", strconv.FormatInt(id, 10)+".log") {
@@ -254,7 +255,7 @@ func TestOutput(t *testing.T) {
 		e := newEnv(t, nil)
 		id := e.start(t, e.spec(t, "printf 'x'; for i in $(seq 7000); do printf 'é'; done"))
 		j := e.finished(t, id)
-		if j.Tail != strings.Repeat("é", TailChars) {
+		if j.Tail != strings.Repeat("é", jobproc.TailChars) {
 			t.Fatalf("tail = %d runes starting %q", len([]rune(j.Tail)), j.Tail[:10])
 		}
 	})
@@ -315,13 +316,13 @@ func TestCeiling(t *testing.T) {
 	t.Run("CancelStopsARunningJob", func(t *testing.T) {
 		e := newEnv(t, nil)
 		id := e.start(t, e.spec(t, "sleep 30"))
-		if err := e.m.Cancel(id); err != nil {
+		if err := e.m.Cancel(context.Background(), id); err != nil {
 			t.Fatal(err)
 		}
 		if j := e.finished(t, id); j.Outcome != OutcomeCancelled {
 			t.Fatalf("outcome = %q", j.Outcome)
 		}
-		if err := e.m.Cancel(id); !errors.Is(err, ErrNotRunning) {
+		if err := e.m.Cancel(context.Background(), id); !errors.Is(err, ErrNotRunning) {
 			t.Fatalf("second cancel: err = %v", err)
 		}
 	})
@@ -335,7 +336,7 @@ func TestFinishTwiceEmitsOneContinuation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.m.finish(context.Background(), rec, store.JobResult{Outcome: "failed (exit 9)"})
+	e.m.finish(context.Background(), rec, store.JobResult{Outcome: "failed (exit 9)"}, nil)
 	if len(e.notes) != 0 {
 		t.Fatal("a second finish notified again")
 	}
@@ -378,15 +379,46 @@ func detached(t *testing.T) (*exec.Cmd, io.WriteCloser, uint64) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
-	st, err := readProcStat(cmd.Process.Pid)
+	start, err := jobproc.StartTime(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cmd, in, st.start
+	return cmd, in, start
 }
 
 func TestRecover(t *testing.T) {
 	ctx := context.Background()
+	t.Run("JobOutlivesItsManagerAndTheNextOneReportsItsRealExit", func(t *testing.T) {
+		e := newEnv(t, nil)
+		gate := filepath.Join(e.dir, "gate")
+		id := e.start(t, e.spec(t, "echo before; while [ ! -e "+gate+" ]; do sleep 0.02; done; echo after; exit 3"))
+		e.m.Close() // the primary goes away; the job runs on
+		next, err := New(e.m.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(next.Close)
+		e.m = next
+		if err := next.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if j, _ := next.Get(ctx, id); j.Status != store.JobRunning {
+			t.Fatalf("re-attached job is %s (%s)", j.Status, j.Outcome)
+		}
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		j := e.finished(t, id)
+		if j.Outcome != "failed (exit 3)" || j.ExitCode == nil || *j.ExitCode != 3 {
+			t.Fatalf("outcome = %q, exit %v", j.Outcome, deref(j.ExitCode))
+		}
+		if !strings.Contains(j.Tail, "before\nafter") {
+			t.Fatalf("tail = %q", j.Tail)
+		}
+		if cs := e.continuations(t, id); len(cs) != 1 {
+			t.Fatalf("%d continuations, want 1", len(cs))
+		}
+	})
 	t.Run("AliveJobIsReattachedAndFinishesWithOneContinuation", func(t *testing.T) {
 		e := newEnv(t, nil)
 		cmd, in, start := detached(t)
@@ -400,7 +432,7 @@ func TestRecover(t *testing.T) {
 		in.Close() // the job ends
 		_ = cmd.Wait()
 		j := e.finished(t, id)
-		if j.Outcome != OutcomeReattachedDone || j.ExitCode != nil {
+		if j.Outcome != OutcomeUnknown || j.ExitCode != nil {
 			t.Fatalf("outcome = %q, exit %v", j.Outcome, deref(j.ExitCode))
 		}
 		if err := e.m.Recover(ctx); err != nil {
@@ -441,22 +473,8 @@ func TestRecover(t *testing.T) {
 		if j, _ := e.m.Get(ctx, id); j.Status != store.JobFinished || j.Outcome != OutcomeUnknown {
 			t.Fatalf("job: %s, %q", j.Status, j.Outcome)
 		}
-		if !procAlive(cmd.Process.Pid, start) {
+		if !jobproc.Alive(cmd.Process.Pid, start) {
 			t.Fatal("the process now holding the pid was stopped")
 		}
-		if err := signalSession(cmd.Process.Pid, start+1, syscall.SIGKILL); err != nil || !procAlive(cmd.Process.Pid, start) {
-			t.Fatalf("signalSession signalled a process with another start time: %v", err)
-		}
 	})
-}
-
-func TestParseProcStatCountsFieldsAfterTheLastParenthesis(t *testing.T) {
-	line := "4242 (we ird) (name)) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 200"
-	st, err := parseProcStat(line)
-	if err != nil || st.state != 'S' || st.start != 987654 {
-		t.Fatalf("parse = %+v, %v", st, err)
-	}
-	if _, err := parseProcStat("garbage"); err == nil {
-		t.Fatal("garbage parsed")
-	}
 }

@@ -5,28 +5,32 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/turncli/turncli/internal/jobproc"
 )
 
 // Plain-language outcomes that are not computed from an exit status.
 const (
-	OutcomeSuccess        = "success"
-	OutcomeTimeLimit      = "stopped at the time limit"
-	OutcomeCancelled      = "cancelled on request"
-	OutcomeUnknown        = "outcome unknown after restart"
-	OutcomeReattachedDone = "finished (exit status unknown after a restart)"
-	outcomeCouldNotStart  = "could not start"
+	OutcomeSuccess       = "success"
+	OutcomeTimeLimit     = "stopped at the time limit"
+	OutcomeCancelled     = "cancelled on request"
+	OutcomeUnknown       = "outcome unknown after restart"
+	OutcomeInterrupted   = "interrupted by a restart of the primary; not replayed"
+	outcomeCouldNotStart = "could not start"
 )
 
-// classify names how a job that ran ended. exitCode is 128+N for a process stopped by signal N
+// classify names how a job that ran ended. A status of 128+N is a process stopped by signal N
 // (as bash reports it).
-func classify(exitCode int, timedOut, cancelled bool) string {
+func classify(e jobproc.Exit) string {
 	switch {
-	case timedOut:
+	case e.TimedOut:
 		return OutcomeTimeLimit
-	case cancelled:
+	case e.Cancelled:
 		return OutcomeCancelled
+	case !e.Known:
+		return OutcomeUnknown
 	}
-	switch code := exitCode; {
+	switch code := e.Code; {
 	case code == 0:
 		return OutcomeSuccess
 	case code == 1:
@@ -45,20 +49,42 @@ func classify(exitCode int, timedOut, cancelled bool) string {
 	}
 }
 
-// continuationText is what the conversation resumes with when a job finished.
-func continuationText(j Job) string {
-	var b strings.Builder
-	name := fmt.Sprintf("job %d", j.ID)
+// jobName is how texts name a job.
+func jobName(j Job) string {
 	if j.Label != "" {
-		name = fmt.Sprintf("%q (job %d)", j.Label, j.ID)
+		return fmt.Sprintf("%q (job %d)", j.Label, j.ID)
 	}
-	fmt.Fprintf(&b, "Background %s finished: %s. Runtime: %s.\n", name, j.Outcome, j.Runtime.Round(time.Millisecond))
-	if j.Tail == "" {
-		b.WriteString("It produced no output.\n")
-	} else {
-		fmt.Fprintf(&b, "Last output (up to %d characters):\n%s\n", TailChars, j.Tail)
+	return fmt.Sprintf("job %d", j.ID)
+}
+
+// continuationText is what the conversation resumes with when a job finished. report is the
+// redacted full output of a successful agent job, delivered as the agent's report.
+func continuationText(j Job, report string) string {
+	var b strings.Builder
+	if j.Kind == "agent" {
+		if j.Outcome == OutcomeSuccess {
+			fmt.Fprintf(&b, "Background agent %s finished. Its report:\n\n%s", jobName(j), report)
+			return b.String()
+		}
+		fmt.Fprintf(&b, "Background agent %s did not finish: %s. Runtime: %s.\n", jobName(j), j.Outcome, j.Runtime.Round(time.Millisecond))
+		writeTail(&b, j.Tail)
+		b.WriteString("Tell the user plainly what happened, using only what this output shows; do not re-launch the same agent.")
+		return b.String()
 	}
+	fmt.Fprintf(&b, "Background %s finished: %s. Runtime: %s.\n", jobName(j), j.Outcome, j.Runtime.Round(time.Millisecond))
+	if j.Outcome == OutcomeUnknown && j.ExitCode != nil {
+		fmt.Fprintf(&b, "It ended while the primary was down; its recorded exit status is %d.\n", *j.ExitCode)
+	}
+	writeTail(&b, j.Tail)
 	b.WriteString("Continue only if this confirms success. Otherwise tell the user plainly what happened; " +
 		"do not re-launch the same job.")
 	return b.String()
+}
+
+func writeTail(b *strings.Builder, tail string) {
+	if tail == "" {
+		b.WriteString("It produced no output.\n")
+		return
+	}
+	fmt.Fprintf(b, "Last output (up to %d characters):\n%s\n", jobproc.TailChars, tail)
 }

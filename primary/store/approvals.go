@@ -29,12 +29,13 @@ type Approvals interface {
 	// appends ActionApprovalApprove. ErrConflict when it is not pending.
 	BeginApproval(ctx context.Context, id int64, actor string) (Approval, error)
 	// DenyApproval moves a pending approval to denied with the reason (may be empty) and
-	// appends ActionApprovalDeny. ErrConflict when it is not pending.
-	DenyApproval(ctx context.Context, id int64, actor, reason string) (Approval, error)
+	// appends ActionApprovalDeny. ErrConflict when it is not pending. The continuations in
+	// tell (telling the conversation) are enqueued in the same transaction.
+	DenyApproval(ctx context.Context, id int64, actor, reason string, tell ...NewContinuation) (Approval, error)
 	// CommentApproval adds a comment to a pending approval (it stays pending) and appends
 	// ActionApprovalComment. ErrConflict when it is not pending; text is 1..MaxApprovalComment
-	// bytes.
-	CommentApproval(ctx context.Context, id int64, actor, text string) (Approval, error)
+	// bytes. tell is enqueued in the same transaction.
+	CommentApproval(ctx context.Context, id int64, actor, text string, tell ...NewContinuation) (Approval, error)
 	// CreateApprovedJob checks the caps and inserts j as a running job linked to the executing
 	// approval, in one transaction: after it, the approval has a recorded job. ErrConflict when
 	// the approval is not executing or already has a job; cap errors as CreateJob; ErrInvalid
@@ -44,8 +45,8 @@ type Approvals interface {
 	// SettleApproval moves an executing approval to consumed or failed with a note (why it
 	// failed) and appends ActionApprovalConsume or ActionApprovalFail with actor "primary".
 	// ErrConflict when it is not executing, or for consumed when it has no recorded job;
-	// ErrInvalid for another target state.
-	SettleApproval(ctx context.Context, id int64, to ApprovalStatus, note string) (Approval, error)
+	// ErrInvalid for another target state. tell is enqueued in the same transaction.
+	SettleApproval(ctx context.Context, id int64, to ApprovalStatus, note string, tell ...NewContinuation) (Approval, error)
 	// RecoverApprovals is called once at boot: every executing approval with a recorded job is
 	// consumed, every one without is failed with ApprovalRestartNote, each with its audit entry
 	// (actor "primary"), all in one transaction; nothing is re-run. It returns the approvals it

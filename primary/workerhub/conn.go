@@ -13,6 +13,9 @@ import (
 // errProtocol marks a worker that broke the protocol; its connection is ended.
 var errProtocol = errors.New("worker protocol violation")
 
+// errConnectionEnded: the connection was replaced or the primary is stopping.
+var errConnectionEnded = errors.New("worker connection ended")
+
 // conn is one connected worker.
 type conn struct {
 	ident    Identity
@@ -21,7 +24,16 @@ type conn struct {
 	capacity int
 	stream   workerv1.WorkerService_ConnectServer
 	cancel   context.CancelFunc
-	gone     chan struct{} // closed when the connection has ended
+	gone     chan struct{}   // closed when the connection has ended
+	done     <-chan struct{} // closed when the connection is replaced or the primary stops
+
+	// Job reports go through jobEvents (closed by the receive loop) to the connection's
+	// dispatcher, which calls sink after the dispatcher of the worker's previous connection
+	// (prevJobs) has finished, and closes jobsDone when it has.
+	sink      JobSink
+	jobEvents chan jobEvent
+	prevJobs  <-chan struct{}
+	jobsDone  chan struct{}
 
 	sendMu sync.Mutex // gRPC streams take one sender at a time
 
@@ -72,8 +84,11 @@ func (c *conn) command(id string) *remoteCommand {
 	return c.commands[id]
 }
 
-// receive reads the worker's messages until the stream ends.
+// receive reads the worker's messages until the stream ends. Command output is queued per
+// command within its credit and job reports for the dispatcher, so the loop never waits on a
+// command's consumer.
 func (c *conn) receive() error {
+	defer close(c.jobEvents)
 	for {
 		msg, err := c.stream.Recv()
 		if err != nil {
@@ -100,6 +115,14 @@ func (c *conn) receive() error {
 				default:
 					return fmt.Errorf("%w: %s exited twice", errProtocol, rc.id)
 				}
+			}
+		case *workerv1.ConnectRequest_JobStarted, *workerv1.ConnectRequest_JobOutput, *workerv1.ConnectRequest_JobFinished:
+			report, err := c.jobReport(msg)
+			if err != nil {
+				return err
+			}
+			if err := c.queueJob(report); err != nil {
+				return err
 			}
 		default:
 			return fmt.Errorf("%w: unexpected message after Hello", errProtocol)

@@ -3,6 +3,12 @@
 // response's Bash commands on the worker it is bound to (binding one when needed), relays their
 // output with per-command flow control, and fails their commands clearly when a worker goes away.
 //
+// It relays background jobs too: it sends a job to a worker of the response's key and carries
+// the primary's cancel, attach and acknowledgement to the worker holding the job; what workers
+// report about jobs (the jobs each holds when it connects, starts, log bytes, results) goes to a
+// JobSink in order, on a goroutine of its own so command output never waits for it. It keeps no
+// job state: the sink (primary/jobs) does.
+//
 // It also marks Agent CLI calls forwarded by a worker's sandbox proxy with that worker's
 // authenticated identity, so the response can accept its grant only through its own worker.
 // It does not run processes (the worker does) and does not decide what a grant may do.

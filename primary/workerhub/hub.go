@@ -44,6 +44,10 @@ type Hub struct {
 	byKey  map[string]map[string]*conn
 	// changed is closed (and replaced) whenever a worker connects or disconnects.
 	changed chan struct{}
+	sink    JobSink
+	// jobChain holds, per worker id, the jobsDone of its latest connection, so a new
+	// connection's job reports reach the sink only after the previous one's.
+	jobChain map[string]chan struct{}
 }
 
 // New returns a Hub with no workers.
@@ -54,7 +58,10 @@ func New(cfg Config) *Hub {
 	if cfg.OutputCredit <= 0 {
 		cfg.OutputCredit = 32
 	}
-	return &Hub{cfg: cfg, byID: make(map[string]*conn), byKey: make(map[string]map[string]*conn), changed: make(chan struct{})}
+	return &Hub{
+		cfg: cfg, byID: make(map[string]*conn), byKey: make(map[string]map[string]*conn), changed: make(chan struct{}),
+		jobChain: make(map[string]chan struct{}),
+	}
 }
 
 // Connect serves one worker connection until it ends.
@@ -71,12 +78,17 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 	if err := validateHello(hello, ident); err != nil {
 		return err
 	}
+	held, err := helloJobs(hello.GetJobs())
+	if err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	c := &conn{
 		ident: ident, session: uuid.NewString(), proxyURL: origin(hello.GetAgentCliUrl()),
-		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel,
+		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel, done: ctx.Done(),
 		gone: make(chan struct{}), commands: make(map[string]*remoteCommand),
+		sink: h.jobSink(), jobEvents: make(chan jobEvent, jobQueue), jobsDone: make(chan struct{}),
 	}
 	log := h.cfg.Logger.With("worker_id", ident.ID, "worker_key", ident.Key, "session", c.session)
 	// Register before the Welcome and under the send lock: a welcomed worker is routable at
@@ -86,9 +98,14 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 		c.sendMu.Unlock()
 		return err
 	}
+	go h.dispatchJobs(c)
+	receiving := false
 	defer func() {
 		h.unregister(c)
 		close(c.gone)
+		if !receiving {
+			close(c.jobEvents) // else the receive loop closes it
+		}
 		log.Info("worker disconnected")
 	}()
 	err = c.stream.Send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Welcome{Welcome: &workerv1.Welcome{SessionId: c.session}}})
@@ -96,9 +113,12 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 	if err != nil {
 		return err
 	}
-	log.Info("worker connected", "capacity", c.capacity)
+	log.Info("worker connected", "capacity", c.capacity, "jobs", len(held))
+	// The queue is empty: the worker's jobs are the first report of the connection.
+	_ = c.queueJob(func(s JobSink) { s.WorkerJobs(ident.Key, ident.ID, held) })
 
 	received := make(chan error, 1)
+	receiving = true
 	go func() { received <- c.receive() }()
 	select {
 	case err := <-received:
@@ -145,6 +165,8 @@ func (h *Hub) register(c *conn) error {
 		delete(h.byKey[old.ident.Key], old.ident.ID)
 	}
 	h.byID[c.ident.ID] = c
+	c.prevJobs = h.jobChain[c.ident.ID]
+	h.jobChain[c.ident.ID] = c.jobsDone
 	if h.byKey[c.ident.Key] == nil {
 		h.byKey[c.ident.Key] = make(map[string]*conn)
 	}

@@ -13,7 +13,7 @@ import (
 // (settled by the primary once it knows, or recovered at boot). Nothing here re-runs anything.
 
 // SettleApproval implements store.Approvals.
-func (s *Store) SettleApproval(ctx context.Context, id int64, to store.ApprovalStatus, note string) (store.Approval, error) {
+func (s *Store) SettleApproval(ctx context.Context, id int64, to store.ApprovalStatus, note string, tell ...store.NewContinuation) (store.Approval, error) {
 	if to != store.ApprovalConsumed && to != store.ApprovalFailed {
 		return store.Approval{}, invalid("an approval settles as consumed or failed, not %q", to)
 	}
@@ -22,7 +22,7 @@ func (s *Store) SettleApproval(ctx context.Context, id int64, to store.ApprovalS
 	}
 	var out store.Approval
 	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
-		out, err = settle(ctx, tx, id, to, note, s.now())
+		out, err = settle(ctx, tx, id, to, note, s.now(), tell...)
 		return err
 	})
 	return out, err
@@ -75,7 +75,7 @@ func (s *Store) RecoverApprovals(ctx context.Context) ([]store.Approval, error) 
 
 // settle moves executing approval id to consumed (only with a job) or failed, with its audit
 // entry, inside tx.
-func settle(ctx context.Context, tx *sql.Tx, id int64, to store.ApprovalStatus, note string, now time.Time) (store.Approval, error) {
+func settle(ctx context.Context, tx *sql.Tx, id int64, to store.ApprovalStatus, note string, now time.Time, tell ...store.NewContinuation) (store.Approval, error) {
 	return transitionIn(ctx, tx, id, "settle", now, func(tx *sql.Tx, now time.Time) (sql.Result, error) {
 		return tx.ExecContext(ctx, `UPDATE approvals SET status = ?, note = ?, settled_at = ?
 			WHERE id = ? AND status = 'executing' AND (? = 'failed' OR job_id IS NOT NULL)`,
@@ -85,7 +85,7 @@ func settle(ctx context.Context, tx *sql.Tx, id int64, to store.ApprovalStatus, 
 			return auditEntry(primaryActor, store.ActionApprovalConsume, id, map[string]any{"job": ap.JobID})
 		}
 		return auditEntry(primaryActor, store.ActionApprovalFail, id, map[string]any{"note": note})
-	})
+	}, tell...)
 }
 
 // CreateApprovedJob implements store.Approvals: the job goes through createJob, the same cap

@@ -31,7 +31,7 @@ func (s *Store) BeginApproval(ctx context.Context, id int64, actor string) (stor
 }
 
 // DenyApproval implements store.Approvals.
-func (s *Store) DenyApproval(ctx context.Context, id int64, actor, reason string) (store.Approval, error) {
+func (s *Store) DenyApproval(ctx context.Context, id int64, actor, reason string, tell ...store.NewContinuation) (store.Approval, error) {
 	if actor == "" {
 		return store.Approval{}, invalid("a denial needs an actor")
 	}
@@ -43,11 +43,11 @@ func (s *Store) DenyApproval(ctx context.Context, id int64, actor, reason string
 			settled_at = ? WHERE id = ? AND status = 'pending'`, actor, nanos(now), reason, nanos(now), id)
 	}, func(store.Approval) (store.NewAuditEntry, error) {
 		return auditEntry(actor, store.ActionApprovalDeny, id, map[string]any{"reason": reason})
-	})
+	}, tell...)
 }
 
 // CommentApproval implements store.Approvals.
-func (s *Store) CommentApproval(ctx context.Context, id int64, actor, text string) (store.Approval, error) {
+func (s *Store) CommentApproval(ctx context.Context, id int64, actor, text string, tell ...store.NewContinuation) (store.Approval, error) {
 	if actor == "" {
 		return store.Approval{}, invalid("a comment needs an actor")
 	}
@@ -59,27 +59,29 @@ func (s *Store) CommentApproval(ctx context.Context, id int64, actor, text strin
 			SELECT id, ?, ?, ? FROM approvals WHERE id = ? AND status = 'pending'`, actor, text, nanos(now), id)
 	}, func(store.Approval) (store.NewAuditEntry, error) {
 		return auditEntry(actor, store.ActionApprovalComment, id, map[string]any{"comment": text})
-	})
+	}, tell...)
 }
 
 // transition runs one transition in its own transaction; see transitionIn.
 func (s *Store) transition(ctx context.Context, id int64, verb string,
 	change func(*sql.Tx, time.Time) (sql.Result, error), entry func(store.Approval) (store.NewAuditEntry, error),
+	tell ...store.NewContinuation,
 ) (store.Approval, error) {
 	var out store.Approval
 	err := s.inTx(ctx, func(tx *sql.Tx) (err error) {
-		out, err = transitionIn(ctx, tx, id, verb, s.now(), change, entry)
+		out, err = transitionIn(ctx, tx, id, verb, s.now(), change, entry, tell...)
 		return err
 	})
 	return out, err
 }
 
 // transitionIn runs change, a statement on approval id that matches only the state the
-// transition needs, then appends entry (made from the changed approval) and returns the
-// approval. When change matched nothing it returns ErrNotFound or ErrConflict and writes
-// nothing more.
+// transition needs, then appends entry (made from the changed approval) and enqueues the
+// continuations in tell, and returns the approval. When change matched nothing it returns
+// ErrNotFound or ErrConflict and writes nothing more.
 func transitionIn(ctx context.Context, tx *sql.Tx, id int64, verb string, now time.Time,
 	change func(*sql.Tx, time.Time) (sql.Result, error), entry func(store.Approval) (store.NewAuditEntry, error),
+	tell ...store.NewContinuation,
 ) (store.Approval, error) {
 	res, err := change(tx, now)
 	if err != nil {
@@ -102,6 +104,11 @@ func transitionIn(ctx context.Context, tx *sql.Tx, id int64, verb string, now ti
 	}
 	if _, err := insertAudit(ctx, tx, e, now); err != nil {
 		return store.Approval{}, err
+	}
+	for _, c := range tell {
+		if _, _, err := insertContinuation(ctx, tx, c, now); err != nil {
+			return store.Approval{}, err
+		}
 	}
 	return ap, nil
 }

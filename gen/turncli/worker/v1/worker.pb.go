@@ -85,6 +85,9 @@ type ConnectRequest struct {
 	//	*ConnectRequest_Hello
 	//	*ConnectRequest_Output
 	//	*ConnectRequest_Exited
+	//	*ConnectRequest_JobStarted
+	//	*ConnectRequest_JobOutput
+	//	*ConnectRequest_JobFinished
 	Event         isConnectRequest_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -154,6 +157,33 @@ func (x *ConnectRequest) GetExited() *CommandExited {
 	return nil
 }
 
+func (x *ConnectRequest) GetJobStarted() *JobStarted {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectRequest_JobStarted); ok {
+			return x.JobStarted
+		}
+	}
+	return nil
+}
+
+func (x *ConnectRequest) GetJobOutput() *JobOutput {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectRequest_JobOutput); ok {
+			return x.JobOutput
+		}
+	}
+	return nil
+}
+
+func (x *ConnectRequest) GetJobFinished() *JobFinished {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectRequest_JobFinished); ok {
+			return x.JobFinished
+		}
+	}
+	return nil
+}
+
 type isConnectRequest_Event interface {
 	isConnectRequest_Event()
 }
@@ -173,11 +203,32 @@ type ConnectRequest_Exited struct {
 	Exited *CommandExited `protobuf:"bytes,3,opt,name=exited,proto3,oneof"`
 }
 
+type ConnectRequest_JobStarted struct {
+	// A job the primary asked for is running.
+	JobStarted *JobStarted `protobuf:"bytes,4,opt,name=job_started,json=jobStarted,proto3,oneof"`
+}
+
+type ConnectRequest_JobOutput struct {
+	// A chunk of a job's log.
+	JobOutput *JobOutput `protobuf:"bytes,5,opt,name=job_output,json=jobOutput,proto3,oneof"`
+}
+
+type ConnectRequest_JobFinished struct {
+	// A job has ended (or could not start).
+	JobFinished *JobFinished `protobuf:"bytes,6,opt,name=job_finished,json=jobFinished,proto3,oneof"`
+}
+
 func (*ConnectRequest_Hello) isConnectRequest_Event() {}
 
 func (*ConnectRequest_Output) isConnectRequest_Event() {}
 
 func (*ConnectRequest_Exited) isConnectRequest_Event() {}
+
+func (*ConnectRequest_JobStarted) isConnectRequest_Event() {}
+
+func (*ConnectRequest_JobOutput) isConnectRequest_Event() {}
+
+func (*ConnectRequest_JobFinished) isConnectRequest_Event() {}
 
 // ConnectResponse is one message from the primary.
 type ConnectResponse struct {
@@ -190,6 +241,10 @@ type ConnectResponse struct {
 	//	*ConnectResponse_Start
 	//	*ConnectResponse_Cancel
 	//	*ConnectResponse_Credit
+	//	*ConnectResponse_StartJob
+	//	*ConnectResponse_CancelJob
+	//	*ConnectResponse_AttachJob
+	//	*ConnectResponse_AckJob
 	Event         isConnectResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -268,6 +323,42 @@ func (x *ConnectResponse) GetCredit() *Credit {
 	return nil
 }
 
+func (x *ConnectResponse) GetStartJob() *StartJob {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectResponse_StartJob); ok {
+			return x.StartJob
+		}
+	}
+	return nil
+}
+
+func (x *ConnectResponse) GetCancelJob() *CancelJob {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectResponse_CancelJob); ok {
+			return x.CancelJob
+		}
+	}
+	return nil
+}
+
+func (x *ConnectResponse) GetAttachJob() *AttachJob {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectResponse_AttachJob); ok {
+			return x.AttachJob
+		}
+	}
+	return nil
+}
+
+func (x *ConnectResponse) GetAckJob() *AckJob {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectResponse_AckJob); ok {
+			return x.AckJob
+		}
+	}
+	return nil
+}
+
 type isConnectResponse_Event interface {
 	isConnectResponse_Event()
 }
@@ -292,6 +383,26 @@ type ConnectResponse_Credit struct {
 	Credit *Credit `protobuf:"bytes,4,opt,name=credit,proto3,oneof"`
 }
 
+type ConnectResponse_StartJob struct {
+	// Record and run a background job.
+	StartJob *StartJob `protobuf:"bytes,5,opt,name=start_job,json=startJob,proto3,oneof"`
+}
+
+type ConnectResponse_CancelJob struct {
+	// Stop a background job.
+	CancelJob *CancelJob `protobuf:"bytes,6,opt,name=cancel_job,json=cancelJob,proto3,oneof"`
+}
+
+type ConnectResponse_AttachJob struct {
+	// Send a job's log from an offset, after a reconnect.
+	AttachJob *AttachJob `protobuf:"bytes,7,opt,name=attach_job,json=attachJob,proto3,oneof"`
+}
+
+type ConnectResponse_AckJob struct {
+	// The primary saved a finished job's result.
+	AckJob *AckJob `protobuf:"bytes,8,opt,name=ack_job,json=ackJob,proto3,oneof"`
+}
+
 func (*ConnectResponse_Welcome) isConnectResponse_Event() {}
 
 func (*ConnectResponse_Start) isConnectResponse_Event() {}
@@ -299,6 +410,14 @@ func (*ConnectResponse_Start) isConnectResponse_Event() {}
 func (*ConnectResponse_Cancel) isConnectResponse_Event() {}
 
 func (*ConnectResponse_Credit) isConnectResponse_Event() {}
+
+func (*ConnectResponse_StartJob) isConnectResponse_Event() {}
+
+func (*ConnectResponse_CancelJob) isConnectResponse_Event() {}
+
+func (*ConnectResponse_AttachJob) isConnectResponse_Event() {}
+
+func (*ConnectResponse_AckJob) isConnectResponse_Event() {}
 
 // Hello introduces the worker.
 type Hello struct {
@@ -310,7 +429,10 @@ type Hello struct {
 	// How many commands it runs at once; 0 means no limit.
 	Capacity uint32 `protobuf:"varint,3,opt,name=capacity,proto3" json:"capacity,omitempty"`
 	// MINDROOM_AGENT_CLI_URL for its shells: the origin of its sandbox proxy.
-	AgentCliUrl   string `protobuf:"bytes,4,opt,name=agent_cli_url,json=agentCliUrl,proto3" json:"agent_cli_url,omitempty"`
+	AgentCliUrl string `protobuf:"bytes,4,opt,name=agent_cli_url,json=agentCliUrl,proto3" json:"agent_cli_url,omitempty"`
+	// Every background job the worker still has a record of: running, or finished and not yet
+	// acknowledged with AckJob. Empty for a worker that never ran a job.
+	Jobs          []*JobState `protobuf:"bytes,5,rep,name=jobs,proto3" json:"jobs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -371,6 +493,13 @@ func (x *Hello) GetAgentCliUrl() string {
 		return x.AgentCliUrl
 	}
 	return ""
+}
+
+func (x *Hello) GetJobs() []*JobState {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
 }
 
 // Welcome accepts a worker.
@@ -758,6 +887,581 @@ func (x *CommandExited) GetError() string {
 	return ""
 }
 
+// StartJob, from the primary, records and runs one background job: `bash -lc <command>` in the
+// agent's workspace, in its own process group, with the shell environment of the worker (never
+// its credential). The worker answers JobStarted or JobFinished.
+type StartJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The primary's durable id of the job, positive and never reused; names it in every later
+	// message, across reconnects and restarts of either side.
+	JobId int64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// The agent, whose workspace the job starts in.
+	Agent string `protobuf:"bytes,2,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The command, run as `bash -lc`.
+	Command string `protobuf:"bytes,3,opt,name=command,proto3" json:"command,omitempty"`
+	// The job's ceiling, measured from its start: then TERM to its group, KILL after grace.
+	// Must be positive. It holds across worker restarts.
+	Ceiling *durationpb.Duration `protobuf:"bytes,4,opt,name=ceiling,proto3" json:"ceiling,omitempty"`
+	// Time between TERM and KILL at the ceiling or on CancelJob; zero means 2 s.
+	Grace *durationpb.Duration `protobuf:"bytes,5,opt,name=grace,proto3" json:"grace,omitempty"`
+	// MINDROOM_AGENT_CLI_TOKEN and MINDROOM_AGENT_CLI_WINDOW, as in StartCommand; the worker keeps
+	// only those two and adds MINDROOM_AGENT_CLI_URL itself. Empty for a command job.
+	AgentCliEnv map[string]string `protobuf:"bytes,6,rep,name=agent_cli_env,json=agentCliEnv,proto3" json:"agent_cli_env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Further variables for the job, such as MINDROOM_AGENT_TASK for an agent job. The worker
+	// keeps only names matching ^MINDROOM_AGENT_[A-Z_]+$ that are not MINDROOM_AGENT_CLI_*.
+	ExtraEnv      map[string]string `protobuf:"bytes,7,rep,name=extra_env,json=extraEnv,proto3" json:"extra_env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartJob) Reset() {
+	*x = StartJob{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartJob) ProtoMessage() {}
+
+func (x *StartJob) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartJob.ProtoReflect.Descriptor instead.
+func (*StartJob) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *StartJob) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *StartJob) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *StartJob) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *StartJob) GetCeiling() *durationpb.Duration {
+	if x != nil {
+		return x.Ceiling
+	}
+	return nil
+}
+
+func (x *StartJob) GetGrace() *durationpb.Duration {
+	if x != nil {
+		return x.Grace
+	}
+	return nil
+}
+
+func (x *StartJob) GetAgentCliEnv() map[string]string {
+	if x != nil {
+		return x.AgentCliEnv
+	}
+	return nil
+}
+
+func (x *StartJob) GetExtraEnv() map[string]string {
+	if x != nil {
+		return x.ExtraEnv
+	}
+	return nil
+}
+
+// CancelJob, from the primary, stops a running job: TERM to its process group, KILL after its
+// grace. Its JobFinished (cancelled) follows. A job that is not running is left alone.
+type CancelJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job.
+	JobId         int64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelJob) Reset() {
+	*x = CancelJob{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelJob) ProtoMessage() {}
+
+func (x *CancelJob) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelJob.ProtoReflect.Descriptor instead.
+func (*CancelJob) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CancelJob) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+// AttachJob, from the primary after a reconnect, asks for a job's log from log_offset on: the
+// worker sends JobOutput from there as the log grows, then JobFinished once the job has ended.
+// A second AttachJob for the same job restarts the log from its offset. A job the worker has
+// no record of is ignored.
+type AttachJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job.
+	JobId int64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// Byte offset in the job's log of the first byte to send: how much of it the primary holds.
+	LogOffset     int64 `protobuf:"varint,2,opt,name=log_offset,json=logOffset,proto3" json:"log_offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachJob) Reset() {
+	*x = AttachJob{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachJob) ProtoMessage() {}
+
+func (x *AttachJob) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachJob.ProtoReflect.Descriptor instead.
+func (*AttachJob) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *AttachJob) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *AttachJob) GetLogOffset() int64 {
+	if x != nil {
+		return x.LogOffset
+	}
+	return 0
+}
+
+// AckJob, from the primary, says it has durably saved a finished job's result: the worker
+// deletes the job's record, log and status and stops reporting it. A running job is left alone.
+type AckJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job.
+	JobId         int64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AckJob) Reset() {
+	*x = AckJob{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AckJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AckJob) ProtoMessage() {}
+
+func (x *AckJob) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AckJob.ProtoReflect.Descriptor instead.
+func (*AckJob) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *AckJob) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+// JobState, from the worker in Hello, is one job it has a record of.
+type JobState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job.
+	JobId int64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// The job is still running (or starting); exit is then unset.
+	Running bool `protobuf:"varint,2,opt,name=running,proto3" json:"running,omitempty"`
+	// How the job ended; set when running is false.
+	Exit          *JobExit `protobuf:"bytes,3,opt,name=exit,proto3" json:"exit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobState) Reset() {
+	*x = JobState{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobState) ProtoMessage() {}
+
+func (x *JobState) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobState.ProtoReflect.Descriptor instead.
+func (*JobState) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *JobState) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *JobState) GetRunning() bool {
+	if x != nil {
+		return x.Running
+	}
+	return false
+}
+
+func (x *JobState) GetExit() *JobExit {
+	if x != nil {
+		return x.Exit
+	}
+	return nil
+}
+
+// JobStarted, from the worker, says a job from StartJob is running. Its log follows from
+// offset 0.
+type JobStarted struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job.
+	JobId         int64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobStarted) Reset() {
+	*x = JobStarted{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobStarted) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobStarted) ProtoMessage() {}
+
+func (x *JobStarted) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobStarted.ProtoReflect.Descriptor instead.
+func (*JobStarted) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *JobStarted) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+// JobOutput, from the worker, is a chunk of a job's log (stdout and stderr together, as the job
+// wrote them). Chunks of one job come in order and without gaps from the offset the primary
+// asked for (0 for a new job); after a reconnect, from the AttachJob offset.
+type JobOutput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job.
+	JobId int64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// Byte offset of data's first byte in the job's log.
+	Offset int64 `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	// At most 32 KiB.
+	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobOutput) Reset() {
+	*x = JobOutput{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobOutput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobOutput) ProtoMessage() {}
+
+func (x *JobOutput) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobOutput.ProtoReflect.Descriptor instead.
+func (*JobOutput) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *JobOutput) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *JobOutput) GetOffset() int64 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *JobOutput) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// JobFinished, from the worker, says a job has ended (or could not start). It is the last
+// message about the job on this connection; the worker keeps the result, and reports it in
+// every Hello, until AckJob.
+type JobFinished struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The job.
+	JobId int64 `protobuf:"varint,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// How it ended.
+	Exit          *JobExit `protobuf:"bytes,2,opt,name=exit,proto3" json:"exit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobFinished) Reset() {
+	*x = JobFinished{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobFinished) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobFinished) ProtoMessage() {}
+
+func (x *JobFinished) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobFinished.ProtoReflect.Descriptor instead.
+func (*JobFinished) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *JobFinished) GetJobId() int64 {
+	if x != nil {
+		return x.JobId
+	}
+	return 0
+}
+
+func (x *JobFinished) GetExit() *JobExit {
+	if x != nil {
+		return x.Exit
+	}
+	return nil
+}
+
+// JobExit, from the worker, is how a job ended, as data.
+type JobExit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Exit status of the command; 128+N when stopped by signal N. Valid when code_known.
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The exit status is known. False when the job's process was found gone after a worker
+	// restart without having recorded its status.
+	CodeKnown bool `protobuf:"varint,2,opt,name=code_known,json=codeKnown,proto3" json:"code_known,omitempty"`
+	// The job was stopped at its ceiling.
+	TimedOut bool `protobuf:"varint,3,opt,name=timed_out,json=timedOut,proto3" json:"timed_out,omitempty"`
+	// The job was stopped by CancelJob (and not at its ceiling).
+	Cancelled bool `protobuf:"varint,4,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
+	// Why the job could not start; empty when it started.
+	StartError    string `protobuf:"bytes,5,opt,name=start_error,json=startError,proto3" json:"start_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobExit) Reset() {
+	*x = JobExit{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobExit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobExit) ProtoMessage() {}
+
+func (x *JobExit) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobExit.ProtoReflect.Descriptor instead.
+func (*JobExit) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *JobExit) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *JobExit) GetCodeKnown() bool {
+	if x != nil {
+		return x.CodeKnown
+	}
+	return false
+}
+
+func (x *JobExit) GetTimedOut() bool {
+	if x != nil {
+		return x.TimedOut
+	}
+	return false
+}
+
+func (x *JobExit) GetCancelled() bool {
+	if x != nil {
+		return x.Cancelled
+	}
+	return false
+}
+
+func (x *JobExit) GetStartError() string {
+	if x != nil {
+		return x.StartError
+	}
+	return ""
+}
+
 // CheckGrantRequest carries the grant a shell presented to the proxy.
 type CheckGrantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -769,7 +1473,7 @@ type CheckGrantRequest struct {
 
 func (x *CheckGrantRequest) Reset() {
 	*x = CheckGrantRequest{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -781,7 +1485,7 @@ func (x *CheckGrantRequest) String() string {
 func (*CheckGrantRequest) ProtoMessage() {}
 
 func (x *CheckGrantRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -794,7 +1498,7 @@ func (x *CheckGrantRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckGrantRequest.ProtoReflect.Descriptor instead.
 func (*CheckGrantRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{9}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CheckGrantRequest) GetGrant() string {
@@ -813,7 +1517,7 @@ type CheckGrantResponse struct {
 
 func (x *CheckGrantResponse) Reset() {
 	*x = CheckGrantResponse{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -825,7 +1529,7 @@ func (x *CheckGrantResponse) String() string {
 func (*CheckGrantResponse) ProtoMessage() {}
 
 func (x *CheckGrantResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -838,31 +1542,43 @@ func (x *CheckGrantResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckGrantResponse.ProtoReflect.Descriptor instead.
 func (*CheckGrantResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{10}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{19}
 }
 
 var File_turncli_worker_v1_worker_proto protoreflect.FileDescriptor
 
 const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\n" +
-	"\x1eturncli/worker/v1/worker.proto\x12\x11turncli.worker.v1\x1a\x1egoogle/protobuf/duration.proto\"\xc3\x01\n" +
+	"\x1eturncli/worker/v1/worker.proto\x12\x11turncli.worker.v1\x1a\x1egoogle/protobuf/duration.proto\"\x89\x03\n" +
 	"\x0eConnectRequest\x120\n" +
 	"\x05hello\x18\x01 \x01(\v2\x18.turncli.worker.v1.HelloH\x00R\x05hello\x12:\n" +
 	"\x06output\x18\x02 \x01(\v2 .turncli.worker.v1.CommandOutputH\x00R\x06output\x12:\n" +
-	"\x06exited\x18\x03 \x01(\v2 .turncli.worker.v1.CommandExitedH\x00R\x06exitedB\a\n" +
-	"\x05event\"\xfc\x01\n" +
+	"\x06exited\x18\x03 \x01(\v2 .turncli.worker.v1.CommandExitedH\x00R\x06exited\x12@\n" +
+	"\vjob_started\x18\x04 \x01(\v2\x1d.turncli.worker.v1.JobStartedH\x00R\n" +
+	"jobStarted\x12=\n" +
+	"\n" +
+	"job_output\x18\x05 \x01(\v2\x1c.turncli.worker.v1.JobOutputH\x00R\tjobOutput\x12C\n" +
+	"\fjob_finished\x18\x06 \x01(\v2\x1e.turncli.worker.v1.JobFinishedH\x00R\vjobFinishedB\a\n" +
+	"\x05event\"\xec\x03\n" +
 	"\x0fConnectResponse\x126\n" +
 	"\awelcome\x18\x01 \x01(\v2\x1a.turncli.worker.v1.WelcomeH\x00R\awelcome\x127\n" +
 	"\x05start\x18\x02 \x01(\v2\x1f.turncli.worker.v1.StartCommandH\x00R\x05start\x12:\n" +
 	"\x06cancel\x18\x03 \x01(\v2 .turncli.worker.v1.CancelCommandH\x00R\x06cancel\x123\n" +
-	"\x06credit\x18\x04 \x01(\v2\x19.turncli.worker.v1.CreditH\x00R\x06creditB\a\n" +
-	"\x05event\"\x83\x01\n" +
+	"\x06credit\x18\x04 \x01(\v2\x19.turncli.worker.v1.CreditH\x00R\x06credit\x12:\n" +
+	"\tstart_job\x18\x05 \x01(\v2\x1b.turncli.worker.v1.StartJobH\x00R\bstartJob\x12=\n" +
+	"\n" +
+	"cancel_job\x18\x06 \x01(\v2\x1c.turncli.worker.v1.CancelJobH\x00R\tcancelJob\x12=\n" +
+	"\n" +
+	"attach_job\x18\a \x01(\v2\x1c.turncli.worker.v1.AttachJobH\x00R\tattachJob\x124\n" +
+	"\aack_job\x18\b \x01(\v2\x19.turncli.worker.v1.AckJobH\x00R\x06ackJobB\a\n" +
+	"\x05event\"\xb4\x01\n" +
 	"\x05Hello\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12\x1d\n" +
 	"\n" +
 	"worker_key\x18\x02 \x01(\tR\tworkerKey\x12\x1a\n" +
 	"\bcapacity\x18\x03 \x01(\rR\bcapacity\x12\"\n" +
-	"\ragent_cli_url\x18\x04 \x01(\tR\vagentCliUrl\"(\n" +
+	"\ragent_cli_url\x18\x04 \x01(\tR\vagentCliUrl\x12/\n" +
+	"\x04jobs\x18\x05 \x03(\v2\x1b.turncli.worker.v1.JobStateR\x04jobs\"(\n" +
 	"\aWelcome\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\xcd\x02\n" +
@@ -895,7 +1611,51 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\texit_code\x18\x02 \x01(\x05R\bexitCode\x12\x1b\n" +
 	"\ttimed_out\x18\x03 \x01(\bR\btimedOut\x12\x1c\n" +
 	"\tcancelled\x18\x04 \x01(\bR\tcancelled\x12\x14\n" +
-	"\x05error\x18\x05 \x01(\tR\x05error\")\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\"\xce\x03\n" +
+	"\bStartJob\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x14\n" +
+	"\x05agent\x18\x02 \x01(\tR\x05agent\x12\x18\n" +
+	"\acommand\x18\x03 \x01(\tR\acommand\x123\n" +
+	"\aceiling\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\aceiling\x12/\n" +
+	"\x05grace\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x05grace\x12P\n" +
+	"\ragent_cli_env\x18\x06 \x03(\v2,.turncli.worker.v1.StartJob.AgentCliEnvEntryR\vagentCliEnv\x12F\n" +
+	"\textra_env\x18\a \x03(\v2).turncli.worker.v1.StartJob.ExtraEnvEntryR\bextraEnv\x1a>\n" +
+	"\x10AgentCliEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +
+	"\rExtraEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\"\n" +
+	"\tCancelJob\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\"A\n" +
+	"\tAttachJob\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x1d\n" +
+	"\n" +
+	"log_offset\x18\x02 \x01(\x03R\tlogOffset\"\x1f\n" +
+	"\x06AckJob\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\"k\n" +
+	"\bJobState\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x18\n" +
+	"\arunning\x18\x02 \x01(\bR\arunning\x12.\n" +
+	"\x04exit\x18\x03 \x01(\v2\x1a.turncli.worker.v1.JobExitR\x04exit\"#\n" +
+	"\n" +
+	"JobStarted\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\"N\n" +
+	"\tJobOutput\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x16\n" +
+	"\x06offset\x18\x02 \x01(\x03R\x06offset\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"T\n" +
+	"\vJobFinished\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12.\n" +
+	"\x04exit\x18\x02 \x01(\v2\x1a.turncli.worker.v1.JobExitR\x04exit\"\x98\x01\n" +
+	"\aJobExit\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x1d\n" +
+	"\n" +
+	"code_known\x18\x02 \x01(\bR\tcodeKnown\x12\x1b\n" +
+	"\ttimed_out\x18\x03 \x01(\bR\btimedOut\x12\x1c\n" +
+	"\tcancelled\x18\x04 \x01(\bR\tcancelled\x12\x1f\n" +
+	"\vstart_error\x18\x05 \x01(\tR\n" +
+	"startError\")\n" +
 	"\x11CheckGrantRequest\x12\x14\n" +
 	"\x05grant\x18\x01 \x01(\tR\x05grant\"\x14\n" +
 	"\x12CheckGrantResponse*a\n" +
@@ -921,7 +1681,7 @@ func file_turncli_worker_v1_worker_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_worker_v1_worker_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_turncli_worker_v1_worker_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_turncli_worker_v1_worker_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_turncli_worker_v1_worker_proto_goTypes = []any{
 	(OutputStream)(0),           // 0: turncli.worker.v1.OutputStream
 	(*ConnectRequest)(nil),      // 1: turncli.worker.v1.ConnectRequest
@@ -933,31 +1693,56 @@ var file_turncli_worker_v1_worker_proto_goTypes = []any{
 	(*Credit)(nil),              // 7: turncli.worker.v1.Credit
 	(*CommandOutput)(nil),       // 8: turncli.worker.v1.CommandOutput
 	(*CommandExited)(nil),       // 9: turncli.worker.v1.CommandExited
-	(*CheckGrantRequest)(nil),   // 10: turncli.worker.v1.CheckGrantRequest
-	(*CheckGrantResponse)(nil),  // 11: turncli.worker.v1.CheckGrantResponse
-	nil,                         // 12: turncli.worker.v1.StartCommand.AgentCliEnvEntry
-	(*durationpb.Duration)(nil), // 13: google.protobuf.Duration
+	(*StartJob)(nil),            // 10: turncli.worker.v1.StartJob
+	(*CancelJob)(nil),           // 11: turncli.worker.v1.CancelJob
+	(*AttachJob)(nil),           // 12: turncli.worker.v1.AttachJob
+	(*AckJob)(nil),              // 13: turncli.worker.v1.AckJob
+	(*JobState)(nil),            // 14: turncli.worker.v1.JobState
+	(*JobStarted)(nil),          // 15: turncli.worker.v1.JobStarted
+	(*JobOutput)(nil),           // 16: turncli.worker.v1.JobOutput
+	(*JobFinished)(nil),         // 17: turncli.worker.v1.JobFinished
+	(*JobExit)(nil),             // 18: turncli.worker.v1.JobExit
+	(*CheckGrantRequest)(nil),   // 19: turncli.worker.v1.CheckGrantRequest
+	(*CheckGrantResponse)(nil),  // 20: turncli.worker.v1.CheckGrantResponse
+	nil,                         // 21: turncli.worker.v1.StartCommand.AgentCliEnvEntry
+	nil,                         // 22: turncli.worker.v1.StartJob.AgentCliEnvEntry
+	nil,                         // 23: turncli.worker.v1.StartJob.ExtraEnvEntry
+	(*durationpb.Duration)(nil), // 24: google.protobuf.Duration
 }
 var file_turncli_worker_v1_worker_proto_depIdxs = []int32{
 	3,  // 0: turncli.worker.v1.ConnectRequest.hello:type_name -> turncli.worker.v1.Hello
 	8,  // 1: turncli.worker.v1.ConnectRequest.output:type_name -> turncli.worker.v1.CommandOutput
 	9,  // 2: turncli.worker.v1.ConnectRequest.exited:type_name -> turncli.worker.v1.CommandExited
-	4,  // 3: turncli.worker.v1.ConnectResponse.welcome:type_name -> turncli.worker.v1.Welcome
-	5,  // 4: turncli.worker.v1.ConnectResponse.start:type_name -> turncli.worker.v1.StartCommand
-	6,  // 5: turncli.worker.v1.ConnectResponse.cancel:type_name -> turncli.worker.v1.CancelCommand
-	7,  // 6: turncli.worker.v1.ConnectResponse.credit:type_name -> turncli.worker.v1.Credit
-	13, // 7: turncli.worker.v1.StartCommand.timeout:type_name -> google.protobuf.Duration
-	12, // 8: turncli.worker.v1.StartCommand.agent_cli_env:type_name -> turncli.worker.v1.StartCommand.AgentCliEnvEntry
-	0,  // 9: turncli.worker.v1.CommandOutput.stream:type_name -> turncli.worker.v1.OutputStream
-	1,  // 10: turncli.worker.v1.WorkerService.Connect:input_type -> turncli.worker.v1.ConnectRequest
-	10, // 11: turncli.worker.v1.WorkerService.CheckGrant:input_type -> turncli.worker.v1.CheckGrantRequest
-	2,  // 12: turncli.worker.v1.WorkerService.Connect:output_type -> turncli.worker.v1.ConnectResponse
-	11, // 13: turncli.worker.v1.WorkerService.CheckGrant:output_type -> turncli.worker.v1.CheckGrantResponse
-	12, // [12:14] is the sub-list for method output_type
-	10, // [10:12] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	15, // 3: turncli.worker.v1.ConnectRequest.job_started:type_name -> turncli.worker.v1.JobStarted
+	16, // 4: turncli.worker.v1.ConnectRequest.job_output:type_name -> turncli.worker.v1.JobOutput
+	17, // 5: turncli.worker.v1.ConnectRequest.job_finished:type_name -> turncli.worker.v1.JobFinished
+	4,  // 6: turncli.worker.v1.ConnectResponse.welcome:type_name -> turncli.worker.v1.Welcome
+	5,  // 7: turncli.worker.v1.ConnectResponse.start:type_name -> turncli.worker.v1.StartCommand
+	6,  // 8: turncli.worker.v1.ConnectResponse.cancel:type_name -> turncli.worker.v1.CancelCommand
+	7,  // 9: turncli.worker.v1.ConnectResponse.credit:type_name -> turncli.worker.v1.Credit
+	10, // 10: turncli.worker.v1.ConnectResponse.start_job:type_name -> turncli.worker.v1.StartJob
+	11, // 11: turncli.worker.v1.ConnectResponse.cancel_job:type_name -> turncli.worker.v1.CancelJob
+	12, // 12: turncli.worker.v1.ConnectResponse.attach_job:type_name -> turncli.worker.v1.AttachJob
+	13, // 13: turncli.worker.v1.ConnectResponse.ack_job:type_name -> turncli.worker.v1.AckJob
+	14, // 14: turncli.worker.v1.Hello.jobs:type_name -> turncli.worker.v1.JobState
+	24, // 15: turncli.worker.v1.StartCommand.timeout:type_name -> google.protobuf.Duration
+	21, // 16: turncli.worker.v1.StartCommand.agent_cli_env:type_name -> turncli.worker.v1.StartCommand.AgentCliEnvEntry
+	0,  // 17: turncli.worker.v1.CommandOutput.stream:type_name -> turncli.worker.v1.OutputStream
+	24, // 18: turncli.worker.v1.StartJob.ceiling:type_name -> google.protobuf.Duration
+	24, // 19: turncli.worker.v1.StartJob.grace:type_name -> google.protobuf.Duration
+	22, // 20: turncli.worker.v1.StartJob.agent_cli_env:type_name -> turncli.worker.v1.StartJob.AgentCliEnvEntry
+	23, // 21: turncli.worker.v1.StartJob.extra_env:type_name -> turncli.worker.v1.StartJob.ExtraEnvEntry
+	18, // 22: turncli.worker.v1.JobState.exit:type_name -> turncli.worker.v1.JobExit
+	18, // 23: turncli.worker.v1.JobFinished.exit:type_name -> turncli.worker.v1.JobExit
+	1,  // 24: turncli.worker.v1.WorkerService.Connect:input_type -> turncli.worker.v1.ConnectRequest
+	19, // 25: turncli.worker.v1.WorkerService.CheckGrant:input_type -> turncli.worker.v1.CheckGrantRequest
+	2,  // 26: turncli.worker.v1.WorkerService.Connect:output_type -> turncli.worker.v1.ConnectResponse
+	20, // 27: turncli.worker.v1.WorkerService.CheckGrant:output_type -> turncli.worker.v1.CheckGrantResponse
+	26, // [26:28] is the sub-list for method output_type
+	24, // [24:26] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_turncli_worker_v1_worker_proto_init() }
@@ -969,12 +1754,19 @@ func file_turncli_worker_v1_worker_proto_init() {
 		(*ConnectRequest_Hello)(nil),
 		(*ConnectRequest_Output)(nil),
 		(*ConnectRequest_Exited)(nil),
+		(*ConnectRequest_JobStarted)(nil),
+		(*ConnectRequest_JobOutput)(nil),
+		(*ConnectRequest_JobFinished)(nil),
 	}
 	file_turncli_worker_v1_worker_proto_msgTypes[1].OneofWrappers = []any{
 		(*ConnectResponse_Welcome)(nil),
 		(*ConnectResponse_Start)(nil),
 		(*ConnectResponse_Cancel)(nil),
 		(*ConnectResponse_Credit)(nil),
+		(*ConnectResponse_StartJob)(nil),
+		(*ConnectResponse_CancelJob)(nil),
+		(*ConnectResponse_AttachJob)(nil),
+		(*ConnectResponse_AckJob)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -982,7 +1774,7 @@ func file_turncli_worker_v1_worker_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_worker_v1_worker_proto_rawDesc), len(file_turncli_worker_v1_worker_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

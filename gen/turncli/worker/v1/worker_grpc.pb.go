@@ -46,6 +46,24 @@ const (
 //  3. When the stream ends, the primary fails the worker's running commands with a clear error
 //     (their windows still drain) and the worker reconnects with backoff.
 //
+// Background jobs (run_in_background, run_agent_in_background) outlive both the connection and
+// either process. The worker keeps a durable record of each job until the primary has saved its
+// result, and a job keeps running while no primary is connected:
+//  4. The primary sends StartJob. The worker records and launches it and answers JobStarted (or
+//     JobFinished with start_error when it could not start), then sends the job's log from
+//     offset 0 as JobOutput while it grows and, once the job has ended and its log is sent,
+//     JobFinished. A StartJob for a job the worker already has is ignored. CancelJob stops a job
+//     (TERM to its process group, KILL after its grace); it still finishes with JobFinished.
+//  5. After any reconnect, Hello lists every job the worker still has a record of, running or
+//     finished but not acknowledged. No output flows for them until the primary sends
+//     AttachJob with the byte offset of the log it already holds; the worker then sends the log
+//     from there, as in step 4, ending with JobFinished (also for a job that had already
+//     finished). A job that finishes while not attached is reported with JobFinished alone,
+//     once the primary has sent any job message on the connection: a primary that never sends
+//     one never receives job reports either.
+//  6. Once the primary has durably saved a finished job's result it sends AckJob; the worker
+//     then deletes the job's record, log and status. Until then every Hello reports it again.
+//
 // The sandbox proxy's forwarded Agent CLI calls use AgentCLIService on the same connection,
 // with the same two metadata keys; the primary, not the proxy, authorises them.
 type WorkerServiceClient interface {
@@ -111,6 +129,24 @@ func (c *workerServiceClient) CheckGrant(ctx context.Context, in *CheckGrantRequ
 //     buffers without bound. CancelCommand asks the worker to stop a command (TERM, then KILL).
 //  3. When the stream ends, the primary fails the worker's running commands with a clear error
 //     (their windows still drain) and the worker reconnects with backoff.
+//
+// Background jobs (run_in_background, run_agent_in_background) outlive both the connection and
+// either process. The worker keeps a durable record of each job until the primary has saved its
+// result, and a job keeps running while no primary is connected:
+//  4. The primary sends StartJob. The worker records and launches it and answers JobStarted (or
+//     JobFinished with start_error when it could not start), then sends the job's log from
+//     offset 0 as JobOutput while it grows and, once the job has ended and its log is sent,
+//     JobFinished. A StartJob for a job the worker already has is ignored. CancelJob stops a job
+//     (TERM to its process group, KILL after its grace); it still finishes with JobFinished.
+//  5. After any reconnect, Hello lists every job the worker still has a record of, running or
+//     finished but not acknowledged. No output flows for them until the primary sends
+//     AttachJob with the byte offset of the log it already holds; the worker then sends the log
+//     from there, as in step 4, ending with JobFinished (also for a job that had already
+//     finished). A job that finishes while not attached is reported with JobFinished alone,
+//     once the primary has sent any job message on the connection: a primary that never sends
+//     one never receives job reports either.
+//  6. Once the primary has durably saved a finished job's result it sends AckJob; the worker
+//     then deletes the job's record, log and status. Until then every Hello reports it again.
 //
 // The sandbox proxy's forwarded Agent CLI calls use AgentCLIService on the same connection,
 // with the same two metadata keys; the primary, not the proxy, authorises them.

@@ -1,0 +1,63 @@
+package primary
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/turncli/turncli/primary/interaction"
+	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// startJobs assembles background jobs and the interaction toolkit.
+func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
+	var err error
+	p.Jobs, err = jobs.New(jobs.Config{
+		Store: db, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify,
+		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
+		Logger: p.cfg.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	p.Workers.SetJobSink(p.Jobs)
+	var engine interaction.Engine
+	if p.cfg.AgentEngine != "" {
+		if engine, err = interaction.ParseEngine(p.cfg.AgentEngine); err != nil {
+			return err
+		}
+	}
+	p.Interaction, err = interaction.New(interaction.Config{
+		Store: db, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine,
+		Notify: p.Continuations.Notify, Secrets: p.knownSecrets, Logger: p.cfg.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	if err := p.Registry.Register(ctx, p.Interaction); err != nil {
+		return err
+	}
+	return nil
+}
+
+// recoverJobs settles what a previous primary left, before anything is served: executing
+// approvals are settled (never re-run) and running jobs re-found.
+func (p *Primary) recoverJobs(ctx context.Context) error {
+	settled, err := p.Store.RecoverApprovals(ctx)
+	if err != nil {
+		return fmt.Errorf("recover approvals: %w", err)
+	}
+	for _, ap := range settled {
+		p.cfg.Logger.Info("approval settled after restart", "approval", ap.ID, "status", ap.Status)
+	}
+	if err := p.Jobs.Recover(ctx); err != nil {
+		return fmt.Errorf("recover jobs: %w", err)
+	}
+	return nil
+}
+
+// knownSecrets are the credentials this primary holds in clear: redacted from reports.
+func (p *Primary) knownSecrets() []string {
+	out := []string{p.runtimeToken}
+	return append(out, p.workerSecrets...)
+}

@@ -1,0 +1,100 @@
+package interaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// agentWindow is the Bash call id of a background agent's one command in its response.
+const agentWindow = "background-agent"
+
+// runAgentInBackground starts the engine as a job of a fresh response of the same agent,
+// conversation and author, with origin background: its tool calls go through that response's
+// grant and window and meet the conversation's gates. The response closes when the job ends.
+func (s *Service) runAgentInBackground(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+	task, err := taskArg(call.Arguments)
+	if err != nil {
+		return catalog.Result{}, err
+	}
+	lbl, err := label(call.Arguments)
+	if err != nil {
+		return catalog.Result{}, err
+	}
+	if s.cfg.Engine.Command == "" {
+		return catalog.Result{}, errors.New("no background agent engine is configured on this primary; an administrator can set one with --agent-engine")
+	}
+	id := call.Identity
+	parent, ok := s.cfg.Responses.Get(id.ResponseID)
+	if !ok {
+		return catalog.Result{}, errors.New("the calling response has closed")
+	}
+	if err := s.cfg.Jobs.CheckCaps(ctx, id.Channel, id.Thread); err != nil {
+		return catalog.Result{}, s.jobError(err)
+	}
+	ps := parent.Spec()
+	r, err := s.cfg.Responses.Open(response.Spec{
+		Agent: ps.Agent, Requester: ps.Requester, Channel: ps.Channel, Thread: ps.Thread, ShellMode: ps.ShellMode,
+		WorkerKey: ps.WorkerKey, Origin: response.OriginBackground, Toolkits: ps.Toolkits,
+	})
+	if err != nil {
+		return catalog.Result{}, err
+	}
+	jobID, err := s.startAgent(ctx, r, task, lbl)
+	if err != nil {
+		r.Close()
+		return catalog.Result{}, err
+	}
+	return catalog.Result{Value: map[string]any{"status": "started", "job_id": jobID, "message": fmt.Sprintf(
+		"Started background agent job %d; its report is posted to this conversation when it ends. %s", jobID, endTurn)}}, nil
+}
+
+func (s *Service) startAgent(ctx context.Context, r *response.Response, task, lbl string) (int64, error) {
+	w, err := r.OpenWindow(agentWindow)
+	if err != nil {
+		return 0, err
+	}
+	cliEnv, err := r.AgentCLIEnv(w)
+	if err != nil {
+		return 0, err
+	}
+	sp := r.Spec()
+	spec := jobs.JobSpec{
+		Kind: "agent", Command: s.cfg.Engine.Command, Label: lbl, Channel: sp.Channel, Thread: sp.Thread,
+		Author: sp.Requester, Agent: sp.Agent, WorkerKey: sp.WorkerKey, Binding: r.Binding(),
+		Secrets: append(s.cfg.Secrets(), cliEnv["MINDROOM_AGENT_CLI_TOKEN"]),
+		OnEnd:   r.Close,
+	}
+	if sp.WorkerKey == "" {
+		dir, err := s.cfg.Shells.Workspace(sp.Agent)
+		if err != nil {
+			return 0, err
+		}
+		env := maps.Clone(cliEnv)
+		env[TaskEnv] = brief(task)
+		spec.Workspace, spec.Env = dir, s.cfg.Shells.Environment(env, dir)
+	} else {
+		// The worker gets the grant and window only: it sets the URL of its own proxy.
+		spec.AgentCLIEnv = map[string]string{
+			"MINDROOM_AGENT_CLI_TOKEN":  cliEnv["MINDROOM_AGENT_CLI_TOKEN"],
+			"MINDROOM_AGENT_CLI_WINDOW": cliEnv["MINDROOM_AGENT_CLI_WINDOW"],
+		}
+		spec.ExtraEnv = map[string]string{TaskEnv: brief(task)}
+	}
+	jobID, err := s.cfg.Jobs.Start(ctx, spec)
+	if err != nil {
+		return 0, s.jobError(err)
+	}
+	return jobID, nil
+}
+
+// identityOf is on whose behalf an approved command runs: its requester, in its conversation.
+func identityOf(ap store.Approval) catalog.Identity {
+	return catalog.Identity{Agent: ap.Agent, Requester: ap.Author, Channel: ap.Channel, Thread: ap.Thread, WorkerKey: ap.WorkerKey}
+}

@@ -1,0 +1,132 @@
+package interaction
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Approve starts an approved command exactly once. Every gate is checked again against
+// current settings first (only an admin approves; the conversation's mode still allows
+// background commands; the place it runs is unchanged; a cap is free); a gate that refuses
+// leaves the approval pending. Then pending → executing is a compare-and-swap (a replay is
+// store.ErrConflict), the job is recorded linked to the approval in one transaction, and the
+// approval is consumed, or failed when the job could not be recorded.
+func (s *Service) Approve(ctx context.Context, id int64, by store.Operator) (store.Approval, error) {
+	if by.Role != store.RoleAdmin {
+		return store.Approval{}, fmt.Errorf("%w: only an admin can approve; %q is a %s", operator.ErrRefused, by.Name, by.Role)
+	}
+	ap, err := s.cfg.Store.Approval(ctx, id)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	if ap.Status != store.ApprovalPending {
+		return store.Approval{}, fmt.Errorf("%w: approval %d is %s", store.ErrConflict, id, ap.Status)
+	}
+	if err := s.recheck(ctx, ap); err != nil {
+		return store.Approval{}, err
+	}
+	ap, err = s.cfg.Store.BeginApproval(ctx, id, by.Name)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	pl, err := s.placeOf(ap.Agent, ap.WorkerKey)
+	if err != nil {
+		return s.settleFailed(ctx, ap, err)
+	}
+	spec := s.commandJob(identityOf(ap), pl, ap.Command, ap.Label)
+	spec.Ceiling = ap.Ceiling
+	jobID, err := s.cfg.Jobs.StartWith(ctx, spec, func(ctx context.Context, j store.NewJob, caps store.JobCaps) (store.Job, error) {
+		return s.cfg.Store.CreateApprovedJob(ctx, id, j, caps)
+	})
+	if err != nil {
+		return s.settleFailed(ctx, ap, s.jobError(err))
+	}
+	s.log.Info("approved command started", "approval", id, "job", jobID, "by", by.Name)
+	return s.cfg.Store.SettleApproval(ctx, id, store.ApprovalConsumed, "started as job "+strconv.FormatInt(jobID, 10))
+}
+
+// recheck applies the gates of a new request again, now.
+func (s *Service) recheck(ctx context.Context, ap store.Approval) error {
+	setting, err := s.cfg.Store.ConversationMode(ctx, ap.Channel, ap.Thread)
+	if err != nil {
+		return err
+	}
+	if setting.Mode != store.ModeAuto && setting.Mode != store.ModeAdmin {
+		return fmt.Errorf("%w: the conversation's mode is now %s, which does not allow background commands; set it to auto or admin first",
+			operator.ErrRefused, setting.Mode)
+	}
+	pl, err := s.placeOf(ap.Agent, ap.WorkerKey)
+	if err != nil {
+		return err
+	}
+	if pl.workdir != ap.Workdir {
+		return fmt.Errorf("%w: the command would now run in %s, not %s as requested", operator.ErrRefused, pl.workdir, ap.Workdir)
+	}
+	if err := s.cfg.Jobs.CheckCaps(ctx, ap.Channel, ap.Thread); err != nil {
+		return fmt.Errorf("%w: %w", operator.ErrRefused, s.jobError(err))
+	}
+	return nil
+}
+
+func (s *Service) settleFailed(ctx context.Context, ap store.Approval, cause error) (store.Approval, error) {
+	s.log.Warn("approved command did not start", "approval", ap.ID, "err", cause)
+	settled, err := s.cfg.Store.SettleApproval(ctx, ap.ID, store.ApprovalFailed, cause.Error(), note(ap, "failed", fmt.Sprintf(
+		"The background command of approval request %d was approved but could not start: %s. "+
+			"Tell the user plainly; do not run it another way.", ap.ID, cause)))
+	if err != nil {
+		return store.Approval{}, errors.Join(cause, err)
+	}
+	s.cfg.Notify()
+	return settled, nil
+}
+
+// Deny refuses a pending approval and tells the conversation, in one transaction.
+func (s *Service) Deny(ctx context.Context, id int64, by store.Operator, reason string) (store.Approval, error) {
+	ap, err := s.cfg.Store.Approval(ctx, id)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	text := fmt.Sprintf("%s denied the background command of approval request %d.", by.Name, id)
+	if reason != "" {
+		text += " Reason: " + reason
+	}
+	ap, err = s.cfg.Store.DenyApproval(ctx, id, by.Name, reason,
+		note(ap, "denied", text+"\nDo not run it another way; tell the user plainly if it matters."))
+	if err != nil {
+		return store.Approval{}, err
+	}
+	s.cfg.Notify()
+	return ap, nil
+}
+
+// Comment adds a comment to a pending approval and passes it to the conversation, in one
+// transaction.
+func (s *Service) Comment(ctx context.Context, id int64, by store.Operator, text string) (store.Approval, error) {
+	ap, err := s.cfg.Store.Approval(ctx, id)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	// Each comment is its own event: two at once must not share a key.
+	ap, err = s.cfg.Store.CommentApproval(ctx, id, by.Name, text, note(ap, "comment-"+uuid.NewString(), fmt.Sprintf(
+		"%s commented on approval request %d (still waiting for a decision): %s", by.Name, id, text)))
+	if err != nil {
+		return store.Approval{}, err
+	}
+	s.cfg.Notify()
+	return ap, nil
+}
+
+// note is a continuation telling the approval's conversation about one event of it.
+func note(ap store.Approval, event, text string) store.NewContinuation {
+	return store.NewContinuation{
+		IdempotencyKey: "approval:" + strconv.FormatInt(ap.ID, 10) + ":" + event,
+		Channel:        ap.Channel, Thread: ap.Thread, Text: text,
+	}
+}

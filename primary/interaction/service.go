@@ -1,0 +1,123 @@
+package interaction
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Name is the toolkit's selector.
+const Name = response.InteractionToolkit
+
+// Store is the durable state the toolkit reads and writes.
+type Store interface {
+	store.ConversationModes
+	store.Approvals
+	store.Operators
+	store.Continuations
+}
+
+// Config is what the toolkit needs.
+type Config struct {
+	Store     Store
+	Jobs      *jobs.Manager
+	Responses *response.Manager
+	// Shells is the primary's own shell host: workspaces and environments of local jobs.
+	Shells *shellhost.Runner
+	// Engine runs background agents; an empty Command refuses run_agent_in_background.
+	Engine Engine
+	// Notify is called after a commit that wrote a continuation.
+	Notify func()
+	// Secrets returns the secret values known to the primary (credentials), redacted from
+	// background agents' reports.
+	Secrets func() []string
+	Logger  *slog.Logger
+}
+
+// Service is the interaction toolkit and the decider of durable approvals. It is safe for
+// concurrent use.
+type Service struct {
+	cfg Config
+	log *slog.Logger
+}
+
+var _ catalog.Toolkit = (*Service)(nil)
+
+// New returns the toolkit.
+func New(cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Jobs == nil || cfg.Responses == nil || cfg.Shells == nil {
+		return nil, errors.New("interaction: Store, Jobs, Responses and Shells are required")
+	}
+	if cfg.Notify == nil {
+		cfg.Notify = func() {}
+	}
+	if cfg.Secrets == nil {
+		cfg.Secrets = func() []string { return nil }
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{cfg: cfg, log: cfg.Logger.With("component", "interaction")}, nil
+}
+
+// Name returns "interaction".
+func (s *Service) Name() string { return Name }
+
+// Description is shown by discovery.
+func (s *Service) Description() string {
+	return "Hand work to the primary and involve people: background commands and background agents."
+}
+
+// Deferred reports false: the definition is static.
+func (s *Service) Deferred() bool { return false }
+
+// Load returns the toolkit's functions.
+func (s *Service) Load(context.Context) (catalog.Definition, error) { return definition(), nil }
+
+// Call runs one function.
+func (s *Service) Call(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+	switch call.Function {
+	case "run_in_background":
+		return s.runInBackground(ctx, call)
+	case "run_agent_in_background":
+		return s.runAgentInBackground(ctx, call)
+	default:
+		return catalog.Result{}, fmt.Errorf("interaction has no function %q", call.Function)
+	}
+}
+
+func definition() catalog.Definition {
+	return catalog.Definition{
+		Instructions: []string{
+			"Background work reports back by resuming this conversation when it ends: after starting it, end your turn and do not poll for it.",
+		},
+		Functions: []catalog.Function{
+			{
+				Name: "run_in_background",
+				Description: "Run a shell command in the background, where this conversation's shells run, and resume the conversation with its outcome. " +
+					"Needs the conversation's mode to allow it: auto (an admin approves each command) or admin (an admin's commands start at once).",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+					`"command":{"type":"string","description":"The Bash command, at most 2000 characters; put anything longer in a script file and run that."},` +
+					`"label":{"type":"string","description":"A short name people see for the job (at most 120 characters)."}},` +
+					`"required":["command"],"additionalProperties":false}`),
+			},
+			{
+				Name: "run_agent_in_background",
+				Description: "Start a separate agent that works alone on a task in the background; its final report is posted to this conversation when it ends. " +
+					"Give it a complete, self-contained brief: it sees nothing of this conversation.",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+					`"task":{"type":"string","description":"The complete, self-contained brief."},` +
+					`"label":{"type":"string","description":"A short name people see for the job (at most 120 characters)."}},` +
+					`"required":["task"],"additionalProperties":false}`),
+			},
+		},
+	}
+}

@@ -1,0 +1,66 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// startLocal launches a recorded job on the primary's host and supervises it.
+func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
+	rec := t.rec
+	p, err := jobproc.Launch(jobproc.Spec{
+		Bash: m.cfg.BashPath, Command: rec.Command, Dir: rec.Workspace, Env: env,
+		LogPath: rec.LogPath, StatusPath: m.statusPath(rec.ID),
+	})
+	if err != nil {
+		m.log.Warn("job could not start", "job", rec.ID, "err", err)
+		m.finish(ctx, rec, store.JobResult{Outcome: outcomeCouldNotStart + ": " + plainStartError(err)}, t)
+		return
+	}
+	rec.Pid, rec.ProcStart = p.Pid, p.Start
+	t.rec = rec
+	if err := m.cfg.Store.SetJobProcess(ctx, rec.ID, rec.Pid, rec.ProcStart); err != nil {
+		// Supervised anyway; only a restart before it ends loses it (finished as unknown).
+		m.log.Error("job process not recorded", "job", rec.ID, "pid", rec.Pid, "err", err)
+	}
+	m.log.Info("job started", "job", rec.ID, "pid", rec.Pid)
+	m.superviseLocal(t, p)
+}
+
+func plainStartError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s %s: %v", pe.Op, pe.Path, pe.Err)
+	}
+	return err.Error()
+}
+
+// superviseLocal watches a local job until it ends, then finishes it. When the manager closes
+// first the job runs on; the next primary re-finds it.
+func (m *Manager) superviseLocal(t *tracked, p *jobproc.Process) {
+	if !m.track(t) {
+		return
+	}
+	m.wg.Go(func() {
+		rec := t.rec
+		exit, ok := p.Supervise(jobproc.Watch{
+			Deadline: rec.CreatedAt.Add(rec.Ceiling), Grace: m.cfg.Grace, Poll: m.cfg.Poll,
+			Cancel: t.cancel, Stop: m.stop, Now: m.cfg.Now,
+		})
+		if !ok {
+			return
+		}
+		res := store.JobResult{Outcome: classify(exit)}
+		if exit.Known {
+			code := exit.Code
+			res.ExitCode = &code
+		}
+		m.finish(context.Background(), rec, res, t)
+		m.untrack(rec.ID)
+	})
+}

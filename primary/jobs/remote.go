@@ -1,0 +1,202 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/workerhub"
+)
+
+var _ workerhub.JobSink = (*Manager)(nil)
+
+// startRemote sends a recorded job to a worker of its key. Its output is mirrored into the
+// job's log here as the worker reports it; the worker enforces the ceiling.
+func (m *Manager) startRemote(ctx context.Context, t *tracked, spec JobSpec) {
+	rec := t.rec
+	// Tracked before the worker can report anything about it.
+	if !m.track(t) {
+		m.finish(ctx, rec, store.JobResult{Outcome: outcomeCouldNotStart + ": the primary is shutting down"}, t)
+		return
+	}
+	workerID, err := m.cfg.Workers.StartJob(ctx, rec.WorkerKey, spec.Binding, workerhub.Job{
+		ID: rec.ID, Agent: rec.Agent, Command: rec.Command, Ceiling: rec.Ceiling, Grace: m.cfg.Grace,
+		AgentCLIEnv: spec.AgentCLIEnv, ExtraEnv: spec.ExtraEnv,
+	})
+	if err != nil {
+		m.log.Warn("worker job could not start", "job", rec.ID, "worker_key", rec.WorkerKey, "err", err)
+		m.untrack(rec.ID)
+		m.finish(ctx, rec, store.JobResult{Outcome: outcomeCouldNotStart + ": " + err.Error()}, t)
+		return
+	}
+	m.setWorker(ctx, t, workerID)
+	m.log.Info("job started on a worker", "job", rec.ID, "worker", workerID)
+}
+
+// setWorker records the worker now holding a tracked job.
+func (m *Manager) setWorker(ctx context.Context, t *tracked, workerID string) {
+	m.mu.Lock()
+	t.rec.WorkerID = workerID
+	m.mu.Unlock()
+	if err := m.cfg.Store.SetJobWorker(ctx, t.rec.ID, workerID); err != nil {
+		m.log.Error("job worker not recorded", "job", t.rec.ID, "worker", workerID, "err", err)
+	}
+}
+
+func (m *Manager) workerOf(t *tracked) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return t.rec.WorkerID
+}
+
+func (m *Manager) cancelRemote(ctx context.Context, t *tracked) error {
+	workerID := m.workerOf(t)
+	if workerID == "" {
+		return fmt.Errorf("%w: job %d has no worker yet", ErrNotRunning, t.rec.ID)
+	}
+	if err := m.cfg.Workers.CancelJob(workerID, t.rec.ID); err != nil {
+		return fmt.Errorf("job %d: its worker cannot be reached now (%w); it stops at its ceiling or when cancelled again", t.rec.ID, err)
+	}
+	return nil
+}
+
+// WorkerJobs implements workerhub.JobSink: a worker connected holding these jobs. Running
+// ones are re-attached (their output resumes where this primary's mirror ends); finished ones
+// are saved and acknowledged; a job this primary recorded on that worker that it no longer
+// holds finishes as unknown.
+func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobState) {
+	ctx := context.Background()
+	held := make(map[int64]bool, len(states))
+	for _, st := range states {
+		held[st.ID] = true
+		rec, err := m.cfg.Store.Job(ctx, st.ID)
+		switch {
+		case errors.Is(err, store.ErrNotFound) || (err == nil && rec.WorkerKey != workerKey):
+			m.log.Warn("worker reported a job this primary does not know; stopping it", "job", st.ID, "worker", workerID)
+			if st.Running {
+				_ = m.cfg.Workers.CancelJob(workerID, st.ID)
+			} else {
+				_ = m.cfg.Workers.AckJob(workerID, st.ID)
+			}
+			continue
+		case err != nil:
+			m.log.Error("worker job lookup failed", "job", st.ID, "err", err)
+			continue
+		case rec.Status != store.JobRunning:
+			// Finished here already (interrupted, or unknown): nothing may still run for it.
+			// It is forgotten once it reports its end (see JobFinished).
+			if st.Running {
+				_ = m.cfg.Workers.CancelJob(workerID, st.ID)
+			} else {
+				_ = m.cfg.Workers.AckJob(workerID, st.ID)
+			}
+			continue
+		}
+		t := m.tracked(rec.ID)
+		if t == nil {
+			if rec.Kind == "agent" {
+				// Its response died with the previous primary: it can no longer reach its
+				// tools, so it is stopped and recorded as interrupted, never replayed.
+				_ = m.cfg.Workers.CancelJob(workerID, rec.ID)
+				m.finishRemote(ctx, workerID, rec, store.JobResult{Outcome: OutcomeInterrupted}, nil)
+				continue
+			}
+			t = &tracked{rec: rec, cancel: make(chan struct{})}
+			if !m.track(t) {
+				return
+			}
+		}
+		if rec.WorkerID != workerID {
+			m.setWorker(ctx, t, workerID)
+		}
+		if !st.Running {
+			m.JobFinished(workerID, rec.ID, st.Exit)
+			continue
+		}
+		if err := m.cfg.Workers.AttachJob(workerID, rec.ID, logSize(rec.LogPath)); err != nil {
+			m.log.Warn("worker job not re-attached", "job", rec.ID, "err", err)
+		}
+	}
+	recs, err := m.cfg.Store.ListJobs(ctx, store.JobRunning)
+	if err != nil {
+		m.log.Error("list running jobs", "err", err)
+		return
+	}
+	for _, rec := range recs {
+		if rec.WorkerKey == workerKey && rec.WorkerID == workerID && !held[rec.ID] {
+			m.log.Warn("worker no longer holds a job; its outcome is unknown", "job", rec.ID, "worker", workerID)
+			m.untrack(rec.ID)
+			m.finish(ctx, rec, store.JobResult{Outcome: OutcomeUnknown}, nil)
+		}
+	}
+}
+
+// JobStarted implements workerhub.JobSink.
+func (m *Manager) JobStarted(workerID string, jobID int64) {
+	m.log.Debug("worker started job", "job", jobID, "worker", workerID)
+}
+
+// JobOutput implements workerhub.JobSink: the bytes are written into the mirror at their
+// offset, so a chunk sent twice after a reconnect lands in the same place.
+func (m *Manager) JobOutput(workerID string, jobID int64, offset int64, data []byte) {
+	t := m.tracked(jobID)
+	if t == nil || m.workerOf(t) != workerID || offset < 0 {
+		return
+	}
+	f, err := os.OpenFile(t.rec.LogPath, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		m.log.Error("job log mirror", "job", jobID, "err", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(data, offset); err != nil {
+		m.log.Error("job log mirror", "job", jobID, "err", err)
+	}
+}
+
+// JobFinished implements workerhub.JobSink: the result is saved with its continuation, then
+// the worker is told it may forget the job.
+func (m *Manager) JobFinished(workerID string, jobID int64, exit workerhub.JobExit) {
+	t := m.tracked(jobID)
+	if t == nil || m.workerOf(t) != workerID {
+		// A job this primary stopped awaiting (saved already, or never known): the worker may
+		// forget it. One still awaited from another worker is left alone.
+		if rec, err := m.cfg.Store.Job(context.Background(), jobID); errors.Is(err, store.ErrNotFound) ||
+			(err == nil && rec.Status != store.JobRunning) {
+			_ = m.cfg.Workers.AckJob(workerID, jobID)
+		}
+		return
+	}
+	res := store.JobResult{}
+	if exit.StartError != "" {
+		res.Outcome = outcomeCouldNotStart + ": " + exit.StartError
+	} else {
+		e := jobproc.Exit{Code: exit.Code, Known: exit.CodeKnown, TimedOut: exit.TimedOut, Cancelled: exit.Cancelled}
+		res.Outcome = classify(e)
+		if e.Known {
+			code := e.Code
+			res.ExitCode = &code
+		}
+	}
+	m.finishRemote(context.Background(), workerID, t.rec, res, t)
+}
+
+func (m *Manager) finishRemote(ctx context.Context, workerID string, rec store.Job, res store.JobResult, t *tracked) {
+	if m.finish(ctx, rec, res, t) {
+		m.untrack(rec.ID)
+		if err := m.cfg.Workers.AckJob(workerID, rec.ID); err != nil {
+			m.log.Debug("job ack not sent; the worker reports it again", "job", rec.ID, "err", err)
+		}
+	}
+}
+
+func logSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

@@ -1,0 +1,64 @@
+package jobs
+
+import (
+	"errors"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// Defaults for a Config's zero values, and for a StartJob without a grace.
+const (
+	DefaultGrace = 2 * time.Second
+	DefaultPoll  = 100 * time.Millisecond
+)
+
+// Shells builds what a job's process sees; *shellhost.Runner is one.
+type Shells interface {
+	// Workspace returns (creating it) the agent's working directory.
+	Workspace(agent string) (string, error)
+	// Environment is the complete environment of a shell with these Agent CLI (and other
+	// MINDROOM_AGENT_*) variables, starting in workspace.
+	Environment(agentCLI map[string]string, workspace string) []string
+}
+
+// Config is what a Manager needs.
+type Config struct {
+	// Dir holds the records, logs and status files: <StateDir>/jobs.
+	Dir string
+	// Shells gives a job its workspace and environment.
+	Shells Shells
+	// AgentCLIURL is the worker's sandbox proxy origin, a job's MINDROOM_AGENT_CLI_URL.
+	AgentCLIURL string
+	// BashPath is bash; empty means looked up in PATH (a job then fails to start without it).
+	BashPath string
+	// Poll is how often a job is checked for its exit and its log for new output.
+	Poll time.Duration
+	// Now is the clock ceilings are measured by; time.Now when nil.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Validate checks the configuration and fills defaults.
+func (c *Config) Validate() error {
+	if !filepath.IsAbs(c.Dir) {
+		return errors.New("jobs: Config.Dir must be an absolute path")
+	}
+	if c.Shells == nil {
+		return errors.New("jobs: Config.Shells is required")
+	}
+	if c.BashPath == "" {
+		c.BashPath, _ = exec.LookPath("bash")
+	}
+	if c.Poll <= 0 {
+		c.Poll = DefaultPoll
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
