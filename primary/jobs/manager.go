@@ -27,6 +27,10 @@ const (
 	DefaultPoll           = 100 * time.Millisecond
 	DefaultMaxRunning     = 20
 	DefaultMaxPerThread   = 3
+	// DefaultLostWorkerAfter is how long past its ceiling (and grace) a worker job may stay
+	// unreported before it is finished as unknown.
+	DefaultLostWorkerAfter = 5 * time.Minute
+	DefaultSweepEvery      = time.Minute
 )
 
 // MaxReportBytes bounds an agent's report as delivered; a longer one is cut, saying so.
@@ -67,6 +71,9 @@ type Config struct {
 	Poll time.Duration
 	// MaxRunning and MaxPerThread are the caps.
 	MaxRunning, MaxPerThread int
+	// LostWorkerAfter and SweepEvery: a worker job unreported LostWorkerAfter past its ceiling
+	// finishes as unknown; running jobs are checked every SweepEvery.
+	LostWorkerAfter, SweepEvery time.Duration
 	// BashPath is bash; empty means looked up in PATH.
 	BashPath string
 	Logger   *slog.Logger
@@ -90,6 +97,8 @@ func (c *Config) Validate() error {
 	setDefault(&c.AgentCeiling, DefaultAgentCeiling)
 	setDefault(&c.Grace, DefaultGrace)
 	setDefault(&c.Poll, DefaultPoll)
+	setDefault(&c.LostWorkerAfter, DefaultLostWorkerAfter)
+	setDefault(&c.SweepEvery, DefaultSweepEvery)
 	if c.MaxRunning <= 0 {
 		c.MaxRunning = DefaultMaxRunning
 	}
@@ -179,7 +188,9 @@ func New(cfg Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Manager{cfg: cfg, log: cfg.Logger.With("component", "jobs"), running: map[int64]*tracked{}, stop: make(chan struct{})}, nil
+	m := &Manager{cfg: cfg, log: cfg.Logger.With("component", "jobs"), running: map[int64]*tracked{}, stop: make(chan struct{})}
+	m.wg.Go(m.sweep)
+	return m, nil
 }
 
 // Close stops supervising. Running jobs keep running; the next primary re-finds them. It waits

@@ -478,3 +478,30 @@ func TestRecover(t *testing.T) {
 		}
 	})
 }
+
+func TestSweepFinishesWorkerJobsNeverReportedPastTheirCeiling(t *testing.T) {
+	ctx := context.Background()
+	later := time.Now()
+	e := newEnv(t, func(c *Config) { c.Now = func() time.Time { return later } })
+	record := func(ceiling time.Duration) int64 {
+		rec, err := e.s.CreateJob(ctx, store.NewJob{Kind: "command", Command: "remote", Channel: "room", Thread: "t1",
+			WorkerKey: "key-a", Ceiling: ceiling, LogDir: e.m.LogDir()}, store.JobCaps{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.ID
+	}
+	lost, alive := record(time.Minute), record(time.Hour)
+	// One minute of ceiling, the grace and the lost-worker margin: lost is overdue, alive not.
+	later = time.Now().Add(time.Minute + e.m.cfg.Grace + e.m.cfg.LostWorkerAfter + time.Second)
+	e.m.sweepLostWorkerJobs(ctx)
+	if j, _ := e.m.Get(ctx, lost); j.Status != store.JobFinished || j.Outcome != OutcomeUnknown {
+		t.Fatalf("overdue worker job: %s %q", j.Status, j.Outcome)
+	}
+	if cs := e.continuations(t, lost); len(cs) != 1 {
+		t.Fatalf("%d continuations, want 1", len(cs))
+	}
+	if j, _ := e.m.Get(ctx, alive); j.Status != store.JobRunning {
+		t.Fatalf("worker job within its ceiling was finished: %q", j.Outcome)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/primary/store"
@@ -199,4 +200,38 @@ func logSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
+}
+
+// sweepLostWorkerJobs finishes as unknown every worker job still running well past its
+// ceiling: its worker would have stopped it at the ceiling and reported it, so that worker is
+// gone (or has lost the job) and the job's place under the caps is freed.
+func (m *Manager) sweepLostWorkerJobs(ctx context.Context) {
+	recs, err := m.cfg.Store.ListJobs(ctx, store.JobRunning)
+	if err != nil {
+		m.log.Error("list running jobs", "err", err)
+		return
+	}
+	now := m.cfg.Now()
+	for _, rec := range recs {
+		if rec.WorkerKey == "" || now.Before(rec.CreatedAt.Add(rec.Ceiling+m.cfg.Grace+m.cfg.LostWorkerAfter)) {
+			continue
+		}
+		m.log.Warn("worker job never reported after its ceiling; its outcome is unknown", "job", rec.ID, "worker", rec.WorkerID)
+		t := m.untrack(rec.ID)
+		m.finish(ctx, rec, store.JobResult{Outcome: OutcomeUnknown}, t)
+	}
+}
+
+// sweep runs sweepLostWorkerJobs every SweepEvery until the manager closes.
+func (m *Manager) sweep() {
+	tick := time.NewTicker(m.cfg.SweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-tick.C:
+			m.sweepLostWorkerJobs(context.Background())
+		}
+	}
 }
