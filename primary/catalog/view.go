@@ -16,6 +16,30 @@ import (
 type View struct {
 	entries []*Entry
 	index   map[string]int
+	// offers, when set, says which functions of an Advertiser toolkit this view offers.
+	offers func(e *Entry, function string) bool
+}
+
+// Advertiser is implemented by a toolkit that offers some of its functions only to some
+// responses. A function not offered to a response is not listed, searched, described or
+// callable in its view: to that response it does not exist.
+type Advertiser interface {
+	Offers(function string, id Identity) bool
+}
+
+// For returns the view as the response with identity id sees it.
+func (v *View) For(id Identity) *View {
+	out := *v
+	out.offers = func(e *Entry, function string) bool {
+		adv, ok := e.toolkit.(Advertiser)
+		return !ok || adv.Offers(function, id)
+	}
+	return &out
+}
+
+// offered reports whether the view offers e's function.
+func (v *View) offered(e *Entry, function string) bool {
+	return v.offers == nil || v.offers(e, function)
 }
 
 // Snapshot returns a View of the toolkits whose names match any of patterns (path.Match
@@ -39,7 +63,7 @@ func (v *View) Without(name string) *View {
 	if !ok {
 		return v
 	}
-	out := &View{index: make(map[string]int, len(v.entries)-1)}
+	out := &View{index: make(map[string]int, len(v.entries)-1), offers: v.offers}
 	for j, e := range v.entries {
 		if j != i {
 			out.index[e.name] = len(out.entries)
@@ -93,8 +117,8 @@ func (v *View) Resolve(ctx context.Context, toolkit, function string) (Resolved,
 		return Resolved{}, clierr.Invalidf("%s", err.Error())
 	}
 	f, ok := l.byName[function]
-	if !ok {
-		return Resolved{}, clierr.Invalidf("Unknown function %q in toolkit %q; its functions: %s", function, toolkit, functionNames(l))
+	if !ok || !v.offered(e, function) {
+		return Resolved{}, clierr.Invalidf("Unknown function %q in toolkit %q; its functions: %s", function, toolkit, v.functionNames(e, l))
 	}
 	return Resolved{Entry: e, function: f}, nil
 }
@@ -109,10 +133,12 @@ func (v *View) toolkitNames() string {
 	return joinNames(names)
 }
 
-func functionNames(l *loadedToolkit) string {
+func (v *View) functionNames(e *Entry, l *loadedToolkit) string {
 	names := make([]string, 0, len(l.functions))
 	for _, f := range l.functions {
-		names = append(names, f.name)
+		if v.offered(e, f.name) {
+			names = append(names, f.name)
+		}
 	}
 	return joinNames(names)
 }

@@ -84,10 +84,10 @@ func (r *Response) RetireCatalog() {
 	r.mu.Unlock()
 }
 
-// snapshot is the catalog the response offers for patterns: a clean response never offers
-// the interaction toolkit.
+// snapshot is the catalog the response offers for patterns, as its identity sees it: a clean
+// response never offers the interaction toolkit.
 func (r *Response) snapshot(patterns []string) *catalog.View {
-	v := r.mgr.cfg.Registry.Snapshot(patterns)
+	v := r.mgr.cfg.Registry.Snapshot(patterns).For(r.identity)
 	if r.spec.HasFlag(FlagClean) {
 		v = v.Without(InteractionToolkit)
 	}
