@@ -32,6 +32,7 @@ import (
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/continuation"
+	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/mcpbridge"
@@ -72,6 +73,7 @@ type Primary struct {
 	Continuations *continuation.Service // the runtime's outbox: Enqueue emits a continuation
 	Jobs          *jobs.Manager         // background jobs, local and on workers
 	Interaction   *interaction.Service  // the interaction toolkit and approval decisions
+	Events        *events.Bus           // the live feed people watch through the operator API
 
 	runtimeToken string
 	tokenFile    string
@@ -103,7 +105,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := os.Chmod(cfg.StateDir, 0o700); err != nil { // MkdirAll keeps an existing dir's mode
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry()}
+	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.New()}
 
 	db, err := sqlite.Open(ctx, filepath.Join(cfg.StateDir, sqlite.FileName), sqlite.Options{Logger: cfg.Logger.With("component", "store")})
 	if err != nil {

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
@@ -39,7 +41,9 @@ type Config struct {
 	// Secrets returns the secret values known to the primary (credentials), redacted from
 	// background agents' reports.
 	Secrets func() []string
-	Logger  *slog.Logger
+	// Events receives every change people should see live; nil publishes nothing.
+	Events *events.Bus
+	Logger *slog.Logger
 }
 
 // Service is the interaction toolkit and the decider of durable approvals. It is safe for
@@ -49,7 +53,10 @@ type Service struct {
 	log *slog.Logger
 }
 
-var _ catalog.Toolkit = (*Service)(nil)
+var (
+	_ catalog.Toolkit    = (*Service)(nil)
+	_ catalog.Advertiser = (*Service)(nil)
+)
 
 // New returns the toolkit.
 func New(cfg Config) (*Service, error) {
@@ -65,6 +72,9 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Events == nil {
+		cfg.Events = events.New()
+	}
 	return &Service{cfg: cfg, log: cfg.Logger.With("component", "interaction")}, nil
 }
 
@@ -73,7 +83,7 @@ func (s *Service) Name() string { return Name }
 
 // Description is shown by discovery.
 func (s *Service) Description() string {
-	return "Hand work to the primary and involve people: background commands and background agents."
+	return "Hand work to the primary and involve people: background commands and agents, approvals, permission prompts, progress reports and questions."
 }
 
 // Deferred reports false: the definition is static.
@@ -89,8 +99,30 @@ func (s *Service) Call(ctx context.Context, call catalog.Call) (catalog.Result, 
 		return s.runInBackground(ctx, call)
 	case "run_agent_in_background":
 		return s.runAgentInBackground(ctx, call)
+	case "request_approval":
+		return s.requestApproval(ctx, call)
+	case "report_progress":
+		return s.reportProgress(ctx, call)
+	case "permission_prompt":
+		return s.permissionPrompt(ctx, call)
+	case "ask_questions":
+		return s.askQuestions(ctx, call)
 	default:
 		return catalog.Result{}, fmt.Errorf("interaction has no function %q", call.Function)
+	}
+}
+
+// Offers implements catalog.Advertiser: report_progress only for responses with the
+// progress_report flag; ask_questions only for foreground responses with a trusted requester
+// and a real thread.
+func (s *Service) Offers(function string, id catalog.Identity) bool {
+	switch function {
+	case "report_progress":
+		return slices.Contains(id.Flags, response.FlagProgressReport)
+	case "ask_questions":
+		return id.Origin == response.OriginForeground && slices.Contains(id.Flags, response.FlagRequesterTrusted) && id.Thread != ""
+	default:
+		return true
 	}
 }
 
@@ -100,24 +132,32 @@ func definition() catalog.Definition {
 			"Background work reports back by resuming this conversation when it ends: after starting it, end your turn and do not poll for it.",
 		},
 		Functions: []catalog.Function{
-			{
-				Name: "run_in_background",
-				Description: "Run a shell command in the background, where this conversation's shells run, and resume the conversation with its outcome. " +
-					"Needs the conversation's mode to allow it: auto (an admin approves each command) or admin (an admin's commands start at once).",
-				InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-					`"command":{"type":"string","description":"The Bash command, at most 2000 characters; put anything longer in a script file and run that."},` +
-					`"label":{"type":"string","description":"A short name people see for the job (at most 120 characters)."}},` +
-					`"required":["command"],"additionalProperties":false}`),
-			},
-			{
-				Name: "run_agent_in_background",
-				Description: "Start a separate agent that works alone on a task in the background; its final report is posted to this conversation when it ends. " +
-					"Give it a complete, self-contained brief: it sees nothing of this conversation.",
-				InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-					`"task":{"type":"string","description":"The complete, self-contained brief."},` +
-					`"label":{"type":"string","description":"A short name people see for the job (at most 120 characters)."}},` +
-					`"required":["task"],"additionalProperties":false}`),
-			},
+			runInBackgroundFunction(), runAgentInBackgroundFunction(), requestApprovalFunction(),
+			reportProgressFunction(), permissionPromptFunction(), askQuestionsFunction(),
 		},
+	}
+}
+
+func runInBackgroundFunction() catalog.Function {
+	return catalog.Function{
+		Name: "run_in_background",
+		Description: "Run a shell command in the background, where this conversation's shells run, and resume the conversation with its outcome. " +
+			"Needs the conversation's mode to allow it: auto (an admin approves each command) or admin (an admin's commands start at once).",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"command":{"type":"string","description":"The Bash command, at most 2000 characters; put anything longer in a script file and run that."},` +
+			`"label":{"type":"string","description":"A short name people see for the job (at most 120 characters)."}},` +
+			`"required":["command"],"additionalProperties":false}`),
+	}
+}
+
+func runAgentInBackgroundFunction() catalog.Function {
+	return catalog.Function{
+		Name: "run_agent_in_background",
+		Description: "Start a separate agent that works alone on a task in the background; its final report is posted to this conversation when it ends. " +
+			"Give it a complete, self-contained brief: it sees nothing of this conversation.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"task":{"type":"string","description":"The complete, self-contained brief."},` +
+			`"label":{"type":"string","description":"A short name people see for the job (at most 120 characters)."}},` +
+			`"required":["task"],"additionalProperties":false}`),
 	}
 }

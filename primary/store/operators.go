@@ -37,10 +37,13 @@ const (
 // Valid reports whether r is one of the roles.
 func (r OperatorRole) Valid() bool { return r == RoleMember || r == RoleAdmin }
 
-var operatorName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// An operator's name is also how the people a response answers are matched to operators (a
+// requester is an operator when its id is the operator's name), so chat ids such as
+// "@alice:example.org" are valid names.
+var operatorName = regexp.MustCompile(`^[A-Za-z0-9@][A-Za-z0-9._:@=+-]{0,127}$`)
 
-// ValidOperatorName reports whether name is 1..64 letters, digits, '.', '_' or '-', starting
-// with a letter or digit.
+// ValidOperatorName reports whether name is 1..128 letters, digits, '.', '_', ':', '@', '=',
+// '+' or '-', starting with a letter, digit or '@'.
 func ValidOperatorName(name string) bool { return operatorName.MatchString(name) }
 
 // NewOperator is an operator to create.

@@ -15,7 +15,7 @@ import (
 func validOperator(o store.NewOperator) error {
 	switch {
 	case !store.ValidOperatorName(o.Name):
-		return invalid("operator name %q: use 1..64 letters, digits, '.', '_' or '-'", o.Name)
+		return invalid("operator name %q: use 1..128 letters, digits and . _ : @ = + -, starting with a letter, digit or @", o.Name)
 	case !o.Role.Valid():
 		return invalid("operator role %q is not member or admin", o.Role)
 	case o.Digest == [32]byte{}:
