@@ -29,7 +29,8 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 	}
 	p.Interaction, err = interaction.New(interaction.Config{
 		Store: db, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine,
-		Notify: p.Continuations.Notify, Secrets: p.knownSecrets, Events: p.Events, Logger: p.cfg.Logger,
+		Notify: p.Continuations.Notify, Secrets: p.knownSecrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
+		Logger: p.cfg.Logger,
 	})
 	if err != nil {
 		return err

@@ -58,6 +58,9 @@ type Config struct {
 	JobCommandCeiling time.Duration
 	JobAgentCeiling   time.Duration
 	JobGrace          time.Duration
+	// PromptWait bounds how long request_approval and permission_prompt wait for a person
+	// (zero: about 280 s, as the contract says).
+	PromptWait time.Duration
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/catalog"
@@ -41,10 +42,15 @@ type Config struct {
 	// Secrets returns the secret values known to the primary (credentials), redacted from
 	// background agents' reports.
 	Secrets func() []string
+	// PromptWait bounds request_approval and permission_prompt (zero: DefaultPromptWait).
+	PromptWait time.Duration
 	// Events receives every change people should see live; nil publishes nothing.
 	Events *events.Bus
 	Logger *slog.Logger
 }
+
+// DefaultPromptWait is how long request_approval and permission_prompt wait for a person.
+const DefaultPromptWait = 280 * time.Second
 
 // Service is the interaction toolkit and the decider of durable approvals. It is safe for
 // concurrent use.
@@ -71,6 +77,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PromptWait <= 0 {
+		cfg.PromptWait = DefaultPromptWait
 	}
 	if cfg.Events == nil {
 		cfg.Events = events.New()

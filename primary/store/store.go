@@ -17,6 +17,9 @@ type Store interface {
 	Operators
 	Jobs
 	Approvals
+	Prompts
+	Questions
+	Progress
 	// Close releases the store. No method may be called after it.
 	Close() error
 }
@@ -64,6 +67,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrInvalid: the arguments break a rule stated on the method or type.
 	ErrInvalid = errors.New("invalid argument")
+	// ErrForbidden: the person may not do this (answer another person's questions, widen a
+	// permission beyond their role).
+	ErrForbidden = errors.New("not allowed")
 	// ErrSchemaTooNew: the database was written by a newer primary; this one refuses to open it
 	// rather than guess at a schema it does not know.
 	ErrSchemaTooNew = errors.New("database schema is newer than this primary")

@@ -1,0 +1,4 @@
+package store
+
+// Progress keeps each response's latest report_progress snapshot.
+type Progress interface{}

@@ -1,0 +1,4 @@
+package store
+
+// Questions keeps ask_questions requests, their drafts and submissions.
+type Questions interface{}
