@@ -13,7 +13,7 @@ import (
 func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 	var err error
 	p.Jobs, err = jobs.New(jobs.Config{
-		Store: db, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify,
+		Store: db, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify, Events: p.Events,
 		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
 		Logger: p.cfg.Logger,
 	})

@@ -49,7 +49,20 @@ func (s *Service) Approve(ctx context.Context, id int64, by store.Operator) (sto
 		return s.settleFailed(ctx, ap, s.jobError(err))
 	}
 	s.log.Info("approved command started", "approval", id, "job", jobID, "by", by.Name)
-	return s.cfg.Store.SettleApproval(ctx, id, store.ApprovalConsumed, "started as job "+strconv.FormatInt(jobID, 10))
+	settled, err := s.cfg.Store.SettleApproval(ctx, id, store.ApprovalConsumed, "started as job "+strconv.FormatInt(jobID, 10))
+	if err == nil {
+		s.publishApproval("approval.decided", settled)
+	}
+	return settled, err
+}
+
+// publishApproval puts an approval's change on the live feed.
+func (s *Service) publishApproval(kind string, ap store.Approval) {
+	s.cfg.Events.Publish(kind, store.ApprovalSubject(ap.ID), map[string]any{
+		"id": ap.ID, "status": string(ap.Status), "channel": ap.Channel, "thread": ap.Thread, "author": ap.Author,
+		"agent": ap.Agent, "label": ap.Label, "command": ap.Command, "decided_by": ap.DecidedBy, "job_id": ap.JobID,
+		"note": ap.Note, "comments": len(ap.Comments),
+	})
 }
 
 // recheck applies the gates of a new request again, now.
@@ -84,6 +97,7 @@ func (s *Service) settleFailed(ctx context.Context, ap store.Approval, cause err
 		return store.Approval{}, errors.Join(cause, err)
 	}
 	s.cfg.Notify()
+	s.publishApproval("approval.decided", settled)
 	return settled, nil
 }
 
@@ -103,6 +117,7 @@ func (s *Service) Deny(ctx context.Context, id int64, by store.Operator, reason 
 		return store.Approval{}, err
 	}
 	s.cfg.Notify()
+	s.publishApproval("approval.decided", ap)
 	return ap, nil
 }
 
@@ -120,6 +135,7 @@ func (s *Service) Comment(ctx context.Context, id int64, by store.Operator, text
 		return store.Approval{}, err
 	}
 	s.cfg.Notify()
+	s.publishApproval("approval.commented", ap)
 	return ap, nil
 }
 

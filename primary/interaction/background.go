@@ -43,6 +43,9 @@ func (s *Service) runInBackground(ctx context.Context, call catalog.Call) (catal
 			return catalog.Result{}, err
 		}
 		s.log.Info("background command awaits approval", "approval", ap.ID, "created", created, "channel", id.Channel)
+		if created {
+			s.publishApproval("approval.created", ap)
+		}
 		text := fmt.Sprintf("Saved approval request %d: the command runs once an admin approves it. %s", ap.ID, endTurn)
 		if !created {
 			text = fmt.Sprintf("The same command is already waiting for approval as request %d; nothing new was saved. %s", ap.ID, endTurn)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -74,6 +75,8 @@ type Config struct {
 	// LostWorkerAfter and SweepEvery: a worker job unreported LostWorkerAfter past its ceiling
 	// finishes as unknown; running jobs are checked every SweepEvery.
 	LostWorkerAfter, SweepEvery time.Duration
+	// Events receives job changes for people watching live; nil publishes nothing.
+	Events *events.Bus
 	// BashPath is bash; empty means looked up in PATH.
 	BashPath string
 	Logger   *slog.Logger
@@ -114,6 +117,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Events == nil {
+		c.Events = events.New()
 	}
 	return nil
 }
@@ -289,6 +295,7 @@ func (m *Manager) start(ctx context.Context, spec JobSpec, create func(context.C
 		return 0, err
 	}
 	t := &tracked{rec: rec, cancel: make(chan struct{}), secrets: spec.Secrets, onEnd: spec.OnEnd}
+	m.publish("job.started", rec)
 	ctx = context.WithoutCancel(ctx)
 	if spec.WorkerKey != "" {
 		m.startRemote(ctx, t, spec)
@@ -376,6 +383,10 @@ func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult
 		return false
 	}
 	m.log.Info("job finished", "job", rec.ID, "outcome", res.Outcome, "saved", finished)
+	if finished {
+		rec.Status, rec.JobResult = store.JobFinished, res
+		m.publish("job.finished", rec)
+	}
 	if created {
 		m.cfg.Notify()
 	}
@@ -383,6 +394,15 @@ func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult
 		t.onEnd()
 	}
 	return true
+}
+
+// publish puts a job's change on the live feed (never its output: people read that from the
+// job's tail and log).
+func (m *Manager) publish(kind string, rec store.Job) {
+	m.cfg.Events.Publish(kind, "job/"+strconv.FormatInt(rec.ID, 10), map[string]any{
+		"id": rec.ID, "kind": rec.Kind, "label": rec.Label, "channel": rec.Channel, "thread": rec.Thread,
+		"author": rec.Author, "agent": rec.Agent, "worker_key": rec.WorkerKey, "status": string(rec.Status), "outcome": rec.Outcome,
+	})
 }
 
 // readReport returns an agent job's whole output, cut at MaxReportBytes.

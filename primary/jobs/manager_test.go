@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 )
@@ -503,5 +504,29 @@ func TestSweepFinishesWorkerJobsNeverReportedPastTheirCeiling(t *testing.T) {
 	}
 	if j, _ := e.m.Get(ctx, alive); j.Status != store.JobRunning {
 		t.Fatalf("worker job within its ceiling was finished: %q", j.Outcome)
+	}
+}
+
+func TestJobChangesArePublished(t *testing.T) {
+	bus := events.New()
+	feed, stop := bus.Subscribe(16)
+	defer stop()
+	e := newEnv(t, func(c *Config) { c.Events = bus })
+	id := e.start(t, e.spec(t, "echo hi"))
+	e.finished(t, id)
+	subject := "job/" + strconv.FormatInt(id, 10)
+	for _, want := range []string{"job.started", "job.finished"} {
+		select {
+		case ev := <-feed:
+			data, _ := ev.Data.(map[string]any)
+			if ev.Kind != want || ev.Subject != subject || data["id"] != id {
+				t.Fatalf("event %+v, want %s of %s", ev, want, subject)
+			}
+			if want == "job.finished" && data["outcome"] != OutcomeSuccess {
+				t.Errorf("finished event outcome = %v", data["outcome"])
+			}
+		case <-time.After(waitBound):
+			t.Fatalf("no %s event", want)
+		}
 	}
 }
