@@ -3,6 +3,8 @@ package primary
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
@@ -14,6 +16,7 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 	var err error
 	p.Jobs, err = jobs.New(jobs.Config{
 		Store: db, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify, Events: p.Events,
+		Secrets:        p.knownSecrets,
 		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
 		Logger: p.cfg.Logger,
 	})
@@ -51,14 +54,20 @@ func (p *Primary) recoverJobs(ctx context.Context) error {
 	for _, ap := range settled {
 		p.cfg.Logger.Info("approval settled after restart", "approval", ap.ID, "status", ap.Status)
 	}
+	p.Interaction.TellRecovered(ctx, settled)
 	if err := p.Jobs.Recover(ctx); err != nil {
 		return fmt.Errorf("recover jobs: %w", err)
 	}
 	return nil
 }
 
-// knownSecrets are the credentials this primary holds in clear: redacted from reports.
+// knownSecrets are the credentials this primary holds in clear: redacted from job output.
 func (p *Primary) knownSecrets() []string {
 	out := []string{p.runtimeToken}
+	if p.operatorFile != "" { // the first admin's credential, while its file exists
+		if b, err := os.ReadFile(p.operatorFile); err == nil {
+			out = append(out, strings.TrimSpace(string(b)))
+		}
+	}
 	return append(out, p.workerSecrets...)
 }

@@ -113,7 +113,10 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	}
 	p.Store = db
 	defer func() {
-		if err != nil { // nothing else will close it
+		if err != nil { // nothing else will close them
+			if p.Jobs != nil {
+				p.Jobs.Close()
+			}
 			db.Close()
 		}
 	}()

@@ -124,8 +124,9 @@ type Exit struct {
 	// Code is the command's exit status (128+N when stopped by signal N); valid when Known.
 	Code  int
 	Known bool
-	// TimedOut: stopped at its ceiling. Cancelled: stopped on request (not at the ceiling).
-	TimedOut, Cancelled bool
+	// TimedOut: stopped at its ceiling. Cancelled: stopped on request. OutputLimit: stopped
+	// because its log passed the bound. At most one is set: the first reason to stop.
+	TimedOut, Cancelled, OutputLimit bool
 }
 
 // Reap collects an exited process: our child is waited for, after killing what it left
@@ -157,6 +158,10 @@ func ReadStatus(path string) (code int, ok bool) {
 // DefaultPoll is how often Supervise checks for the exit when Watch.Poll is zero.
 const DefaultPoll = 100 * time.Millisecond
 
+// DefaultMaxLogBytes bounds a job's log unless its watch says otherwise: output past it
+// stops the job, so one chatty command cannot fill the disk the state lives on.
+const DefaultMaxLogBytes = 256 << 20
+
 // Watch says how to supervise a process until it exits.
 type Watch struct {
 	// Deadline is the ceiling: at it the group gets SIGTERM, then SIGKILL after Grace.
@@ -164,6 +169,10 @@ type Watch struct {
 	Grace    time.Duration
 	// Poll is how often the process is checked for its exit; DefaultPoll when zero.
 	Poll time.Duration
+	// LogPath is the job's log; when set, a log over MaxLogBytes (DefaultMaxLogBytes when
+	// zero) stops the job as at the ceiling but counts as over the output limit.
+	LogPath     string
+	MaxLogBytes int64
 	// Cancel, when closed, stops the job as at the ceiling but counts as cancelled.
 	Cancel <-chan struct{}
 	// Stop, when closed, ends the watch without touching the process (it runs on).
@@ -187,9 +196,14 @@ func (p *Process) Supervise(w Watch) (e Exit, ok bool) {
 	}
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
+	maxLog := w.MaxLogBytes
+	if maxLog <= 0 {
+		maxLog = DefaultMaxLogBytes
+	}
 	var kill <-chan time.Time
-	var timedOut, cancelled bool
+	var timedOut, cancelled, overLimit, stopped bool
 	stopping := func() {
+		stopped = true
 		_ = p.Signal(syscall.SIGTERM)
 		kill = time.After(w.Grace)
 		ceiling.Stop()
@@ -200,12 +214,16 @@ func (p *Process) Supervise(w Watch) (e Exit, ok bool) {
 		case <-w.Stop:
 			return Exit{}, false
 		case <-tick.C:
+			if w.LogPath != "" && !stopped && logOver(w.LogPath, maxLog) {
+				overLimit = true
+				stopping()
+			}
 		case <-ceiling.C:
 			timedOut = true
 			stopping()
 		case <-cancel:
 			cancelled, cancel = true, nil
-			if !timedOut && kill == nil {
+			if !stopped {
 				stopping()
 			}
 		case <-kill:
@@ -214,7 +232,13 @@ func (p *Process) Supervise(w Watch) (e Exit, ok bool) {
 		}
 	}
 	e = p.Reap()
-	e.TimedOut = timedOut
-	e.Cancelled = cancelled && !timedOut
+	e.TimedOut = timedOut && !overLimit
+	e.OutputLimit = overLimit
+	e.Cancelled = cancelled && !timedOut && !overLimit
 	return e, true
+}
+
+func logOver(path string, limit int64) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() > limit
 }

@@ -260,3 +260,14 @@ func TestLaunchKeepsTheGivenPathAfterTheLoginProfile(t *testing.T) {
 		t.Errorf("the job saw %q, want the given PATH after its login profile ran (%q)", got, given+"|yes")
 	}
 }
+
+func TestSuperviseStopsAJobWhoseLogPassesTheBound(t *testing.T) {
+	j := launch(t, `while :; do printf '%01024d\n' 0; done`, "PATH="+os.Getenv("PATH"))
+	e := j.supervise(t, jobproc.Watch{LogPath: j.log, MaxLogBytes: 64 << 10, Grace: 200 * time.Millisecond})
+	if !e.OutputLimit || e.TimedOut || e.Cancelled {
+		t.Fatalf("exit = %+v, want stopped over the output limit", e)
+	}
+	if e.Code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want stopped by SIGTERM", e.Code)
+	}
+}

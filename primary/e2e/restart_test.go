@@ -278,8 +278,12 @@ func TestJobsAndApprovalsSurviveSIGKILLOfThePrimary(t *testing.T) {
 	for _, c := range pendingCs {
 		count[c.IdempotencyKey]++
 	}
+	keys := []string{"approval:" + strconv.FormatInt(starting, 10) + ":failed"} // the conversation is told
 	for _, id := range []int64{localJob, workerJob, approvedJob} {
-		if key := "job:" + strconv.FormatInt(id, 10); count[key] != 1 {
+		keys = append(keys, "job:"+strconv.FormatInt(id, 10))
+	}
+	for _, key := range keys {
+		if count[key] != 1 {
 			t.Errorf("%s has %d continuations, want 1 (all: %v)", key, count[key], count)
 		}
 	}

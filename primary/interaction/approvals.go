@@ -36,6 +36,9 @@ func (s *Service) Approve(ctx context.Context, id int64, by store.Operator) (sto
 	if err != nil {
 		return store.Approval{}, err
 	}
+	// From here the approval is executing: it must reach consumed or failed even when the
+	// person's request goes away.
+	ctx = context.WithoutCancel(ctx)
 	pl, err := s.placeOf(ap.Agent, ap.WorkerKey)
 	if err != nil {
 		return s.settleFailed(ctx, ap, err)
@@ -144,5 +147,28 @@ func note(ap store.Approval, event, text string) store.NewContinuation {
 	return store.NewContinuation{
 		IdempotencyKey: "approval:" + strconv.FormatInt(ap.ID, 10) + ":" + event,
 		Channel:        ap.Channel, Thread: ap.Thread, Text: text,
+	}
+}
+
+// TellRecovered tells the conversations of approvals that boot recovery settled as failed
+// (the primary restarted while starting their command) that nothing ran.
+func (s *Service) TellRecovered(ctx context.Context, settled []store.Approval) {
+	told := false
+	for _, ap := range settled {
+		if ap.Status != store.ApprovalFailed {
+			continue
+		}
+		_, created, err := s.cfg.Store.EnqueueContinuation(ctx, note(ap, "failed", fmt.Sprintf(
+			"The background command of approval request %d was approved, but the primary restarted while starting it: "+
+				"it did not run and will not be retried. Tell the user plainly; do not run it another way.", ap.ID)))
+		if err != nil {
+			s.log.Error("approval continuation not saved", "approval", ap.ID, "err", err)
+			continue
+		}
+		told = told || created
+		s.publishApproval("approval.decided", ap)
+	}
+	if told {
+		s.cfg.Notify()
 	}
 }

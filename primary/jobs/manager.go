@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -72,6 +73,12 @@ type Config struct {
 	Poll time.Duration
 	// MaxRunning and MaxPerThread are the caps.
 	MaxRunning, MaxPerThread int
+	// MaxLogBytes bounds a job's log: a job whose output passes it is stopped (zero:
+	// jobproc.DefaultMaxLogBytes). Workers apply their own bound to their jobs.
+	MaxLogBytes int64
+	// Secrets returns values redacted from every tail, report and log read (credentials
+	// known to the primary); nil redacts only a job's own.
+	Secrets func() []string
 	// LostWorkerAfter and SweepEvery: a worker job unreported LostWorkerAfter past its ceiling
 	// finishes as unknown; running jobs are checked every SweepEvery.
 	LostWorkerAfter, SweepEvery time.Duration
@@ -101,6 +108,12 @@ func (c *Config) Validate() error {
 	setDefault(&c.Grace, DefaultGrace)
 	setDefault(&c.Poll, DefaultPoll)
 	setDefault(&c.LostWorkerAfter, DefaultLostWorkerAfter)
+	if c.MaxLogBytes <= 0 {
+		c.MaxLogBytes = jobproc.DefaultMaxLogBytes
+	}
+	if c.Secrets == nil {
+		c.Secrets = func() []string { return nil }
+	}
 	setDefault(&c.SweepEvery, DefaultSweepEvery)
 	if c.MaxRunning <= 0 {
 		c.MaxRunning = DefaultMaxRunning
@@ -356,11 +369,8 @@ func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult
 	if res.Tail == "" {
 		res.Tail = jobproc.Tail(rec.LogPath, jobproc.TailChars)
 	}
-	var secrets []string
-	if t != nil {
-		secrets = t.secrets
-		res.Tail = redact(res.Tail, secrets)
-	}
+	secrets := m.secretsOf(t)
+	res.Tail = redact(res.Tail, secrets)
 	j := Job{Job: rec, Runtime: max(m.cfg.Now().Sub(rec.CreatedAt), 0)}
 	j.JobResult = res
 	report, post := "", false
@@ -413,12 +423,45 @@ func readReport(path string) string {
 	}
 	defer f.Close()
 	buf := make([]byte, MaxReportBytes+1)
-	n, _ := f.Read(buf)
+	n, _ := io.ReadFull(f, buf)
 	s := strings.ToValidUTF8(string(buf[:min(n, MaxReportBytes)]), "\uFFFD")
 	if n > MaxReportBytes {
 		s += fmt.Sprintf("\n[The report was cut at %d bytes; the whole output is in the job's log.]", MaxReportBytes)
 	}
 	return strings.TrimSpace(s)
+}
+
+// secretsOf is what is redacted from a job's output: the primary's credentials, and the
+// job's own (an agent's grant) while it is tracked.
+func (m *Manager) secretsOf(t *tracked) []string {
+	out := m.cfg.Secrets()
+	if t != nil {
+		out = append(out, t.secrets...)
+	}
+	return out
+}
+
+// ReadLog returns up to limit bytes of a job's log from offset, with the primary's
+// credentials redacted (a redacted range can be shorter than the bytes it covers).
+func (m *Manager) ReadLog(ctx context.Context, id, offset int64, limit int) ([]byte, error) {
+	rec, err := m.cfg.Store.Job(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(rec.LogPath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, limit)
+	n, err := f.ReadAt(buf, offset)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return []byte(redact(string(buf[:n]), m.secretsOf(m.tracked(id)))), nil
 }
 
 // redact replaces every known secret value in s.
@@ -476,10 +519,7 @@ func (m *Manager) List(ctx context.Context, status store.JobStatus) ([]Job, erro
 func (m *Manager) view(rec store.Job) Job {
 	j := Job{Job: rec}
 	if rec.Status == store.JobRunning {
-		j.Tail = jobproc.Tail(rec.LogPath, jobproc.TailChars)
-		if t := m.tracked(rec.ID); t != nil {
-			j.Tail = redact(j.Tail, t.secrets)
-		}
+		j.Tail = redact(jobproc.Tail(rec.LogPath, jobproc.TailChars), m.secretsOf(m.tracked(rec.ID)))
 		j.Runtime = max(m.cfg.Now().Sub(rec.CreatedAt), 0)
 	} else {
 		j.Runtime = max(rec.EndedAt.Sub(rec.CreatedAt), 0)

@@ -16,6 +16,7 @@ const (
 	OutcomeCancelled     = "cancelled on request"
 	OutcomeUnknown       = "outcome unknown after restart"
 	OutcomeInterrupted   = "interrupted by a restart of the primary; not replayed"
+	OutcomeOutputLimit   = "stopped because its output passed the log size limit"
 	outcomeCouldNotStart = "could not start"
 )
 
@@ -27,6 +28,8 @@ func classify(e jobproc.Exit) string {
 		return OutcomeTimeLimit
 	case e.Cancelled:
 		return OutcomeCancelled
+	case e.OutputLimit:
+		return OutcomeOutputLimit
 	case !e.Known:
 		return OutcomeUnknown
 	}

@@ -15,8 +15,8 @@ import (
 //     status, when its status file has one);
 //   - a local agent job is interrupted: its response died with the previous primary, so it is
 //     stopped (only when it is still the recorded process) and never replayed;
-//   - a worker job waits for its worker to report it (see WorkerJobs); a worker agent job is
-//     interrupted at once.
+//   - a worker job waits for its worker to report it (see WorkerJobs): a running agent is then
+//     interrupted, a finished one delivers its report.
 //
 // Nothing is re-run, and a pid now naming another process is never signalled.
 func (m *Manager) Recover(ctx context.Context) error {
@@ -29,16 +29,14 @@ func (m *Manager) Recover(ctx context.Context) error {
 			continue
 		}
 		switch {
+		case rec.WorkerKey != "":
+			m.log.Info("worker job awaits its worker", "job", rec.ID, "worker", rec.WorkerID)
 		case rec.Kind == "agent":
-			if rec.WorkerKey == "" {
-				if p := jobproc.Find(rec.Pid, rec.ProcStart, m.statusPath(rec.ID)); p != nil {
-					_ = p.Signal(syscall.SIGKILL)
-				}
+			if p := jobproc.Find(rec.Pid, rec.ProcStart, m.statusPath(rec.ID)); p != nil {
+				_ = p.Signal(syscall.SIGKILL)
 			}
 			m.log.Info("agent job interrupted by the restart", "job", rec.ID)
 			m.finish(ctx, rec, store.JobResult{Outcome: OutcomeInterrupted}, nil)
-		case rec.WorkerKey != "":
-			m.log.Info("worker job awaits its worker", "job", rec.ID, "worker", rec.WorkerID)
 		default:
 			if p := jobproc.Find(rec.Pid, rec.ProcStart, m.statusPath(rec.ID)); p != nil {
 				m.log.Info("job re-attached", "job", rec.ID, "pid", rec.Pid)

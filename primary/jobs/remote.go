@@ -53,6 +53,31 @@ func (m *Manager) workerOf(t *tracked) string {
 	return t.rec.WorkerID
 }
 
+// record is a copy of a tracked job's record.
+func (m *Manager) record(t *tracked) store.Job {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return t.rec
+}
+
+// awaitedFrom returns the tracked job when workerID may report it: the worker recorded for
+// it, or any worker while none is recorded yet (a report can overtake StartJob's return).
+func (m *Manager) awaitedFrom(workerID string, jobID int64) *tracked {
+	t := m.tracked(jobID)
+	if t == nil || t.rec.WorkerKey == "" {
+		return nil
+	}
+	switch w := m.workerOf(t); w {
+	case workerID:
+		return t
+	case "":
+		m.setWorker(context.Background(), t, workerID)
+		return t
+	default:
+		return nil
+	}
+}
+
 func (m *Manager) cancelRemote(ctx context.Context, t *tracked) error {
 	workerID := m.workerOf(t)
 	if workerID == "" {
@@ -98,9 +123,10 @@ func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobS
 		}
 		t := m.tracked(rec.ID)
 		if t == nil {
-			if rec.Kind == "agent" {
+			if rec.Kind == "agent" && st.Running {
 				// Its response died with the previous primary: it can no longer reach its
-				// tools, so it is stopped and recorded as interrupted, never replayed.
+				// tools, so it is stopped and recorded as interrupted, never replayed. (One
+				// that finished meanwhile is finished normally below, with its report.)
 				_ = m.cfg.Workers.CancelJob(workerID, rec.ID)
 				m.finishRemote(ctx, workerID, rec, store.JobResult{Outcome: OutcomeInterrupted}, nil)
 				continue
@@ -113,12 +139,13 @@ func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobS
 		if rec.WorkerID != workerID {
 			m.setWorker(ctx, t, workerID)
 		}
-		if !st.Running {
-			m.JobFinished(workerID, rec.ID, st.Exit)
-			continue
-		}
+		// Running or finished, the output resumes where the mirror ends; a finished job's
+		// JobFinished follows the rest of its log, so its tail and report are complete.
 		if err := m.cfg.Workers.AttachJob(workerID, rec.ID, logSize(rec.LogPath)); err != nil {
 			m.log.Warn("worker job not re-attached", "job", rec.ID, "err", err)
+			if !st.Running {
+				m.JobFinished(workerID, rec.ID, st.Exit)
+			}
 		}
 	}
 	recs, err := m.cfg.Store.ListJobs(ctx, store.JobRunning)
@@ -143,11 +170,11 @@ func (m *Manager) JobStarted(workerID string, jobID int64) {
 // JobOutput implements workerhub.JobSink: the bytes are written into the mirror at their
 // offset, so a chunk sent twice after a reconnect lands in the same place.
 func (m *Manager) JobOutput(workerID string, jobID int64, offset int64, data []byte) {
-	t := m.tracked(jobID)
-	if t == nil || m.workerOf(t) != workerID || offset < 0 {
+	t := m.awaitedFrom(workerID, jobID)
+	if t == nil || offset < 0 || offset+int64(len(data)) > m.cfg.MaxLogBytes {
 		return
 	}
-	f, err := os.OpenFile(t.rec.LogPath, os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(m.record(t).LogPath, os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		m.log.Error("job log mirror", "job", jobID, "err", err)
 		return
@@ -161,8 +188,8 @@ func (m *Manager) JobOutput(workerID string, jobID int64, offset int64, data []b
 // JobFinished implements workerhub.JobSink: the result is saved with its continuation, then
 // the worker is told it may forget the job.
 func (m *Manager) JobFinished(workerID string, jobID int64, exit workerhub.JobExit) {
-	t := m.tracked(jobID)
-	if t == nil || m.workerOf(t) != workerID {
+	t := m.awaitedFrom(workerID, jobID)
+	if t == nil {
 		// A job this primary stopped awaiting (saved already, or never known): the worker may
 		// forget it. One still awaited from another worker is left alone.
 		if rec, err := m.cfg.Store.Job(context.Background(), jobID); errors.Is(err, store.ErrNotFound) ||
@@ -175,14 +202,14 @@ func (m *Manager) JobFinished(workerID string, jobID int64, exit workerhub.JobEx
 	if exit.StartError != "" {
 		res.Outcome = outcomeCouldNotStart + ": " + exit.StartError
 	} else {
-		e := jobproc.Exit{Code: exit.Code, Known: exit.CodeKnown, TimedOut: exit.TimedOut, Cancelled: exit.Cancelled}
+		e := jobproc.Exit{Code: exit.Code, Known: exit.CodeKnown, TimedOut: exit.TimedOut, Cancelled: exit.Cancelled, OutputLimit: exit.OutputLimit}
 		res.Outcome = classify(e)
 		if e.Known {
 			code := e.Code
 			res.ExitCode = &code
 		}
 	}
-	m.finishRemote(context.Background(), workerID, t.rec, res, t)
+	m.finishRemote(context.Background(), workerID, m.record(t), res, t)
 }
 
 func (m *Manager) finishRemote(ctx context.Context, workerID string, rec store.Job, res store.JobResult, t *tracked) {

@@ -38,7 +38,8 @@ func helloJobs(in []*workerv1.JobState) ([]JobState, error) {
 func jobExit(e *workerv1.JobExit) JobExit {
 	return JobExit{
 		Code: int(e.GetCode()), CodeKnown: e.GetCodeKnown(), TimedOut: e.GetTimedOut(), Cancelled: e.GetCancelled(),
-		StartError: boundedError(e.GetStartError()),
+		OutputLimit: e.GetOutputLimit(),
+		StartError:  boundedError(e.GetStartError()),
 	}
 }
 

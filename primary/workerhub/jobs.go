@@ -53,8 +53,8 @@ type JobState struct {
 // JobExit is how a job on a worker ended.
 type JobExit struct {
 	// Code is the exit status (128+N for signal N), valid when CodeKnown.
-	Code                           int
-	CodeKnown, TimedOut, Cancelled bool
+	Code                                        int
+	CodeKnown, TimedOut, Cancelled, OutputLimit bool
 	// StartError says why it could not start; empty when it started.
 	StartError string
 }

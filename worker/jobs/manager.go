@@ -94,12 +94,12 @@ func (m *Manager) superviseLocked(j *job, p *jobproc.Process) {
 	}
 	w := jobproc.Watch{
 		Deadline: j.rec.Deadline, Grace: j.rec.Grace, Poll: m.cfg.Poll,
-		Cancel: j.cancel, Stop: m.stop, Now: m.cfg.Now,
+		Cancel: j.cancel, Stop: m.stop, Now: m.cfg.Now, LogPath: m.logPath(j.rec.ID),
 	}
 	m.wg.Go(func() {
 		e, ok := p.Supervise(w)
 		if ok {
-			m.finish(j, Exit{Code: e.Code, CodeKnown: e.Known, TimedOut: e.TimedOut, Cancelled: e.Cancelled})
+			m.finish(j, Exit{Code: e.Code, CodeKnown: e.Known, TimedOut: e.TimedOut, Cancelled: e.Cancelled, OutputLimit: e.OutputLimit})
 		}
 	})
 }

@@ -48,12 +48,14 @@ type Exit struct {
 	CodeKnown bool `json:"code_known"`
 	TimedOut  bool `json:"timed_out,omitempty"`
 	Cancelled bool `json:"cancelled,omitempty"`
+	// OutputLimit: stopped because its log passed jobproc.DefaultMaxLogBytes.
+	OutputLimit bool `json:"output_limit,omitempty"`
 	// StartError says why the job could not start; empty when it started.
 	StartError string `json:"start_error,omitempty"`
 }
 
 func (e Exit) proto() *workerv1.JobExit {
-	return &workerv1.JobExit{Code: int32(e.Code), CodeKnown: e.CodeKnown, TimedOut: e.TimedOut, Cancelled: e.Cancelled, StartError: e.StartError}
+	return &workerv1.JobExit{Code: int32(e.Code), CodeKnown: e.CodeKnown, TimedOut: e.TimedOut, Cancelled: e.Cancelled, OutputLimit: e.OutputLimit, StartError: e.StartError}
 }
 
 // Paths of a job's files.

@@ -1392,7 +1392,9 @@ type JobExit struct {
 	// The job was stopped by CancelJob (and not at its ceiling).
 	Cancelled bool `protobuf:"varint,4,opt,name=cancelled,proto3" json:"cancelled,omitempty"`
 	// Why the job could not start; empty when it started.
-	StartError    string `protobuf:"bytes,5,opt,name=start_error,json=startError,proto3" json:"start_error,omitempty"`
+	StartError string `protobuf:"bytes,5,opt,name=start_error,json=startError,proto3" json:"start_error,omitempty"`
+	// The job was stopped because its log passed the worker's size bound.
+	OutputLimit   bool `protobuf:"varint,6,opt,name=output_limit,json=outputLimit,proto3" json:"output_limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1460,6 +1462,13 @@ func (x *JobExit) GetStartError() string {
 		return x.StartError
 	}
 	return ""
+}
+
+func (x *JobExit) GetOutputLimit() bool {
+	if x != nil {
+		return x.OutputLimit
+	}
+	return false
 }
 
 // CheckGrantRequest carries the grant a shell presented to the proxy.
@@ -1647,7 +1656,7 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x01(\fR\x04data\"T\n" +
 	"\vJobFinished\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12.\n" +
-	"\x04exit\x18\x02 \x01(\v2\x1a.turncli.worker.v1.JobExitR\x04exit\"\x98\x01\n" +
+	"\x04exit\x18\x02 \x01(\v2\x1a.turncli.worker.v1.JobExitR\x04exit\"\xbb\x01\n" +
 	"\aJobExit\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x1d\n" +
 	"\n" +
@@ -1655,7 +1664,8 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\ttimed_out\x18\x03 \x01(\bR\btimedOut\x12\x1c\n" +
 	"\tcancelled\x18\x04 \x01(\bR\tcancelled\x12\x1f\n" +
 	"\vstart_error\x18\x05 \x01(\tR\n" +
-	"startError\")\n" +
+	"startError\x12!\n" +
+	"\foutput_limit\x18\x06 \x01(\bR\voutputLimit\")\n" +
 	"\x11CheckGrantRequest\x12\x14\n" +
 	"\x05grant\x18\x01 \x01(\tR\x05grant\"\x14\n" +
 	"\x12CheckGrantResponse*a\n" +
