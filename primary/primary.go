@@ -226,7 +226,11 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor()),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
-	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")))
+	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")).
+		WithThreadStopper(func(ctx context.Context, channel, thread string) (int, error) {
+			cancelled, err := p.Interaction.CancelThreadQuestions(ctx, channel, thread)
+			return len(cancelled), err
+		}))
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)

@@ -2,15 +2,100 @@ package interaction
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/store"
 )
 
+// Live-feed events of question requests; their subject is store.QuestionSubject.
+const (
+	KindQuestionCreated   = "question.created"
+	KindQuestionUpdated   = "question.updated" // a draft was saved
+	KindQuestionSubmitted = "question.submitted"
+	KindQuestionCancelled = "question.cancelled"
+)
+
+// continueIndependent closes every ask_questions acknowledgement and refusal.
+const continueIndependent = "Until then continue only with work that does not depend on the answers: do not guess them, do not ask again and do not poll."
+
 func askQuestionsFunction() catalog.Function {
-	return catalog.Function{Name: "ask_questions", Description: "Not available yet."}
+	return catalog.Function{
+		Name: "ask_questions",
+		Description: "Ask the person you are answering a few questions in a form. It returns at once with the request id and never with answers: " +
+			"their answers resume this conversation when they submit them. Meanwhile continue only with work that does not depend on them. " +
+			"A person has one form waiting per thread at a time.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+			`"title":{"type":"string","description":"The form's title, 1..120 characters."},` +
+			`"questions":{"type":"array","description":"1..20 questions (at most 4 with presentation message).","items":{"type":"object","properties":{` +
+			`"id":{"type":"string","description":"A letter, then at most 39 letters, digits, '_' or '-'; unique in the form."},` +
+			`"prompt":{"type":"string","description":"The question, 1..300 characters."},` +
+			`"type":{"type":"string","enum":["single","multi","text"],"description":"single: pick one option (1..4 options); multi: pick any (1..10 options); text: a written answer (no options)."},` +
+			`"options":{"type":"array","description":"The choices of a single or multi question; values unique.","items":{"type":"object","properties":{` +
+			`"label":{"type":"string","description":"What the person sees, 1..60 characters."},` +
+			`"value":{"type":"string","description":"What the answer carries, 1..60 characters."}},` +
+			`"required":["label","value"],"additionalProperties":false}},` +
+			`"required":{"type":"boolean","description":"Whether it must be answered (default true)."},` +
+			`"allowCustom":{"type":"boolean","description":"Whether the person may answer in their own words (default true; text questions always allow it)."}},` +
+			`"required":["id","prompt","type"],"additionalProperties":false}},` +
+			`"presentation":{"type":"string","enum":["auto","message","modal"],"description":"How the form is shown (default auto)."}},` +
+			`"required":["title","questions"],"additionalProperties":false}`),
+	}
 }
 
-func (s *Service) askQuestions(context.Context, catalog.Call) (catalog.Result, error) {
-	return catalog.Result{}, errors.New("ask_questions is not available yet")
+// askQuestions saves a pending form for the requester and acknowledges it at once.
+func (s *Service) askQuestions(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+	f, err := parseForm(call.Arguments)
+	if err != nil {
+		return catalog.Result{}, err
+	}
+	id := call.Identity
+	if id.Thread == "" || id.Requester == "" {
+		return catalog.Result{}, errors.New("questions can be asked only in a thread, of the person the response answers")
+	}
+	db, err := s.questionStore()
+	if err != nil {
+		return catalog.Result{}, err
+	}
+	questions, err := json.Marshal(f.questions)
+	if err != nil {
+		return catalog.Result{}, err
+	}
+	q, created, err := db.SaveQuestionRequest(ctx, store.NewQuestionRequest{
+		Channel: id.Channel, Thread: id.Thread, Requester: id.Requester, Agent: id.Agent, ResponseID: id.ResponseID,
+		Title: f.title, Presentation: f.presentation, Questions: questions,
+	})
+	switch {
+	case errors.Is(err, store.ErrConflict) && q.ID != 0:
+		return catalog.Result{}, fmt.Errorf("questions request %d is still waiting for %s's answers in this thread; "+
+			"a different request can be asked only after it is answered or cancelled. %s", q.ID, q.Requester, continueIndependent)
+	case err != nil:
+		return catalog.Result{}, err
+	}
+	text := fmt.Sprintf("Saved questions request %d for %s; their answers resume this conversation once they submit them. %s",
+		q.ID, q.Requester, continueIndependent)
+	if created {
+		s.log.Info("questions asked", "question", q.ID, "channel", q.Channel)
+		s.publishQuestion(KindQuestionCreated, q)
+	} else {
+		text = fmt.Sprintf("The same questions are already waiting as request %d; nothing new was saved. %s", q.ID, continueIndependent)
+	}
+	return catalog.Result{Value: map[string]any{"status": "pending", "request_id": q.ID, "message": text}}, nil
+}
+
+// questionStore is the part of the store that keeps question requests.
+func (s *Service) questionStore() (store.Questions, error) { return s.cfg.Store, nil }
+
+// publishQuestion puts a request's change on the live feed (never the answers: people read
+// those from the operator API).
+func (s *Service) publishQuestion(kind string, q store.QuestionRequest) {
+	data := map[string]any{
+		"id": q.ID, "status": string(q.Status), "channel": q.Channel, "thread": q.Thread, "requester": q.Requester,
+		"agent": q.Agent, "response_id": q.ResponseID, "title": q.Title, "presentation": q.Presentation,
+		"revision": q.Revision, "cancelled_by": q.CancelledBy, "updated_at": q.UpdatedAt.Format(time.RFC3339Nano),
+	}
+	s.cfg.Events.Publish(kind, store.QuestionSubject(q.ID), data)
 }

@@ -26,6 +26,9 @@ type Store interface {
 	store.Approvals
 	store.Operators
 	store.Continuations
+	store.Prompts
+	store.Questions
+	store.Progress
 }
 
 // Config is what the toolkit needs.

@@ -19,8 +19,9 @@ import (
 // Server implements ResponseService.
 type Server struct {
 	responsev1.UnimplementedResponseServiceServer
-	responses *response.Manager
-	log       *slog.Logger
+	responses  *response.Manager
+	log        *slog.Logger
+	stopThread ThreadStopper
 }
 
 // NewServer returns the ResponseService handlers.

@@ -1501,6 +1501,98 @@ func (*CloseResponseResponse) Descriptor() ([]byte, []int) {
 	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{20}
 }
 
+// StopThreadRequest names the thread that stopped.
+type StopThreadRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The conversation; its thread must not be empty.
+	Conversation  *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopThreadRequest) Reset() {
+	*x = StopThreadRequest{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopThreadRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopThreadRequest) ProtoMessage() {}
+
+func (x *StopThreadRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopThreadRequest.ProtoReflect.Descriptor instead.
+func (*StopThreadRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *StopThreadRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+// StopThreadResponse says what stopping it cancelled.
+type StopThreadResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many pending question requests were cancelled.
+	CancelledQuestions uint32 `protobuf:"varint,1,opt,name=cancelled_questions,json=cancelledQuestions,proto3" json:"cancelled_questions,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *StopThreadResponse) Reset() {
+	*x = StopThreadResponse{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopThreadResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopThreadResponse) ProtoMessage() {}
+
+func (x *StopThreadResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopThreadResponse.ProtoReflect.Descriptor instead.
+func (*StopThreadResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *StopThreadResponse) GetCancelledQuestions() uint32 {
+	if x != nil {
+		return x.CancelledQuestions
+	}
+	return 0
+}
+
 var File_turncli_response_v1_response_proto protoreflect.FileDescriptor
 
 const file_turncli_response_v1_response_proto_rawDesc = "" +
@@ -1593,7 +1685,11 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x14CloseResponseRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\"\x17\n" +
-	"\x15CloseResponseResponse*X\n" +
+	"\x15CloseResponseResponse\"Z\n" +
+	"\x11StopThreadRequest\x12E\n" +
+	"\fconversation\x18\x01 \x01(\v2!.turncli.response.v1.ConversationR\fconversation\"E\n" +
+	"\x12StopThreadResponse\x12/\n" +
+	"\x13cancelled_questions\x18\x01 \x01(\rR\x12cancelledQuestions*X\n" +
 	"\tShellMode\x12\x1a\n" +
 	"\x16SHELL_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13SHELL_MODE_STANDARD\x10\x01\x12\x16\n" +
@@ -1618,7 +1714,8 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x13CALL_STATUS_WAITING\x10\x03\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x04\x12\x16\n" +
 	"\x12CALL_STATUS_FAILED\x10\x05\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x062\xae\t\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x062\xb7\n" +
+	"\n" +
 	"\x0fResponseService\x12}\n" +
 	"\fOpenResponse\x12(.turncli.response.v1.OpenResponseRequest\x1a).turncli.response.v1.OpenResponseResponse\"\x18\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/v1/responses\x12\x83\x01\n" +
 	"\aRunBash\x12#.turncli.response.v1.RunBashRequest\x1a$.turncli.response.v1.RunBashResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /v1/responses/{response_id}/bash0\x01\x12\x8d\x01\n" +
@@ -1628,7 +1725,9 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\rFenceResponse\x12).turncli.response.v1.FenceResponseRequest\x1a*.turncli.response.v1.FenceResponseResponse\")\x82\xd3\xe4\x93\x02#\"!/v1/responses/{response_id}:fence\x12\x99\x01\n" +
 	"\rRetireCatalog\x12).turncli.response.v1.RetireCatalogRequest\x1a*.turncli.response.v1.RetireCatalogResponse\"1\x82\xd3\xe4\x93\x02+\")/v1/responses/{response_id}:retireCatalog\x12\x9c\x01\n" +
 	"\rRebindCatalog\x12).turncli.response.v1.RebindCatalogRequest\x1a*.turncli.response.v1.RebindCatalogResponse\"4\x82\xd3\xe4\x93\x02.:\x01*\")/v1/responses/{response_id}:rebindCatalog\x12\x91\x01\n" +
-	"\rCloseResponse\x12).turncli.response.v1.CloseResponseRequest\x1a*.turncli.response.v1.CloseResponseResponse\")\x82\xd3\xe4\x93\x02#\"!/v1/responses/{response_id}:closeB?Z=github.com/turncli/turncli/gen/turncli/response/v1;responsev1b\x06proto3"
+	"\rCloseResponse\x12).turncli.response.v1.CloseResponseRequest\x1a*.turncli.response.v1.CloseResponseResponse\")\x82\xd3\xe4\x93\x02#\"!/v1/responses/{response_id}:close\x12\x86\x01\n" +
+	"\n" +
+	"StopThread\x12&.turncli.response.v1.StopThreadRequest\x1a'.turncli.response.v1.StopThreadResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/conversations:stopThreadB?Z=github.com/turncli/turncli/gen/turncli/response/v1;responsev1b\x06proto3"
 
 var (
 	file_turncli_response_v1_response_proto_rawDescOnce sync.Once
@@ -1643,7 +1742,7 @@ func file_turncli_response_v1_response_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_response_v1_response_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_turncli_response_v1_response_proto_goTypes = []any{
 	(ShellMode)(0),                // 0: turncli.response.v1.ShellMode
 	(Origin)(0),                   // 1: turncli.response.v1.Origin
@@ -1670,46 +1769,51 @@ var file_turncli_response_v1_response_proto_goTypes = []any{
 	(*RebindCatalogResponse)(nil), // 22: turncli.response.v1.RebindCatalogResponse
 	(*CloseResponseRequest)(nil),  // 23: turncli.response.v1.CloseResponseRequest
 	(*CloseResponseResponse)(nil), // 24: turncli.response.v1.CloseResponseResponse
-	nil,                           // 25: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
-	(*durationpb.Duration)(nil),   // 26: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 27: google.protobuf.Timestamp
+	(*StopThreadRequest)(nil),     // 25: turncli.response.v1.StopThreadRequest
+	(*StopThreadResponse)(nil),    // 26: turncli.response.v1.StopThreadResponse
+	nil,                           // 27: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	(*durationpb.Duration)(nil),   // 28: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
 }
 var file_turncli_response_v1_response_proto_depIdxs = []int32{
 	4,  // 0: turncli.response.v1.OpenResponseRequest.conversation:type_name -> turncli.response.v1.Conversation
 	0,  // 1: turncli.response.v1.OpenResponseRequest.shell_mode:type_name -> turncli.response.v1.ShellMode
 	5,  // 2: turncli.response.v1.OpenResponseRequest.context_documents:type_name -> turncli.response.v1.ContextDocument
-	26, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
+	28, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
 	1,  // 4: turncli.response.v1.OpenResponseRequest.origin:type_name -> turncli.response.v1.Origin
-	27, // 5: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	26, // 6: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
+	29, // 5: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	28, // 6: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
 	10, // 7: turncli.response.v1.RunBashResponse.output:type_name -> turncli.response.v1.OutputChunk
 	11, // 8: turncli.response.v1.RunBashResponse.result:type_name -> turncli.response.v1.BashResult
 	2,  // 9: turncli.response.v1.OutputChunk.stream:type_name -> turncli.response.v1.OutputStream
 	12, // 10: turncli.response.v1.BashResult.receipts:type_name -> turncli.response.v1.Receipt
 	3,  // 11: turncli.response.v1.Receipt.status:type_name -> turncli.response.v1.CallStatus
-	25, // 12: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	27, // 12: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
 	12, // 13: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
-	6,  // 14: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
-	8,  // 15: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
-	13, // 16: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
-	15, // 17: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
-	17, // 18: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
-	19, // 19: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
-	21, // 20: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
-	23, // 21: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
-	7,  // 22: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
-	9,  // 23: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
-	14, // 24: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
-	16, // 25: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
-	18, // 26: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
-	20, // 27: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
-	22, // 28: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
-	24, // 29: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	4,  // 14: turncli.response.v1.StopThreadRequest.conversation:type_name -> turncli.response.v1.Conversation
+	6,  // 15: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
+	8,  // 16: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
+	13, // 17: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
+	15, // 18: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
+	17, // 19: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
+	19, // 20: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
+	21, // 21: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
+	23, // 22: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
+	25, // 23: turncli.response.v1.ResponseService.StopThread:input_type -> turncli.response.v1.StopThreadRequest
+	7,  // 24: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
+	9,  // 25: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
+	14, // 26: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
+	16, // 27: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
+	18, // 28: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
+	20, // 29: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
+	22, // 30: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
+	24, // 31: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
+	26, // 32: turncli.response.v1.ResponseService.StopThread:output_type -> turncli.response.v1.StopThreadResponse
+	24, // [24:33] is the sub-list for method output_type
+	15, // [15:24] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_turncli_response_v1_response_proto_init() }
@@ -1727,7 +1831,7 @@ func file_turncli_response_v1_response_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_response_v1_response_proto_rawDesc), len(file_turncli_response_v1_response_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   22,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

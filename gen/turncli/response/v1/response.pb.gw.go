@@ -356,6 +356,33 @@ func local_request_ResponseService_CloseResponse_0(ctx context.Context, marshale
 	return msg, metadata, err
 }
 
+func request_ResponseService_StopThread_0(ctx context.Context, marshaler runtime.Marshaler, client ResponseServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq StopThreadRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.StopThread(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ResponseService_StopThread_0(ctx context.Context, marshaler runtime.Marshaler, server ResponseServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq StopThreadRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.StopThread(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterResponseServiceHandlerServer registers the http handlers for service ResponseService to "mux".
 // UnaryRPC     :call ResponseServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -508,6 +535,26 @@ func RegisterResponseServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 			return
 		}
 		forward_ResponseService_CloseResponse_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_ResponseService_StopThread_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/turncli.response.v1.ResponseService/StopThread", runtime.WithHTTPPathPattern("/v1/conversations:stopThread"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ResponseService_StopThread_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ResponseService_StopThread_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -685,6 +732,23 @@ func RegisterResponseServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_ResponseService_CloseResponse_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_ResponseService_StopThread_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/turncli.response.v1.ResponseService/StopThread", runtime.WithHTTPPathPattern("/v1/conversations:stopThread"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ResponseService_StopThread_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ResponseService_StopThread_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -697,6 +761,7 @@ var (
 	pattern_ResponseService_RetireCatalog_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "responses", "response_id"}, "retireCatalog"))
 	pattern_ResponseService_RebindCatalog_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "responses", "response_id"}, "rebindCatalog"))
 	pattern_ResponseService_CloseResponse_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "responses", "response_id"}, "close"))
+	pattern_ResponseService_StopThread_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "conversations"}, "stopThread"))
 )
 
 var (
@@ -708,4 +773,5 @@ var (
 	forward_ResponseService_RetireCatalog_0 = runtime.ForwardResponseMessage
 	forward_ResponseService_RebindCatalog_0 = runtime.ForwardResponseMessage
 	forward_ResponseService_CloseResponse_0 = runtime.ForwardResponseMessage
+	forward_ResponseService_StopThread_0    = runtime.ForwardResponseMessage
 )

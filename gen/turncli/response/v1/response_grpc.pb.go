@@ -27,6 +27,7 @@ const (
 	ResponseService_RetireCatalog_FullMethodName = "/turncli.response.v1.ResponseService/RetireCatalog"
 	ResponseService_RebindCatalog_FullMethodName = "/turncli.response.v1.ResponseService/RebindCatalog"
 	ResponseService_CloseResponse_FullMethodName = "/turncli.response.v1.ResponseService/CloseResponse"
+	ResponseService_StopThread_FullMethodName    = "/turncli.response.v1.ResponseService/StopThread"
 )
 
 // ResponseServiceClient is the client API for ResponseService service.
@@ -85,6 +86,12 @@ type ResponseServiceClient interface {
 	// receipts, stop the response's commands. Blocks until all of that is done. Closing twice is
 	// not an error.
 	CloseResponse(ctx context.Context, in *CloseResponseRequest, opts ...grpc.CallOption) (*CloseResponseResponse, error)
+	// StopThread tells the primary a conversation thread has stopped (the people left it, or
+	// the runtime ended it): the thread's pending ask_questions requests are cancelled and can
+	// no longer be answered.
+	//
+	// Blocks: no. REST: `POST /v1/conversations:stopThread`.
+	StopThread(ctx context.Context, in *StopThreadRequest, opts ...grpc.CallOption) (*StopThreadResponse, error)
 }
 
 type responseServiceClient struct {
@@ -184,6 +191,16 @@ func (c *responseServiceClient) CloseResponse(ctx context.Context, in *CloseResp
 	return out, nil
 }
 
+func (c *responseServiceClient) StopThread(ctx context.Context, in *StopThreadRequest, opts ...grpc.CallOption) (*StopThreadResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopThreadResponse)
+	err := c.cc.Invoke(ctx, ResponseService_StopThread_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ResponseServiceServer is the server API for ResponseService service.
 // All implementations must embed UnimplementedResponseServiceServer
 // for forward compatibility.
@@ -240,6 +257,12 @@ type ResponseServiceServer interface {
 	// receipts, stop the response's commands. Blocks until all of that is done. Closing twice is
 	// not an error.
 	CloseResponse(context.Context, *CloseResponseRequest) (*CloseResponseResponse, error)
+	// StopThread tells the primary a conversation thread has stopped (the people left it, or
+	// the runtime ended it): the thread's pending ask_questions requests are cancelled and can
+	// no longer be answered.
+	//
+	// Blocks: no. REST: `POST /v1/conversations:stopThread`.
+	StopThread(context.Context, *StopThreadRequest) (*StopThreadResponse, error)
 	mustEmbedUnimplementedResponseServiceServer()
 }
 
@@ -273,6 +296,9 @@ func (UnimplementedResponseServiceServer) RebindCatalog(context.Context, *Rebind
 }
 func (UnimplementedResponseServiceServer) CloseResponse(context.Context, *CloseResponseRequest) (*CloseResponseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CloseResponse not implemented")
+}
+func (UnimplementedResponseServiceServer) StopThread(context.Context, *StopThreadRequest) (*StopThreadResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StopThread not implemented")
 }
 func (UnimplementedResponseServiceServer) mustEmbedUnimplementedResponseServiceServer() {}
 func (UnimplementedResponseServiceServer) testEmbeddedByValue()                         {}
@@ -432,6 +458,24 @@ func _ResponseService_CloseResponse_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ResponseService_StopThread_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopThreadRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResponseServiceServer).StopThread(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResponseService_StopThread_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResponseServiceServer).StopThread(ctx, req.(*StopThreadRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ResponseService_ServiceDesc is the grpc.ServiceDesc for ResponseService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -466,6 +510,10 @@ var ResponseService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CloseResponse",
 			Handler:    _ResponseService_CloseResponse_Handler,
+		},
+		{
+			MethodName: "StopThread",
+			Handler:    _ResponseService_StopThread_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,38 @@
+package responseapi
+
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+)
+
+// ThreadStopper ends what waits on a thread's people when the thread stops (the interaction
+// toolkit's pending questions) and says how many requests it cancelled.
+type ThreadStopper func(ctx context.Context, channel, thread string) (int, error)
+
+// WithThreadStopper sets what StopThread does; without one StopThread is Unavailable.
+func (s *Server) WithThreadStopper(f ThreadStopper) *Server {
+	s.stopThread = f
+	return s
+}
+
+// StopThread implements ResponseService.
+func (s *Server) StopThread(ctx context.Context, req *responsev1.StopThreadRequest) (*responsev1.StopThreadResponse, error) {
+	c := req.GetConversation()
+	if c.GetChannel() == "" || c.GetThread() == "" {
+		return nil, status.Error(codes.InvalidArgument, "conversation.channel and conversation.thread are required")
+	}
+	if s.stopThread == nil {
+		return nil, status.Error(codes.Unavailable, "this primary keeps nothing that waits on threads")
+	}
+	n, err := s.stopThread(ctx, c.GetChannel(), c.GetThread())
+	if err != nil {
+		s.log.Error("stop thread", "channel", c.GetChannel(), "err", err)
+		return nil, status.Error(codes.Internal, "the thread's pending requests could not be cancelled; try again")
+	}
+	s.log.Info("thread stopped", "channel", c.GetChannel(), "thread", c.GetThread(), "cancelled_questions", n)
+	return &responsev1.StopThreadResponse{CancelledQuestions: uint32(n)}, nil
+}
