@@ -441,27 +441,10 @@ func (m *Manager) secretsOf(t *tracked) []string {
 	return out
 }
 
-// ReadLog returns up to limit bytes of a job's log from offset, with the primary's
-// credentials redacted (a redacted range can be shorter than the bytes it covers).
-func (m *Manager) ReadLog(ctx context.Context, id, offset int64, limit int) ([]byte, error) {
-	rec, err := m.cfg.Store.Job(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(rec.LogPath)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, limit)
-	n, err := f.ReadAt(buf, offset)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return []byte(redact(string(buf[:n]), m.secretsOf(m.tracked(id)))), nil
+// RedactLog returns a read of job id's log with the primary's credentials (and the job's
+// own, while it runs) replaced; a redacted read can be shorter than the bytes it covers.
+func (m *Manager) RedactLog(id int64, data []byte) []byte {
+	return []byte(redact(string(data), m.secretsOf(m.tracked(id))))
 }
 
 // redact replaces every known secret value in s.

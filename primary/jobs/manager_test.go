@@ -530,3 +530,23 @@ func TestJobChangesArePublished(t *testing.T) {
 		}
 	}
 }
+
+func TestKnownSecretsAreRedactedFromTailsContinuationsAndLogReads(t *testing.T) {
+	const secret = "runtime-credential-0123456789"
+	e := newEnv(t, func(c *Config) { c.Secrets = func() []string { return []string{secret} } })
+	id := e.start(t, e.spec(t, "echo leaked "+secret))
+	j := e.finished(t, id)
+	raw := readFile(t, j.LogPath)
+	if !strings.Contains(raw, secret) {
+		t.Fatalf("the log itself should hold what the job wrote: %q", raw)
+	}
+	for what, text := range map[string]string{
+		"tail":         j.Tail,
+		"continuation": e.continuations(t, id)[0].Text,
+		"log read":     string(e.m.RedactLog(id, []byte(raw))),
+	} {
+		if strings.Contains(text, secret) || !strings.Contains(text, "leaked [redacted]") {
+			t.Errorf("%s = %q, want the secret redacted", what, text)
+		}
+	}
+}

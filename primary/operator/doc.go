@@ -4,11 +4,14 @@
 // OperatorService call by its bearer credential (compared in constant time against every
 // stored digest) and authorises each method by the operator's role (member or admin).
 //
-// It lists, reads and cancels background jobs through the jobs engine and decides durable
-// approvals through the approvals engine it is given (Jobs, Approvals), and reads approvals
-// from the store.
+// It lists, reads and cancels background jobs through the jobs engine, decides durable
+// approvals, prompts and question forms through the engines it is given (Jobs, Approvals,
+// Prompts, Questions), lists progress snapshots (Progress), reads approvals from the store,
+// shows the live responses read-only (response.Manager) and streams the live feed of changes
+// (events.Bus) to watchers.
 //
 // It does not authorise other services (package roleauth does, and an operator credential
-// never passes it), does not keep conversation modes, approvals or the audit log itself (the
-// store does), and neither runs jobs nor re-runs an approval's gates (the engines do).
+// never passes it), does not keep conversation modes, approvals, prompts, questions, progress
+// or the audit log itself (the store does), neither runs jobs nor re-runs an approval's gates
+// nor checks answers (the engines do), and never changes a response.
 package operator

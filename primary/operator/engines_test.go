@@ -2,8 +2,10 @@ package operator_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/turncli/turncli/primary/jobs"
@@ -110,4 +112,82 @@ func (e *storeApprovals) Deny(ctx context.Context, id int64, by store.Operator, 
 
 func (e *storeApprovals) Comment(ctx context.Context, id int64, by store.Operator, text string) (store.Approval, error) {
 	return e.st.CommentApproval(ctx, id, by.Name, text)
+}
+
+// storePrompts stands in for the prompts engine over the real store, with its one role rule:
+// only an admin allows a tool for a whole conversation. Nobody waits on its prompts.
+type storePrompts struct{ st *sqlite.Store }
+
+func (e storePrompts) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
+	return e.st.ListPrompts(ctx, f)
+}
+
+func (e storePrompts) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
+	return e.st.Prompt(ctx, id)
+}
+
+func (e storePrompts) DecidePrompt(ctx context.Context, id int64, by store.Operator, d operator.PromptDecision) (store.Prompt, error) {
+	if d.Action == store.DecisionAllowConversation && by.Role != store.RoleAdmin {
+		return store.Prompt{}, fmt.Errorf("%w: only an admin can allow a tool for the whole conversation", store.ErrForbidden)
+	}
+	return e.st.DecidePrompt(ctx, id, by.Name, d.Action, strings.TrimSpace(d.Text))
+}
+
+// storeQuestions stands in for the questions engine over the real store: only the requester
+// answers (the requester or an admin cancels), answers must be a JSON object, and their
+// meaning is not checked.
+type storeQuestions struct{ st *sqlite.Store }
+
+func (e storeQuestions) ListQuestions(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
+	return e.st.ListQuestionRequests(ctx, f)
+}
+
+func (e storeQuestions) Question(ctx context.Context, id int64) (store.QuestionRequest, error) {
+	return e.st.QuestionRequest(ctx, id)
+}
+
+func (e storeQuestions) SaveQuestionDraft(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
+	if err := e.answerable(ctx, id, by, answers); err != nil {
+		return store.QuestionRequest{}, err
+	}
+	return e.st.SaveQuestionDraft(ctx, id, revision, answers)
+}
+
+func (e storeQuestions) SubmitQuestionAnswers(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
+	if err := e.answerable(ctx, id, by, answers); err != nil {
+		return store.QuestionRequest{}, err
+	}
+	q, err := e.st.QuestionRequest(ctx, id)
+	if err != nil {
+		return store.QuestionRequest{}, err
+	}
+	return e.st.SubmitQuestionAnswers(ctx, id, revision, by.Name, answers, store.NewContinuation{
+		IdempotencyKey: store.QuestionContinuationKey(id), Channel: q.Channel, Thread: q.Thread, Text: "answered",
+	})
+}
+
+func (e storeQuestions) CancelQuestion(ctx context.Context, id int64, by store.Operator) (store.QuestionRequest, error) {
+	q, err := e.st.QuestionRequest(ctx, id)
+	if err != nil {
+		return store.QuestionRequest{}, err
+	}
+	if by.Name != q.Requester && by.Role != store.RoleAdmin {
+		return store.QuestionRequest{}, fmt.Errorf("%w: only %s or an admin can cancel", store.ErrForbidden, q.Requester)
+	}
+	return e.st.CancelQuestionRequest(ctx, id, by.Name)
+}
+
+func (e storeQuestions) answerable(ctx context.Context, id int64, by store.Operator, answers json.RawMessage) error {
+	q, err := e.st.QuestionRequest(ctx, id)
+	if err != nil {
+		return err
+	}
+	if by.Name != q.Requester {
+		return fmt.Errorf("%w: only %s answers", store.ErrForbidden, q.Requester)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(answers, &m); err != nil {
+		return fmt.Errorf("%w: answers must be a JSON object", store.ErrInvalid)
+	}
+	return nil
 }

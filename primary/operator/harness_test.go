@@ -2,6 +2,7 @@ package operator_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -19,27 +20,40 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
+	"github.com/turncli/turncli/primary/toolkits/testtk"
 )
 
 // apiEnv is OperatorService over bufconn, behind the real authenticator, over a real SQLite
-// store, with its REST gateway; the jobs and approvals engines are the store-backed doubles
-// of engines_test.go.
+// store, with its REST gateway. The jobs, approvals, prompts and questions engines are the
+// store-backed doubles of engines_test.go; progress is read from the store itself; responses
+// are a real response.Manager over the test toolkit (shells never run), and the feed a real
+// events.Bus.
 type apiEnv struct {
+	srv       *operator.Server
 	store     *sqlite.Store
 	jobs      *storeJobs
 	approvals *storeApprovals
+	responses *response.Manager
+	testtk    *testtk.Toolkit
+	bus       *events.Bus
 	// admin ("ada") and member ("mia") are clients with those operators' credentials.
 	admin, member operatorv1.OperatorServiceClient
 	// adminToken and memberToken are their credentials, for REST.
 	adminToken, memberToken string
 	rest                    http.Handler
+	lis                     *bufconn.Listener
+	// streamEnded receives the status of every streaming call when its handler returns.
+	streamEnded chan error
 }
 
-// startAPI starts the service; engines says whether the jobs and approvals engines are
-// configured.
+// startAPI starts the service; engines says whether its engines are configured.
 func startAPI(t *testing.T, engines bool) *apiEnv {
 	t.Helper()
 	ctx := context.Background()
@@ -57,15 +71,35 @@ func startAPI(t *testing.T, engines bool) *apiEnv {
 	}
 	e.memberToken = mustAdd(t, st, "mia", store.RoleMember)
 
+	e.testtk = testtk.New()
+	reg := catalog.NewRegistry()
+	if err := reg.Register(ctx, e.testtk); err != nil {
+		t.Fatal(err)
+	}
+	e.responses = response.NewManager(response.Config{Registry: reg, Shells: noShells{}})
+	t.Cleanup(e.responses.CloseAll)
+	e.bus = events.New()
+
 	logger := slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	srv := operator.NewServer(st, logger)
+	e.srv = operator.NewServer(st, logger)
 	if engines {
-		srv = srv.WithJobs(e.jobs).WithApprovals(e.approvals)
+		e.srv = e.srv.WithJobs(e.jobs).WithApprovals(e.approvals).WithPrompts(storePrompts{st}).WithQuestions(storeQuestions{st}).
+			WithProgress(st).WithResponses(e.responses).WithEvents(e.bus)
 	}
 	auth := operator.NewAuthenticator(st)
-	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(auth.StreamInterceptor()))
-	operatorv1.RegisterOperatorServiceServer(gs, srv)
+	e.streamEnded = make(chan error, 16)
+	ended := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		err := h(srv, ss)
+		select {
+		case e.streamEnded <- err:
+		default:
+		}
+		return err
+	}
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(auth.StreamInterceptor(), ended))
+	operatorv1.RegisterOperatorServiceServer(gs, e.srv)
 	lis := bufconn.Listen(1 << 20)
+	e.lis = lis
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)
 
@@ -97,7 +131,7 @@ func mustAdd(t *testing.T, st store.Operators, name string, role store.OperatorR
 }
 
 // dialBufconn connects to lis, sending token as the bearer credential ("" for none).
-func dialBufconn(t *testing.T, lis *bufconn.Listener, token string) *grpc.ClientConn {
+func dialBufconn(t *testing.T, lis *bufconn.Listener, token string, extra ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
 	opts := []grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
@@ -106,8 +140,11 @@ func dialBufconn(t *testing.T, lis *bufconn.Listener, token string) *grpc.Client
 	if token != "" {
 		opts = append(opts, grpc.WithUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 			return invoker(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), method, req, reply, cc, opts...)
+		}), grpc.WithStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+			return streamer(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), desc, cc, method, opts...)
 		}))
 	}
+	opts = append(opts, extra...)
 	conn, err := grpc.NewClient("passthrough:///operator", opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -146,4 +183,17 @@ type testWriter struct{ t testing.TB }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// noShells stands in for the shell launcher of responses whose shells never run: it only
+// names an Agent CLI address, so that a test can read a response's grant from its shell
+// environment.
+type noShells struct{}
+
+func (noShells) Run(context.Context, response.ShellCommand, bashexec.Output) (bashexec.Result, error) {
+	return bashexec.Result{}, errors.New("no shells in this test")
+}
+
+func (noShells) AgentCLIURL(string, *response.Binding) (string, error) {
+	return "http://127.0.0.1:9", nil
 }

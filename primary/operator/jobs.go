@@ -30,6 +30,12 @@ type Jobs interface {
 	Cancel(ctx context.Context, id int64) error
 }
 
+// LogRedactor is implemented by a jobs engine that knows secret values a log may hold; a
+// log read is passed through it before anyone sees it.
+type LogRedactor interface {
+	RedactLog(id int64, data []byte) []byte
+}
+
 // WithJobs makes j the engine behind ListJobs, GetJob, GetJobLog and CancelJob, which are
 // UNAVAILABLE without one, and returns s. Call it before s serves.
 func (s *Server) WithJobs(j Jobs) *Server {
@@ -191,6 +197,9 @@ func (s *Server) GetJobLog(ctx context.Context, req *operatorv1.GetJobLogRequest
 	if err != nil {
 		s.logger.Error("job log read failed", "job", j.ID, "err", err)
 		return nil, status.Errorf(codes.Internal, "the log of job %d could not be read; see the primary's log", j.ID)
+	}
+	if r, ok := s.jobs.(LogRedactor); ok {
+		data = r.RedactLog(j.ID, data)
 	}
 	return &httpbody.HttpBody{ContentType: logContentType, Data: data}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -12,7 +13,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -30,18 +33,34 @@ type Store interface {
 type Server struct {
 	operatorv1.UnimplementedOperatorServiceServer
 	store     Store
-	jobs      Jobs      // nil: the jobs methods are UNAVAILABLE
-	approvals Approvals // nil: DecideApproval is UNAVAILABLE
+	jobs      Jobs              // nil: the jobs methods are UNAVAILABLE
+	approvals Approvals         // nil: DecideApproval is UNAVAILABLE
+	prompts   Prompts           // nil: the prompt methods are UNAVAILABLE
+	questions Questions         // nil: the question methods are UNAVAILABLE
+	progress  Progress          // nil: ListProgress is UNAVAILABLE
+	responses *response.Manager // nil: ListResponses is UNAVAILABLE
+	events    *events.Bus       // nil: WatchEvents is UNAVAILABLE
 	logger    *slog.Logger
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: every watch ends
 }
 
-// NewServer returns the service over st. The jobs and approvals engines are added with
-// WithJobs and WithApprovals.
+// NewServer returns the service over st. The engines are added with the With… methods
+// (WithJobs, WithApprovals, WithPrompts, WithQuestions, WithProgress, WithResponses,
+// WithEvents) before the server serves.
 func NewServer(st Store, logger *slog.Logger) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{store: st, logger: logger}
+	return &Server{store: st, logger: logger, closed: make(chan struct{})}
+}
+
+// Close ends every WatchEvents stream with UNAVAILABLE and refuses new ones, so that a
+// stopping primary's graceful stop does not wait for watchers. Every other method keeps
+// working. Closing twice is harmless.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closed) })
 }
 
 // caller returns the authenticated operator, requiring admin when admin is set.
@@ -138,6 +157,8 @@ func toStatus(err error) error {
 	switch {
 	case errors.Is(err, store.ErrInvalid):
 		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, store.ErrForbidden):
+		return status.Error(codes.PermissionDenied, err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error())
 	case errors.Is(err, store.ErrConflict):
@@ -175,6 +196,23 @@ func timestamp(t time.Time) *timestamppb.Timestamp {
 		return nil
 	}
 	return timestamppb.New(t)
+}
+
+// protoOf returns the proto value m maps to v: the zero value (…_UNSPECIFIED) for a v that
+// none maps to, and for the empty v the filters map it from.
+func protoOf[P comparable, V comparable](m map[P]V, v V) P {
+	var zero V
+	if v == zero {
+		var none P
+		return none
+	}
+	for p, mv := range m {
+		if mv == v {
+			return p
+		}
+	}
+	var none P
+	return none
 }
 
 var modeFromProto = map[operatorv1.Mode]store.Mode{

@@ -31,11 +31,12 @@ type Role int32
 const (
 	// Never returned.
 	Role_ROLE_UNSPECIFIED Role = 0
-	// Denies and comments on approvals, answers questions, cancels jobs; reads conversation
-	// modes, jobs and approvals.
+	// Denies and comments on approvals, decides prompts (except allowing a tool for a whole
+	// conversation), answers the questions put to them, cancels jobs; reads conversation modes,
+	// jobs, approvals, prompts, questions, progress, live responses and the event feed.
 	Role_ROLE_MEMBER Role = 1
-	// A member who may also set conversation modes, approve background commands and read the
-	// audit log.
+	// A member who may also set conversation modes, approve background commands, allow a tool
+	// for a whole conversation and read the audit log.
 	Role_ROLE_ADMIN Role = 2
 )
 
@@ -365,6 +366,552 @@ func (x Decision) Number() protoreflect.EnumNumber {
 // Deprecated: Use Decision.Descriptor instead.
 func (Decision) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{5}
+}
+
+// PromptKind is what an agent asked with a prompt.
+type PromptKind int32
+
+const (
+	// Any kind, as a filter; never returned.
+	PromptKind_PROMPT_KIND_UNSPECIFIED PromptKind = 0
+	// request_approval: approve what the agent describes, or not.
+	PromptKind_PROMPT_KIND_APPROVAL PromptKind = 1
+	// permission_prompt: allow one tool use of an engine's agent, or not.
+	PromptKind_PROMPT_KIND_PERMISSION PromptKind = 2
+)
+
+// Enum value maps for PromptKind.
+var (
+	PromptKind_name = map[int32]string{
+		0: "PROMPT_KIND_UNSPECIFIED",
+		1: "PROMPT_KIND_APPROVAL",
+		2: "PROMPT_KIND_PERMISSION",
+	}
+	PromptKind_value = map[string]int32{
+		"PROMPT_KIND_UNSPECIFIED": 0,
+		"PROMPT_KIND_APPROVAL":    1,
+		"PROMPT_KIND_PERMISSION":  2,
+	}
+)
+
+func (x PromptKind) Enum() *PromptKind {
+	p := new(PromptKind)
+	*p = x
+	return p
+}
+
+func (x PromptKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PromptKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[6].Descriptor()
+}
+
+func (PromptKind) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[6]
+}
+
+func (x PromptKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PromptKind.Descriptor instead.
+func (PromptKind) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{6}
+}
+
+// PromptStatus is a prompt's state: PENDING, then APPROVED, DENIED or EXPIRED, all final.
+type PromptStatus int32
+
+const (
+	// Any state, as a filter; never returned.
+	PromptStatus_PROMPT_STATUS_UNSPECIFIED PromptStatus = 0
+	// Awaiting a decision while the agent waits for it (by default about 280 seconds at most).
+	PromptStatus_PROMPT_STATUS_PENDING PromptStatus = 1
+	// Approved, or the tool use allowed; decision says how.
+	PromptStatus_PROMPT_STATUS_APPROVED PromptStatus = 2
+	// Not approved: denied, or (an approval request) answered with a comment; decision says
+	// which.
+	PromptStatus_PROMPT_STATUS_DENIED PromptStatus = 3
+	// Closed without a decision: nobody decided in time, the waiting call ended, or the primary
+	// restarted while it waited (feedback says which). Never actionable.
+	PromptStatus_PROMPT_STATUS_EXPIRED PromptStatus = 4
+)
+
+// Enum value maps for PromptStatus.
+var (
+	PromptStatus_name = map[int32]string{
+		0: "PROMPT_STATUS_UNSPECIFIED",
+		1: "PROMPT_STATUS_PENDING",
+		2: "PROMPT_STATUS_APPROVED",
+		3: "PROMPT_STATUS_DENIED",
+		4: "PROMPT_STATUS_EXPIRED",
+	}
+	PromptStatus_value = map[string]int32{
+		"PROMPT_STATUS_UNSPECIFIED": 0,
+		"PROMPT_STATUS_PENDING":     1,
+		"PROMPT_STATUS_APPROVED":    2,
+		"PROMPT_STATUS_DENIED":      3,
+		"PROMPT_STATUS_EXPIRED":     4,
+	}
+)
+
+func (x PromptStatus) Enum() *PromptStatus {
+	p := new(PromptStatus)
+	*p = x
+	return p
+}
+
+func (x PromptStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PromptStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[7].Descriptor()
+}
+
+func (PromptStatus) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[7]
+}
+
+func (x PromptStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PromptStatus.Descriptor instead.
+func (PromptStatus) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{7}
+}
+
+// PromptAction is an operator's decision on a pending prompt.
+type PromptAction int32
+
+const (
+	// Not an action: refused as INVALID_ARGUMENT. In a Prompt: not decided.
+	PromptAction_PROMPT_ACTION_UNSPECIFIED PromptAction = 0
+	// Approve (approval requests).
+	PromptAction_PROMPT_ACTION_APPROVE PromptAction = 1
+	// Deny (either kind); text is an optional reason.
+	PromptAction_PROMPT_ACTION_DENY PromptAction = 2
+	// Request changes (approval requests): not approved, with text, required, as the feedback.
+	PromptAction_PROMPT_ACTION_COMMENT PromptAction = 3
+	// Allow this one tool use (permission prompts).
+	PromptAction_PROMPT_ACTION_ALLOW_ONCE PromptAction = 4
+	// Allow the tool in this thread (permission prompts).
+	PromptAction_PROMPT_ACTION_ALLOW_THREAD PromptAction = 5
+	// Allow the tool in this conversation from now on, persisted (permission prompts). Admins
+	// only.
+	PromptAction_PROMPT_ACTION_ALLOW_CONVERSATION PromptAction = 6
+)
+
+// Enum value maps for PromptAction.
+var (
+	PromptAction_name = map[int32]string{
+		0: "PROMPT_ACTION_UNSPECIFIED",
+		1: "PROMPT_ACTION_APPROVE",
+		2: "PROMPT_ACTION_DENY",
+		3: "PROMPT_ACTION_COMMENT",
+		4: "PROMPT_ACTION_ALLOW_ONCE",
+		5: "PROMPT_ACTION_ALLOW_THREAD",
+		6: "PROMPT_ACTION_ALLOW_CONVERSATION",
+	}
+	PromptAction_value = map[string]int32{
+		"PROMPT_ACTION_UNSPECIFIED":        0,
+		"PROMPT_ACTION_APPROVE":            1,
+		"PROMPT_ACTION_DENY":               2,
+		"PROMPT_ACTION_COMMENT":            3,
+		"PROMPT_ACTION_ALLOW_ONCE":         4,
+		"PROMPT_ACTION_ALLOW_THREAD":       5,
+		"PROMPT_ACTION_ALLOW_CONVERSATION": 6,
+	}
+)
+
+func (x PromptAction) Enum() *PromptAction {
+	p := new(PromptAction)
+	*p = x
+	return p
+}
+
+func (x PromptAction) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PromptAction) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[8].Descriptor()
+}
+
+func (PromptAction) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[8]
+}
+
+func (x PromptAction) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PromptAction.Descriptor instead.
+func (PromptAction) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{8}
+}
+
+// QuestionStatus is a question form's state: PENDING, then SUBMITTED or CANCELLED, both final.
+type QuestionStatus int32
+
+const (
+	// Any state, as a filter; never returned.
+	QuestionStatus_QUESTION_STATUS_UNSPECIFIED QuestionStatus = 0
+	// Awaiting the requester's answers; survives restarts.
+	QuestionStatus_QUESTION_STATUS_PENDING QuestionStatus = 1
+	// Answered; the conversation was resumed with the answers.
+	QuestionStatus_QUESTION_STATUS_SUBMITTED QuestionStatus = 2
+	// Cancelled before it was answered (by the requester or an admin, or because its thread was
+	// stopped).
+	QuestionStatus_QUESTION_STATUS_CANCELLED QuestionStatus = 3
+)
+
+// Enum value maps for QuestionStatus.
+var (
+	QuestionStatus_name = map[int32]string{
+		0: "QUESTION_STATUS_UNSPECIFIED",
+		1: "QUESTION_STATUS_PENDING",
+		2: "QUESTION_STATUS_SUBMITTED",
+		3: "QUESTION_STATUS_CANCELLED",
+	}
+	QuestionStatus_value = map[string]int32{
+		"QUESTION_STATUS_UNSPECIFIED": 0,
+		"QUESTION_STATUS_PENDING":     1,
+		"QUESTION_STATUS_SUBMITTED":   2,
+		"QUESTION_STATUS_CANCELLED":   3,
+	}
+)
+
+func (x QuestionStatus) Enum() *QuestionStatus {
+	p := new(QuestionStatus)
+	*p = x
+	return p
+}
+
+func (x QuestionStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (QuestionStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[9].Descriptor()
+}
+
+func (QuestionStatus) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[9]
+}
+
+func (x QuestionStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use QuestionStatus.Descriptor instead.
+func (QuestionStatus) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{9}
+}
+
+// QuestionPresentation is how the agent asked for a form to be shown.
+type QuestionPresentation int32
+
+const (
+	// Never returned.
+	QuestionPresentation_QUESTION_PRESENTATION_UNSPECIFIED QuestionPresentation = 0
+	// As the surface sees fit.
+	QuestionPresentation_QUESTION_PRESENTATION_AUTO QuestionPresentation = 1
+	// Inline in the conversation (at most 4 questions).
+	QuestionPresentation_QUESTION_PRESENTATION_MESSAGE QuestionPresentation = 2
+	// In a dialog.
+	QuestionPresentation_QUESTION_PRESENTATION_MODAL QuestionPresentation = 3
+)
+
+// Enum value maps for QuestionPresentation.
+var (
+	QuestionPresentation_name = map[int32]string{
+		0: "QUESTION_PRESENTATION_UNSPECIFIED",
+		1: "QUESTION_PRESENTATION_AUTO",
+		2: "QUESTION_PRESENTATION_MESSAGE",
+		3: "QUESTION_PRESENTATION_MODAL",
+	}
+	QuestionPresentation_value = map[string]int32{
+		"QUESTION_PRESENTATION_UNSPECIFIED": 0,
+		"QUESTION_PRESENTATION_AUTO":        1,
+		"QUESTION_PRESENTATION_MESSAGE":     2,
+		"QUESTION_PRESENTATION_MODAL":       3,
+	}
+)
+
+func (x QuestionPresentation) Enum() *QuestionPresentation {
+	p := new(QuestionPresentation)
+	*p = x
+	return p
+}
+
+func (x QuestionPresentation) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (QuestionPresentation) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[10].Descriptor()
+}
+
+func (QuestionPresentation) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[10]
+}
+
+func (x QuestionPresentation) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use QuestionPresentation.Descriptor instead.
+func (QuestionPresentation) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{10}
+}
+
+// ResponseOrigin is why a response's turn runs.
+type ResponseOrigin int32
+
+const (
+	// Never returned.
+	ResponseOrigin_RESPONSE_ORIGIN_UNSPECIFIED ResponseOrigin = 0
+	// A person's message.
+	ResponseOrigin_RESPONSE_ORIGIN_FOREGROUND ResponseOrigin = 1
+	// A background agent.
+	ResponseOrigin_RESPONSE_ORIGIN_BACKGROUND ResponseOrigin = 2
+	// A scheduled task.
+	ResponseOrigin_RESPONSE_ORIGIN_SCHEDULED ResponseOrigin = 3
+	// A turn resumed after a failure or restart.
+	ResponseOrigin_RESPONSE_ORIGIN_RECOVERY ResponseOrigin = 4
+	// A call through the runtime's own API.
+	ResponseOrigin_RESPONSE_ORIGIN_API ResponseOrigin = 5
+)
+
+// Enum value maps for ResponseOrigin.
+var (
+	ResponseOrigin_name = map[int32]string{
+		0: "RESPONSE_ORIGIN_UNSPECIFIED",
+		1: "RESPONSE_ORIGIN_FOREGROUND",
+		2: "RESPONSE_ORIGIN_BACKGROUND",
+		3: "RESPONSE_ORIGIN_SCHEDULED",
+		4: "RESPONSE_ORIGIN_RECOVERY",
+		5: "RESPONSE_ORIGIN_API",
+	}
+	ResponseOrigin_value = map[string]int32{
+		"RESPONSE_ORIGIN_UNSPECIFIED": 0,
+		"RESPONSE_ORIGIN_FOREGROUND":  1,
+		"RESPONSE_ORIGIN_BACKGROUND":  2,
+		"RESPONSE_ORIGIN_SCHEDULED":   3,
+		"RESPONSE_ORIGIN_RECOVERY":    4,
+		"RESPONSE_ORIGIN_API":         5,
+	}
+)
+
+func (x ResponseOrigin) Enum() *ResponseOrigin {
+	p := new(ResponseOrigin)
+	*p = x
+	return p
+}
+
+func (x ResponseOrigin) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ResponseOrigin) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[11].Descriptor()
+}
+
+func (ResponseOrigin) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[11]
+}
+
+func (x ResponseOrigin) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ResponseOrigin.Descriptor instead.
+func (ResponseOrigin) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{11}
+}
+
+// ShellMode is which tools a response's catalog offers.
+type ShellMode int32
+
+const (
+	// Never returned.
+	ShellMode_SHELL_MODE_UNSPECIFIED ShellMode = 0
+	// Only functions that finish inside a command.
+	ShellMode_SHELL_MODE_STANDARD ShellMode = 1
+	// Every tool of the response, including `shell`.
+	ShellMode_SHELL_MODE_MINIMAL ShellMode = 2
+)
+
+// Enum value maps for ShellMode.
+var (
+	ShellMode_name = map[int32]string{
+		0: "SHELL_MODE_UNSPECIFIED",
+		1: "SHELL_MODE_STANDARD",
+		2: "SHELL_MODE_MINIMAL",
+	}
+	ShellMode_value = map[string]int32{
+		"SHELL_MODE_UNSPECIFIED": 0,
+		"SHELL_MODE_STANDARD":    1,
+		"SHELL_MODE_MINIMAL":     2,
+	}
+)
+
+func (x ShellMode) Enum() *ShellMode {
+	p := new(ShellMode)
+	*p = x
+	return p
+}
+
+func (x ShellMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ShellMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[12].Descriptor()
+}
+
+func (ShellMode) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[12]
+}
+
+func (x ShellMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ShellMode.Descriptor instead.
+func (ShellMode) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{12}
+}
+
+// WindowState is the state of a response's window: the admission of one Bash command's CLI
+// calls.
+type WindowState int32
+
+const (
+	// Never returned.
+	WindowState_WINDOW_STATE_UNSPECIFIED WindowState = 0
+	// Its command runs; it admits calls.
+	WindowState_WINDOW_STATE_OPEN WindowState = 1
+	// Its command has exited; the calls it admitted are settling, and it still admits calls.
+	WindowState_WINDOW_STATE_DRAINING WindowState = 2
+	// Closed; it admits nothing.
+	WindowState_WINDOW_STATE_CLOSED WindowState = 3
+)
+
+// Enum value maps for WindowState.
+var (
+	WindowState_name = map[int32]string{
+		0: "WINDOW_STATE_UNSPECIFIED",
+		1: "WINDOW_STATE_OPEN",
+		2: "WINDOW_STATE_DRAINING",
+		3: "WINDOW_STATE_CLOSED",
+	}
+	WindowState_value = map[string]int32{
+		"WINDOW_STATE_UNSPECIFIED": 0,
+		"WINDOW_STATE_OPEN":        1,
+		"WINDOW_STATE_DRAINING":    2,
+		"WINDOW_STATE_CLOSED":      3,
+	}
+)
+
+func (x WindowState) Enum() *WindowState {
+	p := new(WindowState)
+	*p = x
+	return p
+}
+
+func (x WindowState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WindowState) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[13].Descriptor()
+}
+
+func (WindowState) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[13]
+}
+
+func (x WindowState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WindowState.Descriptor instead.
+func (WindowState) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{13}
+}
+
+// CallStatus is a receipt's status.
+type CallStatus int32
+
+const (
+	// Never returned.
+	CallStatus_CALL_STATUS_UNSPECIFIED CallStatus = 0
+	// Admitted, not yet dispatched.
+	CallStatus_CALL_STATUS_QUEUED CallStatus = 1
+	// The tool is working.
+	CallStatus_CALL_STATUS_RUNNING CallStatus = 2
+	// The tool waits for something outside (a person, a job).
+	CallStatus_CALL_STATUS_WAITING CallStatus = 3
+	// Finished with a result.
+	CallStatus_CALL_STATUS_COMPLETED CallStatus = 4
+	// Finished with an error.
+	CallStatus_CALL_STATUS_FAILED CallStatus = 5
+	// Cancelled before or during dispatch.
+	CallStatus_CALL_STATUS_CANCELLED CallStatus = 6
+)
+
+// Enum value maps for CallStatus.
+var (
+	CallStatus_name = map[int32]string{
+		0: "CALL_STATUS_UNSPECIFIED",
+		1: "CALL_STATUS_QUEUED",
+		2: "CALL_STATUS_RUNNING",
+		3: "CALL_STATUS_WAITING",
+		4: "CALL_STATUS_COMPLETED",
+		5: "CALL_STATUS_FAILED",
+		6: "CALL_STATUS_CANCELLED",
+	}
+	CallStatus_value = map[string]int32{
+		"CALL_STATUS_UNSPECIFIED": 0,
+		"CALL_STATUS_QUEUED":      1,
+		"CALL_STATUS_RUNNING":     2,
+		"CALL_STATUS_WAITING":     3,
+		"CALL_STATUS_COMPLETED":   4,
+		"CALL_STATUS_FAILED":      5,
+		"CALL_STATUS_CANCELLED":   6,
+	}
+)
+
+func (x CallStatus) Enum() *CallStatus {
+	p := new(CallStatus)
+	*p = x
+	return p
+}
+
+func (x CallStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CallStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[14].Descriptor()
+}
+
+func (CallStatus) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[14]
+}
+
+func (x CallStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CallStatus.Descriptor instead.
+func (CallStatus) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
 }
 
 // Conversation names a conversation.
@@ -1000,13 +1547,14 @@ func (x *AuditEntry) GetDetailJson() string {
 	return ""
 }
 
-// Location says where a job runs, or where an approved command would run.
+// Location says where a job or a response's shells run, or where an approved command would
+// run.
 type Location struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The worker key whose workers run it; empty for the primary's own host.
 	WorkerKey string `protobuf:"bytes,1,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
-	// The worker (by its id) that runs the job; empty on the primary's own host, before a worker
-	// took the job, and for approvals.
+	// The worker (by its id) that runs the job, or that the response is bound to; empty on the
+	// primary's own host, before a worker took the job or the response, and for approvals.
 	WorkerId      string `protobuf:"bytes,2,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2189,6 +2737,2083 @@ func (x *DecideApprovalResponse) GetApproval() *Approval {
 	return nil
 }
 
+// Prompt is a question an agent waits on: an approval request (request_approval) or a
+// permission prompt (permission_prompt). Prompts are kept after they close, so people see what
+// was decided.
+type Prompt struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The prompt's id, positive.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// What was asked.
+	Kind PromptKind `protobuf:"varint,2,opt,name=kind,proto3,enum=turncli.operator.v1.PromptKind" json:"kind,omitempty"`
+	// Its state.
+	Status PromptStatus `protobuf:"varint,3,opt,name=status,proto3,enum=turncli.operator.v1.PromptStatus" json:"status,omitempty"`
+	// The conversation that asked.
+	Conversation *Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The person the asking response answered.
+	Requester string `protobuf:"bytes,5,opt,name=requester,proto3" json:"requester,omitempty"`
+	// The agent that asked.
+	Agent string `protobuf:"bytes,6,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The response that asked, and the call that waits.
+	ResponseId string `protobuf:"bytes,7,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// The id of the waiting call (its receipt's call_id).
+	CallId string `protobuf:"bytes,8,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	// Approval requests: the title, the details, and the labels of the two buttons.
+	Title string `protobuf:"bytes,9,opt,name=title,proto3" json:"title,omitempty"`
+	// See title.
+	Details string `protobuf:"bytes,10,opt,name=details,proto3" json:"details,omitempty"`
+	// See title.
+	ApproveLabel string `protobuf:"bytes,11,opt,name=approve_label,json=approveLabel,proto3" json:"approve_label,omitempty"`
+	// See title.
+	DenyLabel string `protobuf:"bytes,12,opt,name=deny_label,json=denyLabel,proto3" json:"deny_label,omitempty"`
+	// Permission prompts: the tool the engine's agent wants to use, and the engine's id of that
+	// use (may be empty).
+	ToolName string `protobuf:"bytes,13,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	// See tool_name.
+	ToolUseId string `protobuf:"bytes,14,opt,name=tool_use_id,json=toolUseId,proto3" json:"tool_use_id,omitempty"`
+	// Permission prompts: the tool's input as JSON text, with the values under secret-bearing
+	// keys (token, secret, password, api key, credential, auth, bearer; at any depth) masked.
+	// Empty for approval requests.
+	MaskedInputJson string `protobuf:"bytes,15,opt,name=masked_input_json,json=maskedInputJson,proto3" json:"masked_input_json,omitempty"`
+	// When it was asked.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When the agent stops waiting and the prompt expires.
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// Who decided it; empty while pending and when expired.
+	DecidedBy string `protobuf:"bytes,18,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	// When it left pending (decided or expired); unset while pending.
+	DecidedAt *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=decided_at,json=decidedAt,proto3" json:"decided_at,omitempty"`
+	// The decision; PROMPT_ACTION_UNSPECIFIED while pending and when expired.
+	Decision PromptAction `protobuf:"varint,20,opt,name=decision,proto3,enum=turncli.operator.v1.PromptAction" json:"decision,omitempty"`
+	// A denial's reason, a comment's requested changes, or why it expired; may be empty.
+	Feedback      string `protobuf:"bytes,21,opt,name=feedback,proto3" json:"feedback,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Prompt) Reset() {
+	*x = Prompt{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Prompt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Prompt) ProtoMessage() {}
+
+func (x *Prompt) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
+func (*Prompt) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *Prompt) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Prompt) GetKind() PromptKind {
+	if x != nil {
+		return x.Kind
+	}
+	return PromptKind_PROMPT_KIND_UNSPECIFIED
+}
+
+func (x *Prompt) GetStatus() PromptStatus {
+	if x != nil {
+		return x.Status
+	}
+	return PromptStatus_PROMPT_STATUS_UNSPECIFIED
+}
+
+func (x *Prompt) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *Prompt) GetRequester() string {
+	if x != nil {
+		return x.Requester
+	}
+	return ""
+}
+
+func (x *Prompt) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *Prompt) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *Prompt) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *Prompt) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Prompt) GetDetails() string {
+	if x != nil {
+		return x.Details
+	}
+	return ""
+}
+
+func (x *Prompt) GetApproveLabel() string {
+	if x != nil {
+		return x.ApproveLabel
+	}
+	return ""
+}
+
+func (x *Prompt) GetDenyLabel() string {
+	if x != nil {
+		return x.DenyLabel
+	}
+	return ""
+}
+
+func (x *Prompt) GetToolName() string {
+	if x != nil {
+		return x.ToolName
+	}
+	return ""
+}
+
+func (x *Prompt) GetToolUseId() string {
+	if x != nil {
+		return x.ToolUseId
+	}
+	return ""
+}
+
+func (x *Prompt) GetMaskedInputJson() string {
+	if x != nil {
+		return x.MaskedInputJson
+	}
+	return ""
+}
+
+func (x *Prompt) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Prompt) GetDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Deadline
+	}
+	return nil
+}
+
+func (x *Prompt) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *Prompt) GetDecidedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DecidedAt
+	}
+	return nil
+}
+
+func (x *Prompt) GetDecision() PromptAction {
+	if x != nil {
+		return x.Decision
+	}
+	return PromptAction_PROMPT_ACTION_UNSPECIFIED
+}
+
+func (x *Prompt) GetFeedback() string {
+	if x != nil {
+		return x.Feedback
+	}
+	return ""
+}
+
+// ListPromptsRequest filters prompts; empty filters match everything.
+type ListPromptsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only prompts in this state; PROMPT_STATUS_UNSPECIFIED for every state.
+	Status PromptStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.PromptStatus" json:"status,omitempty"`
+	// Only prompts of this kind; PROMPT_KIND_UNSPECIFIED for both.
+	Kind PromptKind `protobuf:"varint,2,opt,name=kind,proto3,enum=turncli.operator.v1.PromptKind" json:"kind,omitempty"`
+	// Only prompts of this conversation, when its channel is set: then its thread is compared
+	// too (empty thread: the channel's main timeline only).
+	Conversation *Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// At most this many prompts, the newest, 1..1000; 0 means 100.
+	PageSize      uint32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPromptsRequest) Reset() {
+	*x = ListPromptsRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPromptsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPromptsRequest) ProtoMessage() {}
+
+func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
+func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListPromptsRequest) GetStatus() PromptStatus {
+	if x != nil {
+		return x.Status
+	}
+	return PromptStatus_PROMPT_STATUS_UNSPECIFIED
+}
+
+func (x *ListPromptsRequest) GetKind() PromptKind {
+	if x != nil {
+		return x.Kind
+	}
+	return PromptKind_PROMPT_KIND_UNSPECIFIED
+}
+
+func (x *ListPromptsRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ListPromptsRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// ListPromptsResponse lists prompts, newest first.
+type ListPromptsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The prompts.
+	Prompts       []*Prompt `protobuf:"bytes,1,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPromptsResponse) Reset() {
+	*x = ListPromptsResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPromptsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPromptsResponse) ProtoMessage() {}
+
+func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
+func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ListPromptsResponse) GetPrompts() []*Prompt {
+	if x != nil {
+		return x.Prompts
+	}
+	return nil
+}
+
+// GetPromptRequest names a prompt.
+type GetPromptRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The prompt's id.
+	PromptId      uint64 `protobuf:"varint,1,opt,name=prompt_id,json=promptId,proto3" json:"prompt_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPromptRequest) Reset() {
+	*x = GetPromptRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPromptRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPromptRequest) ProtoMessage() {}
+
+func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
+func (*GetPromptRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *GetPromptRequest) GetPromptId() uint64 {
+	if x != nil {
+		return x.PromptId
+	}
+	return 0
+}
+
+// GetPromptResponse is the prompt.
+type GetPromptResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The prompt.
+	Prompt        *Prompt `protobuf:"bytes,1,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPromptResponse) Reset() {
+	*x = GetPromptResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPromptResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPromptResponse) ProtoMessage() {}
+
+func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
+func (*GetPromptResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *GetPromptResponse) GetPrompt() *Prompt {
+	if x != nil {
+		return x.Prompt
+	}
+	return nil
+}
+
+// DecidePromptRequest is a decision on a pending prompt.
+type DecidePromptRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The prompt's id.
+	PromptId uint64 `protobuf:"varint,1,opt,name=prompt_id,json=promptId,proto3" json:"prompt_id,omitempty"`
+	// The decision; required, and one the prompt's kind takes.
+	Action PromptAction `protobuf:"varint,2,opt,name=action,proto3,enum=turncli.operator.v1.PromptAction" json:"action,omitempty"`
+	// Feedback for the agent, given back with the decision: required for PROMPT_ACTION_COMMENT,
+	// optional otherwise. At most 2000 characters; surrounding white space is dropped.
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecidePromptRequest) Reset() {
+	*x = DecidePromptRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecidePromptRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecidePromptRequest) ProtoMessage() {}
+
+func (x *DecidePromptRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecidePromptRequest.ProtoReflect.Descriptor instead.
+func (*DecidePromptRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *DecidePromptRequest) GetPromptId() uint64 {
+	if x != nil {
+		return x.PromptId
+	}
+	return 0
+}
+
+func (x *DecidePromptRequest) GetAction() PromptAction {
+	if x != nil {
+		return x.Action
+	}
+	return PromptAction_PROMPT_ACTION_UNSPECIFIED
+}
+
+func (x *DecidePromptRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// DecidePromptResponse is the prompt after the decision.
+type DecidePromptResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The prompt as the decision left it.
+	Prompt        *Prompt `protobuf:"bytes,1,opt,name=prompt,proto3" json:"prompt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecidePromptResponse) Reset() {
+	*x = DecidePromptResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecidePromptResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecidePromptResponse) ProtoMessage() {}
+
+func (x *DecidePromptResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecidePromptResponse.ProtoReflect.Descriptor instead.
+func (*DecidePromptResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *DecidePromptResponse) GetPrompt() *Prompt {
+	if x != nil {
+		return x.Prompt
+	}
+	return nil
+}
+
+// QuestionForm is a set of questions an agent asked its requester (ask_questions), with the
+// requester's draft or submitted answers. One conversation thread has at most one pending form
+// per requester.
+type QuestionForm struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form's id, positive.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Its state.
+	Status QuestionStatus `protobuf:"varint,2,opt,name=status,proto3,enum=turncli.operator.v1.QuestionStatus" json:"status,omitempty"`
+	// The conversation that asked.
+	Conversation *Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The person asked; the only one who may answer.
+	Requester string `protobuf:"bytes,4,opt,name=requester,proto3" json:"requester,omitempty"`
+	// The agent that asked.
+	Agent string `protobuf:"bytes,5,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The response that asked.
+	ResponseId string `protobuf:"bytes,6,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// The form's title.
+	Title string `protobuf:"bytes,7,opt,name=title,proto3" json:"title,omitempty"`
+	// How it asked to be shown.
+	Presentation QuestionPresentation `protobuf:"varint,8,opt,name=presentation,proto3,enum=turncli.operator.v1.QuestionPresentation" json:"presentation,omitempty"`
+	// The questions as JSON text: an array of
+	// `{"id","prompt","type":"single"|"multi"|"text","options":[{"label","value"}],"required","allowCustom"}`.
+	QuestionsJson string `protobuf:"bytes,9,opt,name=questions_json,json=questionsJson,proto3" json:"questions_json,omitempty"`
+	// Changes with every saved draft and with the submission; pass it back to save or submit.
+	Revision uint64 `protobuf:"varint,10,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The latest draft as JSON text, in the answers format (see SaveQuestionDraftRequest): `{}`
+	// before any was saved, the final answers once submitted.
+	DraftJson string `protobuf:"bytes,11,opt,name=draft_json,json=draftJson,proto3" json:"draft_json,omitempty"`
+	// The submitted answers as JSON text, in the answers format; empty until submitted.
+	AnswersJson string `protobuf:"bytes,12,opt,name=answers_json,json=answersJson,proto3" json:"answers_json,omitempty"`
+	// When it was asked.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it last changed.
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// When it was submitted; unset before.
+	SubmittedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=submitted_at,json=submittedAt,proto3" json:"submitted_at,omitempty"`
+	// Who cancelled it; empty unless cancelled.
+	CancelledBy string `protobuf:"bytes,16,opt,name=cancelled_by,json=cancelledBy,proto3" json:"cancelled_by,omitempty"`
+	// When it was cancelled; unset unless cancelled.
+	CancelledAt   *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=cancelled_at,json=cancelledAt,proto3" json:"cancelled_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuestionForm) Reset() {
+	*x = QuestionForm{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuestionForm) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuestionForm) ProtoMessage() {}
+
+func (x *QuestionForm) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuestionForm.ProtoReflect.Descriptor instead.
+func (*QuestionForm) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *QuestionForm) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *QuestionForm) GetStatus() QuestionStatus {
+	if x != nil {
+		return x.Status
+	}
+	return QuestionStatus_QUESTION_STATUS_UNSPECIFIED
+}
+
+func (x *QuestionForm) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *QuestionForm) GetRequester() string {
+	if x != nil {
+		return x.Requester
+	}
+	return ""
+}
+
+func (x *QuestionForm) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *QuestionForm) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *QuestionForm) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *QuestionForm) GetPresentation() QuestionPresentation {
+	if x != nil {
+		return x.Presentation
+	}
+	return QuestionPresentation_QUESTION_PRESENTATION_UNSPECIFIED
+}
+
+func (x *QuestionForm) GetQuestionsJson() string {
+	if x != nil {
+		return x.QuestionsJson
+	}
+	return ""
+}
+
+func (x *QuestionForm) GetRevision() uint64 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
+}
+
+func (x *QuestionForm) GetDraftJson() string {
+	if x != nil {
+		return x.DraftJson
+	}
+	return ""
+}
+
+func (x *QuestionForm) GetAnswersJson() string {
+	if x != nil {
+		return x.AnswersJson
+	}
+	return ""
+}
+
+func (x *QuestionForm) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *QuestionForm) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *QuestionForm) GetSubmittedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SubmittedAt
+	}
+	return nil
+}
+
+func (x *QuestionForm) GetCancelledBy() string {
+	if x != nil {
+		return x.CancelledBy
+	}
+	return ""
+}
+
+func (x *QuestionForm) GetCancelledAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CancelledAt
+	}
+	return nil
+}
+
+// ListQuestionsRequest filters question forms; empty filters match everything.
+type ListQuestionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only forms in this state; QUESTION_STATUS_UNSPECIFIED for every state.
+	Status QuestionStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.QuestionStatus" json:"status,omitempty"`
+	// Only forms of this conversation, when its channel is set: then its thread is compared too
+	// (empty thread: the channel's main timeline only).
+	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// Only forms asking this requester.
+	Requester string `protobuf:"bytes,3,opt,name=requester,proto3" json:"requester,omitempty"`
+	// At most this many forms, the newest, 1..1000; 0 means 100.
+	PageSize      uint32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListQuestionsRequest) Reset() {
+	*x = ListQuestionsRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListQuestionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListQuestionsRequest) ProtoMessage() {}
+
+func (x *ListQuestionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListQuestionsRequest.ProtoReflect.Descriptor instead.
+func (*ListQuestionsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ListQuestionsRequest) GetStatus() QuestionStatus {
+	if x != nil {
+		return x.Status
+	}
+	return QuestionStatus_QUESTION_STATUS_UNSPECIFIED
+}
+
+func (x *ListQuestionsRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ListQuestionsRequest) GetRequester() string {
+	if x != nil {
+		return x.Requester
+	}
+	return ""
+}
+
+func (x *ListQuestionsRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// ListQuestionsResponse lists question forms, newest first.
+type ListQuestionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The forms.
+	Questions     []*QuestionForm `protobuf:"bytes,1,rep,name=questions,proto3" json:"questions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListQuestionsResponse) Reset() {
+	*x = ListQuestionsResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListQuestionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListQuestionsResponse) ProtoMessage() {}
+
+func (x *ListQuestionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListQuestionsResponse.ProtoReflect.Descriptor instead.
+func (*ListQuestionsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ListQuestionsResponse) GetQuestions() []*QuestionForm {
+	if x != nil {
+		return x.Questions
+	}
+	return nil
+}
+
+// GetQuestionRequest names a question form.
+type GetQuestionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form's id.
+	QuestionId    uint64 `protobuf:"varint,1,opt,name=question_id,json=questionId,proto3" json:"question_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetQuestionRequest) Reset() {
+	*x = GetQuestionRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetQuestionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetQuestionRequest) ProtoMessage() {}
+
+func (x *GetQuestionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetQuestionRequest.ProtoReflect.Descriptor instead.
+func (*GetQuestionRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *GetQuestionRequest) GetQuestionId() uint64 {
+	if x != nil {
+		return x.QuestionId
+	}
+	return 0
+}
+
+// GetQuestionResponse is the question form.
+type GetQuestionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form.
+	Question      *QuestionForm `protobuf:"bytes,1,opt,name=question,proto3" json:"question,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetQuestionResponse) Reset() {
+	*x = GetQuestionResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetQuestionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetQuestionResponse) ProtoMessage() {}
+
+func (x *GetQuestionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetQuestionResponse.ProtoReflect.Descriptor instead.
+func (*GetQuestionResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *GetQuestionResponse) GetQuestion() *QuestionForm {
+	if x != nil {
+		return x.Question
+	}
+	return nil
+}
+
+// SaveQuestionDraftRequest saves the requester's answers so far.
+type SaveQuestionDraftRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form's id.
+	QuestionId uint64 `protobuf:"varint,1,opt,name=question_id,json=questionId,proto3" json:"question_id,omitempty"`
+	// The form's revision the answers were made on.
+	Revision uint64 `protobuf:"varint,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The answers as a JSON object:
+	// `{"<question id>": {"values": ["<option value>", …], "custom": "<text>"}, …}`; a question
+	// left out is unanswered, and an empty answers_json answers none.
+	AnswersJson   string `protobuf:"bytes,3,opt,name=answers_json,json=answersJson,proto3" json:"answers_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SaveQuestionDraftRequest) Reset() {
+	*x = SaveQuestionDraftRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SaveQuestionDraftRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SaveQuestionDraftRequest) ProtoMessage() {}
+
+func (x *SaveQuestionDraftRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SaveQuestionDraftRequest.ProtoReflect.Descriptor instead.
+func (*SaveQuestionDraftRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *SaveQuestionDraftRequest) GetQuestionId() uint64 {
+	if x != nil {
+		return x.QuestionId
+	}
+	return 0
+}
+
+func (x *SaveQuestionDraftRequest) GetRevision() uint64 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
+}
+
+func (x *SaveQuestionDraftRequest) GetAnswersJson() string {
+	if x != nil {
+		return x.AnswersJson
+	}
+	return ""
+}
+
+// SaveQuestionDraftResponse is the form with the draft saved.
+type SaveQuestionDraftResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form, with its new revision.
+	Question      *QuestionForm `protobuf:"bytes,1,opt,name=question,proto3" json:"question,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SaveQuestionDraftResponse) Reset() {
+	*x = SaveQuestionDraftResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SaveQuestionDraftResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SaveQuestionDraftResponse) ProtoMessage() {}
+
+func (x *SaveQuestionDraftResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SaveQuestionDraftResponse.ProtoReflect.Descriptor instead.
+func (*SaveQuestionDraftResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *SaveQuestionDraftResponse) GetQuestion() *QuestionForm {
+	if x != nil {
+		return x.Question
+	}
+	return nil
+}
+
+// SubmitQuestionAnswersRequest submits the requester's answers.
+type SubmitQuestionAnswersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form's id.
+	QuestionId uint64 `protobuf:"varint,1,opt,name=question_id,json=questionId,proto3" json:"question_id,omitempty"`
+	// The form's revision the answers were made on.
+	Revision uint64 `protobuf:"varint,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The answers, in the format of SaveQuestionDraftRequest.answers_json.
+	AnswersJson   string `protobuf:"bytes,3,opt,name=answers_json,json=answersJson,proto3" json:"answers_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitQuestionAnswersRequest) Reset() {
+	*x = SubmitQuestionAnswersRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitQuestionAnswersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitQuestionAnswersRequest) ProtoMessage() {}
+
+func (x *SubmitQuestionAnswersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitQuestionAnswersRequest.ProtoReflect.Descriptor instead.
+func (*SubmitQuestionAnswersRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *SubmitQuestionAnswersRequest) GetQuestionId() uint64 {
+	if x != nil {
+		return x.QuestionId
+	}
+	return 0
+}
+
+func (x *SubmitQuestionAnswersRequest) GetRevision() uint64 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
+}
+
+func (x *SubmitQuestionAnswersRequest) GetAnswersJson() string {
+	if x != nil {
+		return x.AnswersJson
+	}
+	return ""
+}
+
+// SubmitQuestionAnswersResponse is the form as submitted.
+type SubmitQuestionAnswersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form, SUBMITTED.
+	Question      *QuestionForm `protobuf:"bytes,1,opt,name=question,proto3" json:"question,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitQuestionAnswersResponse) Reset() {
+	*x = SubmitQuestionAnswersResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitQuestionAnswersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitQuestionAnswersResponse) ProtoMessage() {}
+
+func (x *SubmitQuestionAnswersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitQuestionAnswersResponse.ProtoReflect.Descriptor instead.
+func (*SubmitQuestionAnswersResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *SubmitQuestionAnswersResponse) GetQuestion() *QuestionForm {
+	if x != nil {
+		return x.Question
+	}
+	return nil
+}
+
+// CancelQuestionRequest names the question form to cancel.
+type CancelQuestionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form's id.
+	QuestionId    uint64 `protobuf:"varint,1,opt,name=question_id,json=questionId,proto3" json:"question_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelQuestionRequest) Reset() {
+	*x = CancelQuestionRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelQuestionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelQuestionRequest) ProtoMessage() {}
+
+func (x *CancelQuestionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelQuestionRequest.ProtoReflect.Descriptor instead.
+func (*CancelQuestionRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *CancelQuestionRequest) GetQuestionId() uint64 {
+	if x != nil {
+		return x.QuestionId
+	}
+	return 0
+}
+
+// CancelQuestionResponse is the form as cancelled.
+type CancelQuestionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form, CANCELLED.
+	Question      *QuestionForm `protobuf:"bytes,1,opt,name=question,proto3" json:"question,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelQuestionResponse) Reset() {
+	*x = CancelQuestionResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelQuestionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelQuestionResponse) ProtoMessage() {}
+
+func (x *CancelQuestionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelQuestionResponse.ProtoReflect.Descriptor instead.
+func (*CancelQuestionResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *CancelQuestionResponse) GetQuestion() *QuestionForm {
+	if x != nil {
+		return x.Question
+	}
+	return nil
+}
+
+// ProgressSnapshot is the latest progress a response reported (report_progress): each report
+// replaces the previous one.
+type ProgressSnapshot struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response that reported it.
+	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// The response's conversation.
+	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The agent that reported it.
+	Agent string `protobuf:"bytes,3,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The person the response answers.
+	Requester string `protobuf:"bytes,4,opt,name=requester,proto3" json:"requester,omitempty"`
+	// The plan's title.
+	Title string `protobuf:"bytes,5,opt,name=title,proto3" json:"title,omitempty"`
+	// The steps as JSON text, in the reported order: an array of
+	// `{"id","title","status":"pending"|"in_progress"|"complete"|"error","details","output","sources":[{"url","text"}]}`.
+	StepsJson string `protobuf:"bytes,6,opt,name=steps_json,json=stepsJson,proto3" json:"steps_json,omitempty"`
+	// When it was reported.
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProgressSnapshot) Reset() {
+	*x = ProgressSnapshot{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProgressSnapshot) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProgressSnapshot) ProtoMessage() {}
+
+func (x *ProgressSnapshot) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProgressSnapshot.ProtoReflect.Descriptor instead.
+func (*ProgressSnapshot) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *ProgressSnapshot) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *ProgressSnapshot) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ProgressSnapshot) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *ProgressSnapshot) GetRequester() string {
+	if x != nil {
+		return x.Requester
+	}
+	return ""
+}
+
+func (x *ProgressSnapshot) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *ProgressSnapshot) GetStepsJson() string {
+	if x != nil {
+		return x.StepsJson
+	}
+	return ""
+}
+
+func (x *ProgressSnapshot) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+// ListProgressRequest filters progress snapshots; empty filters match everything.
+type ListProgressRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only the snapshot of this response.
+	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// Only snapshots of this conversation, when its channel is set: then its thread is compared
+	// too (empty thread: the channel's main timeline only).
+	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// At most this many snapshots, 1..1000; 0 means 100.
+	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProgressRequest) Reset() {
+	*x = ListProgressRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProgressRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProgressRequest) ProtoMessage() {}
+
+func (x *ListProgressRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProgressRequest.ProtoReflect.Descriptor instead.
+func (*ListProgressRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *ListProgressRequest) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *ListProgressRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ListProgressRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// ListProgressResponse lists progress snapshots, most recently updated first.
+type ListProgressResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The snapshots.
+	Snapshots     []*ProgressSnapshot `protobuf:"bytes,1,rep,name=snapshots,proto3" json:"snapshots,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProgressResponse) Reset() {
+	*x = ListProgressResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProgressResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProgressResponse) ProtoMessage() {}
+
+func (x *ListProgressResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProgressResponse.ProtoReflect.Descriptor instead.
+func (*ListProgressResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ListProgressResponse) GetSnapshots() []*ProgressSnapshot {
+	if x != nil {
+		return x.Snapshots
+	}
+	return nil
+}
+
+// LiveResponse is a response (an agent's reply turn) the runtime has open, as it is when read.
+// It never holds the response's grant.
+type LiveResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response's id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The agent replying.
+	Agent string `protobuf:"bytes,2,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The person it answers.
+	Requester string `protobuf:"bytes,3,opt,name=requester,proto3" json:"requester,omitempty"`
+	// Its conversation.
+	Conversation *Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// Why its turn runs.
+	Origin ResponseOrigin `protobuf:"varint,5,opt,name=origin,proto3,enum=turncli.operator.v1.ResponseOrigin" json:"origin,omitempty"`
+	// The flags the runtime opened it with ("clean", "progress_report", "requester_trusted", …).
+	Flags []string `protobuf:"bytes,6,rep,name=flags,proto3" json:"flags,omitempty"`
+	// Which tools its catalog offers.
+	ShellMode ShellMode `protobuf:"varint,7,opt,name=shell_mode,json=shellMode,proto3,enum=turncli.operator.v1.ShellMode" json:"shell_mode,omitempty"`
+	// Where its shells run: worker_id is the worker it is bound to, if any.
+	Location *Location `protobuf:"bytes,8,opt,name=location,proto3" json:"location,omitempty"`
+	// When its grant stops working.
+	GrantExpiresAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=grant_expires_at,json=grantExpiresAt,proto3" json:"grant_expires_at,omitempty"`
+	// It refuses new calls until its catalog is rebound.
+	Fenced bool `protobuf:"varint,10,opt,name=fenced,proto3" json:"fenced,omitempty"`
+	// How many admitted calls and describes have not settled yet.
+	Unsettled uint32 `protobuf:"varint,11,opt,name=unsettled,proto3" json:"unsettled,omitempty"`
+	// Its windows, those whose command runs or drains first, then closed ones.
+	Windows []*BashWindow `protobuf:"bytes,12,rep,name=windows,proto3" json:"windows,omitempty"`
+	// How many receipts it holds in all.
+	ReceiptCount uint32 `protobuf:"varint,13,opt,name=receipt_count,json=receiptCount,proto3" json:"receipt_count,omitempty"`
+	// Its latest receipts, at most 20: those of windows whose command runs or drains first, then
+	// of closed windows, each window's newest first.
+	Receipts      []*CallReceipt `protobuf:"bytes,14,rep,name=receipts,proto3" json:"receipts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveResponse) Reset() {
+	*x = LiveResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveResponse) ProtoMessage() {}
+
+func (x *LiveResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveResponse.ProtoReflect.Descriptor instead.
+func (*LiveResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *LiveResponse) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *LiveResponse) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *LiveResponse) GetRequester() string {
+	if x != nil {
+		return x.Requester
+	}
+	return ""
+}
+
+func (x *LiveResponse) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *LiveResponse) GetOrigin() ResponseOrigin {
+	if x != nil {
+		return x.Origin
+	}
+	return ResponseOrigin_RESPONSE_ORIGIN_UNSPECIFIED
+}
+
+func (x *LiveResponse) GetFlags() []string {
+	if x != nil {
+		return x.Flags
+	}
+	return nil
+}
+
+func (x *LiveResponse) GetShellMode() ShellMode {
+	if x != nil {
+		return x.ShellMode
+	}
+	return ShellMode_SHELL_MODE_UNSPECIFIED
+}
+
+func (x *LiveResponse) GetLocation() *Location {
+	if x != nil {
+		return x.Location
+	}
+	return nil
+}
+
+func (x *LiveResponse) GetGrantExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.GrantExpiresAt
+	}
+	return nil
+}
+
+func (x *LiveResponse) GetFenced() bool {
+	if x != nil {
+		return x.Fenced
+	}
+	return false
+}
+
+func (x *LiveResponse) GetUnsettled() uint32 {
+	if x != nil {
+		return x.Unsettled
+	}
+	return 0
+}
+
+func (x *LiveResponse) GetWindows() []*BashWindow {
+	if x != nil {
+		return x.Windows
+	}
+	return nil
+}
+
+func (x *LiveResponse) GetReceiptCount() uint32 {
+	if x != nil {
+		return x.ReceiptCount
+	}
+	return 0
+}
+
+func (x *LiveResponse) GetReceipts() []*CallReceipt {
+	if x != nil {
+		return x.Receipts
+	}
+	return nil
+}
+
+// BashWindow is one window of a live response: the admission of one Bash command's CLI calls.
+type BashWindow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The runtime's id of the Bash command.
+	BashCallId string `protobuf:"bytes,1,opt,name=bash_call_id,json=bashCallId,proto3" json:"bash_call_id,omitempty"`
+	// Its state.
+	State WindowState `protobuf:"varint,2,opt,name=state,proto3,enum=turncli.operator.v1.WindowState" json:"state,omitempty"`
+	// How many calls it admitted.
+	Admitted uint32 `protobuf:"varint,3,opt,name=admitted,proto3" json:"admitted,omitempty"`
+	// How many of its calls and describes have not settled yet.
+	Unsettled     uint32 `protobuf:"varint,4,opt,name=unsettled,proto3" json:"unsettled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BashWindow) Reset() {
+	*x = BashWindow{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BashWindow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BashWindow) ProtoMessage() {}
+
+func (x *BashWindow) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BashWindow.ProtoReflect.Descriptor instead.
+func (*BashWindow) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *BashWindow) GetBashCallId() string {
+	if x != nil {
+		return x.BashCallId
+	}
+	return ""
+}
+
+func (x *BashWindow) GetState() WindowState {
+	if x != nil {
+		return x.State
+	}
+	return WindowState_WINDOW_STATE_UNSPECIFIED
+}
+
+func (x *BashWindow) GetAdmitted() uint32 {
+	if x != nil {
+		return x.Admitted
+	}
+	return 0
+}
+
+func (x *BashWindow) GetUnsettled() uint32 {
+	if x != nil {
+		return x.Unsettled
+	}
+	return 0
+}
+
+// CallReceipt is one CLI call of a live response, as its receipt stands.
+type CallReceipt struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's id, canonical lower-case UUID.
+	CallId string `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	// The toolkit called.
+	Toolkit string `protobuf:"bytes,2,opt,name=toolkit,proto3" json:"toolkit,omitempty"`
+	// The function called.
+	Function string `protobuf:"bytes,3,opt,name=function,proto3" json:"function,omitempty"`
+	// The current status.
+	Status CallStatus `protobuf:"varint,4,opt,name=status,proto3,enum=turncli.operator.v1.CallStatus" json:"status,omitempty"`
+	// The Bash call id of the window that admitted it.
+	ParentBashCallId string `protobuf:"bytes,5,opt,name=parent_bash_call_id,json=parentBashCallId,proto3" json:"parent_bash_call_id,omitempty"`
+	// The outcome as JSON text, `null` until the call is terminal. An outcome over 2 KiB is
+	// replaced by a JSON string: the start of its JSON text and a marker saying it was shortened.
+	OutcomeJson string `protobuf:"bytes,6,opt,name=outcome_json,json=outcomeJson,proto3" json:"outcome_json,omitempty"`
+	// The outcome was shortened.
+	OutcomeShortened bool `protobuf:"varint,7,opt,name=outcome_shortened,json=outcomeShortened,proto3" json:"outcome_shortened,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CallReceipt) Reset() {
+	*x = CallReceipt{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallReceipt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallReceipt) ProtoMessage() {}
+
+func (x *CallReceipt) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallReceipt.ProtoReflect.Descriptor instead.
+func (*CallReceipt) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *CallReceipt) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetToolkit() string {
+	if x != nil {
+		return x.Toolkit
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetFunction() string {
+	if x != nil {
+		return x.Function
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetStatus() CallStatus {
+	if x != nil {
+		return x.Status
+	}
+	return CallStatus_CALL_STATUS_UNSPECIFIED
+}
+
+func (x *CallReceipt) GetParentBashCallId() string {
+	if x != nil {
+		return x.ParentBashCallId
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetOutcomeJson() string {
+	if x != nil {
+		return x.OutcomeJson
+	}
+	return ""
+}
+
+func (x *CallReceipt) GetOutcomeShortened() bool {
+	if x != nil {
+		return x.OutcomeShortened
+	}
+	return false
+}
+
+// ListResponsesRequest is empty: every live response is listed.
+type ListResponsesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListResponsesRequest) Reset() {
+	*x = ListResponsesRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListResponsesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListResponsesRequest) ProtoMessage() {}
+
+func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListResponsesRequest.ProtoReflect.Descriptor instead.
+func (*ListResponsesRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
+}
+
+// ListResponsesResponse lists the live responses, ordered by id.
+type ListResponsesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The responses.
+	Responses     []*LiveResponse `protobuf:"bytes,1,rep,name=responses,proto3" json:"responses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListResponsesResponse) Reset() {
+	*x = ListResponsesResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListResponsesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListResponsesResponse) ProtoMessage() {}
+
+func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListResponsesResponse.ProtoReflect.Descriptor instead.
+func (*ListResponsesResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *ListResponsesResponse) GetResponses() []*LiveResponse {
+	if x != nil {
+		return x.Responses
+	}
+	return nil
+}
+
+// WatchEventsRequest is empty: every change is streamed.
+type WatchEventsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchEventsRequest) Reset() {
+	*x = WatchEventsRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchEventsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchEventsRequest) ProtoMessage() {}
+
+func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
+func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
+}
+
+// WatchEventsResponse is one message of the live feed.
+type WatchEventsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The change; unset in the first message only, which says the watch is in place.
+	Event         *Event `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchEventsResponse) Reset() {
+	*x = WatchEventsResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchEventsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchEventsResponse) ProtoMessage() {}
+
+func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
+func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *WatchEventsResponse) GetEvent() *Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+// Event is one change, as published.
+type Event struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Increases by one per event published on the primary (not per watcher); a jump means
+	// events were lost (see `events.gap`). Starts again after a restart.
+	Seq uint64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	// When it was published.
+	At *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=at,proto3" json:"at,omitempty"`
+	// What changed, as "<area>.<change>": for example `approval.created`, `job.finished`,
+	// `progress.updated`. `events.gap`: this watcher fell behind and lost the events before
+	// this one; list again to catch up.
+	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	// What it changed, for example `approval/7` or `job/3`; empty for `events.gap`.
+	Subject string `protobuf:"bytes,4,opt,name=subject,proto3" json:"subject,omitempty"`
+	// The changed record as JSON text (never secret values); `null` when there is none.
+	DataJson      string `protobuf:"bytes,5,opt,name=data_json,json=dataJson,proto3" json:"data_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Event) Reset() {
+	*x = Event{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Event) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Event) ProtoMessage() {}
+
+func (x *Event) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Event.ProtoReflect.Descriptor instead.
+func (*Event) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *Event) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *Event) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *Event) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Event) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *Event) GetDataJson() string {
+	if x != nil {
+		return x.DataJson
+	}
+	return ""
+}
+
 var File_turncli_operator_v1_operator_proto protoreflect.FileDescriptor
 
 const file_turncli_operator_v1_operator_proto_rawDesc = "" +
@@ -2325,7 +4950,168 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\bdecision\x18\x02 \x01(\x0e2\x1d.turncli.operator.v1.DecisionR\bdecision\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\"S\n" +
 	"\x16DecideApprovalResponse\x129\n" +
-	"\bapproval\x18\x01 \x01(\v2\x1d.turncli.operator.v1.ApprovalR\bapproval*=\n" +
+	"\bapproval\x18\x01 \x01(\v2\x1d.turncli.operator.v1.ApprovalR\bapproval\"\xc2\x06\n" +
+	"\x06Prompt\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x123\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1f.turncli.operator.v1.PromptKindR\x04kind\x129\n" +
+	"\x06status\x18\x03 \x01(\x0e2!.turncli.operator.v1.PromptStatusR\x06status\x12E\n" +
+	"\fconversation\x18\x04 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1c\n" +
+	"\trequester\x18\x05 \x01(\tR\trequester\x12\x14\n" +
+	"\x05agent\x18\x06 \x01(\tR\x05agent\x12\x1f\n" +
+	"\vresponse_id\x18\a \x01(\tR\n" +
+	"responseId\x12\x17\n" +
+	"\acall_id\x18\b \x01(\tR\x06callId\x12\x14\n" +
+	"\x05title\x18\t \x01(\tR\x05title\x12\x18\n" +
+	"\adetails\x18\n" +
+	" \x01(\tR\adetails\x12#\n" +
+	"\rapprove_label\x18\v \x01(\tR\fapproveLabel\x12\x1d\n" +
+	"\n" +
+	"deny_label\x18\f \x01(\tR\tdenyLabel\x12\x1b\n" +
+	"\ttool_name\x18\r \x01(\tR\btoolName\x12\x1e\n" +
+	"\vtool_use_id\x18\x0e \x01(\tR\ttoolUseId\x12*\n" +
+	"\x11masked_input_json\x18\x0f \x01(\tR\x0fmaskedInputJson\x129\n" +
+	"\n" +
+	"created_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x126\n" +
+	"\bdeadline\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\x12 \x01(\tR\tdecidedBy\x129\n" +
+	"\n" +
+	"decided_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tdecidedAt\x12=\n" +
+	"\bdecision\x18\x14 \x01(\x0e2!.turncli.operator.v1.PromptActionR\bdecision\x12\x1a\n" +
+	"\bfeedback\x18\x15 \x01(\tR\bfeedback\"\xe8\x01\n" +
+	"\x12ListPromptsRequest\x129\n" +
+	"\x06status\x18\x01 \x01(\x0e2!.turncli.operator.v1.PromptStatusR\x06status\x123\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1f.turncli.operator.v1.PromptKindR\x04kind\x12E\n" +
+	"\fconversation\x18\x03 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\tpage_size\x18\x04 \x01(\rR\bpageSize\"L\n" +
+	"\x13ListPromptsResponse\x125\n" +
+	"\aprompts\x18\x01 \x03(\v2\x1b.turncli.operator.v1.PromptR\aprompts\"/\n" +
+	"\x10GetPromptRequest\x12\x1b\n" +
+	"\tprompt_id\x18\x01 \x01(\x04R\bpromptId\"H\n" +
+	"\x11GetPromptResponse\x123\n" +
+	"\x06prompt\x18\x01 \x01(\v2\x1b.turncli.operator.v1.PromptR\x06prompt\"\x81\x01\n" +
+	"\x13DecidePromptRequest\x12\x1b\n" +
+	"\tprompt_id\x18\x01 \x01(\x04R\bpromptId\x129\n" +
+	"\x06action\x18\x02 \x01(\x0e2!.turncli.operator.v1.PromptActionR\x06action\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"K\n" +
+	"\x14DecidePromptResponse\x123\n" +
+	"\x06prompt\x18\x01 \x01(\v2\x1b.turncli.operator.v1.PromptR\x06prompt\"\xf8\x05\n" +
+	"\fQuestionForm\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12;\n" +
+	"\x06status\x18\x02 \x01(\x0e2#.turncli.operator.v1.QuestionStatusR\x06status\x12E\n" +
+	"\fconversation\x18\x03 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1c\n" +
+	"\trequester\x18\x04 \x01(\tR\trequester\x12\x14\n" +
+	"\x05agent\x18\x05 \x01(\tR\x05agent\x12\x1f\n" +
+	"\vresponse_id\x18\x06 \x01(\tR\n" +
+	"responseId\x12\x14\n" +
+	"\x05title\x18\a \x01(\tR\x05title\x12M\n" +
+	"\fpresentation\x18\b \x01(\x0e2).turncli.operator.v1.QuestionPresentationR\fpresentation\x12%\n" +
+	"\x0equestions_json\x18\t \x01(\tR\rquestionsJson\x12\x1a\n" +
+	"\brevision\x18\n" +
+	" \x01(\x04R\brevision\x12\x1d\n" +
+	"\n" +
+	"draft_json\x18\v \x01(\tR\tdraftJson\x12!\n" +
+	"\fanswers_json\x18\f \x01(\tR\vanswersJson\x129\n" +
+	"\n" +
+	"created_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12=\n" +
+	"\fsubmitted_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\vsubmittedAt\x12!\n" +
+	"\fcancelled_by\x18\x10 \x01(\tR\vcancelledBy\x12=\n" +
+	"\fcancelled_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\vcancelledAt\"\xd5\x01\n" +
+	"\x14ListQuestionsRequest\x12;\n" +
+	"\x06status\x18\x01 \x01(\x0e2#.turncli.operator.v1.QuestionStatusR\x06status\x12E\n" +
+	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1c\n" +
+	"\trequester\x18\x03 \x01(\tR\trequester\x12\x1b\n" +
+	"\tpage_size\x18\x04 \x01(\rR\bpageSize\"X\n" +
+	"\x15ListQuestionsResponse\x12?\n" +
+	"\tquestions\x18\x01 \x03(\v2!.turncli.operator.v1.QuestionFormR\tquestions\"5\n" +
+	"\x12GetQuestionRequest\x12\x1f\n" +
+	"\vquestion_id\x18\x01 \x01(\x04R\n" +
+	"questionId\"T\n" +
+	"\x13GetQuestionResponse\x12=\n" +
+	"\bquestion\x18\x01 \x01(\v2!.turncli.operator.v1.QuestionFormR\bquestion\"z\n" +
+	"\x18SaveQuestionDraftRequest\x12\x1f\n" +
+	"\vquestion_id\x18\x01 \x01(\x04R\n" +
+	"questionId\x12\x1a\n" +
+	"\brevision\x18\x02 \x01(\x04R\brevision\x12!\n" +
+	"\fanswers_json\x18\x03 \x01(\tR\vanswersJson\"Z\n" +
+	"\x19SaveQuestionDraftResponse\x12=\n" +
+	"\bquestion\x18\x01 \x01(\v2!.turncli.operator.v1.QuestionFormR\bquestion\"~\n" +
+	"\x1cSubmitQuestionAnswersRequest\x12\x1f\n" +
+	"\vquestion_id\x18\x01 \x01(\x04R\n" +
+	"questionId\x12\x1a\n" +
+	"\brevision\x18\x02 \x01(\x04R\brevision\x12!\n" +
+	"\fanswers_json\x18\x03 \x01(\tR\vanswersJson\"^\n" +
+	"\x1dSubmitQuestionAnswersResponse\x12=\n" +
+	"\bquestion\x18\x01 \x01(\v2!.turncli.operator.v1.QuestionFormR\bquestion\"8\n" +
+	"\x15CancelQuestionRequest\x12\x1f\n" +
+	"\vquestion_id\x18\x01 \x01(\x04R\n" +
+	"questionId\"W\n" +
+	"\x16CancelQuestionResponse\x12=\n" +
+	"\bquestion\x18\x01 \x01(\v2!.turncli.operator.v1.QuestionFormR\bquestion\"\x9e\x02\n" +
+	"\x10ProgressSnapshot\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\x12E\n" +
+	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x14\n" +
+	"\x05agent\x18\x03 \x01(\tR\x05agent\x12\x1c\n" +
+	"\trequester\x18\x04 \x01(\tR\trequester\x12\x14\n" +
+	"\x05title\x18\x05 \x01(\tR\x05title\x12\x1d\n" +
+	"\n" +
+	"steps_json\x18\x06 \x01(\tR\tstepsJson\x129\n" +
+	"\n" +
+	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x9a\x01\n" +
+	"\x13ListProgressRequest\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\x12E\n" +
+	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"[\n" +
+	"\x14ListProgressResponse\x12C\n" +
+	"\tsnapshots\x18\x01 \x03(\v2%.turncli.operator.v1.ProgressSnapshotR\tsnapshots\"\x80\x05\n" +
+	"\fLiveResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05agent\x18\x02 \x01(\tR\x05agent\x12\x1c\n" +
+	"\trequester\x18\x03 \x01(\tR\trequester\x12E\n" +
+	"\fconversation\x18\x04 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12;\n" +
+	"\x06origin\x18\x05 \x01(\x0e2#.turncli.operator.v1.ResponseOriginR\x06origin\x12\x14\n" +
+	"\x05flags\x18\x06 \x03(\tR\x05flags\x12=\n" +
+	"\n" +
+	"shell_mode\x18\a \x01(\x0e2\x1e.turncli.operator.v1.ShellModeR\tshellMode\x129\n" +
+	"\blocation\x18\b \x01(\v2\x1d.turncli.operator.v1.LocationR\blocation\x12D\n" +
+	"\x10grant_expires_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x0egrantExpiresAt\x12\x16\n" +
+	"\x06fenced\x18\n" +
+	" \x01(\bR\x06fenced\x12\x1c\n" +
+	"\tunsettled\x18\v \x01(\rR\tunsettled\x129\n" +
+	"\awindows\x18\f \x03(\v2\x1f.turncli.operator.v1.BashWindowR\awindows\x12#\n" +
+	"\rreceipt_count\x18\r \x01(\rR\freceiptCount\x12<\n" +
+	"\breceipts\x18\x0e \x03(\v2 .turncli.operator.v1.CallReceiptR\breceipts\"\xa0\x01\n" +
+	"\n" +
+	"BashWindow\x12 \n" +
+	"\fbash_call_id\x18\x01 \x01(\tR\n" +
+	"bashCallId\x126\n" +
+	"\x05state\x18\x02 \x01(\x0e2 .turncli.operator.v1.WindowStateR\x05state\x12\x1a\n" +
+	"\badmitted\x18\x03 \x01(\rR\badmitted\x12\x1c\n" +
+	"\tunsettled\x18\x04 \x01(\rR\tunsettled\"\x94\x02\n" +
+	"\vCallReceipt\x12\x17\n" +
+	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x18\n" +
+	"\atoolkit\x18\x02 \x01(\tR\atoolkit\x12\x1a\n" +
+	"\bfunction\x18\x03 \x01(\tR\bfunction\x127\n" +
+	"\x06status\x18\x04 \x01(\x0e2\x1f.turncli.operator.v1.CallStatusR\x06status\x12-\n" +
+	"\x13parent_bash_call_id\x18\x05 \x01(\tR\x10parentBashCallId\x12!\n" +
+	"\foutcome_json\x18\x06 \x01(\tR\voutcomeJson\x12+\n" +
+	"\x11outcome_shortened\x18\a \x01(\bR\x10outcomeShortened\"\x16\n" +
+	"\x14ListResponsesRequest\"X\n" +
+	"\x15ListResponsesResponse\x12?\n" +
+	"\tresponses\x18\x01 \x03(\v2!.turncli.operator.v1.LiveResponseR\tresponses\"\x14\n" +
+	"\x12WatchEventsRequest\"G\n" +
+	"\x13WatchEventsResponse\x120\n" +
+	"\x05event\x18\x01 \x01(\v2\x1a.turncli.operator.v1.EventR\x05event\"\x90\x01\n" +
+	"\x05Event\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12*\n" +
+	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n" +
+	"\asubject\x18\x04 \x01(\tR\asubject\x12\x1b\n" +
+	"\tdata_json\x18\x05 \x01(\tR\bdataJson*=\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_MEMBER\x10\x01\x12\x0e\n" +
@@ -2356,7 +5142,61 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x14DECISION_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10DECISION_APPROVE\x10\x01\x12\x11\n" +
 	"\rDECISION_DENY\x10\x02\x12\x14\n" +
-	"\x10DECISION_COMMENT\x10\x032\xf9\v\n" +
+	"\x10DECISION_COMMENT\x10\x03*_\n" +
+	"\n" +
+	"PromptKind\x12\x1b\n" +
+	"\x17PROMPT_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14PROMPT_KIND_APPROVAL\x10\x01\x12\x1a\n" +
+	"\x16PROMPT_KIND_PERMISSION\x10\x02*\x99\x01\n" +
+	"\fPromptStatus\x12\x1d\n" +
+	"\x19PROMPT_STATUS_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15PROMPT_STATUS_PENDING\x10\x01\x12\x1a\n" +
+	"\x16PROMPT_STATUS_APPROVED\x10\x02\x12\x18\n" +
+	"\x14PROMPT_STATUS_DENIED\x10\x03\x12\x19\n" +
+	"\x15PROMPT_STATUS_EXPIRED\x10\x04*\xdf\x01\n" +
+	"\fPromptAction\x12\x1d\n" +
+	"\x19PROMPT_ACTION_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15PROMPT_ACTION_APPROVE\x10\x01\x12\x16\n" +
+	"\x12PROMPT_ACTION_DENY\x10\x02\x12\x19\n" +
+	"\x15PROMPT_ACTION_COMMENT\x10\x03\x12\x1c\n" +
+	"\x18PROMPT_ACTION_ALLOW_ONCE\x10\x04\x12\x1e\n" +
+	"\x1aPROMPT_ACTION_ALLOW_THREAD\x10\x05\x12$\n" +
+	" PROMPT_ACTION_ALLOW_CONVERSATION\x10\x06*\x8c\x01\n" +
+	"\x0eQuestionStatus\x12\x1f\n" +
+	"\x1bQUESTION_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17QUESTION_STATUS_PENDING\x10\x01\x12\x1d\n" +
+	"\x19QUESTION_STATUS_SUBMITTED\x10\x02\x12\x1d\n" +
+	"\x19QUESTION_STATUS_CANCELLED\x10\x03*\xa1\x01\n" +
+	"\x14QuestionPresentation\x12%\n" +
+	"!QUESTION_PRESENTATION_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aQUESTION_PRESENTATION_AUTO\x10\x01\x12!\n" +
+	"\x1dQUESTION_PRESENTATION_MESSAGE\x10\x02\x12\x1f\n" +
+	"\x1bQUESTION_PRESENTATION_MODAL\x10\x03*\xc7\x01\n" +
+	"\x0eResponseOrigin\x12\x1f\n" +
+	"\x1bRESPONSE_ORIGIN_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aRESPONSE_ORIGIN_FOREGROUND\x10\x01\x12\x1e\n" +
+	"\x1aRESPONSE_ORIGIN_BACKGROUND\x10\x02\x12\x1d\n" +
+	"\x19RESPONSE_ORIGIN_SCHEDULED\x10\x03\x12\x1c\n" +
+	"\x18RESPONSE_ORIGIN_RECOVERY\x10\x04\x12\x17\n" +
+	"\x13RESPONSE_ORIGIN_API\x10\x05*X\n" +
+	"\tShellMode\x12\x1a\n" +
+	"\x16SHELL_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13SHELL_MODE_STANDARD\x10\x01\x12\x16\n" +
+	"\x12SHELL_MODE_MINIMAL\x10\x02*v\n" +
+	"\vWindowState\x12\x1c\n" +
+	"\x18WINDOW_STATE_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11WINDOW_STATE_OPEN\x10\x01\x12\x19\n" +
+	"\x15WINDOW_STATE_DRAINING\x10\x02\x12\x17\n" +
+	"\x13WINDOW_STATE_CLOSED\x10\x03*\xc1\x01\n" +
+	"\n" +
+	"CallStatus\x12\x1b\n" +
+	"\x17CALL_STATUS_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12CALL_STATUS_QUEUED\x10\x01\x12\x17\n" +
+	"\x13CALL_STATUS_RUNNING\x10\x02\x12\x17\n" +
+	"\x13CALL_STATUS_WAITING\x10\x03\x12\x19\n" +
+	"\x15CALL_STATUS_COMPLETED\x10\x04\x12\x16\n" +
+	"\x12CALL_STATUS_FAILED\x10\x05\x12\x19\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x062\xd0\x18\n" +
 	"\x0fOperatorService\x12n\n" +
 	"\x06WhoAmI\x12\".turncli.operator.v1.WhoAmIRequest\x1a#.turncli.operator.v1.WhoAmIResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/whoami\x12\xa7\x01\n" +
 	"\x13SetConversationMode\x12/.turncli.operator.v1.SetConversationModeRequest\x1a0.turncli.operator.v1.SetConversationModeResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/operator/conversations:setMode\x12\xa4\x01\n" +
@@ -2368,7 +5208,18 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\tCancelJob\x12%.turncli.operator.v1.CancelJobRequest\x1a&.turncli.operator.v1.CancelJobResponse\",\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/operator/jobs/{job_id}:cancel\x12\x86\x01\n" +
 	"\rListApprovals\x12).turncli.operator.v1.ListApprovalsRequest\x1a*.turncli.operator.v1.ListApprovalsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/operator/approvals\x12\x8e\x01\n" +
 	"\vGetApproval\x12'.turncli.operator.v1.GetApprovalRequest\x1a(.turncli.operator.v1.GetApprovalResponse\",\x82\xd3\xe4\x93\x02&\x12$/v1/operator/approvals/{approval_id}\x12\xa1\x01\n" +
-	"\x0eDecideApproval\x12*.turncli.operator.v1.DecideApprovalRequest\x1a+.turncli.operator.v1.DecideApprovalResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/v1/operator/approvals/{approval_id}:decideB?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
+	"\x0eDecideApproval\x12*.turncli.operator.v1.DecideApprovalRequest\x1a+.turncli.operator.v1.DecideApprovalResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/v1/operator/approvals/{approval_id}:decide\x12~\n" +
+	"\vListPrompts\x12'.turncli.operator.v1.ListPromptsRequest\x1a(.turncli.operator.v1.ListPromptsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/operator/prompts\x12\x84\x01\n" +
+	"\tGetPrompt\x12%.turncli.operator.v1.GetPromptRequest\x1a&.turncli.operator.v1.GetPromptResponse\"(\x82\xd3\xe4\x93\x02\"\x12 /v1/operator/prompts/{prompt_id}\x12\x97\x01\n" +
+	"\fDecidePrompt\x12(.turncli.operator.v1.DecidePromptRequest\x1a).turncli.operator.v1.DecidePromptResponse\"2\x82\xd3\xe4\x93\x02,:\x01*\"'/v1/operator/prompts/{prompt_id}:decide\x12\x86\x01\n" +
+	"\rListQuestions\x12).turncli.operator.v1.ListQuestionsRequest\x1a*.turncli.operator.v1.ListQuestionsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/operator/questions\x12\x8e\x01\n" +
+	"\vGetQuestion\x12'.turncli.operator.v1.GetQuestionRequest\x1a(.turncli.operator.v1.GetQuestionResponse\",\x82\xd3\xe4\x93\x02&\x12$/v1/operator/questions/{question_id}\x12\xad\x01\n" +
+	"\x11SaveQuestionDraft\x12-.turncli.operator.v1.SaveQuestionDraftRequest\x1a..turncli.operator.v1.SaveQuestionDraftResponse\"9\x82\xd3\xe4\x93\x023:\x01*\"./v1/operator/questions/{question_id}:saveDraft\x12\xb6\x01\n" +
+	"\x15SubmitQuestionAnswers\x121.turncli.operator.v1.SubmitQuestionAnswersRequest\x1a2.turncli.operator.v1.SubmitQuestionAnswersResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/v1/operator/questions/{question_id}:submit\x12\xa1\x01\n" +
+	"\x0eCancelQuestion\x12*.turncli.operator.v1.CancelQuestionRequest\x1a+.turncli.operator.v1.CancelQuestionResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/v1/operator/questions/{question_id}:cancel\x12\x82\x01\n" +
+	"\fListProgress\x12(.turncli.operator.v1.ListProgressRequest\x1a).turncli.operator.v1.ListProgressResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/operator/progress\x12\x86\x01\n" +
+	"\rListResponses\x12).turncli.operator.v1.ListResponsesRequest\x1a*.turncli.operator.v1.ListResponsesResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/operator/responses\x12\x7f\n" +
+	"\vWatchEvents\x12'.turncli.operator.v1.WatchEventsRequest\x1a(.turncli.operator.v1.WatchEventsResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/events0\x01B?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
 
 var (
 	file_turncli_operator_v1_operator_proto_rawDescOnce sync.Once
@@ -2382,113 +5233,217 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 	return file_turncli_operator_v1_operator_proto_rawDescData
 }
 
-var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 15)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
-	(Role)(0),                           // 0: turncli.operator.v1.Role
-	(Mode)(0),                           // 1: turncli.operator.v1.Mode
-	(JobKind)(0),                        // 2: turncli.operator.v1.JobKind
-	(JobStatus)(0),                      // 3: turncli.operator.v1.JobStatus
-	(ApprovalStatus)(0),                 // 4: turncli.operator.v1.ApprovalStatus
-	(Decision)(0),                       // 5: turncli.operator.v1.Decision
-	(*Conversation)(nil),                // 6: turncli.operator.v1.Conversation
-	(*WhoAmIRequest)(nil),               // 7: turncli.operator.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),              // 8: turncli.operator.v1.WhoAmIResponse
-	(*ModeSetting)(nil),                 // 9: turncli.operator.v1.ModeSetting
-	(*SetConversationModeRequest)(nil),  // 10: turncli.operator.v1.SetConversationModeRequest
-	(*SetConversationModeResponse)(nil), // 11: turncli.operator.v1.SetConversationModeResponse
-	(*GetConversationModeRequest)(nil),  // 12: turncli.operator.v1.GetConversationModeRequest
-	(*GetConversationModeResponse)(nil), // 13: turncli.operator.v1.GetConversationModeResponse
-	(*ListAuditLogRequest)(nil),         // 14: turncli.operator.v1.ListAuditLogRequest
-	(*ListAuditLogResponse)(nil),        // 15: turncli.operator.v1.ListAuditLogResponse
-	(*AuditEntry)(nil),                  // 16: turncli.operator.v1.AuditEntry
-	(*Location)(nil),                    // 17: turncli.operator.v1.Location
-	(*Job)(nil),                         // 18: turncli.operator.v1.Job
-	(*ListJobsRequest)(nil),             // 19: turncli.operator.v1.ListJobsRequest
-	(*ListJobsResponse)(nil),            // 20: turncli.operator.v1.ListJobsResponse
-	(*GetJobRequest)(nil),               // 21: turncli.operator.v1.GetJobRequest
-	(*GetJobResponse)(nil),              // 22: turncli.operator.v1.GetJobResponse
-	(*GetJobLogRequest)(nil),            // 23: turncli.operator.v1.GetJobLogRequest
-	(*CancelJobRequest)(nil),            // 24: turncli.operator.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),           // 25: turncli.operator.v1.CancelJobResponse
-	(*Approval)(nil),                    // 26: turncli.operator.v1.Approval
-	(*ApprovalComment)(nil),             // 27: turncli.operator.v1.ApprovalComment
-	(*ListApprovalsRequest)(nil),        // 28: turncli.operator.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),       // 29: turncli.operator.v1.ListApprovalsResponse
-	(*GetApprovalRequest)(nil),          // 30: turncli.operator.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),         // 31: turncli.operator.v1.GetApprovalResponse
-	(*DecideApprovalRequest)(nil),       // 32: turncli.operator.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),      // 33: turncli.operator.v1.DecideApprovalResponse
-	(*timestamppb.Timestamp)(nil),       // 34: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),         // 35: google.protobuf.Duration
-	(*httpbody.HttpBody)(nil),           // 36: google.api.HttpBody
+	(Role)(0),                             // 0: turncli.operator.v1.Role
+	(Mode)(0),                             // 1: turncli.operator.v1.Mode
+	(JobKind)(0),                          // 2: turncli.operator.v1.JobKind
+	(JobStatus)(0),                        // 3: turncli.operator.v1.JobStatus
+	(ApprovalStatus)(0),                   // 4: turncli.operator.v1.ApprovalStatus
+	(Decision)(0),                         // 5: turncli.operator.v1.Decision
+	(PromptKind)(0),                       // 6: turncli.operator.v1.PromptKind
+	(PromptStatus)(0),                     // 7: turncli.operator.v1.PromptStatus
+	(PromptAction)(0),                     // 8: turncli.operator.v1.PromptAction
+	(QuestionStatus)(0),                   // 9: turncli.operator.v1.QuestionStatus
+	(QuestionPresentation)(0),             // 10: turncli.operator.v1.QuestionPresentation
+	(ResponseOrigin)(0),                   // 11: turncli.operator.v1.ResponseOrigin
+	(ShellMode)(0),                        // 12: turncli.operator.v1.ShellMode
+	(WindowState)(0),                      // 13: turncli.operator.v1.WindowState
+	(CallStatus)(0),                       // 14: turncli.operator.v1.CallStatus
+	(*Conversation)(nil),                  // 15: turncli.operator.v1.Conversation
+	(*WhoAmIRequest)(nil),                 // 16: turncli.operator.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),                // 17: turncli.operator.v1.WhoAmIResponse
+	(*ModeSetting)(nil),                   // 18: turncli.operator.v1.ModeSetting
+	(*SetConversationModeRequest)(nil),    // 19: turncli.operator.v1.SetConversationModeRequest
+	(*SetConversationModeResponse)(nil),   // 20: turncli.operator.v1.SetConversationModeResponse
+	(*GetConversationModeRequest)(nil),    // 21: turncli.operator.v1.GetConversationModeRequest
+	(*GetConversationModeResponse)(nil),   // 22: turncli.operator.v1.GetConversationModeResponse
+	(*ListAuditLogRequest)(nil),           // 23: turncli.operator.v1.ListAuditLogRequest
+	(*ListAuditLogResponse)(nil),          // 24: turncli.operator.v1.ListAuditLogResponse
+	(*AuditEntry)(nil),                    // 25: turncli.operator.v1.AuditEntry
+	(*Location)(nil),                      // 26: turncli.operator.v1.Location
+	(*Job)(nil),                           // 27: turncli.operator.v1.Job
+	(*ListJobsRequest)(nil),               // 28: turncli.operator.v1.ListJobsRequest
+	(*ListJobsResponse)(nil),              // 29: turncli.operator.v1.ListJobsResponse
+	(*GetJobRequest)(nil),                 // 30: turncli.operator.v1.GetJobRequest
+	(*GetJobResponse)(nil),                // 31: turncli.operator.v1.GetJobResponse
+	(*GetJobLogRequest)(nil),              // 32: turncli.operator.v1.GetJobLogRequest
+	(*CancelJobRequest)(nil),              // 33: turncli.operator.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),             // 34: turncli.operator.v1.CancelJobResponse
+	(*Approval)(nil),                      // 35: turncli.operator.v1.Approval
+	(*ApprovalComment)(nil),               // 36: turncli.operator.v1.ApprovalComment
+	(*ListApprovalsRequest)(nil),          // 37: turncli.operator.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),         // 38: turncli.operator.v1.ListApprovalsResponse
+	(*GetApprovalRequest)(nil),            // 39: turncli.operator.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),           // 40: turncli.operator.v1.GetApprovalResponse
+	(*DecideApprovalRequest)(nil),         // 41: turncli.operator.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),        // 42: turncli.operator.v1.DecideApprovalResponse
+	(*Prompt)(nil),                        // 43: turncli.operator.v1.Prompt
+	(*ListPromptsRequest)(nil),            // 44: turncli.operator.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),           // 45: turncli.operator.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),              // 46: turncli.operator.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),             // 47: turncli.operator.v1.GetPromptResponse
+	(*DecidePromptRequest)(nil),           // 48: turncli.operator.v1.DecidePromptRequest
+	(*DecidePromptResponse)(nil),          // 49: turncli.operator.v1.DecidePromptResponse
+	(*QuestionForm)(nil),                  // 50: turncli.operator.v1.QuestionForm
+	(*ListQuestionsRequest)(nil),          // 51: turncli.operator.v1.ListQuestionsRequest
+	(*ListQuestionsResponse)(nil),         // 52: turncli.operator.v1.ListQuestionsResponse
+	(*GetQuestionRequest)(nil),            // 53: turncli.operator.v1.GetQuestionRequest
+	(*GetQuestionResponse)(nil),           // 54: turncli.operator.v1.GetQuestionResponse
+	(*SaveQuestionDraftRequest)(nil),      // 55: turncli.operator.v1.SaveQuestionDraftRequest
+	(*SaveQuestionDraftResponse)(nil),     // 56: turncli.operator.v1.SaveQuestionDraftResponse
+	(*SubmitQuestionAnswersRequest)(nil),  // 57: turncli.operator.v1.SubmitQuestionAnswersRequest
+	(*SubmitQuestionAnswersResponse)(nil), // 58: turncli.operator.v1.SubmitQuestionAnswersResponse
+	(*CancelQuestionRequest)(nil),         // 59: turncli.operator.v1.CancelQuestionRequest
+	(*CancelQuestionResponse)(nil),        // 60: turncli.operator.v1.CancelQuestionResponse
+	(*ProgressSnapshot)(nil),              // 61: turncli.operator.v1.ProgressSnapshot
+	(*ListProgressRequest)(nil),           // 62: turncli.operator.v1.ListProgressRequest
+	(*ListProgressResponse)(nil),          // 63: turncli.operator.v1.ListProgressResponse
+	(*LiveResponse)(nil),                  // 64: turncli.operator.v1.LiveResponse
+	(*BashWindow)(nil),                    // 65: turncli.operator.v1.BashWindow
+	(*CallReceipt)(nil),                   // 66: turncli.operator.v1.CallReceipt
+	(*ListResponsesRequest)(nil),          // 67: turncli.operator.v1.ListResponsesRequest
+	(*ListResponsesResponse)(nil),         // 68: turncli.operator.v1.ListResponsesResponse
+	(*WatchEventsRequest)(nil),            // 69: turncli.operator.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),           // 70: turncli.operator.v1.WatchEventsResponse
+	(*Event)(nil),                         // 71: turncli.operator.v1.Event
+	(*timestamppb.Timestamp)(nil),         // 72: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),           // 73: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),             // 74: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
-	0,  // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
-	1,  // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	34, // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	6,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	1,  // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
-	9,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	6,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	9,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	16, // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	34, // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
-	2,  // 10: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
-	6,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.operator.v1.Conversation
-	17, // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
-	3,  // 13: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
-	34, // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	34, // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
-	35, // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
-	3,  // 17: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
-	6,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	18, // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
-	18, // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
-	18, // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
-	4,  // 22: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
-	2,  // 23: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
-	6,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.operator.v1.Conversation
-	17, // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
-	35, // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
-	34, // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
-	34, // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
-	27, // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
-	34, // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
-	34, // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
-	4,  // 32: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
-	6,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	26, // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
-	26, // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
-	5,  // 36: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
-	26, // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
-	7,  // 38: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	10, // 39: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	12, // 40: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	14, // 41: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	19, // 42: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
-	21, // 43: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
-	23, // 44: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
-	24, // 45: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
-	28, // 46: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
-	30, // 47: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
-	32, // 48: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
-	8,  // 49: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	11, // 50: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	13, // 51: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	15, // 52: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	20, // 53: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
-	22, // 54: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
-	36, // 55: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
-	25, // 56: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
-	29, // 57: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
-	31, // 58: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
-	33, // 59: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
-	49, // [49:60] is the sub-list for method output_type
-	38, // [38:49] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	0,   // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
+	1,   // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
+	72,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	15,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	1,   // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
+	18,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	15,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	18,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	25,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
+	72,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	2,   // 10: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
+	15,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.operator.v1.Conversation
+	26,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
+	3,   // 13: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
+	72,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	72,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	73,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	3,   // 17: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
+	15,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	27,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
+	27,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
+	27,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
+	4,   // 22: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
+	2,   // 23: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
+	15,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.operator.v1.Conversation
+	26,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
+	73,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	72,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	72,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	36,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
+	72,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	72,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	4,   // 32: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
+	15,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	35,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
+	35,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	5,   // 36: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
+	35,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	6,   // 38: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
+	7,   // 39: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
+	15,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.operator.v1.Conversation
+	72,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
+	72,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
+	72,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
+	8,   // 44: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.PromptAction
+	7,   // 45: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
+	6,   // 46: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
+	15,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	43,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
+	43,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	8,   // 50: turncli.operator.v1.DecidePromptRequest.action:type_name -> turncli.operator.v1.PromptAction
+	43,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	9,   // 52: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
+	15,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.operator.v1.Conversation
+	10,  // 54: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
+	72,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
+	72,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
+	72,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
+	72,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
+	9,   // 59: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
+	15,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	50,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
+	50,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	50,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	50,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	50,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	15,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.operator.v1.Conversation
+	72,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
+	15,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	61,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
+	15,  // 70: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.operator.v1.Conversation
+	11,  // 71: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
+	12,  // 72: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
+	26,  // 73: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
+	72,  // 74: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	65,  // 75: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
+	66,  // 76: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
+	13,  // 77: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
+	14,  // 78: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
+	64,  // 79: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
+	71,  // 80: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
+	72,  // 81: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
+	16,  // 82: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	19,  // 83: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	21,  // 84: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	23,  // 85: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	28,  // 86: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	30,  // 87: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	32,  // 88: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	33,  // 89: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	37,  // 90: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	39,  // 91: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	41,  // 92: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	44,  // 93: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
+	46,  // 94: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
+	48,  // 95: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
+	51,  // 96: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
+	53,  // 97: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
+	55,  // 98: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
+	57,  // 99: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
+	59,  // 100: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
+	62,  // 101: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
+	67,  // 102: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
+	69,  // 103: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
+	17,  // 104: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	20,  // 105: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	22,  // 106: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	24,  // 107: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	29,  // 108: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	31,  // 109: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	74,  // 110: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	34,  // 111: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	38,  // 112: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	40,  // 113: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	42,  // 114: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	45,  // 115: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
+	47,  // 116: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
+	49,  // 117: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
+	52,  // 118: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
+	54,  // 119: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
+	56,  // 120: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
+	58,  // 121: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
+	60,  // 122: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
+	63,  // 123: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
+	68,  // 124: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
+	70,  // 125: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
+	104, // [104:126] is the sub-list for method output_type
+	82,  // [82:104] is the sub-list for method input_type
+	82,  // [82:82] is the sub-list for extension type_name
+	82,  // [82:82] is the sub-list for extension extendee
+	0,   // [0:82] is the sub-list for field type_name
 }
 
 func init() { file_turncli_operator_v1_operator_proto_init() }
@@ -2502,8 +5457,8 @@ func file_turncli_operator_v1_operator_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
-			NumEnums:      6,
-			NumMessages:   28,
+			NumEnums:      15,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,17 +20,28 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	OperatorService_WhoAmI_FullMethodName              = "/turncli.operator.v1.OperatorService/WhoAmI"
-	OperatorService_SetConversationMode_FullMethodName = "/turncli.operator.v1.OperatorService/SetConversationMode"
-	OperatorService_GetConversationMode_FullMethodName = "/turncli.operator.v1.OperatorService/GetConversationMode"
-	OperatorService_ListAuditLog_FullMethodName        = "/turncli.operator.v1.OperatorService/ListAuditLog"
-	OperatorService_ListJobs_FullMethodName            = "/turncli.operator.v1.OperatorService/ListJobs"
-	OperatorService_GetJob_FullMethodName              = "/turncli.operator.v1.OperatorService/GetJob"
-	OperatorService_GetJobLog_FullMethodName           = "/turncli.operator.v1.OperatorService/GetJobLog"
-	OperatorService_CancelJob_FullMethodName           = "/turncli.operator.v1.OperatorService/CancelJob"
-	OperatorService_ListApprovals_FullMethodName       = "/turncli.operator.v1.OperatorService/ListApprovals"
-	OperatorService_GetApproval_FullMethodName         = "/turncli.operator.v1.OperatorService/GetApproval"
-	OperatorService_DecideApproval_FullMethodName      = "/turncli.operator.v1.OperatorService/DecideApproval"
+	OperatorService_WhoAmI_FullMethodName                = "/turncli.operator.v1.OperatorService/WhoAmI"
+	OperatorService_SetConversationMode_FullMethodName   = "/turncli.operator.v1.OperatorService/SetConversationMode"
+	OperatorService_GetConversationMode_FullMethodName   = "/turncli.operator.v1.OperatorService/GetConversationMode"
+	OperatorService_ListAuditLog_FullMethodName          = "/turncli.operator.v1.OperatorService/ListAuditLog"
+	OperatorService_ListJobs_FullMethodName              = "/turncli.operator.v1.OperatorService/ListJobs"
+	OperatorService_GetJob_FullMethodName                = "/turncli.operator.v1.OperatorService/GetJob"
+	OperatorService_GetJobLog_FullMethodName             = "/turncli.operator.v1.OperatorService/GetJobLog"
+	OperatorService_CancelJob_FullMethodName             = "/turncli.operator.v1.OperatorService/CancelJob"
+	OperatorService_ListApprovals_FullMethodName         = "/turncli.operator.v1.OperatorService/ListApprovals"
+	OperatorService_GetApproval_FullMethodName           = "/turncli.operator.v1.OperatorService/GetApproval"
+	OperatorService_DecideApproval_FullMethodName        = "/turncli.operator.v1.OperatorService/DecideApproval"
+	OperatorService_ListPrompts_FullMethodName           = "/turncli.operator.v1.OperatorService/ListPrompts"
+	OperatorService_GetPrompt_FullMethodName             = "/turncli.operator.v1.OperatorService/GetPrompt"
+	OperatorService_DecidePrompt_FullMethodName          = "/turncli.operator.v1.OperatorService/DecidePrompt"
+	OperatorService_ListQuestions_FullMethodName         = "/turncli.operator.v1.OperatorService/ListQuestions"
+	OperatorService_GetQuestion_FullMethodName           = "/turncli.operator.v1.OperatorService/GetQuestion"
+	OperatorService_SaveQuestionDraft_FullMethodName     = "/turncli.operator.v1.OperatorService/SaveQuestionDraft"
+	OperatorService_SubmitQuestionAnswers_FullMethodName = "/turncli.operator.v1.OperatorService/SubmitQuestionAnswers"
+	OperatorService_CancelQuestion_FullMethodName        = "/turncli.operator.v1.OperatorService/CancelQuestion"
+	OperatorService_ListProgress_FullMethodName          = "/turncli.operator.v1.OperatorService/ListProgress"
+	OperatorService_ListResponses_FullMethodName         = "/turncli.operator.v1.OperatorService/ListResponses"
+	OperatorService_WatchEvents_FullMethodName           = "/turncli.operator.v1.OperatorService/WatchEvents"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
@@ -38,7 +49,8 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // OperatorService is the people's API: who they are, conversation modes, the audit log,
-// background jobs and durable approvals.
+// background jobs, durable approvals, the prompts and questions agents put to people, progress
+// reports, the live responses and a live feed of changes.
 //
 // Who calls it: operators (people, through the dashboard or their own tools), each with their
 // own operator credential as `authorization: Bearer <operator token>`, over gRPC or over REST
@@ -48,13 +60,15 @@ const (
 // never authorise it.
 //
 // Every call is authorised before its request is handled: a missing or unknown credential is
-// UNAUTHENTICATED; a member calling an admin-only method (or approving) is PERMISSION_DENIED.
+// UNAUTHENTICATED; a member calling an admin-only method (or taking an admin-only decision),
+// and an operator answering questions put to someone else, is PERMISSION_DENIED.
 // Changes and decisions are written to the audit log with the operator's name as the actor: in
 // the same transaction as the change itself, or for a job cancel, as soon as the job has been
 // told to stop.
 //
-// Ids of jobs and approvals are positive; an id that names nothing is NOT_FOUND. A method
-// whose engine (jobs or approvals) this primary does not run answers UNAVAILABLE.
+// Ids of jobs, approvals, prompts and questions are positive; an id that names nothing is
+// NOT_FOUND. A method whose engine (jobs, approvals, prompts, questions, progress, responses or
+// the event feed) this primary does not run answers UNAVAILABLE.
 //
 // No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceClient interface {
@@ -118,6 +132,86 @@ type OperatorServiceClient interface {
 	//
 	// REST: `POST /v1/operator/approvals/{approval_id}:decide`.
 	DecideApproval(ctx context.Context, in *DecideApprovalRequest, opts ...grpc.CallOption) (*DecideApprovalResponse, error)
+	// ListPrompts returns prompts: approval requests (request_approval) and permission prompts
+	// (permission_prompt) agents put to the operators of their conversation, newest first,
+	// filtered by status, kind and conversation. Any operator.
+	// REST: `GET /v1/operator/prompts`.
+	ListPrompts(ctx context.Context, in *ListPromptsRequest, opts ...grpc.CallOption) (*ListPromptsResponse, error)
+	// GetPrompt returns one prompt. Any operator. REST: `GET /v1/operator/prompts/{prompt_id}`.
+	GetPrompt(ctx context.Context, in *GetPromptRequest, opts ...grpc.CallOption) (*GetPromptResponse, error)
+	// DecidePrompt answers a pending prompt; the agent waiting on it gets the decision at once.
+	// An approval request takes PROMPT_ACTION_APPROVE, PROMPT_ACTION_DENY or
+	// PROMPT_ACTION_COMMENT (request changes: not approved, with the comment as feedback); a
+	// permission prompt takes PROMPT_ACTION_ALLOW_ONCE, PROMPT_ACTION_ALLOW_THREAD,
+	// PROMPT_ACTION_ALLOW_CONVERSATION or PROMPT_ACTION_DENY. An action the prompt does not take
+	// is INVALID_ARGUMENT.
+	//
+	// Any operator, except that PROMPT_ACTION_ALLOW_CONVERSATION (allow the tool in the
+	// conversation from now on, persisted) is for admins only: PERMISSION_DENIED for a member,
+	// checked before anything else about the request. Every decision is written to the audit
+	// log with the operator as actor.
+	//
+	// A prompt that is no longer pending (decided by someone else, a second click, or expired)
+	// is ABORTED, HTTP 409, and changes nothing. Blocks: one store write (with its audit entry,
+	// and for PROMPT_ACTION_ALLOW_THREAD or PROMPT_ACTION_ALLOW_CONVERSATION the allowance).
+	//
+	// REST: `POST /v1/operator/prompts/{prompt_id}:decide`.
+	DecidePrompt(ctx context.Context, in *DecidePromptRequest, opts ...grpc.CallOption) (*DecidePromptResponse, error)
+	// ListQuestions returns question forms (ask_questions), newest first, filtered by status,
+	// conversation and requester. Any operator. REST: `GET /v1/operator/questions`.
+	ListQuestions(ctx context.Context, in *ListQuestionsRequest, opts ...grpc.CallOption) (*ListQuestionsResponse, error)
+	// GetQuestion returns one question form with its draft. Any operator.
+	// REST: `GET /v1/operator/questions/{question_id}`.
+	GetQuestion(ctx context.Context, in *GetQuestionRequest, opts ...grpc.CallOption) (*GetQuestionResponse, error)
+	// SaveQuestionDraft saves answers as the form's draft, without submitting them. Only the
+	// form's requester answers (PERMISSION_DENIED for any other operator). The save is a
+	// compare-and-swap on revision: a stale revision, or a form no longer pending, is ABORTED,
+	// HTTP 409, and changes nothing (read the form again, then retry). Answers the form does not
+	// allow (an unknown question or option, two values for a single choice, custom text where
+	// none is allowed or over 2000 characters) are INVALID_ARGUMENT; required questions may still
+	// be unanswered. Drafts survive restarts. Blocks: one store write.
+	//
+	// REST: `POST /v1/operator/questions/{question_id}:saveDraft`.
+	SaveQuestionDraft(ctx context.Context, in *SaveQuestionDraftRequest, opts ...grpc.CallOption) (*SaveQuestionDraftResponse, error)
+	// SubmitQuestionAnswers submits the requester's answers: checked as for a draft, and every
+	// required question must be answered (INVALID_ARGUMENT otherwise). The submission and the
+	// continuation that resumes the conversation with the answers are committed together,
+	// exactly once. Only the requester (PERMISSION_DENIED otherwise); a stale revision or a
+	// form no longer pending (a second submit) is ABORTED, HTTP 409. Blocks: one store write.
+	//
+	// REST: `POST /v1/operator/questions/{question_id}:submit`.
+	SubmitQuestionAnswers(ctx context.Context, in *SubmitQuestionAnswersRequest, opts ...grpc.CallOption) (*SubmitQuestionAnswersResponse, error)
+	// CancelQuestion cancels a pending question form: it takes no answers from then on. The
+	// requester or an admin (PERMISSION_DENIED for anyone else); a form no longer pending is
+	// ABORTED, HTTP 409. Blocks: one store write.
+	//
+	// REST: `POST /v1/operator/questions/{question_id}:cancel`.
+	CancelQuestion(ctx context.Context, in *CancelQuestionRequest, opts ...grpc.CallOption) (*CancelQuestionResponse, error)
+	// ListProgress returns the latest progress snapshot (report_progress) of responses, most
+	// recently updated first, filtered by response and conversation. Any operator.
+	// REST: `GET /v1/operator/progress`.
+	ListProgress(ctx context.Context, in *ListProgressRequest, opts ...grpc.CallOption) (*ListProgressResponse, error)
+	// ListResponses returns every live response (an agent's reply turn the runtime opened and
+	// has not closed): whom it answers, where its shells run, its windows and its latest
+	// receipts. Never its grant. Any operator. Read from memory: blocks only while each
+	// response's state is copied, never on its calls or commands.
+	// REST: `GET /v1/operator/responses`.
+	ListResponses(ctx context.Context, in *ListResponsesRequest, opts ...grpc.CallOption) (*ListResponsesResponse, error)
+	// WatchEvents streams the live feed of changes (approvals, prompts, questions, progress,
+	// jobs, responses) as they are published. Any operator.
+	//
+	// It sends nothing from the past. Its first message carries no event and is sent as soon as
+	// the watch is in place: from then on no change is missed, so a client that needs the
+	// current state lists it after that message and applies the events that follow. A watcher
+	// that falls behind (more than 256 events unread) loses events; in their place it gets one
+	// event of kind `events.gap`, after which it should list again.
+	//
+	// Blocks until the client leaves (the stream then ends with CANCELLED) or the primary stops
+	// (UNAVAILABLE: watch again later).
+	//
+	// REST: `GET /v1/operator/events`, a stream of newline-delimited JSON objects, each
+	// `{"result": <WatchEventsResponse>}`, or `{"error": …}` as the last one.
+	WatchEvents(ctx context.Context, in *WatchEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEventsResponse], error)
 }
 
 type operatorServiceClient struct {
@@ -238,12 +332,132 @@ func (c *operatorServiceClient) DecideApproval(ctx context.Context, in *DecideAp
 	return out, nil
 }
 
+func (c *operatorServiceClient) ListPrompts(ctx context.Context, in *ListPromptsRequest, opts ...grpc.CallOption) (*ListPromptsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPromptsResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListPrompts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetPrompt(ctx context.Context, in *GetPromptRequest, opts ...grpc.CallOption) (*GetPromptResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPromptResponse)
+	err := c.cc.Invoke(ctx, OperatorService_GetPrompt_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) DecidePrompt(ctx context.Context, in *DecidePromptRequest, opts ...grpc.CallOption) (*DecidePromptResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DecidePromptResponse)
+	err := c.cc.Invoke(ctx, OperatorService_DecidePrompt_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ListQuestions(ctx context.Context, in *ListQuestionsRequest, opts ...grpc.CallOption) (*ListQuestionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListQuestionsResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListQuestions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetQuestion(ctx context.Context, in *GetQuestionRequest, opts ...grpc.CallOption) (*GetQuestionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetQuestionResponse)
+	err := c.cc.Invoke(ctx, OperatorService_GetQuestion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) SaveQuestionDraft(ctx context.Context, in *SaveQuestionDraftRequest, opts ...grpc.CallOption) (*SaveQuestionDraftResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SaveQuestionDraftResponse)
+	err := c.cc.Invoke(ctx, OperatorService_SaveQuestionDraft_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) SubmitQuestionAnswers(ctx context.Context, in *SubmitQuestionAnswersRequest, opts ...grpc.CallOption) (*SubmitQuestionAnswersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SubmitQuestionAnswersResponse)
+	err := c.cc.Invoke(ctx, OperatorService_SubmitQuestionAnswers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) CancelQuestion(ctx context.Context, in *CancelQuestionRequest, opts ...grpc.CallOption) (*CancelQuestionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelQuestionResponse)
+	err := c.cc.Invoke(ctx, OperatorService_CancelQuestion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ListProgress(ctx context.Context, in *ListProgressRequest, opts ...grpc.CallOption) (*ListProgressResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListProgressResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListProgress_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ListResponses(ctx context.Context, in *ListResponsesRequest, opts ...grpc.CallOption) (*ListResponsesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListResponsesResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListResponses_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) WatchEvents(ctx context.Context, in *WatchEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEventsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &OperatorService_ServiceDesc.Streams[0], OperatorService_WatchEvents_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchEventsRequest, WatchEventsResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type OperatorService_WatchEventsClient = grpc.ServerStreamingClient[WatchEventsResponse]
+
 // OperatorServiceServer is the server API for OperatorService service.
 // All implementations must embed UnimplementedOperatorServiceServer
 // for forward compatibility.
 //
 // OperatorService is the people's API: who they are, conversation modes, the audit log,
-// background jobs and durable approvals.
+// background jobs, durable approvals, the prompts and questions agents put to people, progress
+// reports, the live responses and a live feed of changes.
 //
 // Who calls it: operators (people, through the dashboard or their own tools), each with their
 // own operator credential as `authorization: Bearer <operator token>`, over gRPC or over REST
@@ -253,13 +467,15 @@ func (c *operatorServiceClient) DecideApproval(ctx context.Context, in *DecideAp
 // never authorise it.
 //
 // Every call is authorised before its request is handled: a missing or unknown credential is
-// UNAUTHENTICATED; a member calling an admin-only method (or approving) is PERMISSION_DENIED.
+// UNAUTHENTICATED; a member calling an admin-only method (or taking an admin-only decision),
+// and an operator answering questions put to someone else, is PERMISSION_DENIED.
 // Changes and decisions are written to the audit log with the operator's name as the actor: in
 // the same transaction as the change itself, or for a job cancel, as soon as the job has been
 // told to stop.
 //
-// Ids of jobs and approvals are positive; an id that names nothing is NOT_FOUND. A method
-// whose engine (jobs or approvals) this primary does not run answers UNAVAILABLE.
+// Ids of jobs, approvals, prompts and questions are positive; an id that names nothing is
+// NOT_FOUND. A method whose engine (jobs, approvals, prompts, questions, progress, responses or
+// the event feed) this primary does not run answers UNAVAILABLE.
 //
 // No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceServer interface {
@@ -323,6 +539,86 @@ type OperatorServiceServer interface {
 	//
 	// REST: `POST /v1/operator/approvals/{approval_id}:decide`.
 	DecideApproval(context.Context, *DecideApprovalRequest) (*DecideApprovalResponse, error)
+	// ListPrompts returns prompts: approval requests (request_approval) and permission prompts
+	// (permission_prompt) agents put to the operators of their conversation, newest first,
+	// filtered by status, kind and conversation. Any operator.
+	// REST: `GET /v1/operator/prompts`.
+	ListPrompts(context.Context, *ListPromptsRequest) (*ListPromptsResponse, error)
+	// GetPrompt returns one prompt. Any operator. REST: `GET /v1/operator/prompts/{prompt_id}`.
+	GetPrompt(context.Context, *GetPromptRequest) (*GetPromptResponse, error)
+	// DecidePrompt answers a pending prompt; the agent waiting on it gets the decision at once.
+	// An approval request takes PROMPT_ACTION_APPROVE, PROMPT_ACTION_DENY or
+	// PROMPT_ACTION_COMMENT (request changes: not approved, with the comment as feedback); a
+	// permission prompt takes PROMPT_ACTION_ALLOW_ONCE, PROMPT_ACTION_ALLOW_THREAD,
+	// PROMPT_ACTION_ALLOW_CONVERSATION or PROMPT_ACTION_DENY. An action the prompt does not take
+	// is INVALID_ARGUMENT.
+	//
+	// Any operator, except that PROMPT_ACTION_ALLOW_CONVERSATION (allow the tool in the
+	// conversation from now on, persisted) is for admins only: PERMISSION_DENIED for a member,
+	// checked before anything else about the request. Every decision is written to the audit
+	// log with the operator as actor.
+	//
+	// A prompt that is no longer pending (decided by someone else, a second click, or expired)
+	// is ABORTED, HTTP 409, and changes nothing. Blocks: one store write (with its audit entry,
+	// and for PROMPT_ACTION_ALLOW_THREAD or PROMPT_ACTION_ALLOW_CONVERSATION the allowance).
+	//
+	// REST: `POST /v1/operator/prompts/{prompt_id}:decide`.
+	DecidePrompt(context.Context, *DecidePromptRequest) (*DecidePromptResponse, error)
+	// ListQuestions returns question forms (ask_questions), newest first, filtered by status,
+	// conversation and requester. Any operator. REST: `GET /v1/operator/questions`.
+	ListQuestions(context.Context, *ListQuestionsRequest) (*ListQuestionsResponse, error)
+	// GetQuestion returns one question form with its draft. Any operator.
+	// REST: `GET /v1/operator/questions/{question_id}`.
+	GetQuestion(context.Context, *GetQuestionRequest) (*GetQuestionResponse, error)
+	// SaveQuestionDraft saves answers as the form's draft, without submitting them. Only the
+	// form's requester answers (PERMISSION_DENIED for any other operator). The save is a
+	// compare-and-swap on revision: a stale revision, or a form no longer pending, is ABORTED,
+	// HTTP 409, and changes nothing (read the form again, then retry). Answers the form does not
+	// allow (an unknown question or option, two values for a single choice, custom text where
+	// none is allowed or over 2000 characters) are INVALID_ARGUMENT; required questions may still
+	// be unanswered. Drafts survive restarts. Blocks: one store write.
+	//
+	// REST: `POST /v1/operator/questions/{question_id}:saveDraft`.
+	SaveQuestionDraft(context.Context, *SaveQuestionDraftRequest) (*SaveQuestionDraftResponse, error)
+	// SubmitQuestionAnswers submits the requester's answers: checked as for a draft, and every
+	// required question must be answered (INVALID_ARGUMENT otherwise). The submission and the
+	// continuation that resumes the conversation with the answers are committed together,
+	// exactly once. Only the requester (PERMISSION_DENIED otherwise); a stale revision or a
+	// form no longer pending (a second submit) is ABORTED, HTTP 409. Blocks: one store write.
+	//
+	// REST: `POST /v1/operator/questions/{question_id}:submit`.
+	SubmitQuestionAnswers(context.Context, *SubmitQuestionAnswersRequest) (*SubmitQuestionAnswersResponse, error)
+	// CancelQuestion cancels a pending question form: it takes no answers from then on. The
+	// requester or an admin (PERMISSION_DENIED for anyone else); a form no longer pending is
+	// ABORTED, HTTP 409. Blocks: one store write.
+	//
+	// REST: `POST /v1/operator/questions/{question_id}:cancel`.
+	CancelQuestion(context.Context, *CancelQuestionRequest) (*CancelQuestionResponse, error)
+	// ListProgress returns the latest progress snapshot (report_progress) of responses, most
+	// recently updated first, filtered by response and conversation. Any operator.
+	// REST: `GET /v1/operator/progress`.
+	ListProgress(context.Context, *ListProgressRequest) (*ListProgressResponse, error)
+	// ListResponses returns every live response (an agent's reply turn the runtime opened and
+	// has not closed): whom it answers, where its shells run, its windows and its latest
+	// receipts. Never its grant. Any operator. Read from memory: blocks only while each
+	// response's state is copied, never on its calls or commands.
+	// REST: `GET /v1/operator/responses`.
+	ListResponses(context.Context, *ListResponsesRequest) (*ListResponsesResponse, error)
+	// WatchEvents streams the live feed of changes (approvals, prompts, questions, progress,
+	// jobs, responses) as they are published. Any operator.
+	//
+	// It sends nothing from the past. Its first message carries no event and is sent as soon as
+	// the watch is in place: from then on no change is missed, so a client that needs the
+	// current state lists it after that message and applies the events that follow. A watcher
+	// that falls behind (more than 256 events unread) loses events; in their place it gets one
+	// event of kind `events.gap`, after which it should list again.
+	//
+	// Blocks until the client leaves (the stream then ends with CANCELLED) or the primary stops
+	// (UNAVAILABLE: watch again later).
+	//
+	// REST: `GET /v1/operator/events`, a stream of newline-delimited JSON objects, each
+	// `{"result": <WatchEventsResponse>}`, or `{"error": …}` as the last one.
+	WatchEvents(*WatchEventsRequest, grpc.ServerStreamingServer[WatchEventsResponse]) error
 	mustEmbedUnimplementedOperatorServiceServer()
 }
 
@@ -365,6 +661,39 @@ func (UnimplementedOperatorServiceServer) GetApproval(context.Context, *GetAppro
 }
 func (UnimplementedOperatorServiceServer) DecideApproval(context.Context, *DecideApprovalRequest) (*DecideApprovalResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DecideApproval not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListPrompts(context.Context, *ListPromptsRequest) (*ListPromptsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPrompts not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetPrompt(context.Context, *GetPromptRequest) (*GetPromptResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPrompt not implemented")
+}
+func (UnimplementedOperatorServiceServer) DecidePrompt(context.Context, *DecidePromptRequest) (*DecidePromptResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DecidePrompt not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListQuestions(context.Context, *ListQuestionsRequest) (*ListQuestionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListQuestions not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetQuestion(context.Context, *GetQuestionRequest) (*GetQuestionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetQuestion not implemented")
+}
+func (UnimplementedOperatorServiceServer) SaveQuestionDraft(context.Context, *SaveQuestionDraftRequest) (*SaveQuestionDraftResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SaveQuestionDraft not implemented")
+}
+func (UnimplementedOperatorServiceServer) SubmitQuestionAnswers(context.Context, *SubmitQuestionAnswersRequest) (*SubmitQuestionAnswersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SubmitQuestionAnswers not implemented")
+}
+func (UnimplementedOperatorServiceServer) CancelQuestion(context.Context, *CancelQuestionRequest) (*CancelQuestionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelQuestion not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListProgress(context.Context, *ListProgressRequest) (*ListProgressResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListProgress not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListResponses(context.Context, *ListResponsesRequest) (*ListResponsesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListResponses not implemented")
+}
+func (UnimplementedOperatorServiceServer) WatchEvents(*WatchEventsRequest, grpc.ServerStreamingServer[WatchEventsResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchEvents not implemented")
 }
 func (UnimplementedOperatorServiceServer) mustEmbedUnimplementedOperatorServiceServer() {}
 func (UnimplementedOperatorServiceServer) testEmbeddedByValue()                         {}
@@ -585,6 +914,197 @@ func _OperatorService_DecideApproval_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OperatorService_ListPrompts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPromptsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListPrompts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListPrompts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListPrompts(ctx, req.(*ListPromptsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetPrompt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPromptRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetPrompt(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetPrompt_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetPrompt(ctx, req.(*GetPromptRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_DecidePrompt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DecidePromptRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).DecidePrompt(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_DecidePrompt_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).DecidePrompt(ctx, req.(*DecidePromptRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ListQuestions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListQuestionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListQuestions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListQuestions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListQuestions(ctx, req.(*ListQuestionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetQuestion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetQuestionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetQuestion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetQuestion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetQuestion(ctx, req.(*GetQuestionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_SaveQuestionDraft_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SaveQuestionDraftRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).SaveQuestionDraft(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_SaveQuestionDraft_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).SaveQuestionDraft(ctx, req.(*SaveQuestionDraftRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_SubmitQuestionAnswers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SubmitQuestionAnswersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).SubmitQuestionAnswers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_SubmitQuestionAnswers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).SubmitQuestionAnswers(ctx, req.(*SubmitQuestionAnswersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_CancelQuestion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelQuestionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).CancelQuestion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_CancelQuestion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).CancelQuestion(ctx, req.(*CancelQuestionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ListProgress_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListProgressRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListProgress(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListProgress_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListProgress(ctx, req.(*ListProgressRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ListResponses_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListResponsesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListResponses(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListResponses_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListResponses(ctx, req.(*ListResponsesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_WatchEvents_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchEventsRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(OperatorServiceServer).WatchEvents(m, &grpc.GenericServerStream[WatchEventsRequest, WatchEventsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type OperatorService_WatchEventsServer = grpc.ServerStreamingServer[WatchEventsResponse]
+
 // OperatorService_ServiceDesc is the grpc.ServiceDesc for OperatorService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -636,7 +1156,53 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "DecideApproval",
 			Handler:    _OperatorService_DecideApproval_Handler,
 		},
+		{
+			MethodName: "ListPrompts",
+			Handler:    _OperatorService_ListPrompts_Handler,
+		},
+		{
+			MethodName: "GetPrompt",
+			Handler:    _OperatorService_GetPrompt_Handler,
+		},
+		{
+			MethodName: "DecidePrompt",
+			Handler:    _OperatorService_DecidePrompt_Handler,
+		},
+		{
+			MethodName: "ListQuestions",
+			Handler:    _OperatorService_ListQuestions_Handler,
+		},
+		{
+			MethodName: "GetQuestion",
+			Handler:    _OperatorService_GetQuestion_Handler,
+		},
+		{
+			MethodName: "SaveQuestionDraft",
+			Handler:    _OperatorService_SaveQuestionDraft_Handler,
+		},
+		{
+			MethodName: "SubmitQuestionAnswers",
+			Handler:    _OperatorService_SubmitQuestionAnswers_Handler,
+		},
+		{
+			MethodName: "CancelQuestion",
+			Handler:    _OperatorService_CancelQuestion_Handler,
+		},
+		{
+			MethodName: "ListProgress",
+			Handler:    _OperatorService_ListProgress_Handler,
+		},
+		{
+			MethodName: "ListResponses",
+			Handler:    _OperatorService_ListResponses_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchEvents",
+			Handler:       _OperatorService_WatchEvents_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "turncli/operator/v1/operator.proto",
 }

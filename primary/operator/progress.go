@@ -1,0 +1,60 @@
+package operator
+
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Progress is the engine behind ListProgress: it keeps each response's latest report_progress
+// snapshot.
+type Progress interface {
+	// ListProgress returns the snapshots matching f, most recently updated first.
+	ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error)
+}
+
+// WithProgress makes p the engine behind ListProgress, which is UNAVAILABLE without one, and
+// returns s. Call it before s serves.
+func (s *Server) WithProgress(p Progress) *Server {
+	s.progress = p
+	return s
+}
+
+// ListProgress implements OperatorService.
+func (s *Server) ListProgress(ctx context.Context, req *operatorv1.ListProgressRequest) (*operatorv1.ListProgressResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	channel, thread, err := conversationFilter(req.GetConversation())
+	if err != nil {
+		return nil, err
+	}
+	limit, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
+	}
+	if s.progress == nil {
+		return nil, status.Error(codes.Unavailable, "progress reports are not available on this primary")
+	}
+	list, err := s.progress.ListProgress(ctx, store.ProgressFilter{ResponseID: req.GetResponseId(), Channel: channel, Thread: thread, Limit: limit})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &operatorv1.ListProgressResponse{Snapshots: make([]*operatorv1.ProgressSnapshot, 0, len(list))}
+	for _, p := range list {
+		resp.Snapshots = append(resp.Snapshots, &operatorv1.ProgressSnapshot{
+			ResponseId:   p.ResponseID,
+			Conversation: conversationToProto(p.Channel, p.Thread),
+			Agent:        p.Agent,
+			Requester:    p.Requester,
+			Title:        p.Title,
+			StepsJson:    string(p.Steps),
+			UpdatedAt:    timestamp(p.UpdatedAt),
+		})
+	}
+	return resp, nil
+}

@@ -1,0 +1,199 @@
+package operator
+
+import (
+	"context"
+	"errors"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Prompts is the engine behind the prompt methods: it keeps the prompts of request_approval
+// and permission_prompt and hands decisions to the calls waiting on them.
+type Prompts interface {
+	// ListPrompts returns the prompts matching f, newest first.
+	ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error)
+	// Prompt returns one prompt; store.ErrNotFound when it does not exist.
+	Prompt(ctx context.Context, id int64) (store.Prompt, error)
+	// DecidePrompt records by's decision on a pending prompt and wakes the call waiting on it.
+	// store.ErrNotFound for an unknown id; store.ErrInvalid for an action the prompt's kind
+	// does not take, a comment without text or an over-long text; store.ErrForbidden when by
+	// may not take the action; store.ErrConflict when the prompt is no longer pending, in
+	// which case nothing changed.
+	DecidePrompt(ctx context.Context, id int64, by store.Operator, d PromptDecision) (store.Prompt, error)
+}
+
+// PromptDecision is an operator's decision on a prompt.
+type PromptDecision struct {
+	// Action is one of the store's Decision constants (store.DecisionApprove, …).
+	Action string
+	// Text is the feedback: a denial's reason, a comment's requested changes.
+	Text string
+}
+
+// WithPrompts makes p the engine behind ListPrompts, GetPrompt and DecidePrompt, which are
+// UNAVAILABLE without one, and returns s. Call it before s serves.
+func (s *Server) WithPrompts(p Prompts) *Server {
+	s.prompts = p
+	return s
+}
+
+func (s *Server) promptsEngine() (Prompts, error) {
+	if s.prompts == nil {
+		return nil, status.Error(codes.Unavailable, "prompts are not available on this primary")
+	}
+	return s.prompts, nil
+}
+
+// ListPrompts implements OperatorService.
+func (s *Server) ListPrompts(ctx context.Context, req *operatorv1.ListPromptsRequest) (*operatorv1.ListPromptsResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	st, ok := promptStatusFromProto[req.GetStatus()]
+	if !ok {
+		return nil, status.Error(codes.InvalidArgument, "status is not a prompt status")
+	}
+	kind, ok := promptKindFromProto[req.GetKind()]
+	if !ok {
+		return nil, status.Error(codes.InvalidArgument, "kind must be PROMPT_KIND_APPROVAL, PROMPT_KIND_PERMISSION or unset")
+	}
+	channel, thread, err := conversationFilter(req.GetConversation())
+	if err != nil {
+		return nil, err
+	}
+	limit, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
+	}
+	engine, err := s.promptsEngine()
+	if err != nil {
+		return nil, err
+	}
+	list, err := engine.ListPrompts(ctx, store.PromptFilter{Status: st, Kind: kind, Channel: channel, Thread: thread, Limit: limit})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &operatorv1.ListPromptsResponse{Prompts: make([]*operatorv1.Prompt, 0, len(list))}
+	for _, p := range list {
+		resp.Prompts = append(resp.Prompts, promptToProto(p))
+	}
+	return resp, nil
+}
+
+// GetPrompt implements OperatorService.
+func (s *Server) GetPrompt(ctx context.Context, req *operatorv1.GetPromptRequest) (*operatorv1.GetPromptResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	id, ok := storeID(req.GetPromptId())
+	if !ok {
+		return nil, promptNotFound(req.GetPromptId())
+	}
+	engine, err := s.promptsEngine()
+	if err != nil {
+		return nil, err
+	}
+	p, err := engine.Prompt(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, promptNotFound(req.GetPromptId())
+	case err != nil:
+		return nil, toStatus(err)
+	}
+	return &operatorv1.GetPromptResponse{Prompt: promptToProto(p)}, nil
+}
+
+// DecidePrompt implements OperatorService. Allowing a tool for a whole conversation is for
+// admins only; the role is checked before anything else about the request.
+func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptRequest) (*operatorv1.DecidePromptResponse, error) {
+	a := req.GetAction()
+	op, err := caller(ctx, a == operatorv1.PromptAction_PROMPT_ACTION_ALLOW_CONVERSATION, "allow a tool for a whole conversation")
+	if err != nil {
+		return nil, err
+	}
+	action, ok := promptActionFromProto[a]
+	if !ok {
+		return nil, status.Error(codes.InvalidArgument, "action must be one of PROMPT_ACTION_APPROVE, PROMPT_ACTION_DENY, PROMPT_ACTION_COMMENT, "+
+			"PROMPT_ACTION_ALLOW_ONCE, PROMPT_ACTION_ALLOW_THREAD and PROMPT_ACTION_ALLOW_CONVERSATION")
+	}
+	id, ok := storeID(req.GetPromptId())
+	if !ok {
+		return nil, promptNotFound(req.GetPromptId())
+	}
+	engine, err := s.promptsEngine()
+	if err != nil {
+		return nil, err
+	}
+	p, err := engine.DecidePrompt(ctx, id, op, PromptDecision{Action: action, Text: req.GetText()})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, promptNotFound(req.GetPromptId())
+	case errors.Is(err, store.ErrConflict):
+		// A replay names the state the prompt is in, read after the refusal.
+		if now, rerr := engine.Prompt(ctx, id); rerr == nil {
+			return nil, status.Errorf(codes.Aborted, "prompt %d can no longer be decided: it is %s", id, now.Status)
+		}
+		return nil, status.Errorf(codes.Aborted, "prompt %d can no longer be decided", id)
+	case err != nil:
+		return nil, toStatus(err)
+	}
+	s.logger.Info("prompt decided", "operator", op.Name, "prompt", id, "action", action, "status", string(p.Status))
+	return &operatorv1.DecidePromptResponse{Prompt: promptToProto(p)}, nil
+}
+
+func promptNotFound(id uint64) error {
+	return status.Errorf(codes.NotFound, "prompt %d does not exist", id)
+}
+
+var promptStatusFromProto = map[operatorv1.PromptStatus]store.PromptStatus{
+	operatorv1.PromptStatus_PROMPT_STATUS_UNSPECIFIED: "",
+	operatorv1.PromptStatus_PROMPT_STATUS_PENDING:     store.PromptPending,
+	operatorv1.PromptStatus_PROMPT_STATUS_APPROVED:    store.PromptApproved,
+	operatorv1.PromptStatus_PROMPT_STATUS_DENIED:      store.PromptDenied,
+	operatorv1.PromptStatus_PROMPT_STATUS_EXPIRED:     store.PromptExpired,
+}
+
+var promptKindFromProto = map[operatorv1.PromptKind]store.PromptKind{
+	operatorv1.PromptKind_PROMPT_KIND_UNSPECIFIED: "",
+	operatorv1.PromptKind_PROMPT_KIND_APPROVAL:    store.PromptApproval,
+	operatorv1.PromptKind_PROMPT_KIND_PERMISSION:  store.PromptPermission,
+}
+
+var promptActionFromProto = map[operatorv1.PromptAction]string{
+	operatorv1.PromptAction_PROMPT_ACTION_APPROVE:            store.DecisionApprove,
+	operatorv1.PromptAction_PROMPT_ACTION_DENY:               store.DecisionDeny,
+	operatorv1.PromptAction_PROMPT_ACTION_COMMENT:            store.DecisionComment,
+	operatorv1.PromptAction_PROMPT_ACTION_ALLOW_ONCE:         store.DecisionAllowOnce,
+	operatorv1.PromptAction_PROMPT_ACTION_ALLOW_THREAD:       store.DecisionAllowThread,
+	operatorv1.PromptAction_PROMPT_ACTION_ALLOW_CONVERSATION: store.DecisionAllowConversation,
+}
+
+func promptToProto(p store.Prompt) *operatorv1.Prompt {
+	return &operatorv1.Prompt{
+		Id:              uint64(p.ID),
+		Kind:            protoOf(promptKindFromProto, p.Kind),
+		Status:          protoOf(promptStatusFromProto, p.Status),
+		Conversation:    conversationToProto(p.Channel, p.Thread),
+		Requester:       p.Requester,
+		Agent:           p.Agent,
+		ResponseId:      p.ResponseID,
+		CallId:          p.CallID,
+		Title:           p.Title,
+		Details:         p.Details,
+		ApproveLabel:    p.ApproveLabel,
+		DenyLabel:       p.DenyLabel,
+		ToolName:        p.ToolName,
+		ToolUseId:       p.ToolUseID,
+		MaskedInputJson: string(p.MaskedInput),
+		CreatedAt:       timestamp(p.CreatedAt),
+		Deadline:        timestamp(p.Deadline),
+		DecidedBy:       p.DecidedBy,
+		DecidedAt:       timestamp(p.DecidedAt),
+		Decision:        protoOf(promptActionFromProto, p.Decision),
+		Feedback:        p.Feedback,
+	}
+}

@@ -1,0 +1,140 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/primary/response"
+)
+
+// What ListResponses shows of each response: its latest receipts, each outcome within a
+// budget, so that a list of many busy responses stays small.
+const (
+	responseReceipts  = 20
+	maxOutcomeShown   = 2 << 10
+	outcomeMarkerRoom = 128 // bytes kept free for the shortening marker
+)
+
+// WithResponses makes m the source of ListResponses, which is UNAVAILABLE without one, and
+// returns s. Call it before s serves.
+func (s *Server) WithResponses(m *response.Manager) *Server {
+	s.responses = m
+	return s
+}
+
+// ListResponses implements OperatorService. A response that began closing while it was read
+// is left out.
+func (s *Server) ListResponses(ctx context.Context, _ *operatorv1.ListResponsesRequest) (*operatorv1.ListResponsesResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	if s.responses == nil {
+		return nil, status.Error(codes.Unavailable, "responses are not available on this primary")
+	}
+	live := s.responses.List()
+	resp := &operatorv1.ListResponsesResponse{Responses: make([]*operatorv1.LiveResponse, 0, len(live))}
+	for _, r := range live {
+		in := r.Inspect(responseReceipts)
+		if in.Closing {
+			continue
+		}
+		resp.Responses = append(resp.Responses, liveResponseToProto(in))
+	}
+	return resp, nil
+}
+
+func liveResponseToProto(in response.Inspection) *operatorv1.LiveResponse {
+	out := &operatorv1.LiveResponse{
+		Id:             in.ID,
+		Agent:          in.Agent,
+		Requester:      in.Requester,
+		Conversation:   conversationToProto(in.Channel, in.Thread),
+		Origin:         protoOf(originFromProto, in.Origin),
+		Flags:          in.Flags,
+		ShellMode:      protoOf(shellModeFromProto, in.ShellMode),
+		Location:       &operatorv1.Location{WorkerKey: in.WorkerKey, WorkerId: in.BoundWorker},
+		GrantExpiresAt: timestamp(in.GrantExpires),
+		Fenced:         in.Fenced,
+		Unsettled:      count(in.Unsettled),
+		Windows:        make([]*operatorv1.BashWindow, 0, len(in.Windows)),
+		ReceiptCount:   count(in.ReceiptCount),
+		Receipts:       make([]*operatorv1.CallReceipt, 0, len(in.Receipts)),
+	}
+	for _, w := range in.Windows {
+		out.Windows = append(out.Windows, &operatorv1.BashWindow{
+			BashCallId: w.BashCallID, State: protoOf(windowStateFromProto, w.State),
+			Admitted: count(w.Admitted), Unsettled: count(w.Unsettled),
+		})
+	}
+	for _, rc := range in.Receipts {
+		outcome, shortened := shortenOutcome(rc.Outcome)
+		out.Receipts = append(out.Receipts, &operatorv1.CallReceipt{
+			CallId: rc.CallID, Toolkit: rc.Toolkit, Function: rc.Function, Status: protoOf(callStatusFromProto, rc.Status),
+			ParentBashCallId: rc.Parent, OutcomeJson: outcome, OutcomeShortened: shortened,
+		})
+	}
+	return out
+}
+
+// shortenOutcome returns an outcome's JSON text within maxOutcomeShown bytes. A larger one
+// becomes a JSON string: the start of its text, cut between characters, and a marker saying it
+// was shortened and by how much.
+func shortenOutcome(outcome []byte) (string, bool) {
+	if len(outcome) <= maxOutcomeShown {
+		return string(outcome), false
+	}
+	keep := maxOutcomeShown - outcomeMarkerRoom
+	for {
+		prefix := outcome[:keep]
+		for !utf8.Valid(prefix) { // never cut a character in half
+			prefix = prefix[:len(prefix)-1]
+		}
+		enc, err := canonjson.Marshal(fmt.Sprintf("%s … [outcome shortened: %d bytes, first %d shown]", prefix, len(outcome), len(prefix)))
+		switch {
+		case err != nil: // not reached: the text is valid UTF-8
+			return `"[outcome shortened]"`, true
+		case len(enc) <= maxOutcomeShown:
+			return string(enc), true
+		}
+		// A byte of text takes at most 6 bytes of JSON (\u00xx): dropping a sixth of the
+		// overflow converges without going below what fits.
+		keep -= max(1, (len(enc)-maxOutcomeShown+5)/6)
+	}
+}
+
+// count converts a count of the response package, always small, for the API.
+func count(n int) uint32 { return uint32(max(n, 0)) }
+
+var originFromProto = map[operatorv1.ResponseOrigin]string{
+	operatorv1.ResponseOrigin_RESPONSE_ORIGIN_FOREGROUND: response.OriginForeground,
+	operatorv1.ResponseOrigin_RESPONSE_ORIGIN_BACKGROUND: response.OriginBackground,
+	operatorv1.ResponseOrigin_RESPONSE_ORIGIN_SCHEDULED:  response.OriginScheduled,
+	operatorv1.ResponseOrigin_RESPONSE_ORIGIN_RECOVERY:   response.OriginRecovery,
+	operatorv1.ResponseOrigin_RESPONSE_ORIGIN_API:        response.OriginAPI,
+}
+
+var shellModeFromProto = map[operatorv1.ShellMode]string{
+	operatorv1.ShellMode_SHELL_MODE_STANDARD: "standard",
+	operatorv1.ShellMode_SHELL_MODE_MINIMAL:  "minimal",
+}
+
+var windowStateFromProto = map[operatorv1.WindowState]string{
+	operatorv1.WindowState_WINDOW_STATE_OPEN:     "open",
+	operatorv1.WindowState_WINDOW_STATE_DRAINING: "draining",
+	operatorv1.WindowState_WINDOW_STATE_CLOSED:   "closed",
+}
+
+var callStatusFromProto = map[operatorv1.CallStatus]response.Status{
+	operatorv1.CallStatus_CALL_STATUS_QUEUED:    response.Queued,
+	operatorv1.CallStatus_CALL_STATUS_RUNNING:   response.Running,
+	operatorv1.CallStatus_CALL_STATUS_WAITING:   response.Waiting,
+	operatorv1.CallStatus_CALL_STATUS_COMPLETED: response.Completed,
+	operatorv1.CallStatus_CALL_STATUS_FAILED:    response.Failed,
+	operatorv1.CallStatus_CALL_STATUS_CANCELLED: response.Cancelled,
+}
