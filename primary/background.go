@@ -47,6 +47,9 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 // recoverJobs settles what a previous primary left, before anything is served: executing
 // approvals are settled (never re-run) and running jobs re-found.
 func (p *Primary) recoverJobs(ctx context.Context) error {
+	// Recovery finishes even when the primary is told to stop meanwhile: half of it would
+	// leave approvals executing or prompts actionable.
+	ctx = context.WithoutCancel(ctx)
 	settled, err := p.Store.RecoverApprovals(ctx)
 	if err != nil {
 		return fmt.Errorf("recover approvals: %w", err)
@@ -55,6 +58,10 @@ func (p *Primary) recoverJobs(ctx context.Context) error {
 		p.cfg.Logger.Info("approval settled after restart", "approval", ap.ID, "status", ap.Status)
 	}
 	p.Interaction.TellRecovered(ctx, settled)
+	// Prompts wait in memory: one left pending by the previous primary can never be answered.
+	if _, err := p.Interaction.ExpirePendingPrompts(ctx); err != nil {
+		return fmt.Errorf("expire prompts: %w", err)
+	}
 	if err := p.Jobs.Recover(ctx); err != nil {
 		return fmt.Errorf("recover jobs: %w", err)
 	}

@@ -79,6 +79,7 @@ type Primary struct {
 	tokenFile    string
 	operatorFile string                  // the first admin's credential, while that file exists
 	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
+	operatorAPI  *operator.Server        // OperatorService; Close ends its event watches
 	workerFiles  map[string]string
 	// workerSecrets are the worker credentials in clear, redacted from agents' reports.
 	workerSecrets []string
@@ -234,8 +235,11 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
-	operatorv1.RegisterOperatorServiceServer(p.grpcServer, operator.NewServer(db, cfg.Logger.With("component", "operatorapi")).
-		WithJobs(p.Jobs).WithApprovals(p.Interaction))
+	p.operatorAPI = operator.NewServer(db, cfg.Logger.With("component", "operatorapi")).
+		WithJobs(p.Jobs).WithApprovals(p.Interaction).WithPrompts(p.Interaction).
+		WithQuestions(p.Interaction).WithProgress(p.Interaction).
+		WithResponses(p.Responses).WithEvents(p.Events)
+	operatorv1.RegisterOperatorServiceServer(p.grpcServer, p.operatorAPI)
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)
 	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
@@ -368,6 +372,7 @@ func (p *Primary) shutdown(servers ...*http.Server) {
 	p.health.Shutdown() // NOT_SERVING first, so load balancers and workers look elsewhere
 	// Subscriptions (REST ones too) are endless streams: end them before waiting for requests.
 	p.Continuations.Close()
+	p.operatorAPI.Close() // event watches are endless streams too (REST ones as well)
 	// Jobs stop being supervised before responses close, so no job is finished by the
 	// shutdown itself; they run on and the next primary re-finds them.
 	p.Jobs.Close()
