@@ -45,6 +45,28 @@ type Function struct {
 	InputSchema json.RawMessage
 	// Instructions specific to this function; describe lists them after the toolkit's.
 	Instructions []string
+	// Traits say how calls of the function behave beyond their arguments.
+	Traits Traits
+}
+
+// Traits describe a function's behaviour to the shell modes and to dispatch. The standard
+// shell mode offers only functions with none of them: functions that finish inside the
+// command that calls them.
+type Traits struct {
+	// NeedsConfirmation: a person approves each call before it runs; the call waits.
+	NeedsConfirmation bool
+	// UserInput: the call waits for a person (an approval, an answer).
+	UserInput bool
+	// ExternalExecution: the call starts work that outlives the calling command (a
+	// background job, agent or command).
+	ExternalExecution bool
+	// EndsTurn: after calling it the agent should end its turn.
+	EndsTurn bool
+}
+
+// Any reports whether any trait is set.
+func (t Traits) Any() bool {
+	return t.NeedsConfirmation || t.UserInput || t.ExternalExecution || t.EndsTurn
 }
 
 // Identity says on whose behalf a call runs. It comes from the response, never from arguments.
