@@ -9,6 +9,7 @@ import (
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -25,11 +26,13 @@ func permissionPromptFunction() catalog.Function {
 		// Every key is optional and unknown keys are dropped, not refused: hooks send more
 		// than these.
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"tool_name":{"type":"string","description":"The tool asking to run (default \"a tool\")."},` +
+			`"tool_name":{"description":"The tool asking to run, a string (default \"a tool\")."},` +
 			`"input":{"description":"The tool's input, any JSON value."},` +
 			`"tool_input":{"description":"The tool's input, used when input is absent."},` +
-			`"tool_use_id":{"type":"string","description":"The engine's id of this tool use."}},` +
+			`"tool_use_id":{"description":"The engine's id of this tool use, a string."}},` +
 			`"additionalProperties":true}`),
+		// The call waits for a person's answer.
+		Traits: catalog.Traits{UserInput: true},
 	}
 }
 
@@ -40,6 +43,8 @@ type permissionRequest struct {
 	// input is the original input: it is returned as it is on allow and never stored or
 	// logged.
 	input any
+	// named: the request named its tool (allowances apply only to named tools).
+	named bool
 }
 
 func (s *Service) permissionPrompt(ctx context.Context, call catalog.Call) (catalog.Result, error) {
@@ -57,10 +62,17 @@ func (s *Service) permissionPrompt(ctx context.Context, call catalog.Call) (cata
 		s.log.Error("permission not checked", "call", call.ID, "err", err)
 		return deny(fmt.Sprintf("Permission to use %s could not be asked for, so it was not granted.", req.tool))
 	}
-	allowance, allowed, err := ps.UsePermissionAllowance(ctx, store.PermissionUse{
-		Channel: id.Channel, Thread: id.Thread, ToolName: req.tool,
-		Agent: id.Agent, ResponseID: id.ResponseID, CallID: call.ID, ToolUseID: req.toolUseID,
-	})
+	if res, err := allow(req.input); err != nil || oversizeAllow(res) {
+		return deny(fmt.Sprintf("The input of %s is too large to pass back once allowed, so permission was not asked for.", req.tool))
+	}
+	var allowance store.PermissionAllowance
+	allowed := false
+	if req.named { // an allowance for "a tool" would cover every nameless request
+		allowance, allowed, err = ps.UsePermissionAllowance(ctx, store.PermissionUse{
+			Channel: id.Channel, Thread: id.Thread, ToolName: req.tool,
+			Agent: id.Agent, ResponseID: id.ResponseID, CallID: call.ID, ToolUseID: req.toolUseID,
+		})
+	}
 	if err != nil {
 		s.log.Error("permission allow-list unreadable", "call", call.ID, "tool", req.tool, "err", err)
 		return deny(fmt.Sprintf("Permission to use %s could not be checked, so it was not granted.", req.tool))
@@ -91,7 +103,7 @@ func (s *Service) permissionPrompt(ctx context.Context, call catalog.Call) (cata
 func permissionArgs(args map[string]any) (permissionRequest, string) {
 	req := permissionRequest{tool: DefaultToolName, input: map[string]any{}}
 	if v, ok := args["tool_name"].(string); ok && strings.TrimSpace(v) != "" {
-		req.tool = strings.TrimSpace(v)
+		req.tool, req.named = strings.TrimSpace(v), true
 	}
 	if n := utf8.RuneCountInString(req.tool); n > store.MaxToolName {
 		return req, fmt.Sprintf("The tool name is %d characters; at most %d are allowed, so permission was not asked for.", n, store.MaxToolName)
@@ -135,4 +147,12 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(string(r)) + s[n:]
+}
+
+// oversizeAllow reports whether an allow result would pass the receipt's outcome budget: it
+// would reach the engine cut short, as text it cannot parse, so such an input is denied at
+// once instead.
+func oversizeAllow(res catalog.Result) bool {
+	b, err := canonjson.Marshal(res.Value)
+	return err != nil || len(b) > response.MaxOutcomeBytes
 }

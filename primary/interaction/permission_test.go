@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -142,6 +143,34 @@ func TestPermissionPrompt(t *testing.T) {
 		decide(t, env, p4.ID, memberOp, store.DecisionDeny, "")
 		if got := answer(t, other, sub4); got["behavior"] != "deny" {
 			t.Errorf("another thread: %v", got)
+		}
+	})
+
+	t.Run("ANamelessRequestNeverUsesAnAllowance", func(t *testing.T) {
+		// An allowance for the default name "a tool" would cover every request that names no
+		// tool, whatever it runs: such requests always ask.
+		const thread = "$nameless"
+		id := openAs(t, env, stranger, thread)
+		sub, p := ask(t, id, map[string]any{"input": map[string]any{"cmd": "ls"}})
+		decide(t, env, p.ID, adminOp, store.DecisionAllowConversation, "")
+		allowsOriginal(t, answer(t, id, sub), map[string]any{"cmd": "ls"})
+		sub2, p2 := ask(t, id, map[string]any{"input": map[string]any{"cmd": "rm -rf /"}})
+		decide(t, env, p2.ID, memberOp, store.DecisionDeny, "no")
+		if got := answer(t, id, sub2); got["behavior"] != "deny" {
+			t.Errorf("a second nameless request: %v, want it asked and denied", got)
+		}
+	})
+
+	t.Run("AnInputTooLargeToReturnIsDeniedWithoutAsking", func(t *testing.T) {
+		const thread = "$oversize"
+		id := openAs(t, env, stranger, thread)
+		got := jsonText(t, callWithArgsFile(t, env, id, "interaction.permission_prompt",
+			map[string]any{"tool_name": "Write", "input": map[string]any{"content": strings.Repeat("x", 20_000)}}))
+		if got["behavior"] != "deny" || !strings.Contains(fmt.Sprint(got["message"]), "too large") {
+			t.Errorf("oversize input: %v", got)
+		}
+		if n := len(promptsIn(t, env, thread)); n != 0 {
+			t.Errorf("%d prompts posted for an input that cannot be returned", n)
 		}
 	})
 

@@ -3,7 +3,7 @@ package interaction
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"time"
 
 	"github.com/turncli/turncli/primary/catalog"
@@ -36,6 +36,7 @@ func reportProgressFunction() catalog.Function {
 			`"required":["url","text"],"additionalProperties":false}}},` +
 			`"required":["id","title","status"],"additionalProperties":false}}},` +
 			`"required":["title","steps"],"additionalProperties":false}`),
+		// No traits: the report is saved and shown before the call returns.
 	}
 }
 
@@ -59,7 +60,8 @@ func (s *Service) reportProgress(ctx context.Context, call catalog.Call) (catalo
 		Title: p.title, Steps: steps, UpdatedAt: time.Now().UTC(),
 	}
 	if err := db.SaveProgress(ctx, snap); err != nil {
-		return catalog.Result{}, fmt.Errorf("the progress report could not be saved: %w", err)
+		s.log.Error("progress not saved", "response", snap.ResponseID, "err", err)
+		return catalog.Result{}, errors.New("the progress report could not be saved; try again")
 	}
 	s.cfg.Events.Publish(KindProgressUpdated, "response/"+snap.ResponseID, progressEvent(snap, p.steps))
 	return catalog.Result{Value: ProgressAccepted}, nil

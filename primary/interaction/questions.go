@@ -43,6 +43,9 @@ func askQuestionsFunction() catalog.Function {
 			`"required":["id","prompt","type"],"additionalProperties":false}},` +
 			`"presentation":{"type":"string","enum":["auto","message","modal"],"description":"How the form is shown (default auto)."}},` +
 			`"required":["title","questions"],"additionalProperties":false}`),
+		// The answers come from a person. The call itself returns at once and the agent may go on
+		// with independent work, so it does not end the turn by itself.
+		Traits: catalog.Traits{UserInput: true},
 	}
 }
 
@@ -73,7 +76,8 @@ func (s *Service) askQuestions(ctx context.Context, call catalog.Call) (catalog.
 		return catalog.Result{}, fmt.Errorf("questions request %d is still waiting for %s's answers in this thread; "+
 			"a different request can be asked only after it is answered or cancelled. %s", q.ID, q.Requester, continueIndependent)
 	case err != nil:
-		return catalog.Result{}, err
+		s.log.Error("questions not saved", "response", id.ResponseID, "err", err)
+		return catalog.Result{}, errors.New("the questions could not be saved; try again")
 	}
 	text := fmt.Sprintf("Saved questions request %d for %s; their answers resume this conversation once they submit them. %s",
 		q.ID, q.Requester, continueIndependent)

@@ -74,12 +74,25 @@ func liveResponseToProto(in response.Inspection) *operatorv1.LiveResponse {
 	}
 	for _, rc := range in.Receipts {
 		outcome, shortened := shortenOutcome(rc.Outcome)
+		if echoesInput(rc.Toolkit, rc.Function) {
+			outcome, shortened = hiddenOutcome, false
+		}
 		out.Receipts = append(out.Receipts, &operatorv1.CallReceipt{
 			CallId: rc.CallID, Toolkit: rc.Toolkit, Function: rc.Function, Status: protoOf(callStatusFromProto, rc.Status),
 			ParentBashCallId: rc.Parent, OutcomeJson: outcome, OutcomeShortened: shortened,
 		})
 	}
 	return out
+}
+
+// hiddenOutcome stands for the outcome of a call that returns its input unmasked.
+const hiddenOutcome = `"(hidden: it returns the tool input it was asked about; see the prompt for its masked copy)"`
+
+// echoesInput reports whether a function's outcome repeats its input as given: an allowed
+// permission_prompt returns the original tool input, secrets included, which people may
+// only see masked.
+func echoesInput(toolkit, function string) bool {
+	return toolkit == "interaction" && function == "permission_prompt"
 }
 
 // shortenOutcome returns an outcome's JSON text within maxOutcomeShown bytes. A larger one

@@ -32,6 +32,11 @@ func (s *Store) DecidePrompt(ctx context.Context, id int64, actor, decision, fee
 			return invalid("a %s prompt cannot be decided %q", p.Kind, decision)
 		}
 		now := s.now()
+		// Past its deadline the waiting call has given up (denied), even if closing the
+		// record failed: it can never be decided.
+		if p.Status == store.PromptPending && !now.Before(p.Deadline) {
+			return fmt.Errorf("%w: cannot decide prompt %d: its wait ended at %s", store.ErrConflict, id, p.Deadline.UTC().Format(time.RFC3339))
+		}
 		if err := casPrompt(ctx, tx, p, "decide", `UPDATE prompts SET status = ?, decision = ?, decided_by = ?, decided_at = ?,
 			feedback = ? WHERE id = ? AND status = 'pending'`,
 			string(store.DecisionStatus(decision)), decision, actor, nanos(now), feedback, id); err != nil {

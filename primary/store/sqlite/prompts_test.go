@@ -75,7 +75,7 @@ func TestCreatePrompt(t *testing.T) {
 	})
 
 	t.Run("BrokenRulesAreInvalid", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := open(t, "", &clock{t: t0})
 		for name, edit := range map[string]func(*store.NewPrompt){
 			"UnknownKind":         func(p *store.NewPrompt) { p.Kind = "vote" },
 			"NoChannel":           func(p *store.NewPrompt) { p.Channel = "" },
@@ -120,7 +120,7 @@ func TestCreatePrompt(t *testing.T) {
 	})
 
 	t.Run("AnUnknownIDIsNotFound", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := open(t, "", &clock{t: t0})
 		if _, err := s.Prompt(ctx, 42); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("Prompt(42): %v, want ErrNotFound", err)
 		}
@@ -137,7 +137,7 @@ func TestCreatePrompt(t *testing.T) {
 
 func TestListPrompts(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, "", nil)
+	s := open(t, "", &clock{t: t0})
 	a1 := createPrompt(t, s, newApprovalPrompt("t1"))
 	p1 := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 	a2 := createPrompt(t, s, newApprovalPrompt("t2"))
@@ -184,6 +184,25 @@ func TestListPrompts(t *testing.T) {
 func TestPromptDecisions(t *testing.T) {
 	ctx := context.Background()
 
+	t.Run("APromptPastItsDeadlineCannotBeDecidedEvenWhenStillPending", func(t *testing.T) {
+		clk := &clock{t: t0}
+		s := open(t, "", clk)
+		p := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
+		clk.Set(p.Deadline.Add(-time.Nanosecond))
+		if _, err := s.DecidePrompt(ctx, p.ID, "ada", store.DecisionAllowOnce, ""); err != nil {
+			t.Fatalf("decision just before the deadline: %v", err)
+		}
+		late := createPrompt(t, s, newPermissionPrompt("t2", "Bash"))
+		clk.Set(late.Deadline)
+		if _, err := s.DecidePrompt(ctx, late.ID, "ada", store.DecisionAllowConversation, ""); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("decision at the deadline: %v, want ErrConflict", err)
+		}
+		if _, allowed, err := s.UsePermissionAllowance(ctx, store.PermissionUse{Channel: "room", Thread: "t2", ToolName: "Bash",
+			Agent: "coder", ResponseID: "r1", CallID: "c3"}); err != nil || allowed {
+			t.Fatalf("a refused late decision granted an allowance: %v %v", allowed, err)
+		}
+	})
+
 	t.Run("ADecisionIsACompareAndSwapWithItsAuditEntry", func(t *testing.T) {
 		clk := &clock{t: t0}
 		s := open(t, "", clk)
@@ -217,7 +236,7 @@ func TestPromptDecisions(t *testing.T) {
 	})
 
 	t.Run("DenyAndCommentEndItNotApprovedWithTheirText", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := open(t, "", &clock{t: t0})
 		for decision, text := range map[string]string{store.DecisionDeny: "not today", store.DecisionComment: "split it in two"} {
 			p := createPrompt(t, s, newApprovalPrompt("t1"))
 			got, err := s.DecidePrompt(ctx, p.ID, "mia", decision, text)
@@ -231,7 +250,7 @@ func TestPromptDecisions(t *testing.T) {
 	})
 
 	t.Run("ADecisionOfTheOtherKindOrWithoutActorIsInvalidAndChangesNothing", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := open(t, "", &clock{t: t0})
 		ap := createPrompt(t, s, newApprovalPrompt("t1"))
 		pp := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 		for _, c := range []struct {
@@ -284,7 +303,7 @@ func TestPromptDecisions(t *testing.T) {
 	})
 
 	t.Run("RacingDecisionsHaveOneWinner", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := open(t, "", &clock{t: t0})
 		p := createPrompt(t, s, newApprovalPrompt("t1"))
 		var wg sync.WaitGroup
 		errs := make([]error, 8)
@@ -328,7 +347,7 @@ func TestPermissionAllowances(t *testing.T) {
 	}
 
 	t.Run("NothingIsAllowedUntilSomeoneAllowsIt", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := open(t, "", &clock{t: t0})
 		if _, ok := allowed(t, s, use("t1", "Bash")); ok {
 			t.Fatal("allowed with an empty allow-list")
 		}
@@ -373,7 +392,7 @@ func TestPermissionAllowances(t *testing.T) {
 	})
 
 	t.Run("AllowOnceAndDenyGrantNothing", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := open(t, "", &clock{t: t0})
 		for _, d := range []string{store.DecisionAllowOnce, store.DecisionDeny} {
 			p := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 			if _, err := s.DecidePrompt(ctx, p.ID, "ada", d, ""); err != nil {
@@ -448,7 +467,7 @@ func TestPermissionAllowances(t *testing.T) {
 	})
 
 	t.Run("AConversationAllowanceIsUsedBeforeAThreadOne", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := open(t, "", &clock{t: t0})
 		for _, d := range []string{store.DecisionAllowThread, store.DecisionAllowConversation} {
 			p := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 			if _, err := s.DecidePrompt(ctx, p.ID, "ada", d, ""); err != nil {
