@@ -1,6 +1,6 @@
-// Package events is the primary's live feed for people: every approval, permission prompt,
-// question, progress snapshot, job and response change is published here, and the operator
-// API streams it to subscribers.
+// Package events is the primary's live feed for people: every durable approval, permission
+// prompt, question, progress snapshot and job change is published here, and the operator API
+// streams it to subscribers. (Live responses are listed, not streamed.)
 //
 // It keeps nothing durable (the store does) and never blocks a publisher: a subscriber that
 // falls behind by more than its buffer is told so with a gap event and catches up from the

@@ -18,7 +18,7 @@ var secretKeyParts = []string{"token", "secret", "password", "passwd", "apikey",
 func secretKey(k string) bool {
 	n := strings.Map(func(r rune) rune {
 		switch r {
-		case '_', '-', ' ':
+		case '_', '-', ' ', '.', ':', '/':
 			return -1
 		}
 		return unicode.ToLower(r)

@@ -7,7 +7,7 @@ import (
 
 func TestSecretKey(t *testing.T) {
 	for _, k := range []string{
-		"token", "API_TOKEN", "apiKey", "api_key", "Api Key", "api-key", "APIKEY", "X-Auth-Token", "Authorization",
+		"token", "API_TOKEN", "apiKey", "api.key", "service:password", "auth/header", "api_key", "Api Key", "api-key", "APIKEY", "X-Auth-Token", "Authorization",
 		"bearerToken", "Bearer", "password", "DB_PASSWORD", "passwd", "clientSecret", "client_secret", "credentials",
 		"GOOGLE_APPLICATION_CREDENTIALS", "private_key", "oauth", "refresh-token",
 	} {
