@@ -73,6 +73,7 @@ func prepare(tk Toolkit) (*preparedToolkit, error) {
 		p.funcs[f.Name] = f
 		p.def.Functions = append(p.def.Functions, &toolhostv1.Function{
 			Name: f.Name, Description: f.Description, InputSchemaJson: string(f.InputSchema), Instructions: f.Instructions,
+			Traits: f.Traits.toProto(),
 		})
 	}
 	p.register = &toolhostv1.RegisterToolkit{Name: tk.Name, Description: tk.Description, Deferred: tk.Deferred}

@@ -40,6 +40,9 @@ type Function struct {
 	// InputSchema is the JSON Schema of the arguments object; empty accepts any object.
 	InputSchema json.RawMessage
 	Handler     Handler
+	// Traits tell the primary's shell modes how calls behave; the zero value means a call
+	// finishes inside the command that makes it. Set them with WithTraits.
+	Traits Traits
 
 	err error // from Func's schema derivation; New reports it
 }

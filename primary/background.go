@@ -58,6 +58,9 @@ func (p *Primary) recoverJobs(ctx context.Context) error {
 		p.cfg.Logger.Info("approval settled after restart", "approval", ap.ID, "status", ap.Status)
 	}
 	p.Interaction.TellRecovered(ctx, settled)
+	if err := p.Responses.RecoverCallApprovals(ctx); err != nil {
+		return fmt.Errorf("recover call approvals: %w", err)
+	}
 	// Prompts wait in memory: one left pending by the previous primary can never be answered.
 	if _, err := p.Interaction.ExpirePendingPrompts(ctx); err != nil {
 		return fmt.Errorf("expire prompts: %w", err)

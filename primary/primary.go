@@ -40,6 +40,7 @@ import (
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 	"github.com/turncli/turncli/primary/toolhost"
@@ -178,6 +179,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers},
 		Logger: cfg.Logger.With("component", "responses"),
 	})
+	p.Responses.SetCallApprovals(response.CallApprovalConfig{
+		Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
+	})
 	if err := p.startJobs(ctx, db); err != nil {
 		return nil, err
 	}
@@ -231,14 +235,16 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		WithThreadStopper(func(ctx context.Context, channel, thread string) (int, error) {
 			cancelled, err := p.Interaction.CancelThreadQuestions(ctx, channel, thread)
 			return len(cancelled), err
-		}))
+		}).
+		WithShellModes(db))
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
 	p.operatorAPI = operator.NewServer(db, cfg.Logger.With("component", "operatorapi")).
 		WithJobs(p.Jobs).WithApprovals(p.Interaction).WithPrompts(p.Interaction).
 		WithQuestions(p.Interaction).WithProgress(p.Interaction).
-		WithResponses(p.Responses).WithEvents(p.Events)
+		WithResponses(p.Responses).WithEvents(p.Events).WithCallApprovals(p.Responses.CallApprovals()).
+		WithShellModes(db, shellmode.New(shellmode.Config{Registry: p.Registry, Local: shells, Workers: p.Workers}))
 	operatorv1.RegisterOperatorServiceServer(p.grpcServer, p.operatorAPI)
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)

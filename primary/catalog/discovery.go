@@ -41,7 +41,7 @@ func (v *View) walk(pos position, fn func(item) bool) {
 			start = pos.function
 		}
 		for _, f := range l.functions[min(start, len(l.functions)):] {
-			if !v.offered(e, f.name) {
+			if !v.offered(e, f) {
 				continue
 			}
 			if !fn(item{json: f.listItem, toolkit: e.name, function: f.name, search: f.searchText}) {

@@ -58,6 +58,7 @@ type compiledFunction struct {
 	descriptor  []byte // canonical describe result
 	listItem    []byte // canonical discovery item
 	searchText  string // lower-cased toolkit, function and description
+	traits      Traits
 }
 
 // Register adds a toolkit. An eager toolkit is loaded now, so a broken definition fails here
@@ -218,6 +219,7 @@ func compileFunction(toolkit string, toolkitInstructions []string, f Function) (
 		schema:      schema,
 		descriptor:  descriptor,
 		searchText:  strings.ToLower(toolkit + "\n" + f.Name + "\n" + f.Description),
+		traits:      f.Traits,
 	}, nil
 }
 

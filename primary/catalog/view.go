@@ -18,6 +18,8 @@ type View struct {
 	index   map[string]int
 	// offers, when set, says which functions of an Advertiser toolkit this view offers.
 	offers func(e *Entry, function string) bool
+	// standard hides functions with traits (see Standard).
+	standard bool
 }
 
 // Advertiser is implemented by a toolkit that offers some of its functions only to some
@@ -37,9 +39,22 @@ func (v *View) For(id Identity) *View {
 	return &out
 }
 
-// offered reports whether the view offers e's function.
-func (v *View) offered(e *Entry, function string) bool {
-	return v.offers == nil || v.offers(e, function)
+// Standard returns the view as the standard shell mode offers it: only functions that finish
+// inside the command that calls them, so none with a trait (see Traits). A deferred toolkit not
+// loaded yet is still listed as one item; once loaded, its functions with traits are hidden
+// like those of any other toolkit.
+func (v *View) Standard() *View {
+	out := *v
+	out.standard = true
+	return &out
+}
+
+// offered reports whether the view offers e's function f.
+func (v *View) offered(e *Entry, f *compiledFunction) bool {
+	if v.standard && f.traits.Any() {
+		return false
+	}
+	return v.offers == nil || v.offers(e, f.name)
 }
 
 // Snapshot returns a View of the toolkits whose names match any of patterns (path.Match
@@ -63,14 +78,16 @@ func (v *View) Without(name string) *View {
 	if !ok {
 		return v
 	}
-	out := &View{index: make(map[string]int, len(v.entries)-1), offers: v.offers}
+	out := *v
+	out.entries = nil
+	out.index = make(map[string]int, len(v.entries)-1)
 	for j, e := range v.entries {
 		if j != i {
 			out.index[e.name] = len(out.entries)
 			out.entries = append(out.entries, e)
 		}
 	}
-	return out
+	return &out
 }
 
 func selected(name string, patterns []string) bool {
@@ -100,6 +117,9 @@ type Resolved struct {
 // Descriptor is the canonical describe result of the function.
 func (r Resolved) Descriptor() []byte { return r.function.descriptor }
 
+// Traits are the function's traits.
+func (r Resolved) Traits() Traits { return r.function.traits }
+
 // Validate checks canonical arguments against the function's input schema; a failure wraps
 // ErrInvalidArguments.
 func (r Resolved) Validate(canonicalArgs []byte) error { return r.function.validate(canonicalArgs) }
@@ -117,7 +137,7 @@ func (v *View) Resolve(ctx context.Context, toolkit, function string) (Resolved,
 		return Resolved{}, clierr.Invalidf("%s", err.Error())
 	}
 	f, ok := l.byName[function]
-	if !ok || !v.offered(e, function) {
+	if !ok || !v.offered(e, f) {
 		return Resolved{}, clierr.Invalidf("Unknown function %q in toolkit %q; its functions: %s", function, toolkit, v.functionNames(e, l))
 	}
 	return Resolved{Entry: e, function: f}, nil
@@ -136,7 +156,7 @@ func (v *View) toolkitNames() string {
 func (v *View) functionNames(e *Entry, l *loadedToolkit) string {
 	names := make([]string, 0, len(l.functions))
 	for _, f := range l.functions {
-		if v.offered(e, f.name) {
+		if v.offered(e, f) {
 			names = append(names, f.name)
 		}
 	}

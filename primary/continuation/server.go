@@ -99,6 +99,7 @@ func toProto(c store.Continuation, attempt int) *continuationv1.Continuation {
 		Conversation:    &continuationv1.Conversation{Channel: c.Channel, Thread: c.Thread},
 		Text:            c.Text,
 		Post:            c.Post,
+		Checkpoint:      c.Checkpoint,
 		CreatedAt:       timestamppb.New(c.CreatedAt),
 		DeliveryAttempt: uint32(min(attempt, math.MaxUint32)),
 	}

@@ -147,8 +147,8 @@ func TestMindroomAgentExitCodes(t *testing.T) {
 		id := env.Open(t)
 		run := env.RunBash(t, id, "bash-1", `mindroom-agent tools describe test.nope`)
 		msg := expectError(t, int(run.Result.GetExitCode()), run.Stdout, run.Stderr, 2, "")
-		if want := `Agent CLI request was rejected: Unknown function "nope" in toolkit "test"; its functions: echo, `; !strings.HasPrefix(msg, want) {
-			t.Errorf("message = %q, want it to start with %q", msg, want)
+		if want := `Agent CLI request was rejected: Unknown function "nope" in toolkit "test"; its functions: `; !strings.HasPrefix(msg, want) || !strings.Contains(msg, " echo, ") {
+			t.Errorf("message = %q, want it to start with %q and name echo", msg, want)
 		}
 	})
 

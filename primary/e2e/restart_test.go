@@ -96,6 +96,8 @@ func (r *restartRig) background(t *testing.T, workerKey, thread, command, idFiel
 	resp, err := r.api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 		AgentName: "tester", RequesterId: "admin", WorkerKey: workerKey,
 		Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: thread},
+		// run_in_background starts work that outlives the command: only the minimal mode offers it.
+		ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL,
 	})
 	if err != nil {
 		t.Fatalf("OpenResponse: %v", err)

@@ -31,6 +31,8 @@ func requestApprovalFunction() catalog.Function {
 			`"approve_label":{"type":"string","description":"The approve button's text (at most 60 characters; default \"Approve\")."},` +
 			`"deny_label":{"type":"string","description":"The deny button's text (at most 60 characters; default \"Deny\")."}},` +
 			`"required":["details"],"additionalProperties":false}`),
+		// The call waits for a person's decision.
+		Traits: catalog.Traits{UserInput: true},
 	}
 }
 

@@ -159,6 +159,9 @@ func runInBackgroundFunction() catalog.Function {
 			`"command":{"type":"string","description":"The Bash command, at most 2000 characters; put anything longer in a script file and run that."},` +
 			`"label":{"type":"string","description":"A short name people see for the job (at most 120 characters)."}},` +
 			`"required":["command"],"additionalProperties":false}`),
+		// The job outlives the command, and its outcome resumes the conversation: the agent
+		// should end its turn rather than wait for it.
+		Traits: catalog.Traits{ExternalExecution: true, EndsTurn: true},
 	}
 }
 
@@ -171,5 +174,7 @@ func runAgentInBackgroundFunction() catalog.Function {
 			`"task":{"type":"string","description":"The complete, self-contained brief."},` +
 			`"label":{"type":"string","description":"A short name people see for the job (at most 120 characters)."}},` +
 			`"required":["task"],"additionalProperties":false}`),
+		// The agent runs after the command ends and reports by resuming the conversation.
+		Traits: catalog.Traits{ExternalExecution: true, EndsTurn: true},
 	}
 }

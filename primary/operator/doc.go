@@ -8,7 +8,8 @@
 // approvals, prompts and question forms through the engines it is given (Jobs, Approvals,
 // Prompts, Questions), lists progress snapshots (Progress), reads approvals from the store,
 // shows the live responses read-only (response.Manager) and streams the live feed of changes
-// (events.Bus) to watchers.
+// (events.Bus) to watchers. It shows, sets and resets each agent's shell mode in a conversation,
+// storing the minimal mode only after its preflight (package shellmode) finds no problem.
 //
 // It does not authorise other services (package roleauth does, and an operator credential
 // never passes it), does not keep conversation modes, approvals, prompts, questions, progress

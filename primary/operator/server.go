@@ -42,6 +42,12 @@ type Server struct {
 	events    *events.Bus       // nil: WatchEvents is UNAVAILABLE
 	logger    *slog.Logger
 
+	// shellModes is nil until WithShellModes; the shell-mode methods are UNAVAILABLE then.
+	shellModes *shellModes
+	// callApprovals is nil until WithCallApprovals; the call approval methods are UNAVAILABLE
+	// then.
+	callApprovals CallApprovals
+
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close: every watch ends
 }

@@ -33,27 +33,35 @@ type CallRequest struct {
 // a different one is refused. A new call is admitted only into an open or draining window of an
 // unfenced response with a bound catalog, under the receipt and concurrency limits.
 func (r *Response) Call(windowToken string, req CallRequest) ([]byte, error) {
+	_, body, err := r.admitReceipt(windowToken, req, false)
+	return body, err
+}
+
+// admitReceipt admits a call (see Call) and returns its receipt and the receipt's JSON; the
+// receipt is nil for a replay. approved marks a call a person already approved, which runs
+// without asking again.
+func (r *Response) admitReceipt(windowToken string, req CallRequest, approved bool) (*receipt, []byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, clierr.ErrUnauthenticated
+		return nil, nil, clierr.ErrUnauthenticated
 	}
 	if rc, ok := r.receipts[req.ID]; ok {
 		if !rc.sameOperation(req.Toolkit, req.Function, req.Arguments) {
-			return nil, clierr.New(clierr.Conflict, clierr.CallIDConflict)
+			return nil, nil, clierr.New(clierr.Conflict, clierr.CallIDConflict)
 		}
-		return rc.appendJSON(nil), nil
+		return nil, rc.appendJSON(nil), nil
 	}
 	w, err := r.admitLocked(windowToken)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(r.receipts) >= MaxReceipts {
-		return nil, clierr.New(clierr.Limit, clierr.ReceiptLimit)
+		return nil, nil, clierr.New(clierr.Limit, clierr.ReceiptLimit)
 	}
 	rc := &receipt{
 		id: req.ID, toolkit: req.Toolkit, function: req.Function, args: req.Arguments,
-		parent: w.bashCallID, status: Queued, done: make(chan struct{}),
+		parent: w.bashCallID, status: Queued, done: make(chan struct{}), approved: approved,
 	}
 	if r.receipts == nil {
 		r.receipts = make(map[uuid.UUID]*receipt)
@@ -62,7 +70,7 @@ func (r *Response) Call(windowToken string, req CallRequest) ([]byte, error) {
 	w.receipts = append(w.receipts, rc)
 	r.countAdmissionLocked(w)
 	go r.dispatch(rc, w, r.view)
-	return rc.appendJSON(nil), nil
+	return rc, rc.appendJSON(nil), nil
 }
 
 // admitLocked finds the window a call or describe names and checks that the response takes

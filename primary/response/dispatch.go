@@ -51,6 +51,15 @@ func (r *Response) run(rc *receipt, w *Window, view *catalog.View) (Status, []by
 	if err := fn.Validate(rc.args); err != nil {
 		return Failed, errorOutcome(err.Error()), nil
 	}
+	if fn.Traits().NeedsConfirmation && !rc.approved {
+		return r.runConfirmed(rc, w, fn)
+	}
+	return r.invoke(rc, w, fn)
+}
+
+// invoke calls the resolved function with the receipt's frozen arguments.
+func (r *Response) invoke(rc *receipt, w *Window, fn catalog.Resolved) (Status, []byte, []byte) {
+	ctx := r.ctx
 	args, err := canonjson.ParseObject(rc.args) // a private copy: the tool may keep or change it
 	if err != nil {
 		return Failed, errorOutcome(catalog.ErrInvalidArguments.Error()), nil
@@ -142,10 +151,10 @@ func (r *Response) runShell(ctx context.Context, w *Window, command string, time
 	}, out)
 }
 
-// RunBash runs a command of the runtime in a new window and returns after the command exited
-// and its window drained and closed.
-func (r *Response) RunBash(ctx context.Context, bashCallID, command string, timeout time.Duration, out bashexec.Output) (bashexec.Result, []ReceiptView, error) {
-	w, err := r.OpenWindow(bashCallID)
+// RunBash runs a command of the runtime in a new window (opened with opts) and returns after
+// the command exited and its window drained and closed.
+func (r *Response) RunBash(ctx context.Context, bashCallID, command string, timeout time.Duration, out bashexec.Output, opts ...WindowOption) (bashexec.Result, []ReceiptView, error) {
+	w, err := r.OpenWindow(bashCallID, opts...)
 	if err != nil {
 		return bashexec.Result{}, nil, err
 	}

@@ -7,6 +7,11 @@
 // makes "a window closes atomically once its admitted work has settled" true. Each admitted
 // call or describe runs in a goroutine the response owns and joins when it closes.
 //
+// The one exception is a call of a function that needs a person's confirmation: CallApprovals
+// saves the exact call, with the runtime's checkpoint of its Bash command, in the store before
+// it has any effect, so that a decision taken after the response ended (or after a restart)
+// runs exactly that call, once, in a fresh short-lived response, never the Bash command again.
+//
 // It does not own transports or credentials of other roles: the agentcli package turns
 // requests into calls on a Response, and responseapi drives responses for the runtime.
 package response

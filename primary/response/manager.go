@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -76,6 +77,8 @@ type Manager struct {
 
 	mu   sync.Mutex
 	byID map[string]*Response
+
+	callApprovals atomic.Pointer[CallApprovals] // nil: calls needing confirmation fail
 }
 
 // NewManager returns a Manager with no responses.
@@ -140,8 +143,13 @@ func (m *Manager) Len() int {
 	return len(m.byID)
 }
 
-// CloseAll closes every live response (at shutdown).
+// CloseAll closes every live response (at shutdown), including those running approved calls
+// whose own response had ended: those calls are interrupted, and no new one starts.
 func (m *Manager) CloseAll() {
+	if c := m.CallApprovals(); c != nil {
+		c.stop()
+		defer c.wait()
+	}
 	m.mu.Lock()
 	all := make([]*Response, 0, len(m.byID))
 	for _, r := range m.byID {

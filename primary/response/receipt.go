@@ -40,6 +40,9 @@ type receipt struct {
 	args     []byte // canonical arguments: the frozen copy the tool receives, and the replay key
 	parent   string
 	done     chan struct{} // closed when the status becomes terminal
+	// approved: a person already approved this exact call (a recovered call), so it runs
+	// without asking again.
+	approved bool
 
 	status      Status
 	outcome     []byte // canonical JSON; nil means null

@@ -85,9 +85,13 @@ func (r *Response) RetireCatalog() {
 }
 
 // snapshot is the catalog the response offers for patterns, as its identity sees it: a clean
-// response never offers the interaction toolkit.
+// response never offers the interaction toolkit, and a standard-mode response offers only
+// functions without traits.
 func (r *Response) snapshot(patterns []string) *catalog.View {
 	v := r.mgr.cfg.Registry.Snapshot(patterns).For(r.identity)
+	if r.spec.ShellMode != ShellModeMinimal {
+		v = v.Standard()
+	}
 	if r.spec.HasFlag(FlagClean) {
 		v = v.Without(InteractionToolkit)
 	}

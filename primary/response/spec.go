@@ -17,7 +17,7 @@ type Spec struct {
 	Requester string
 	Channel   string
 	Thread    string
-	ShellMode string // "standard" or "minimal"
+	ShellMode string // ShellModeStandard or ShellModeMinimal; empty means standard
 	WorkerKey string // empty: shells run on the primary
 	// Origin is why the turn runs (see Origins); empty means OriginForeground.
 	Origin string
@@ -34,6 +34,17 @@ type Document struct {
 	Name string
 	Text string
 }
+
+// Shell modes: which functions a response's catalog offers. A response keeps its mode until it
+// closes.
+const (
+	// ShellModeStandard offers only functions that finish inside the command that calls them
+	// (catalog.View.Standard).
+	ShellModeStandard = "standard"
+	// ShellModeMinimal offers every function of the response's toolkits, including the shell
+	// toolkit's background commands.
+	ShellModeMinimal = "minimal"
+)
 
 // Origins of a turn (contract: interaction controls).
 const (
@@ -86,8 +97,8 @@ func (s *Spec) Validate() error {
 	}
 	switch s.ShellMode {
 	case "":
-		s.ShellMode = "standard"
-	case "standard", "minimal":
+		s.ShellMode = ShellModeStandard
+	case ShellModeStandard, ShellModeMinimal:
 	default:
 		return clierr.Invalidf("shell_mode must be standard or minimal")
 	}

@@ -1,11 +1,13 @@
 package response
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/primary/store"
 )
 
 type windowState uint8
@@ -26,6 +28,20 @@ type Window struct {
 	pending    int // admitted calls and describes not yet settled
 	receipts   []*receipt
 	closed     chan struct{}
+	// checkpoint is the runtime's opaque checkpoint for the command (RunBash's), saved with
+	// any call of the window that waits for confirmation so a continuation can hand it back.
+	checkpoint []byte
+}
+
+// WindowOption sets something about a window when it opens.
+type WindowOption func(*Window)
+
+// MaxCheckpointBytes bounds a window's checkpoint: what the store keeps with a call.
+const MaxCheckpointBytes = store.MaxCheckpoint
+
+// WithCheckpoint gives the window the runtime's checkpoint for its command (a private copy).
+func WithCheckpoint(checkpoint []byte) WindowOption {
+	return func(w *Window) { w.checkpoint = bytes.Clone(checkpoint) }
 }
 
 // BashCallID is the runtime's id of the command.
@@ -40,13 +56,19 @@ func (w *Window) closeLocked() {
 
 // OpenWindow opens a window for a Bash command with the runtime's id bashCallID, unique within
 // the response.
-func (r *Response) OpenWindow(bashCallID string) (*Window, error) {
+func (r *Response) OpenWindow(bashCallID string, opts ...WindowOption) (*Window, error) {
 	if n := utf8.RuneCountInString(bashCallID); n < 1 || n > MaxBashCallIDLength || !utf8.ValidString(bashCallID) {
 		return nil, clierr.Invalidf("bash_call_id must be 1..%d characters", MaxBashCallIDLength)
 	}
 	var raw [24]byte
 	_, _ = rand.Read(raw[:])
 	w := &Window{token: base64.RawURLEncoding.EncodeToString(raw[:]), bashCallID: bashCallID, closed: make(chan struct{})}
+	for _, o := range opts {
+		o(w)
+	}
+	if len(w.checkpoint) > MaxCheckpointBytes {
+		return nil, clierr.Invalidf("checkpoint must be at most %d bytes", MaxCheckpointBytes)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

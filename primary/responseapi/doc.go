@@ -2,6 +2,8 @@
 // running its Bash commands, fencing it, rebinding its catalog and closing it. Handlers decode,
 // call the response package, and encode; a command's exit status travels as data in the
 // stream's final message, never as an RPC error.
+// A response opened without a shell mode takes the one stored for its conversation and agent
+// (standard when none is), and keeps it until it closes.
 //
 // It does not authenticate (the roleauth interceptor does, before any handler runs) and does
 // not run processes itself (the response's ShellLauncher does).

@@ -22,6 +22,7 @@ type Server struct {
 	responses  *response.Manager
 	log        *slog.Logger
 	stopThread ThreadStopper
+	shellModes ShellModes // nil: a request without a shell mode opens a standard response
 }
 
 // NewServer returns the ResponseService handlers.
@@ -71,13 +72,17 @@ func (s *Server) toStatus(err error) error {
 }
 
 // OpenResponse opens a response.
-func (s *Server) OpenResponse(_ context.Context, req *responsev1.OpenResponseRequest) (*responsev1.OpenResponseResponse, error) {
+func (s *Server) OpenResponse(ctx context.Context, req *responsev1.OpenResponseRequest) (*responsev1.OpenResponseResponse, error) {
+	mode, err := s.shellMode(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	spec := response.Spec{
 		Agent:         req.GetAgentName(),
 		Requester:     req.GetRequesterId(),
 		Channel:       req.GetConversation().GetChannel(),
 		Thread:        req.GetConversation().GetThread(),
-		ShellMode:     shellMode(req.GetShellMode()),
+		ShellMode:     mode,
 		WorkerKey:     req.GetWorkerKey(),
 		Flags:         req.GetFlags(),
 		Origin:        originFromProto[req.GetOrigin()],
@@ -95,13 +100,6 @@ func (s *Server) OpenResponse(_ context.Context, req *responsev1.OpenResponseReq
 		ResponseId:     r.ID(),
 		GrantExpiresAt: timestamppb.New(r.GrantExpires()),
 	}, nil
-}
-
-func shellMode(m responsev1.ShellMode) string {
-	if m == responsev1.ShellMode_SHELL_MODE_MINIMAL {
-		return "minimal"
-	}
-	return "standard"
 }
 
 // RunBash runs a command and streams its output, then its result.
@@ -131,7 +129,8 @@ func (s *Server) RunBash(req *responsev1.RunBashRequest, stream responsev1.Respo
 			cancel()
 		}
 	}
-	res, receipts, err := r.RunBash(ctx, req.GetBashCallId(), req.GetCommand(), req.GetTimeout().AsDuration(), out)
+	res, receipts, err := r.RunBash(ctx, req.GetBashCallId(), req.GetCommand(), req.GetTimeout().AsDuration(), out,
+		response.WithCheckpoint(req.GetCheckpoint()))
 	var runErr string
 	if err != nil {
 		if clierr.KindOf(err) != 0 || response.ErrClosed(err) {

@@ -13,6 +13,7 @@ import (
 type Store interface {
 	Continuations
 	ConversationModes
+	ShellModes
 	AuditLog
 	Operators
 	Jobs
@@ -20,6 +21,7 @@ type Store interface {
 	Prompts
 	Questions
 	Progress
+	CallApprovals
 	// Close releases the store. No method may be called after it.
 	Close() error
 }
@@ -91,6 +93,9 @@ type NewContinuation struct {
 	// Post asks the runtime to post Text to the conversation as it is, without a model turn
 	// (a background agent's report); otherwise a model turn resumes with it.
 	Post bool
+	// Checkpoint is the runtime's opaque checkpoint a continuation hands back (the Bash
+	// command a recovered call came from), at most MaxCheckpoint bytes; usually empty.
+	Checkpoint []byte
 }
 
 // Continuation is a continuation in the outbox.
@@ -101,6 +106,7 @@ type Continuation struct {
 	Thread         string
 	Text           string
 	Post           bool
+	Checkpoint     []byte
 	CreatedAt      time.Time
 	// DeliveredCount counts deliveries so far, to any subscriber.
 	DeliveredCount int

@@ -27,9 +27,20 @@ func definitionFromProto(d *toolhostv1.ToolkitDefinition) catalog.Definition {
 			Description:  f.GetDescription(),
 			InputSchema:  json.RawMessage(f.GetInputSchemaJson()),
 			Instructions: f.GetInstructions(),
+			Traits:       traitsFromProto(f.GetTraits()),
 		})
 	}
 	return def
+}
+
+// traitsFromProto is a host function's traits; an absent message means none.
+func traitsFromProto(t *toolhostv1.FunctionTraits) catalog.Traits {
+	return catalog.Traits{
+		NeedsConfirmation: t.GetNeedsConfirmation(),
+		UserInput:         t.GetUserInput(),
+		ExternalExecution: t.GetExternalExecution(),
+		EndsTurn:          t.GetEndsTurn(),
+	}
 }
 
 var attachmentKinds = map[toolhostv1.AttachmentKind]string{

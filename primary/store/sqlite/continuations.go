@@ -28,11 +28,17 @@ func insertContinuation(ctx context.Context, tx *sql.Tx, c store.NewContinuation
 		return 0, false, invalid("a continuation needs a channel")
 	case c.Text == "":
 		return 0, false, invalid("a continuation needs a text")
+	case len(c.Checkpoint) > store.MaxCheckpoint:
+		return 0, false, invalid("a continuation's checkpoint exceeds %d bytes", store.MaxCheckpoint)
+	}
+	var checkpoint []byte // NULL for none
+	if len(c.Checkpoint) > 0 {
+		checkpoint = c.Checkpoint
 	}
 	var id int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO continuations (idempotency_key, channel, thread, text, post, created_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-		c.IdempotencyKey, c.Channel, c.Thread, c.Text, c.Post, nanos(now)).Scan(&id)
+	err := tx.QueryRowContext(ctx, `INSERT INTO continuations (idempotency_key, channel, thread, text, post, checkpoint, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+		c.IdempotencyKey, c.Channel, c.Thread, c.Text, c.Post, checkpoint, nanos(now)).Scan(&id)
 	if err == nil {
 		return id, true, nil
 	}
@@ -50,7 +56,7 @@ func (s *Store) PendingContinuations(ctx context.Context, after int64, limit int
 	if limit <= 0 {
 		return nil, invalid("limit must be positive")
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT id, idempotency_key, channel, thread, text, post, created_at, delivered_count
+	rows, err := s.read.QueryContext(ctx, `SELECT id, idempotency_key, channel, thread, text, post, checkpoint, created_at, delivered_count
 		FROM continuations WHERE acked_at IS NULL AND id > ? ORDER BY id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: pending continuations: %w", err)
@@ -60,7 +66,7 @@ func (s *Store) PendingContinuations(ctx context.Context, after int64, limit int
 	for rows.Next() {
 		var c store.Continuation
 		var created int64
-		if err := rows.Scan(&c.ID, &c.IdempotencyKey, &c.Channel, &c.Thread, &c.Text, &c.Post, &created, &c.DeliveredCount); err != nil {
+		if err := rows.Scan(&c.ID, &c.IdempotencyKey, &c.Channel, &c.Thread, &c.Text, &c.Post, &c.Checkpoint, &created, &c.DeliveredCount); err != nil {
 			return nil, fmt.Errorf("store: pending continuations: %w", err)
 		}
 		c.CreatedAt = fromNanos(created)

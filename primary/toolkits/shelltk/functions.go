@@ -27,20 +27,33 @@ func definition() catalog.Definition {
 						"follow it with check_shell_command or stop it with kill_shell_command. " +
 						"Background commands stop when the response ends. Output keeps the first and last parts of each stream.",
 				},
+				// A command still running after wait_seconds goes on in the background, past the
+				// Bash command that called it.
+				Traits: backgroundTraits,
 			},
 			{
 				Name:        "check_shell_command",
 				Description: "Report a background shell command's status and output; once it has exited, its handle is released.",
 				InputSchema: handleSchema,
+				// It only observes background commands, which exist only where
+				// run_shell_command is offered; offering it alone would advertise a function
+				// with nothing to act on.
+				Traits: backgroundTraits,
 			},
 			{
 				Name:        "kill_shell_command",
 				Description: "Stop a background shell command (TERM, then KILL), wait for it to exit and return its final status.",
 				InputSchema: handleSchema,
+				// As check_shell_command: it manages work that outlives the calling command.
+				Traits: backgroundTraits,
 			},
 		},
 	}
 }
+
+// backgroundTraits mark the functions of commands that outlive the calling Bash command: the
+// standard shell mode, which offers only functions that finish inside the command, hides them.
+var backgroundTraits = catalog.Traits{ExternalExecution: true}
 
 var handleSchema = json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
 	`"properties":{"handle":{"type":"string","minLength":1,"maxLength":128,"description":"The handle run_shell_command returned."}},` +

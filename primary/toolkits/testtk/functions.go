@@ -64,5 +64,14 @@ func functions() []catalog.Function {
 			Description: "Return the identity the call runs under, taken from the response.",
 			InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}`),
 		},
+		{
+			Name: "confirm_echo",
+			Description: "Return the arguments object unchanged, once a person confirmed the call; " +
+				`append a line to the file named by "marker", if given, each time it runs.`,
+			InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+				`"properties":{"marker":{"type":"string","minLength":1,"maxLength":4096,"description":"A file to append a line to."}},` +
+				`"additionalProperties":true}`),
+			Traits: catalog.Traits{NeedsConfirmation: true},
+		},
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"image/png"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,6 +37,7 @@ func TestFunctions(t *testing.T) {
 		{"HugeSchemaReturnsOK", "huge_schema", `{"option_001":"a"}`, `{"ok":true}`, ""},
 		{"IdentityComesFromTheCallNotArguments", "identity", `{}`,
 			`{"agent":"agent-a","bash_call_id":"bash-1","channel":"chan-c","requester":"user-r","response_id":"resp-1","thread":"thread-t"}`, ""},
+		{"ConfirmEchoWithoutMarkerReturnsArgumentsUnchanged", "confirm_echo", `{"x":1}`, `{"x":1}`, ""},
 		{"UnknownFunctionFails", "nope", `{}`, ``, "unknown function test.nope"},
 	}
 	tk := New()
@@ -149,8 +152,35 @@ func TestToolkitIsEagerAndNamedTest(t *testing.T) {
 	for _, f := range def.Functions {
 		names = append(names, f.Name)
 	}
-	want := []string{"echo", "sleep", "fail", "large", "wait", "gate", "media", "huge_schema", "identity"}
+	want := []string{"echo", "sleep", "fail", "large", "wait", "gate", "media", "huge_schema", "identity", "confirm_echo"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("functions = %v, want %v", names, want)
+	}
+}
+
+func TestConfirmEchoAppendsOneMarkerLinePerRunAndNeedsConfirmation(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "runs")
+	args := `{"marker":` + strconv.Quote(marker) + `,"x":1}`
+	for range 2 {
+		res, err := New().Call(t.Context(), newCall(t, Name, "confirm_echo", args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := canonical(t, res.Value); got != `{"marker":`+strconv.Quote(marker)+`,"x":1}` {
+			t.Fatalf("value = %s", got)
+		}
+	}
+	b, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n != 2 {
+		t.Fatalf("marker has %d lines after two runs: %q", n, b)
+	}
+	def, _ := New().Load(t.Context())
+	for _, f := range def.Functions {
+		if got := f.Traits.NeedsConfirmation; got != (f.Name == "confirm_echo") {
+			t.Errorf("%s: NeedsConfirmation = %v", f.Name, got)
+		}
 	}
 }

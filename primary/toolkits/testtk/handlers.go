@@ -3,6 +3,7 @@ package testtk
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"time"
 
@@ -86,6 +87,26 @@ func identity(call catalog.Call) (catalog.Result, error) {
 		"channel":      id.Channel,
 		"thread":       id.Thread,
 	}}, nil
+}
+
+// confirmEcho returns the arguments unchanged after appending a line to the marker file, if
+// one is named, so a test can count how often the call really ran.
+func confirmEcho(call catalog.Call) (catalog.Result, error) {
+	marker, ok, err := text(call.Arguments, "marker")
+	if err != nil {
+		return catalog.Result{}, err
+	}
+	if ok {
+		f, err := os.OpenFile(marker, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return catalog.Result{}, errors.New("cannot open the marker file")
+		}
+		_, werr := f.WriteString("run " + call.ID + "\n")
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return catalog.Result{}, errors.New("cannot write the marker file")
+		}
+	}
+	return echo(call)
 }
 
 // pause waits for d or until ctx ends, whichever is first; it returns ctx.Err() in the latter

@@ -62,6 +62,8 @@ func (t *Toolkit) Call(ctx context.Context, call catalog.Call) (catalog.Result, 
 		return catalog.Result{Value: map[string]any{"ok": true}}, nil
 	case "identity":
 		return identity(call)
+	case "confirm_echo":
+		return confirmEcho(call)
 	}
 	return catalog.Result{}, fmt.Errorf("unknown function %s.%s", Name, call.Function)
 }

@@ -179,7 +179,12 @@ type Continuation struct {
 	DeliveryAttempt uint32 `protobuf:"varint,6,opt,name=delivery_attempt,json=deliveryAttempt,proto3" json:"delivery_attempt,omitempty"`
 	// When true, post text to the conversation as it is, without a model turn (a background
 	// agent's report); otherwise resume a model turn with it.
-	Post          bool `protobuf:"varint,7,opt,name=post,proto3" json:"post,omitempty"`
+	Post bool `protobuf:"varint,7,opt,name=post,proto3" json:"post,omitempty"`
+	// The runtime's own checkpoint (RunBashRequest.checkpoint) of the Bash command this
+	// continuation reports on, handed back as it was given so the runtime can rebuild that turn:
+	// set when it reports a call that waited for a person's confirmation and was decided after
+	// the command could no longer continue. Empty otherwise.
+	Checkpoint    []byte `protobuf:"bytes,8,opt,name=checkpoint,proto3" json:"checkpoint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -261,6 +266,13 @@ func (x *Continuation) GetPost() bool {
 		return x.Post
 	}
 	return false
+}
+
+func (x *Continuation) GetCheckpoint() []byte {
+	if x != nil {
+		return x.Checkpoint
+	}
+	return nil
 }
 
 // AckRequest names the continuation to acknowledge.
@@ -356,7 +368,7 @@ const file_turncli_continuation_v1_continuation_proto_rawDesc = "" +
 	"\fcontinuation\x18\x01 \x01(\v2%.turncli.continuation.v1.ContinuationR\fcontinuation\"@\n" +
 	"\fConversation\x12\x18\n" +
 	"\achannel\x18\x01 \x01(\tR\achannel\x12\x16\n" +
-	"\x06thread\x18\x02 \x01(\tR\x06thread\"\xa0\x02\n" +
+	"\x06thread\x18\x02 \x01(\tR\x06thread\"\xc0\x02\n" +
 	"\fContinuation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12I\n" +
@@ -365,7 +377,10 @@ const file_turncli_continuation_v1_continuation_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12)\n" +
 	"\x10delivery_attempt\x18\x06 \x01(\rR\x0fdeliveryAttempt\x12\x12\n" +
-	"\x04post\x18\a \x01(\bR\x04post\"\x1c\n" +
+	"\x04post\x18\a \x01(\bR\x04post\x12\x1e\n" +
+	"\n" +
+	"checkpoint\x18\b \x01(\fR\n" +
+	"checkpoint\"\x1c\n" +
 	"\n" +
 	"AckRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\"\r\n" +

@@ -738,7 +738,7 @@ func (ResponseOrigin) EnumDescriptor() ([]byte, []int) {
 type ShellMode int32
 
 const (
-	// Never returned.
+	// Never returned; refused as INVALID_ARGUMENT where a mode is required.
 	ShellMode_SHELL_MODE_UNSPECIFIED ShellMode = 0
 	// Only functions that finish inside a command.
 	ShellMode_SHELL_MODE_STANDARD ShellMode = 1
@@ -912,6 +912,130 @@ func (x CallStatus) Number() protoreflect.EnumNumber {
 // Deprecated: Use CallStatus.Descriptor instead.
 func (CallStatus) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
+}
+
+// CallApprovalStatus is a call approval's state: WAITING, then APPROVED, CLAIMED and DONE (or
+// INTERRUPTED), or DENIED.
+type CallApprovalStatus int32
+
+const (
+	// Any state, as a filter; never returned.
+	CallApprovalStatus_CALL_APPROVAL_STATUS_UNSPECIFIED CallApprovalStatus = 0
+	// Saved before it ran; awaits a decision. Never expires, survives restarts.
+	CallApprovalStatus_CALL_APPROVAL_STATUS_WAITING CallApprovalStatus = 1
+	// Approved; not started yet.
+	CallApprovalStatus_CALL_APPROVAL_STATUS_APPROVED CallApprovalStatus = 2
+	// Started (it may have had effects).
+	CallApprovalStatus_CALL_APPROVAL_STATUS_CLAIMED CallApprovalStatus = 3
+	// Ran once; result_status and outcome_json say how it ended. Final.
+	CallApprovalStatus_CALL_APPROVAL_STATUS_DONE CallApprovalStatus = 4
+	// Started, then interrupted (the primary restarted or the response ended while it ran);
+	// never run again, and it may have had effects. Final.
+	CallApprovalStatus_CALL_APPROVAL_STATUS_INTERRUPTED CallApprovalStatus = 5
+	// Denied (note holds the operator's note, if one was given); never ran. Final.
+	CallApprovalStatus_CALL_APPROVAL_STATUS_DENIED CallApprovalStatus = 6
+)
+
+// Enum value maps for CallApprovalStatus.
+var (
+	CallApprovalStatus_name = map[int32]string{
+		0: "CALL_APPROVAL_STATUS_UNSPECIFIED",
+		1: "CALL_APPROVAL_STATUS_WAITING",
+		2: "CALL_APPROVAL_STATUS_APPROVED",
+		3: "CALL_APPROVAL_STATUS_CLAIMED",
+		4: "CALL_APPROVAL_STATUS_DONE",
+		5: "CALL_APPROVAL_STATUS_INTERRUPTED",
+		6: "CALL_APPROVAL_STATUS_DENIED",
+	}
+	CallApprovalStatus_value = map[string]int32{
+		"CALL_APPROVAL_STATUS_UNSPECIFIED": 0,
+		"CALL_APPROVAL_STATUS_WAITING":     1,
+		"CALL_APPROVAL_STATUS_APPROVED":    2,
+		"CALL_APPROVAL_STATUS_CLAIMED":     3,
+		"CALL_APPROVAL_STATUS_DONE":        4,
+		"CALL_APPROVAL_STATUS_INTERRUPTED": 5,
+		"CALL_APPROVAL_STATUS_DENIED":      6,
+	}
+)
+
+func (x CallApprovalStatus) Enum() *CallApprovalStatus {
+	p := new(CallApprovalStatus)
+	*p = x
+	return p
+}
+
+func (x CallApprovalStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CallApprovalStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[15].Descriptor()
+}
+
+func (CallApprovalStatus) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[15]
+}
+
+func (x CallApprovalStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CallApprovalStatus.Descriptor instead.
+func (CallApprovalStatus) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
+}
+
+// CallApprovalDecision is an operator's decision on a waiting call.
+type CallApprovalDecision int32
+
+const (
+	// Not a decision: refused as INVALID_ARGUMENT.
+	CallApprovalDecision_CALL_APPROVAL_DECISION_UNSPECIFIED CallApprovalDecision = 0
+	// Run the saved call, once. Admins only.
+	CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE CallApprovalDecision = 1
+	// Refuse it; note is the optional reason.
+	CallApprovalDecision_CALL_APPROVAL_DECISION_DENY CallApprovalDecision = 2
+)
+
+// Enum value maps for CallApprovalDecision.
+var (
+	CallApprovalDecision_name = map[int32]string{
+		0: "CALL_APPROVAL_DECISION_UNSPECIFIED",
+		1: "CALL_APPROVAL_DECISION_APPROVE",
+		2: "CALL_APPROVAL_DECISION_DENY",
+	}
+	CallApprovalDecision_value = map[string]int32{
+		"CALL_APPROVAL_DECISION_UNSPECIFIED": 0,
+		"CALL_APPROVAL_DECISION_APPROVE":     1,
+		"CALL_APPROVAL_DECISION_DENY":        2,
+	}
+)
+
+func (x CallApprovalDecision) Enum() *CallApprovalDecision {
+	p := new(CallApprovalDecision)
+	*p = x
+	return p
+}
+
+func (x CallApprovalDecision) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (CallApprovalDecision) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[16].Descriptor()
+}
+
+func (CallApprovalDecision) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[16]
+}
+
+func (x CallApprovalDecision) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use CallApprovalDecision.Descriptor instead.
+func (CallApprovalDecision) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
 }
 
 // Conversation names a conversation.
@@ -4224,6 +4348,392 @@ func (x *ListProgressResponse) GetSnapshots() []*ProgressSnapshot {
 	return nil
 }
 
+// ShellModeSetting is an agent's shell mode in a conversation and who set it when.
+type ShellModeSetting struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The mode.
+	Mode ShellMode `protobuf:"varint,1,opt,name=mode,proto3,enum=turncli.operator.v1.ShellMode" json:"mode,omitempty"`
+	// When it was set; unset for the default (never set, or reset).
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Who set it; empty for the default.
+	UpdatedBy     string `protobuf:"bytes,3,opt,name=updated_by,json=updatedBy,proto3" json:"updated_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShellModeSetting) Reset() {
+	*x = ShellModeSetting{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShellModeSetting) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShellModeSetting) ProtoMessage() {}
+
+func (x *ShellModeSetting) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShellModeSetting.ProtoReflect.Descriptor instead.
+func (*ShellModeSetting) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ShellModeSetting) GetMode() ShellMode {
+	if x != nil {
+		return x.Mode
+	}
+	return ShellMode_SHELL_MODE_UNSPECIFIED
+}
+
+func (x *ShellModeSetting) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *ShellModeSetting) GetUpdatedBy() string {
+	if x != nil {
+		return x.UpdatedBy
+	}
+	return ""
+}
+
+// GetShellModeRequest names the conversation and agent.
+type GetShellModeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The conversation; its channel is required.
+	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The agent; required.
+	AgentName     string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetShellModeRequest) Reset() {
+	*x = GetShellModeRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetShellModeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetShellModeRequest) ProtoMessage() {}
+
+func (x *GetShellModeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetShellModeRequest.ProtoReflect.Descriptor instead.
+func (*GetShellModeRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *GetShellModeRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *GetShellModeRequest) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+// GetShellModeResponse is the setting in force.
+type GetShellModeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The setting in force.
+	Setting       *ShellModeSetting `protobuf:"bytes,1,opt,name=setting,proto3" json:"setting,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetShellModeResponse) Reset() {
+	*x = GetShellModeResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetShellModeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetShellModeResponse) ProtoMessage() {}
+
+func (x *GetShellModeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetShellModeResponse.ProtoReflect.Descriptor instead.
+func (*GetShellModeResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *GetShellModeResponse) GetSetting() *ShellModeSetting {
+	if x != nil {
+		return x.Setting
+	}
+	return nil
+}
+
+// SetShellModeRequest sets an agent's shell mode in a conversation.
+type SetShellModeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The conversation; its channel is required.
+	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The agent; required.
+	AgentName string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	// The new mode; required.
+	Mode ShellMode `protobuf:"varint,3,opt,name=mode,proto3,enum=turncli.operator.v1.ShellMode" json:"mode,omitempty"`
+	// The worker key the agent's shells run on, to check a worker is connected; empty checks the
+	// primary's own (local) shell.
+	WorkerKey     string `protobuf:"bytes,4,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetShellModeRequest) Reset() {
+	*x = SetShellModeRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetShellModeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetShellModeRequest) ProtoMessage() {}
+
+func (x *SetShellModeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetShellModeRequest.ProtoReflect.Descriptor instead.
+func (*SetShellModeRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *SetShellModeRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *SetShellModeRequest) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+func (x *SetShellModeRequest) GetMode() ShellMode {
+	if x != nil {
+		return x.Mode
+	}
+	return ShellMode_SHELL_MODE_UNSPECIFIED
+}
+
+func (x *SetShellModeRequest) GetWorkerKey() string {
+	if x != nil {
+		return x.WorkerKey
+	}
+	return ""
+}
+
+// SetShellModeResponse is the setting now in force.
+type SetShellModeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The setting written.
+	Setting       *ShellModeSetting `protobuf:"bytes,1,opt,name=setting,proto3" json:"setting,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetShellModeResponse) Reset() {
+	*x = SetShellModeResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetShellModeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetShellModeResponse) ProtoMessage() {}
+
+func (x *SetShellModeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetShellModeResponse.ProtoReflect.Descriptor instead.
+func (*SetShellModeResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *SetShellModeResponse) GetSetting() *ShellModeSetting {
+	if x != nil {
+		return x.Setting
+	}
+	return nil
+}
+
+// ResetShellModeRequest names the conversation and agent.
+type ResetShellModeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The conversation; its channel is required.
+	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The agent; required.
+	AgentName     string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResetShellModeRequest) Reset() {
+	*x = ResetShellModeRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetShellModeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetShellModeRequest) ProtoMessage() {}
+
+func (x *ResetShellModeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetShellModeRequest.ProtoReflect.Descriptor instead.
+func (*ResetShellModeRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *ResetShellModeRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ResetShellModeRequest) GetAgentName() string {
+	if x != nil {
+		return x.AgentName
+	}
+	return ""
+}
+
+// ResetShellModeResponse is the setting now in force: the default.
+type ResetShellModeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The default setting.
+	Setting       *ShellModeSetting `protobuf:"bytes,1,opt,name=setting,proto3" json:"setting,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResetShellModeResponse) Reset() {
+	*x = ResetShellModeResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResetShellModeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResetShellModeResponse) ProtoMessage() {}
+
+func (x *ResetShellModeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResetShellModeResponse.ProtoReflect.Descriptor instead.
+func (*ResetShellModeResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *ResetShellModeResponse) GetSetting() *ShellModeSetting {
+	if x != nil {
+		return x.Setting
+	}
+	return nil
+}
+
 // LiveResponse is a response (an agent's reply turn) the runtime has open, as it is when read.
 // It never holds the response's grant.
 type LiveResponse struct {
@@ -4263,7 +4773,7 @@ type LiveResponse struct {
 
 func (x *LiveResponse) Reset() {
 	*x = LiveResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4275,7 +4785,7 @@ func (x *LiveResponse) String() string {
 func (*LiveResponse) ProtoMessage() {}
 
 func (x *LiveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4288,7 +4798,7 @@ func (x *LiveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveResponse.ProtoReflect.Descriptor instead.
 func (*LiveResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *LiveResponse) GetId() string {
@@ -4406,7 +4916,7 @@ type BashWindow struct {
 
 func (x *BashWindow) Reset() {
 	*x = BashWindow{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4418,7 +4928,7 @@ func (x *BashWindow) String() string {
 func (*BashWindow) ProtoMessage() {}
 
 func (x *BashWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4431,7 +4941,7 @@ func (x *BashWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BashWindow.ProtoReflect.Descriptor instead.
 func (*BashWindow) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *BashWindow) GetBashCallId() string {
@@ -4486,7 +4996,7 @@ type CallReceipt struct {
 
 func (x *CallReceipt) Reset() {
 	*x = CallReceipt{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4498,7 +5008,7 @@ func (x *CallReceipt) String() string {
 func (*CallReceipt) ProtoMessage() {}
 
 func (x *CallReceipt) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4511,7 +5021,7 @@ func (x *CallReceipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallReceipt.ProtoReflect.Descriptor instead.
 func (*CallReceipt) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *CallReceipt) GetCallId() string {
@@ -4572,7 +5082,7 @@ type ListResponsesRequest struct {
 
 func (x *ListResponsesRequest) Reset() {
 	*x = ListResponsesRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4584,7 +5094,7 @@ func (x *ListResponsesRequest) String() string {
 func (*ListResponsesRequest) ProtoMessage() {}
 
 func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4597,7 +5107,7 @@ func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponsesRequest.ProtoReflect.Descriptor instead.
 func (*ListResponsesRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{59}
 }
 
 // ListResponsesResponse lists the live responses, ordered by id.
@@ -4611,7 +5121,7 @@ type ListResponsesResponse struct {
 
 func (x *ListResponsesResponse) Reset() {
 	*x = ListResponsesResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4623,7 +5133,7 @@ func (x *ListResponsesResponse) String() string {
 func (*ListResponsesResponse) ProtoMessage() {}
 
 func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4636,7 +5146,7 @@ func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponsesResponse.ProtoReflect.Descriptor instead.
 func (*ListResponsesResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *ListResponsesResponse) GetResponses() []*LiveResponse {
@@ -4655,7 +5165,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4667,7 +5177,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4680,7 +5190,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{61}
 }
 
 // WatchEventsResponse is one message of the live feed.
@@ -4694,7 +5204,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4706,7 +5216,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4719,7 +5229,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *WatchEventsResponse) GetEvent() *Event {
@@ -4751,7 +5261,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4763,7 +5273,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4776,7 +5286,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *Event) GetSeq() uint64 {
@@ -4812,6 +5322,540 @@ func (x *Event) GetDataJson() string {
 		return x.DataJson
 	}
 	return ""
+}
+
+// CallApproval is an Agent CLI call of a function that needs a person's confirmation, saved
+// exactly (call id, function, canonical arguments) before it had any effect. It never holds the
+// response's grant or the runtime's checkpoint.
+type CallApproval struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record's id, positive.
+	Id uint64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Its state.
+	Status CallApprovalStatus `protobuf:"varint,2,opt,name=status,proto3,enum=turncli.operator.v1.CallApprovalStatus" json:"status,omitempty"`
+	// The call's id (a UUID), unique within its response.
+	CallId string `protobuf:"bytes,3,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	// The toolkit of the function called.
+	Toolkit string `protobuf:"bytes,4,opt,name=toolkit,proto3" json:"toolkit,omitempty"`
+	// The function called.
+	Function string `protobuf:"bytes,5,opt,name=function,proto3" json:"function,omitempty"`
+	// The arguments object as canonical JSON: exactly what runs.
+	ArgumentsJson string `protobuf:"bytes,6,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
+	// The runtime's id of the Bash command that made the call.
+	BashCallId string `protobuf:"bytes,7,opt,name=bash_call_id,json=bashCallId,proto3" json:"bash_call_id,omitempty"`
+	// The response that admitted it.
+	ResponseId string `protobuf:"bytes,8,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// The agent whose command made the call.
+	Agent string `protobuf:"bytes,9,opt,name=agent,proto3" json:"agent,omitempty"`
+	// The person the response answered.
+	Requester string `protobuf:"bytes,10,opt,name=requester,proto3" json:"requester,omitempty"`
+	// The conversation, where a continuation reports a call decided without its response.
+	Conversation *Conversation `protobuf:"bytes,11,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// Where the response's shells run (worker_id is always empty).
+	Location *Location `protobuf:"bytes,12,opt,name=location,proto3" json:"location,omitempty"`
+	// When it was saved.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Who approved or denied it; empty while waiting.
+	DecidedBy string `protobuf:"bytes,14,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	// When it was approved or denied; unset while waiting.
+	DecidedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=decided_at,json=decidedAt,proto3" json:"decided_at,omitempty"`
+	// The denial's note; may be empty.
+	Note string `protobuf:"bytes,16,opt,name=note,proto3" json:"note,omitempty"`
+	// When the call started; unset before.
+	ClaimedAt *timestamppb.Timestamp `protobuf:"bytes,17,opt,name=claimed_at,json=claimedAt,proto3" json:"claimed_at,omitempty"`
+	// How the call ended (DONE or INTERRUPTED); unspecified before.
+	ResultStatus CallStatus `protobuf:"varint,18,opt,name=result_status,json=resultStatus,proto3,enum=turncli.operator.v1.CallStatus" json:"result_status,omitempty"`
+	// The call's outcome as canonical JSON (DONE or INTERRUPTED); empty before.
+	OutcomeJson string `protobuf:"bytes,19,opt,name=outcome_json,json=outcomeJson,proto3" json:"outcome_json,omitempty"`
+	// When it reached DONE, INTERRUPTED or DENIED; unset before.
+	SettledAt     *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=settled_at,json=settledAt,proto3" json:"settled_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallApproval) Reset() {
+	*x = CallApproval{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallApproval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallApproval) ProtoMessage() {}
+
+func (x *CallApproval) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallApproval.ProtoReflect.Descriptor instead.
+func (*CallApproval) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *CallApproval) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CallApproval) GetStatus() CallApprovalStatus {
+	if x != nil {
+		return x.Status
+	}
+	return CallApprovalStatus_CALL_APPROVAL_STATUS_UNSPECIFIED
+}
+
+func (x *CallApproval) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *CallApproval) GetToolkit() string {
+	if x != nil {
+		return x.Toolkit
+	}
+	return ""
+}
+
+func (x *CallApproval) GetFunction() string {
+	if x != nil {
+		return x.Function
+	}
+	return ""
+}
+
+func (x *CallApproval) GetArgumentsJson() string {
+	if x != nil {
+		return x.ArgumentsJson
+	}
+	return ""
+}
+
+func (x *CallApproval) GetBashCallId() string {
+	if x != nil {
+		return x.BashCallId
+	}
+	return ""
+}
+
+func (x *CallApproval) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *CallApproval) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *CallApproval) GetRequester() string {
+	if x != nil {
+		return x.Requester
+	}
+	return ""
+}
+
+func (x *CallApproval) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *CallApproval) GetLocation() *Location {
+	if x != nil {
+		return x.Location
+	}
+	return nil
+}
+
+func (x *CallApproval) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *CallApproval) GetDecidedBy() string {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return ""
+}
+
+func (x *CallApproval) GetDecidedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DecidedAt
+	}
+	return nil
+}
+
+func (x *CallApproval) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+func (x *CallApproval) GetClaimedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ClaimedAt
+	}
+	return nil
+}
+
+func (x *CallApproval) GetResultStatus() CallStatus {
+	if x != nil {
+		return x.ResultStatus
+	}
+	return CallStatus_CALL_STATUS_UNSPECIFIED
+}
+
+func (x *CallApproval) GetOutcomeJson() string {
+	if x != nil {
+		return x.OutcomeJson
+	}
+	return ""
+}
+
+func (x *CallApproval) GetSettledAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.SettledAt
+	}
+	return nil
+}
+
+// ListCallApprovalsRequest filters call approvals; empty filters match everything.
+type ListCallApprovalsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only records in this state; CALL_APPROVAL_STATUS_UNSPECIFIED for every state.
+	Status CallApprovalStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.CallApprovalStatus" json:"status,omitempty"`
+	// Only records of this conversation, when its channel is set: then its thread is compared
+	// too (empty thread: the channel's main timeline only).
+	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// At most this many records, the newest, 1..1000; 0 means 100.
+	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCallApprovalsRequest) Reset() {
+	*x = ListCallApprovalsRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCallApprovalsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCallApprovalsRequest) ProtoMessage() {}
+
+func (x *ListCallApprovalsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCallApprovalsRequest.ProtoReflect.Descriptor instead.
+func (*ListCallApprovalsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *ListCallApprovalsRequest) GetStatus() CallApprovalStatus {
+	if x != nil {
+		return x.Status
+	}
+	return CallApprovalStatus_CALL_APPROVAL_STATUS_UNSPECIFIED
+}
+
+func (x *ListCallApprovalsRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ListCallApprovalsRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// ListCallApprovalsResponse lists call approvals, newest first.
+type ListCallApprovalsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call approvals.
+	CallApprovals []*CallApproval `protobuf:"bytes,1,rep,name=call_approvals,json=callApprovals,proto3" json:"call_approvals,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCallApprovalsResponse) Reset() {
+	*x = ListCallApprovalsResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCallApprovalsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCallApprovalsResponse) ProtoMessage() {}
+
+func (x *ListCallApprovalsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCallApprovalsResponse.ProtoReflect.Descriptor instead.
+func (*ListCallApprovalsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *ListCallApprovalsResponse) GetCallApprovals() []*CallApproval {
+	if x != nil {
+		return x.CallApprovals
+	}
+	return nil
+}
+
+// GetCallApprovalRequest names a call approval.
+type GetCallApprovalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record's id.
+	CallApprovalId uint64 `protobuf:"varint,1,opt,name=call_approval_id,json=callApprovalId,proto3" json:"call_approval_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *GetCallApprovalRequest) Reset() {
+	*x = GetCallApprovalRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCallApprovalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCallApprovalRequest) ProtoMessage() {}
+
+func (x *GetCallApprovalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCallApprovalRequest.ProtoReflect.Descriptor instead.
+func (*GetCallApprovalRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *GetCallApprovalRequest) GetCallApprovalId() uint64 {
+	if x != nil {
+		return x.CallApprovalId
+	}
+	return 0
+}
+
+// GetCallApprovalResponse is the call approval.
+type GetCallApprovalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call approval.
+	CallApproval  *CallApproval `protobuf:"bytes,1,opt,name=call_approval,json=callApproval,proto3" json:"call_approval,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCallApprovalResponse) Reset() {
+	*x = GetCallApprovalResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCallApprovalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCallApprovalResponse) ProtoMessage() {}
+
+func (x *GetCallApprovalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCallApprovalResponse.ProtoReflect.Descriptor instead.
+func (*GetCallApprovalResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{68}
+}
+
+func (x *GetCallApprovalResponse) GetCallApproval() *CallApproval {
+	if x != nil {
+		return x.CallApproval
+	}
+	return nil
+}
+
+// DecideCallApprovalRequest is a decision on a waiting call.
+type DecideCallApprovalRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record's id.
+	CallApprovalId uint64 `protobuf:"varint,1,opt,name=call_approval_id,json=callApprovalId,proto3" json:"call_approval_id,omitempty"`
+	// The decision; required.
+	Decision CallApprovalDecision `protobuf:"varint,2,opt,name=decision,proto3,enum=turncli.operator.v1.CallApprovalDecision" json:"decision,omitempty"`
+	// CALL_APPROVAL_DECISION_DENY: the optional note, the call's failure outcome;
+	// CALL_APPROVAL_DECISION_APPROVE: must be empty. At most 2000 bytes; surrounding white space
+	// is dropped.
+	Note          string `protobuf:"bytes,3,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecideCallApprovalRequest) Reset() {
+	*x = DecideCallApprovalRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecideCallApprovalRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecideCallApprovalRequest) ProtoMessage() {}
+
+func (x *DecideCallApprovalRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecideCallApprovalRequest.ProtoReflect.Descriptor instead.
+func (*DecideCallApprovalRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{69}
+}
+
+func (x *DecideCallApprovalRequest) GetCallApprovalId() uint64 {
+	if x != nil {
+		return x.CallApprovalId
+	}
+	return 0
+}
+
+func (x *DecideCallApprovalRequest) GetDecision() CallApprovalDecision {
+	if x != nil {
+		return x.Decision
+	}
+	return CallApprovalDecision_CALL_APPROVAL_DECISION_UNSPECIFIED
+}
+
+func (x *DecideCallApprovalRequest) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+// DecideCallApprovalResponse is the call approval right after the decision.
+type DecideCallApprovalResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The record as the decision left it: APPROVED (the call runs next) or DENIED.
+	CallApproval  *CallApproval `protobuf:"bytes,1,opt,name=call_approval,json=callApproval,proto3" json:"call_approval,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecideCallApprovalResponse) Reset() {
+	*x = DecideCallApprovalResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecideCallApprovalResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecideCallApprovalResponse) ProtoMessage() {}
+
+func (x *DecideCallApprovalResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecideCallApprovalResponse.ProtoReflect.Descriptor instead.
+func (*DecideCallApprovalResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{70}
+}
+
+func (x *DecideCallApprovalResponse) GetCallApproval() *CallApproval {
+	if x != nil {
+		return x.CallApproval
+	}
+	return nil
 }
 
 var File_turncli_operator_v1_operator_proto protoreflect.FileDescriptor
@@ -5067,7 +6111,34 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"[\n" +
 	"\x14ListProgressResponse\x12C\n" +
-	"\tsnapshots\x18\x01 \x03(\v2%.turncli.operator.v1.ProgressSnapshotR\tsnapshots\"\x80\x05\n" +
+	"\tsnapshots\x18\x01 \x03(\v2%.turncli.operator.v1.ProgressSnapshotR\tsnapshots\"\xa0\x01\n" +
+	"\x10ShellModeSetting\x122\n" +
+	"\x04mode\x18\x01 \x01(\x0e2\x1e.turncli.operator.v1.ShellModeR\x04mode\x129\n" +
+	"\n" +
+	"updated_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1d\n" +
+	"\n" +
+	"updated_by\x18\x03 \x01(\tR\tupdatedBy\"{\n" +
+	"\x13GetShellModeRequest\x12E\n" +
+	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x02 \x01(\tR\tagentName\"W\n" +
+	"\x14GetShellModeResponse\x12?\n" +
+	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"\xce\x01\n" +
+	"\x13SetShellModeRequest\x12E\n" +
+	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x02 \x01(\tR\tagentName\x122\n" +
+	"\x04mode\x18\x03 \x01(\x0e2\x1e.turncli.operator.v1.ShellModeR\x04mode\x12\x1d\n" +
+	"\n" +
+	"worker_key\x18\x04 \x01(\tR\tworkerKey\"W\n" +
+	"\x14SetShellModeResponse\x12?\n" +
+	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"}\n" +
+	"\x15ResetShellModeRequest\x12E\n" +
+	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1d\n" +
+	"\n" +
+	"agent_name\x18\x02 \x01(\tR\tagentName\"Y\n" +
+	"\x16ResetShellModeResponse\x12?\n" +
+	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"\x80\x05\n" +
 	"\fLiveResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05agent\x18\x02 \x01(\tR\x05agent\x12\x1c\n" +
@@ -5111,7 +6182,52 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x12\n" +
 	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n" +
 	"\asubject\x18\x04 \x01(\tR\asubject\x12\x1b\n" +
-	"\tdata_json\x18\x05 \x01(\tR\bdataJson*=\n" +
+	"\tdata_json\x18\x05 \x01(\tR\bdataJson\"\xd6\x06\n" +
+	"\fCallApproval\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12?\n" +
+	"\x06status\x18\x02 \x01(\x0e2'.turncli.operator.v1.CallApprovalStatusR\x06status\x12\x17\n" +
+	"\acall_id\x18\x03 \x01(\tR\x06callId\x12\x18\n" +
+	"\atoolkit\x18\x04 \x01(\tR\atoolkit\x12\x1a\n" +
+	"\bfunction\x18\x05 \x01(\tR\bfunction\x12%\n" +
+	"\x0earguments_json\x18\x06 \x01(\tR\rargumentsJson\x12 \n" +
+	"\fbash_call_id\x18\a \x01(\tR\n" +
+	"bashCallId\x12\x1f\n" +
+	"\vresponse_id\x18\b \x01(\tR\n" +
+	"responseId\x12\x14\n" +
+	"\x05agent\x18\t \x01(\tR\x05agent\x12\x1c\n" +
+	"\trequester\x18\n" +
+	" \x01(\tR\trequester\x12E\n" +
+	"\fconversation\x18\v \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x129\n" +
+	"\blocation\x18\f \x01(\v2\x1d.turncli.operator.v1.LocationR\blocation\x129\n" +
+	"\n" +
+	"created_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\x0e \x01(\tR\tdecidedBy\x129\n" +
+	"\n" +
+	"decided_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tdecidedAt\x12\x12\n" +
+	"\x04note\x18\x10 \x01(\tR\x04note\x129\n" +
+	"\n" +
+	"claimed_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\tclaimedAt\x12D\n" +
+	"\rresult_status\x18\x12 \x01(\x0e2\x1f.turncli.operator.v1.CallStatusR\fresultStatus\x12!\n" +
+	"\foutcome_json\x18\x13 \x01(\tR\voutcomeJson\x129\n" +
+	"\n" +
+	"settled_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tsettledAt\"\xbf\x01\n" +
+	"\x18ListCallApprovalsRequest\x12?\n" +
+	"\x06status\x18\x01 \x01(\x0e2'.turncli.operator.v1.CallApprovalStatusR\x06status\x12E\n" +
+	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"e\n" +
+	"\x19ListCallApprovalsResponse\x12H\n" +
+	"\x0ecall_approvals\x18\x01 \x03(\v2!.turncli.operator.v1.CallApprovalR\rcallApprovals\"B\n" +
+	"\x16GetCallApprovalRequest\x12(\n" +
+	"\x10call_approval_id\x18\x01 \x01(\x04R\x0ecallApprovalId\"a\n" +
+	"\x17GetCallApprovalResponse\x12F\n" +
+	"\rcall_approval\x18\x01 \x01(\v2!.turncli.operator.v1.CallApprovalR\fcallApproval\"\xa0\x01\n" +
+	"\x19DecideCallApprovalRequest\x12(\n" +
+	"\x10call_approval_id\x18\x01 \x01(\x04R\x0ecallApprovalId\x12E\n" +
+	"\bdecision\x18\x02 \x01(\x0e2).turncli.operator.v1.CallApprovalDecisionR\bdecision\x12\x12\n" +
+	"\x04note\x18\x03 \x01(\tR\x04note\"d\n" +
+	"\x1aDecideCallApprovalResponse\x12F\n" +
+	"\rcall_approval\x18\x01 \x01(\v2!.turncli.operator.v1.CallApprovalR\fcallApproval*=\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_MEMBER\x10\x01\x12\x0e\n" +
@@ -5196,11 +6312,26 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x13CALL_STATUS_WAITING\x10\x03\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x04\x12\x16\n" +
 	"\x12CALL_STATUS_FAILED\x10\x05\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x062\xd0\x18\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x06*\x87\x02\n" +
+	"\x12CallApprovalStatus\x12$\n" +
+	" CALL_APPROVAL_STATUS_UNSPECIFIED\x10\x00\x12 \n" +
+	"\x1cCALL_APPROVAL_STATUS_WAITING\x10\x01\x12!\n" +
+	"\x1dCALL_APPROVAL_STATUS_APPROVED\x10\x02\x12 \n" +
+	"\x1cCALL_APPROVAL_STATUS_CLAIMED\x10\x03\x12\x1d\n" +
+	"\x19CALL_APPROVAL_STATUS_DONE\x10\x04\x12$\n" +
+	" CALL_APPROVAL_STATUS_INTERRUPTED\x10\x05\x12\x1f\n" +
+	"\x1bCALL_APPROVAL_STATUS_DENIED\x10\x06*\x83\x01\n" +
+	"\x14CallApprovalDecision\x12&\n" +
+	"\"CALL_APPROVAL_DECISION_UNSPECIFIED\x10\x00\x12\"\n" +
+	"\x1eCALL_APPROVAL_DECISION_APPROVE\x10\x01\x12\x1f\n" +
+	"\x1bCALL_APPROVAL_DECISION_DENY\x10\x022\xf6\x1f\n" +
 	"\x0fOperatorService\x12n\n" +
 	"\x06WhoAmI\x12\".turncli.operator.v1.WhoAmIRequest\x1a#.turncli.operator.v1.WhoAmIResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/whoami\x12\xa7\x01\n" +
 	"\x13SetConversationMode\x12/.turncli.operator.v1.SetConversationModeRequest\x1a0.turncli.operator.v1.SetConversationModeResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/operator/conversations:setMode\x12\xa4\x01\n" +
-	"\x13GetConversationMode\x12/.turncli.operator.v1.GetConversationModeRequest\x1a0.turncli.operator.v1.GetConversationModeResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/operator/conversations:getMode\x12\x7f\n" +
+	"\x13GetConversationMode\x12/.turncli.operator.v1.GetConversationModeRequest\x1a0.turncli.operator.v1.GetConversationModeResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/operator/conversations:getMode\x12\x84\x01\n" +
+	"\fGetShellMode\x12(.turncli.operator.v1.GetShellModeRequest\x1a).turncli.operator.v1.GetShellModeResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/v1/operator/shellModes\x12\x8b\x01\n" +
+	"\fSetShellMode\x12(.turncli.operator.v1.SetShellModeRequest\x1a).turncli.operator.v1.SetShellModeResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/operator/shellModes:set\x12\x93\x01\n" +
+	"\x0eResetShellMode\x12*.turncli.operator.v1.ResetShellModeRequest\x1a+.turncli.operator.v1.ResetShellModeResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/operator/shellModes:reset\x12\x7f\n" +
 	"\fListAuditLog\x12(.turncli.operator.v1.ListAuditLogRequest\x1a).turncli.operator.v1.ListAuditLogResponse\"\x1a\x82\xd3\xe4\x93\x02\x14\x12\x12/v1/operator/audit\x12r\n" +
 	"\bListJobs\x12$.turncli.operator.v1.ListJobsRequest\x1a%.turncli.operator.v1.ListJobsResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/operator/jobs\x12u\n" +
 	"\x06GetJob\x12\".turncli.operator.v1.GetJobRequest\x1a#.turncli.operator.v1.GetJobResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/operator/jobs/{job_id}\x12p\n" +
@@ -5219,7 +6350,10 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0eCancelQuestion\x12*.turncli.operator.v1.CancelQuestionRequest\x1a+.turncli.operator.v1.CancelQuestionResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/v1/operator/questions/{question_id}:cancel\x12\x82\x01\n" +
 	"\fListProgress\x12(.turncli.operator.v1.ListProgressRequest\x1a).turncli.operator.v1.ListProgressResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/operator/progress\x12\x86\x01\n" +
 	"\rListResponses\x12).turncli.operator.v1.ListResponsesRequest\x1a*.turncli.operator.v1.ListResponsesResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/operator/responses\x12\x7f\n" +
-	"\vWatchEvents\x12'.turncli.operator.v1.WatchEventsRequest\x1a(.turncli.operator.v1.WatchEventsResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/events0\x01B?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
+	"\vWatchEvents\x12'.turncli.operator.v1.WatchEventsRequest\x1a(.turncli.operator.v1.WatchEventsResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/events0\x01\x12\x97\x01\n" +
+	"\x11ListCallApprovals\x12-.turncli.operator.v1.ListCallApprovalsRequest\x1a..turncli.operator.v1.ListCallApprovalsResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/operator/call-approvals\x12\xa4\x01\n" +
+	"\x0fGetCallApproval\x12+.turncli.operator.v1.GetCallApprovalRequest\x1a,.turncli.operator.v1.GetCallApprovalResponse\"6\x82\xd3\xe4\x93\x020\x12./v1/operator/call-approvals/{call_approval_id}\x12\xb7\x01\n" +
+	"\x12DecideCallApproval\x12..turncli.operator.v1.DecideCallApprovalRequest\x1a/.turncli.operator.v1.DecideCallApprovalResponse\"@\x82\xd3\xe4\x93\x02::\x01*\"5/v1/operator/call-approvals/{call_approval_id}:decideB?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
 
 var (
 	file_turncli_operator_v1_operator_proto_rawDescOnce sync.Once
@@ -5233,8 +6367,8 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 	return file_turncli_operator_v1_operator_proto_rawDescData
 }
 
-var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 15)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
+var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 17)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(Role)(0),                             // 0: turncli.operator.v1.Role
 	(Mode)(0),                             // 1: turncli.operator.v1.Mode
@@ -5251,199 +6385,250 @@ var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(ShellMode)(0),                        // 12: turncli.operator.v1.ShellMode
 	(WindowState)(0),                      // 13: turncli.operator.v1.WindowState
 	(CallStatus)(0),                       // 14: turncli.operator.v1.CallStatus
-	(*Conversation)(nil),                  // 15: turncli.operator.v1.Conversation
-	(*WhoAmIRequest)(nil),                 // 16: turncli.operator.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),                // 17: turncli.operator.v1.WhoAmIResponse
-	(*ModeSetting)(nil),                   // 18: turncli.operator.v1.ModeSetting
-	(*SetConversationModeRequest)(nil),    // 19: turncli.operator.v1.SetConversationModeRequest
-	(*SetConversationModeResponse)(nil),   // 20: turncli.operator.v1.SetConversationModeResponse
-	(*GetConversationModeRequest)(nil),    // 21: turncli.operator.v1.GetConversationModeRequest
-	(*GetConversationModeResponse)(nil),   // 22: turncli.operator.v1.GetConversationModeResponse
-	(*ListAuditLogRequest)(nil),           // 23: turncli.operator.v1.ListAuditLogRequest
-	(*ListAuditLogResponse)(nil),          // 24: turncli.operator.v1.ListAuditLogResponse
-	(*AuditEntry)(nil),                    // 25: turncli.operator.v1.AuditEntry
-	(*Location)(nil),                      // 26: turncli.operator.v1.Location
-	(*Job)(nil),                           // 27: turncli.operator.v1.Job
-	(*ListJobsRequest)(nil),               // 28: turncli.operator.v1.ListJobsRequest
-	(*ListJobsResponse)(nil),              // 29: turncli.operator.v1.ListJobsResponse
-	(*GetJobRequest)(nil),                 // 30: turncli.operator.v1.GetJobRequest
-	(*GetJobResponse)(nil),                // 31: turncli.operator.v1.GetJobResponse
-	(*GetJobLogRequest)(nil),              // 32: turncli.operator.v1.GetJobLogRequest
-	(*CancelJobRequest)(nil),              // 33: turncli.operator.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),             // 34: turncli.operator.v1.CancelJobResponse
-	(*Approval)(nil),                      // 35: turncli.operator.v1.Approval
-	(*ApprovalComment)(nil),               // 36: turncli.operator.v1.ApprovalComment
-	(*ListApprovalsRequest)(nil),          // 37: turncli.operator.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),         // 38: turncli.operator.v1.ListApprovalsResponse
-	(*GetApprovalRequest)(nil),            // 39: turncli.operator.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),           // 40: turncli.operator.v1.GetApprovalResponse
-	(*DecideApprovalRequest)(nil),         // 41: turncli.operator.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),        // 42: turncli.operator.v1.DecideApprovalResponse
-	(*Prompt)(nil),                        // 43: turncli.operator.v1.Prompt
-	(*ListPromptsRequest)(nil),            // 44: turncli.operator.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),           // 45: turncli.operator.v1.ListPromptsResponse
-	(*GetPromptRequest)(nil),              // 46: turncli.operator.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),             // 47: turncli.operator.v1.GetPromptResponse
-	(*DecidePromptRequest)(nil),           // 48: turncli.operator.v1.DecidePromptRequest
-	(*DecidePromptResponse)(nil),          // 49: turncli.operator.v1.DecidePromptResponse
-	(*QuestionForm)(nil),                  // 50: turncli.operator.v1.QuestionForm
-	(*ListQuestionsRequest)(nil),          // 51: turncli.operator.v1.ListQuestionsRequest
-	(*ListQuestionsResponse)(nil),         // 52: turncli.operator.v1.ListQuestionsResponse
-	(*GetQuestionRequest)(nil),            // 53: turncli.operator.v1.GetQuestionRequest
-	(*GetQuestionResponse)(nil),           // 54: turncli.operator.v1.GetQuestionResponse
-	(*SaveQuestionDraftRequest)(nil),      // 55: turncli.operator.v1.SaveQuestionDraftRequest
-	(*SaveQuestionDraftResponse)(nil),     // 56: turncli.operator.v1.SaveQuestionDraftResponse
-	(*SubmitQuestionAnswersRequest)(nil),  // 57: turncli.operator.v1.SubmitQuestionAnswersRequest
-	(*SubmitQuestionAnswersResponse)(nil), // 58: turncli.operator.v1.SubmitQuestionAnswersResponse
-	(*CancelQuestionRequest)(nil),         // 59: turncli.operator.v1.CancelQuestionRequest
-	(*CancelQuestionResponse)(nil),        // 60: turncli.operator.v1.CancelQuestionResponse
-	(*ProgressSnapshot)(nil),              // 61: turncli.operator.v1.ProgressSnapshot
-	(*ListProgressRequest)(nil),           // 62: turncli.operator.v1.ListProgressRequest
-	(*ListProgressResponse)(nil),          // 63: turncli.operator.v1.ListProgressResponse
-	(*LiveResponse)(nil),                  // 64: turncli.operator.v1.LiveResponse
-	(*BashWindow)(nil),                    // 65: turncli.operator.v1.BashWindow
-	(*CallReceipt)(nil),                   // 66: turncli.operator.v1.CallReceipt
-	(*ListResponsesRequest)(nil),          // 67: turncli.operator.v1.ListResponsesRequest
-	(*ListResponsesResponse)(nil),         // 68: turncli.operator.v1.ListResponsesResponse
-	(*WatchEventsRequest)(nil),            // 69: turncli.operator.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),           // 70: turncli.operator.v1.WatchEventsResponse
-	(*Event)(nil),                         // 71: turncli.operator.v1.Event
-	(*timestamppb.Timestamp)(nil),         // 72: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),           // 73: google.protobuf.Duration
-	(*httpbody.HttpBody)(nil),             // 74: google.api.HttpBody
+	(CallApprovalStatus)(0),               // 15: turncli.operator.v1.CallApprovalStatus
+	(CallApprovalDecision)(0),             // 16: turncli.operator.v1.CallApprovalDecision
+	(*Conversation)(nil),                  // 17: turncli.operator.v1.Conversation
+	(*WhoAmIRequest)(nil),                 // 18: turncli.operator.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),                // 19: turncli.operator.v1.WhoAmIResponse
+	(*ModeSetting)(nil),                   // 20: turncli.operator.v1.ModeSetting
+	(*SetConversationModeRequest)(nil),    // 21: turncli.operator.v1.SetConversationModeRequest
+	(*SetConversationModeResponse)(nil),   // 22: turncli.operator.v1.SetConversationModeResponse
+	(*GetConversationModeRequest)(nil),    // 23: turncli.operator.v1.GetConversationModeRequest
+	(*GetConversationModeResponse)(nil),   // 24: turncli.operator.v1.GetConversationModeResponse
+	(*ListAuditLogRequest)(nil),           // 25: turncli.operator.v1.ListAuditLogRequest
+	(*ListAuditLogResponse)(nil),          // 26: turncli.operator.v1.ListAuditLogResponse
+	(*AuditEntry)(nil),                    // 27: turncli.operator.v1.AuditEntry
+	(*Location)(nil),                      // 28: turncli.operator.v1.Location
+	(*Job)(nil),                           // 29: turncli.operator.v1.Job
+	(*ListJobsRequest)(nil),               // 30: turncli.operator.v1.ListJobsRequest
+	(*ListJobsResponse)(nil),              // 31: turncli.operator.v1.ListJobsResponse
+	(*GetJobRequest)(nil),                 // 32: turncli.operator.v1.GetJobRequest
+	(*GetJobResponse)(nil),                // 33: turncli.operator.v1.GetJobResponse
+	(*GetJobLogRequest)(nil),              // 34: turncli.operator.v1.GetJobLogRequest
+	(*CancelJobRequest)(nil),              // 35: turncli.operator.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),             // 36: turncli.operator.v1.CancelJobResponse
+	(*Approval)(nil),                      // 37: turncli.operator.v1.Approval
+	(*ApprovalComment)(nil),               // 38: turncli.operator.v1.ApprovalComment
+	(*ListApprovalsRequest)(nil),          // 39: turncli.operator.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),         // 40: turncli.operator.v1.ListApprovalsResponse
+	(*GetApprovalRequest)(nil),            // 41: turncli.operator.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),           // 42: turncli.operator.v1.GetApprovalResponse
+	(*DecideApprovalRequest)(nil),         // 43: turncli.operator.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),        // 44: turncli.operator.v1.DecideApprovalResponse
+	(*Prompt)(nil),                        // 45: turncli.operator.v1.Prompt
+	(*ListPromptsRequest)(nil),            // 46: turncli.operator.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),           // 47: turncli.operator.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),              // 48: turncli.operator.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),             // 49: turncli.operator.v1.GetPromptResponse
+	(*DecidePromptRequest)(nil),           // 50: turncli.operator.v1.DecidePromptRequest
+	(*DecidePromptResponse)(nil),          // 51: turncli.operator.v1.DecidePromptResponse
+	(*QuestionForm)(nil),                  // 52: turncli.operator.v1.QuestionForm
+	(*ListQuestionsRequest)(nil),          // 53: turncli.operator.v1.ListQuestionsRequest
+	(*ListQuestionsResponse)(nil),         // 54: turncli.operator.v1.ListQuestionsResponse
+	(*GetQuestionRequest)(nil),            // 55: turncli.operator.v1.GetQuestionRequest
+	(*GetQuestionResponse)(nil),           // 56: turncli.operator.v1.GetQuestionResponse
+	(*SaveQuestionDraftRequest)(nil),      // 57: turncli.operator.v1.SaveQuestionDraftRequest
+	(*SaveQuestionDraftResponse)(nil),     // 58: turncli.operator.v1.SaveQuestionDraftResponse
+	(*SubmitQuestionAnswersRequest)(nil),  // 59: turncli.operator.v1.SubmitQuestionAnswersRequest
+	(*SubmitQuestionAnswersResponse)(nil), // 60: turncli.operator.v1.SubmitQuestionAnswersResponse
+	(*CancelQuestionRequest)(nil),         // 61: turncli.operator.v1.CancelQuestionRequest
+	(*CancelQuestionResponse)(nil),        // 62: turncli.operator.v1.CancelQuestionResponse
+	(*ProgressSnapshot)(nil),              // 63: turncli.operator.v1.ProgressSnapshot
+	(*ListProgressRequest)(nil),           // 64: turncli.operator.v1.ListProgressRequest
+	(*ListProgressResponse)(nil),          // 65: turncli.operator.v1.ListProgressResponse
+	(*ShellModeSetting)(nil),              // 66: turncli.operator.v1.ShellModeSetting
+	(*GetShellModeRequest)(nil),           // 67: turncli.operator.v1.GetShellModeRequest
+	(*GetShellModeResponse)(nil),          // 68: turncli.operator.v1.GetShellModeResponse
+	(*SetShellModeRequest)(nil),           // 69: turncli.operator.v1.SetShellModeRequest
+	(*SetShellModeResponse)(nil),          // 70: turncli.operator.v1.SetShellModeResponse
+	(*ResetShellModeRequest)(nil),         // 71: turncli.operator.v1.ResetShellModeRequest
+	(*ResetShellModeResponse)(nil),        // 72: turncli.operator.v1.ResetShellModeResponse
+	(*LiveResponse)(nil),                  // 73: turncli.operator.v1.LiveResponse
+	(*BashWindow)(nil),                    // 74: turncli.operator.v1.BashWindow
+	(*CallReceipt)(nil),                   // 75: turncli.operator.v1.CallReceipt
+	(*ListResponsesRequest)(nil),          // 76: turncli.operator.v1.ListResponsesRequest
+	(*ListResponsesResponse)(nil),         // 77: turncli.operator.v1.ListResponsesResponse
+	(*WatchEventsRequest)(nil),            // 78: turncli.operator.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),           // 79: turncli.operator.v1.WatchEventsResponse
+	(*Event)(nil),                         // 80: turncli.operator.v1.Event
+	(*CallApproval)(nil),                  // 81: turncli.operator.v1.CallApproval
+	(*ListCallApprovalsRequest)(nil),      // 82: turncli.operator.v1.ListCallApprovalsRequest
+	(*ListCallApprovalsResponse)(nil),     // 83: turncli.operator.v1.ListCallApprovalsResponse
+	(*GetCallApprovalRequest)(nil),        // 84: turncli.operator.v1.GetCallApprovalRequest
+	(*GetCallApprovalResponse)(nil),       // 85: turncli.operator.v1.GetCallApprovalResponse
+	(*DecideCallApprovalRequest)(nil),     // 86: turncli.operator.v1.DecideCallApprovalRequest
+	(*DecideCallApprovalResponse)(nil),    // 87: turncli.operator.v1.DecideCallApprovalResponse
+	(*timestamppb.Timestamp)(nil),         // 88: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),           // 89: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),             // 90: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
 	0,   // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
 	1,   // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	72,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	15,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	88,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	17,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
 	1,   // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
-	18,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	15,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	18,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	25,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	72,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	20,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	17,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	20,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	27,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
+	88,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
 	2,   // 10: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
-	15,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.operator.v1.Conversation
-	26,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
+	17,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.operator.v1.Conversation
+	28,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
 	3,   // 13: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
-	72,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	72,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
-	73,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	88,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	88,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	89,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
 	3,   // 17: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
-	15,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	27,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
-	27,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
-	27,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
+	17,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	29,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
+	29,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
+	29,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
 	4,   // 22: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
 	2,   // 23: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
-	15,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.operator.v1.Conversation
-	26,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
-	73,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
-	72,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
-	72,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
-	36,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
-	72,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
-	72,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	17,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.operator.v1.Conversation
+	28,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
+	89,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	88,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	88,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	38,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
+	88,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	88,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
 	4,   // 32: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
-	15,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	35,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
-	35,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	17,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	37,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
+	37,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	5,   // 36: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
-	35,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	37,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	6,   // 38: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
 	7,   // 39: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
-	15,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.operator.v1.Conversation
-	72,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
-	72,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
-	72,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
+	17,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.operator.v1.Conversation
+	88,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
+	88,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
+	88,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
 	8,   // 44: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.PromptAction
 	7,   // 45: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
 	6,   // 46: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
-	15,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	43,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
-	43,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	17,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	45,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
+	45,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
 	8,   // 50: turncli.operator.v1.DecidePromptRequest.action:type_name -> turncli.operator.v1.PromptAction
-	43,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	45,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
 	9,   // 52: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
-	15,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.operator.v1.Conversation
+	17,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.operator.v1.Conversation
 	10,  // 54: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
-	72,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
-	72,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
-	72,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
-	72,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
+	88,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
+	88,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
+	88,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
+	88,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
 	9,   // 59: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
-	15,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	50,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
-	50,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	50,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	50,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	50,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	15,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.operator.v1.Conversation
-	72,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
-	15,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	61,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
-	15,  // 70: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.operator.v1.Conversation
-	11,  // 71: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
-	12,  // 72: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
-	26,  // 73: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
-	72,  // 74: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	65,  // 75: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
-	66,  // 76: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
-	13,  // 77: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
-	14,  // 78: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
-	64,  // 79: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
-	71,  // 80: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
-	72,  // 81: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
-	16,  // 82: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	19,  // 83: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	21,  // 84: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	23,  // 85: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	28,  // 86: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
-	30,  // 87: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
-	32,  // 88: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
-	33,  // 89: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
-	37,  // 90: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
-	39,  // 91: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
-	41,  // 92: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
-	44,  // 93: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
-	46,  // 94: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
-	48,  // 95: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
-	51,  // 96: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
-	53,  // 97: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
-	55,  // 98: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
-	57,  // 99: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
-	59,  // 100: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
-	62,  // 101: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
-	67,  // 102: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
-	69,  // 103: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
-	17,  // 104: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	20,  // 105: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	22,  // 106: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	24,  // 107: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	29,  // 108: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
-	31,  // 109: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
-	74,  // 110: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
-	34,  // 111: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
-	38,  // 112: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
-	40,  // 113: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
-	42,  // 114: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
-	45,  // 115: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
-	47,  // 116: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
-	49,  // 117: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
-	52,  // 118: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
-	54,  // 119: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
-	56,  // 120: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
-	58,  // 121: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
-	60,  // 122: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
-	63,  // 123: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
-	68,  // 124: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
-	70,  // 125: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
-	104, // [104:126] is the sub-list for method output_type
-	82,  // [82:104] is the sub-list for method input_type
-	82,  // [82:82] is the sub-list for extension type_name
-	82,  // [82:82] is the sub-list for extension extendee
-	0,   // [0:82] is the sub-list for field type_name
+	17,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	52,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
+	52,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	52,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	52,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	52,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	17,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.operator.v1.Conversation
+	88,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
+	17,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	63,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
+	12,  // 70: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
+	88,  // 71: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	17,  // 72: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	66,  // 73: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	17,  // 74: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	12,  // 75: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
+	66,  // 76: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	17,  // 77: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	66,  // 78: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	17,  // 79: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.operator.v1.Conversation
+	11,  // 80: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
+	12,  // 81: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
+	28,  // 82: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
+	88,  // 83: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	74,  // 84: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
+	75,  // 85: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
+	13,  // 86: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
+	14,  // 87: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
+	73,  // 88: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
+	80,  // 89: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
+	88,  // 90: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
+	15,  // 91: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
+	17,  // 92: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.operator.v1.Conversation
+	28,  // 93: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
+	88,  // 94: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
+	88,  // 95: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
+	88,  // 96: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
+	14,  // 97: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
+	88,  // 98: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
+	15,  // 99: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
+	17,  // 100: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	81,  // 101: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
+	81,  // 102: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	16,  // 103: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.CallApprovalDecision
+	81,  // 104: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	18,  // 105: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	21,  // 106: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	23,  // 107: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	67,  // 108: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
+	69,  // 109: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
+	71,  // 110: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
+	25,  // 111: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	30,  // 112: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	32,  // 113: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	34,  // 114: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	35,  // 115: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	39,  // 116: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	41,  // 117: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	43,  // 118: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	46,  // 119: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
+	48,  // 120: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
+	50,  // 121: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
+	53,  // 122: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
+	55,  // 123: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
+	57,  // 124: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
+	59,  // 125: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
+	61,  // 126: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
+	64,  // 127: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
+	76,  // 128: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
+	78,  // 129: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
+	82,  // 130: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
+	84,  // 131: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
+	86,  // 132: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
+	19,  // 133: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	22,  // 134: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	24,  // 135: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	68,  // 136: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
+	70,  // 137: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
+	72,  // 138: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
+	26,  // 139: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	31,  // 140: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	33,  // 141: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	90,  // 142: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	36,  // 143: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	40,  // 144: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	42,  // 145: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	44,  // 146: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	47,  // 147: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
+	49,  // 148: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
+	51,  // 149: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
+	54,  // 150: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
+	56,  // 151: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
+	58,  // 152: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
+	60,  // 153: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
+	62,  // 154: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
+	65,  // 155: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
+	77,  // 156: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
+	79,  // 157: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
+	83,  // 158: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
+	85,  // 159: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
+	87,  // 160: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
+	133, // [133:161] is the sub-list for method output_type
+	105, // [105:133] is the sub-list for method input_type
+	105, // [105:105] is the sub-list for extension type_name
+	105, // [105:105] is the sub-list for extension extendee
+	0,   // [0:105] is the sub-list for field type_name
 }
 
 func init() { file_turncli_operator_v1_operator_proto_init() }
@@ -5457,8 +6642,8 @@ func file_turncli_operator_v1_operator_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
-			NumEnums:      15,
-			NumMessages:   57,
+			NumEnums:      17,
+			NumMessages:   71,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

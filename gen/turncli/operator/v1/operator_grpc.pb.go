@@ -23,6 +23,9 @@ const (
 	OperatorService_WhoAmI_FullMethodName                = "/turncli.operator.v1.OperatorService/WhoAmI"
 	OperatorService_SetConversationMode_FullMethodName   = "/turncli.operator.v1.OperatorService/SetConversationMode"
 	OperatorService_GetConversationMode_FullMethodName   = "/turncli.operator.v1.OperatorService/GetConversationMode"
+	OperatorService_GetShellMode_FullMethodName          = "/turncli.operator.v1.OperatorService/GetShellMode"
+	OperatorService_SetShellMode_FullMethodName          = "/turncli.operator.v1.OperatorService/SetShellMode"
+	OperatorService_ResetShellMode_FullMethodName        = "/turncli.operator.v1.OperatorService/ResetShellMode"
 	OperatorService_ListAuditLog_FullMethodName          = "/turncli.operator.v1.OperatorService/ListAuditLog"
 	OperatorService_ListJobs_FullMethodName              = "/turncli.operator.v1.OperatorService/ListJobs"
 	OperatorService_GetJob_FullMethodName                = "/turncli.operator.v1.OperatorService/GetJob"
@@ -42,6 +45,9 @@ const (
 	OperatorService_ListProgress_FullMethodName          = "/turncli.operator.v1.OperatorService/ListProgress"
 	OperatorService_ListResponses_FullMethodName         = "/turncli.operator.v1.OperatorService/ListResponses"
 	OperatorService_WatchEvents_FullMethodName           = "/turncli.operator.v1.OperatorService/WatchEvents"
+	OperatorService_ListCallApprovals_FullMethodName     = "/turncli.operator.v1.OperatorService/ListCallApprovals"
+	OperatorService_GetCallApproval_FullMethodName       = "/turncli.operator.v1.OperatorService/GetCallApproval"
+	OperatorService_DecideCallApproval_FullMethodName    = "/turncli.operator.v1.OperatorService/DecideCallApproval"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
@@ -49,8 +55,8 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // OperatorService is the people's API: who they are, conversation modes, the audit log,
-// background jobs, durable approvals, the prompts and questions agents put to people, progress
-// reports, the live responses and a live feed of changes.
+// background jobs, durable approvals, the prompts and questions agents put to people, Agent CLI
+// calls awaiting confirmation, progress reports, the live responses and a live feed of changes.
 //
 // Who calls it: operators (people, through the dashboard or their own tools), each with their
 // own operator credential as `authorization: Bearer <operator token>`, over gRPC or over REST
@@ -66,9 +72,10 @@ const (
 // the same transaction as the change itself, or for a job cancel, as soon as the job has been
 // told to stop.
 //
-// Ids of jobs, approvals, prompts and questions are positive; an id that names nothing is
-// NOT_FOUND. A method whose engine (jobs, approvals, prompts, questions, progress, responses or
-// the event feed) this primary does not run answers UNAVAILABLE.
+// Ids of jobs, approvals, prompts, questions and call approvals are positive; an id that names
+// nothing is NOT_FOUND. A method whose engine (jobs, approvals, prompts, questions, call
+// approvals, progress, responses or the event feed) this primary does not run answers
+// UNAVAILABLE.
 //
 // No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceClient interface {
@@ -82,6 +89,24 @@ type OperatorServiceClient interface {
 	// GetConversationMode returns a conversation's mode: `ask`, never set, when it was never
 	// set. Any operator. REST: `GET /v1/operator/conversations:getMode`.
 	GetConversationMode(ctx context.Context, in *GetConversationModeRequest, opts ...grpc.CallOption) (*GetConversationModeResponse, error)
+	// GetShellMode returns an agent's shell mode in a conversation: the stored mode and who set
+	// it, or `standard` with no setter when none is stored. A response opened without a shell
+	// mode takes this one. Any operator.
+	// REST: `GET /v1/operator/shellModes?conversation.channel=…&conversation.thread=…&agent_name=…`.
+	GetShellMode(ctx context.Context, in *GetShellModeRequest, opts ...grpc.CallOption) (*GetShellModeResponse, error)
+	// SetShellMode stores an agent's shell mode in a conversation and appends an audit entry
+	// `shell_mode.set` naming the operator, both or neither. Admins only. Setting `minimal` first
+	// checks that the agent's shell can use it (the shell toolkit's run, check and kill functions
+	// are offered to the agent, its workspace is writable, the Agent CLI listener of its shell
+	// answers, and for a worker key a worker is connected); when anything fails it returns
+	// FAILED_PRECONDITION listing every problem with its fix (also as google.rpc.PreconditionFailure
+	// details) and saves nothing. `standard` always saves. Responses already open keep their mode.
+	// Blocks for the checks, at most a few seconds. REST: `POST /v1/operator/shellModes:set`.
+	SetShellMode(ctx context.Context, in *SetShellModeRequest, opts ...grpc.CallOption) (*SetShellModeResponse, error)
+	// ResetShellMode forgets an agent's stored shell mode in a conversation, so the default
+	// (standard) applies to the next response, and appends an audit entry `shell_mode.reset`.
+	// Admins only. REST: `POST /v1/operator/shellModes:reset`.
+	ResetShellMode(ctx context.Context, in *ResetShellModeRequest, opts ...grpc.CallOption) (*ResetShellModeResponse, error)
 	// ListAuditLog returns audit entries, newest first, filtered and paged. Admins only.
 	// REST: `GET /v1/operator/audit`.
 	ListAuditLog(ctx context.Context, in *ListAuditLogRequest, opts ...grpc.CallOption) (*ListAuditLogResponse, error)
@@ -212,6 +237,31 @@ type OperatorServiceClient interface {
 	// REST: `GET /v1/operator/events`, a stream of newline-delimited JSON objects, each
 	// `{"result": <WatchEventsResponse>}`, or `{"error": …}` as the last one.
 	WatchEvents(ctx context.Context, in *WatchEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEventsResponse], error)
+	// ListCallApprovals returns Agent CLI calls of functions that need a person's confirmation,
+	// waiting for a decision or past it, newest first. Any operator.
+	// REST: `GET /v1/operator/call-approvals`.
+	ListCallApprovals(ctx context.Context, in *ListCallApprovalsRequest, opts ...grpc.CallOption) (*ListCallApprovalsResponse, error)
+	// GetCallApproval returns one call approval. Any operator.
+	// REST: `GET /v1/operator/call-approvals/{call_approval_id}`.
+	GetCallApproval(ctx context.Context, in *GetCallApprovalRequest, opts ...grpc.CallOption) (*GetCallApprovalResponse, error)
+	// DecideCallApproval approves or denies a waiting call. Approving is for admins only
+	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
+	// becomes the call's failure outcome ("Not approved by requester" without one).
+	//
+	// Approving runs the exact saved call once: in the Bash command that made it, when that
+	// command still waits for it; otherwise (its response ended, or the primary restarted since)
+	// on its own in a fresh, short-lived response, without re-running or resuming the Bash
+	// command, and a continuation (idempotency key `call:<call id>`, carrying the runtime's
+	// checkpoint of that command) reports the outcome. A denial nobody waits for is reported the
+	// same way. The decision is written to the audit log with the operator as actor, in the
+	// transaction that makes it.
+	//
+	// A decision on a call that is no longer waiting (a replay: decided by someone else, or a
+	// second click) is ABORTED, HTTP 409, and changes nothing. Blocks: one store write; the call
+	// runs after the reply (GetCallApproval shows how it went).
+	//
+	// REST: `POST /v1/operator/call-approvals/{call_approval_id}:decide`.
+	DecideCallApproval(ctx context.Context, in *DecideCallApprovalRequest, opts ...grpc.CallOption) (*DecideCallApprovalResponse, error)
 }
 
 type operatorServiceClient struct {
@@ -246,6 +296,36 @@ func (c *operatorServiceClient) GetConversationMode(ctx context.Context, in *Get
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetConversationModeResponse)
 	err := c.cc.Invoke(ctx, OperatorService_GetConversationMode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetShellMode(ctx context.Context, in *GetShellModeRequest, opts ...grpc.CallOption) (*GetShellModeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetShellModeResponse)
+	err := c.cc.Invoke(ctx, OperatorService_GetShellMode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) SetShellMode(ctx context.Context, in *SetShellModeRequest, opts ...grpc.CallOption) (*SetShellModeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetShellModeResponse)
+	err := c.cc.Invoke(ctx, OperatorService_SetShellMode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ResetShellMode(ctx context.Context, in *ResetShellModeRequest, opts ...grpc.CallOption) (*ResetShellModeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResetShellModeResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ResetShellMode_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -451,13 +531,43 @@ func (c *operatorServiceClient) WatchEvents(ctx context.Context, in *WatchEvents
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type OperatorService_WatchEventsClient = grpc.ServerStreamingClient[WatchEventsResponse]
 
+func (c *operatorServiceClient) ListCallApprovals(ctx context.Context, in *ListCallApprovalsRequest, opts ...grpc.CallOption) (*ListCallApprovalsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListCallApprovalsResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListCallApprovals_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) GetCallApproval(ctx context.Context, in *GetCallApprovalRequest, opts ...grpc.CallOption) (*GetCallApprovalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCallApprovalResponse)
+	err := c.cc.Invoke(ctx, OperatorService_GetCallApproval_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) DecideCallApproval(ctx context.Context, in *DecideCallApprovalRequest, opts ...grpc.CallOption) (*DecideCallApprovalResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DecideCallApprovalResponse)
+	err := c.cc.Invoke(ctx, OperatorService_DecideCallApproval_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OperatorServiceServer is the server API for OperatorService service.
 // All implementations must embed UnimplementedOperatorServiceServer
 // for forward compatibility.
 //
 // OperatorService is the people's API: who they are, conversation modes, the audit log,
-// background jobs, durable approvals, the prompts and questions agents put to people, progress
-// reports, the live responses and a live feed of changes.
+// background jobs, durable approvals, the prompts and questions agents put to people, Agent CLI
+// calls awaiting confirmation, progress reports, the live responses and a live feed of changes.
 //
 // Who calls it: operators (people, through the dashboard or their own tools), each with their
 // own operator credential as `authorization: Bearer <operator token>`, over gRPC or over REST
@@ -473,9 +583,10 @@ type OperatorService_WatchEventsClient = grpc.ServerStreamingClient[WatchEventsR
 // the same transaction as the change itself, or for a job cancel, as soon as the job has been
 // told to stop.
 //
-// Ids of jobs, approvals, prompts and questions are positive; an id that names nothing is
-// NOT_FOUND. A method whose engine (jobs, approvals, prompts, questions, progress, responses or
-// the event feed) this primary does not run answers UNAVAILABLE.
+// Ids of jobs, approvals, prompts, questions and call approvals are positive; an id that names
+// nothing is NOT_FOUND. A method whose engine (jobs, approvals, prompts, questions, call
+// approvals, progress, responses or the event feed) this primary does not run answers
+// UNAVAILABLE.
 //
 // No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceServer interface {
@@ -489,6 +600,24 @@ type OperatorServiceServer interface {
 	// GetConversationMode returns a conversation's mode: `ask`, never set, when it was never
 	// set. Any operator. REST: `GET /v1/operator/conversations:getMode`.
 	GetConversationMode(context.Context, *GetConversationModeRequest) (*GetConversationModeResponse, error)
+	// GetShellMode returns an agent's shell mode in a conversation: the stored mode and who set
+	// it, or `standard` with no setter when none is stored. A response opened without a shell
+	// mode takes this one. Any operator.
+	// REST: `GET /v1/operator/shellModes?conversation.channel=…&conversation.thread=…&agent_name=…`.
+	GetShellMode(context.Context, *GetShellModeRequest) (*GetShellModeResponse, error)
+	// SetShellMode stores an agent's shell mode in a conversation and appends an audit entry
+	// `shell_mode.set` naming the operator, both or neither. Admins only. Setting `minimal` first
+	// checks that the agent's shell can use it (the shell toolkit's run, check and kill functions
+	// are offered to the agent, its workspace is writable, the Agent CLI listener of its shell
+	// answers, and for a worker key a worker is connected); when anything fails it returns
+	// FAILED_PRECONDITION listing every problem with its fix (also as google.rpc.PreconditionFailure
+	// details) and saves nothing. `standard` always saves. Responses already open keep their mode.
+	// Blocks for the checks, at most a few seconds. REST: `POST /v1/operator/shellModes:set`.
+	SetShellMode(context.Context, *SetShellModeRequest) (*SetShellModeResponse, error)
+	// ResetShellMode forgets an agent's stored shell mode in a conversation, so the default
+	// (standard) applies to the next response, and appends an audit entry `shell_mode.reset`.
+	// Admins only. REST: `POST /v1/operator/shellModes:reset`.
+	ResetShellMode(context.Context, *ResetShellModeRequest) (*ResetShellModeResponse, error)
 	// ListAuditLog returns audit entries, newest first, filtered and paged. Admins only.
 	// REST: `GET /v1/operator/audit`.
 	ListAuditLog(context.Context, *ListAuditLogRequest) (*ListAuditLogResponse, error)
@@ -619,6 +748,31 @@ type OperatorServiceServer interface {
 	// REST: `GET /v1/operator/events`, a stream of newline-delimited JSON objects, each
 	// `{"result": <WatchEventsResponse>}`, or `{"error": …}` as the last one.
 	WatchEvents(*WatchEventsRequest, grpc.ServerStreamingServer[WatchEventsResponse]) error
+	// ListCallApprovals returns Agent CLI calls of functions that need a person's confirmation,
+	// waiting for a decision or past it, newest first. Any operator.
+	// REST: `GET /v1/operator/call-approvals`.
+	ListCallApprovals(context.Context, *ListCallApprovalsRequest) (*ListCallApprovalsResponse, error)
+	// GetCallApproval returns one call approval. Any operator.
+	// REST: `GET /v1/operator/call-approvals/{call_approval_id}`.
+	GetCallApproval(context.Context, *GetCallApprovalRequest) (*GetCallApprovalResponse, error)
+	// DecideCallApproval approves or denies a waiting call. Approving is for admins only
+	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
+	// becomes the call's failure outcome ("Not approved by requester" without one).
+	//
+	// Approving runs the exact saved call once: in the Bash command that made it, when that
+	// command still waits for it; otherwise (its response ended, or the primary restarted since)
+	// on its own in a fresh, short-lived response, without re-running or resuming the Bash
+	// command, and a continuation (idempotency key `call:<call id>`, carrying the runtime's
+	// checkpoint of that command) reports the outcome. A denial nobody waits for is reported the
+	// same way. The decision is written to the audit log with the operator as actor, in the
+	// transaction that makes it.
+	//
+	// A decision on a call that is no longer waiting (a replay: decided by someone else, or a
+	// second click) is ABORTED, HTTP 409, and changes nothing. Blocks: one store write; the call
+	// runs after the reply (GetCallApproval shows how it went).
+	//
+	// REST: `POST /v1/operator/call-approvals/{call_approval_id}:decide`.
+	DecideCallApproval(context.Context, *DecideCallApprovalRequest) (*DecideCallApprovalResponse, error)
 	mustEmbedUnimplementedOperatorServiceServer()
 }
 
@@ -637,6 +791,15 @@ func (UnimplementedOperatorServiceServer) SetConversationMode(context.Context, *
 }
 func (UnimplementedOperatorServiceServer) GetConversationMode(context.Context, *GetConversationModeRequest) (*GetConversationModeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetConversationMode not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetShellMode(context.Context, *GetShellModeRequest) (*GetShellModeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetShellMode not implemented")
+}
+func (UnimplementedOperatorServiceServer) SetShellMode(context.Context, *SetShellModeRequest) (*SetShellModeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetShellMode not implemented")
+}
+func (UnimplementedOperatorServiceServer) ResetShellMode(context.Context, *ResetShellModeRequest) (*ResetShellModeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResetShellMode not implemented")
 }
 func (UnimplementedOperatorServiceServer) ListAuditLog(context.Context, *ListAuditLogRequest) (*ListAuditLogResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAuditLog not implemented")
@@ -694,6 +857,15 @@ func (UnimplementedOperatorServiceServer) ListResponses(context.Context, *ListRe
 }
 func (UnimplementedOperatorServiceServer) WatchEvents(*WatchEventsRequest, grpc.ServerStreamingServer[WatchEventsResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchEvents not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListCallApprovals(context.Context, *ListCallApprovalsRequest) (*ListCallApprovalsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListCallApprovals not implemented")
+}
+func (UnimplementedOperatorServiceServer) GetCallApproval(context.Context, *GetCallApprovalRequest) (*GetCallApprovalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCallApproval not implemented")
+}
+func (UnimplementedOperatorServiceServer) DecideCallApproval(context.Context, *DecideCallApprovalRequest) (*DecideCallApprovalResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DecideCallApproval not implemented")
 }
 func (UnimplementedOperatorServiceServer) mustEmbedUnimplementedOperatorServiceServer() {}
 func (UnimplementedOperatorServiceServer) testEmbeddedByValue()                         {}
@@ -766,6 +938,60 @@ func _OperatorService_GetConversationMode_Handler(srv interface{}, ctx context.C
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(OperatorServiceServer).GetConversationMode(ctx, req.(*GetConversationModeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetShellMode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetShellModeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetShellMode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetShellMode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetShellMode(ctx, req.(*GetShellModeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_SetShellMode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetShellModeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).SetShellMode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_SetShellMode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).SetShellMode(ctx, req.(*SetShellModeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ResetShellMode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResetShellModeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ResetShellMode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ResetShellMode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ResetShellMode(ctx, req.(*ResetShellModeRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1105,6 +1331,60 @@ func _OperatorService_WatchEvents_Handler(srv interface{}, stream grpc.ServerStr
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type OperatorService_WatchEventsServer = grpc.ServerStreamingServer[WatchEventsResponse]
 
+func _OperatorService_ListCallApprovals_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListCallApprovalsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListCallApprovals(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListCallApprovals_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListCallApprovals(ctx, req.(*ListCallApprovalsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_GetCallApproval_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCallApprovalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).GetCallApproval(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_GetCallApproval_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).GetCallApproval(ctx, req.(*GetCallApprovalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_DecideCallApproval_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DecideCallApprovalRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).DecideCallApproval(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_DecideCallApproval_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).DecideCallApproval(ctx, req.(*DecideCallApprovalRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OperatorService_ServiceDesc is the grpc.ServiceDesc for OperatorService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1123,6 +1403,18 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetConversationMode",
 			Handler:    _OperatorService_GetConversationMode_Handler,
+		},
+		{
+			MethodName: "GetShellMode",
+			Handler:    _OperatorService_GetShellMode_Handler,
+		},
+		{
+			MethodName: "SetShellMode",
+			Handler:    _OperatorService_SetShellMode_Handler,
+		},
+		{
+			MethodName: "ResetShellMode",
+			Handler:    _OperatorService_ResetShellMode_Handler,
 		},
 		{
 			MethodName: "ListAuditLog",
@@ -1195,6 +1487,18 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListResponses",
 			Handler:    _OperatorService_ListResponses_Handler,
+		},
+		{
+			MethodName: "ListCallApprovals",
+			Handler:    _OperatorService_ListCallApprovals_Handler,
+		},
+		{
+			MethodName: "GetCallApproval",
+			Handler:    _OperatorService_GetCallApproval_Handler,
+		},
+		{
+			MethodName: "DecideCallApproval",
+			Handler:    _OperatorService_DecideCallApproval_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -25,14 +25,18 @@ const (
 )
 
 // ShellMode chooses which tools a response's catalog offers (see the shell modes of the design).
+// A response keeps the mode it was opened with until it closes.
 type ShellMode int32
 
 const (
-	// Unspecified means standard.
+	// The mode stored for the conversation and agent (OperatorService.SetShellMode) applies;
+	// standard when none is stored.
 	ShellMode_SHELL_MODE_UNSPECIFIED ShellMode = 0
-	// Only functions that finish inside a command.
+	// Only functions that finish inside a command: none that needs confirmation or a person's
+	// input, starts work outliving the command (background jobs, agents or shell commands) or
+	// ends the turn.
 	ShellMode_SHELL_MODE_STANDARD ShellMode = 1
-	// Every tool of the response, including `shell`.
+	// Every tool of the response, including the `shell` toolkit's background commands.
 	ShellMode_SHELL_MODE_MINIMAL ShellMode = 2
 )
 
@@ -383,7 +387,8 @@ type OpenResponseRequest struct {
 	RequesterId string `protobuf:"bytes,2,opt,name=requester_id,json=requesterId,proto3" json:"requester_id,omitempty"`
 	// Where the turn happens.
 	Conversation *Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
-	// Which tools the catalog offers.
+	// Which tools the catalog offers; unspecified takes the conversation's stored mode for the
+	// agent. An explicit mode wins over the stored one.
 	ShellMode ShellMode `protobuf:"varint,4,opt,name=shell_mode,json=shellMode,proto3,enum=turncli.response.v1.ShellMode" json:"shell_mode,omitempty"`
 	// The worker key whose workers run this response's shells; empty runs them on the primary.
 	WorkerKey string `protobuf:"bytes,5,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
@@ -569,7 +574,13 @@ type RunBashRequest struct {
 	Command string `protobuf:"bytes,3,opt,name=command,proto3" json:"command,omitempty"`
 	// Kill the command (TERM, then KILL) after this long; zero uses the primary's default and
 	// larger values are capped by the primary's maximum.
-	Timeout       *durationpb.Duration `protobuf:"bytes,4,opt,name=timeout,proto3" json:"timeout,omitempty"`
+	Timeout *durationpb.Duration `protobuf:"bytes,4,opt,name=timeout,proto3" json:"timeout,omitempty"`
+	// The runtime's checkpoint for this Bash call: opaque bytes (at most 1 MiB) the primary never
+	// reads. It is saved with any call of the command that waits for a person's confirmation, and
+	// handed back in the continuation that reports such a call when it is decided after the
+	// command can no longer continue (its response ended, or the primary restarted), so the
+	// runtime can rebuild the turn. Empty for none.
+	Checkpoint    []byte `protobuf:"bytes,5,opt,name=checkpoint,proto3" json:"checkpoint,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -628,6 +639,13 @@ func (x *RunBashRequest) GetCommand() string {
 func (x *RunBashRequest) GetTimeout() *durationpb.Duration {
 	if x != nil {
 		return x.Timeout
+	}
+	return nil
+}
+
+func (x *RunBashRequest) GetCheckpoint() []byte {
+	if x != nil {
+		return x.Checkpoint
 	}
 	return nil
 }
@@ -1622,14 +1640,17 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x14OpenResponseResponse\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12D\n" +
-	"\x10grant_expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x0egrantExpiresAt\"\xa2\x01\n" +
+	"\x10grant_expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x0egrantExpiresAt\"\xc2\x01\n" +
 	"\x0eRunBashRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12 \n" +
 	"\fbash_call_id\x18\x02 \x01(\tR\n" +
 	"bashCallId\x12\x18\n" +
 	"\acommand\x18\x03 \x01(\tR\acommand\x123\n" +
-	"\atimeout\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\atimeout\"\x91\x01\n" +
+	"\atimeout\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\atimeout\x12\x1e\n" +
+	"\n" +
+	"checkpoint\x18\x05 \x01(\fR\n" +
+	"checkpoint\"\x91\x01\n" +
 	"\x0fRunBashResponse\x12:\n" +
 	"\x06output\x18\x01 \x01(\v2 .turncli.response.v1.OutputChunkH\x00R\x06output\x129\n" +
 	"\x06result\x18\x02 \x01(\v2\x1f.turncli.response.v1.BashResultH\x00R\x06resultB\a\n" +

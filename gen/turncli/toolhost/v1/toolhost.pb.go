@@ -715,7 +715,9 @@ type Function struct {
 	// JSON Schema of the arguments object, as JSON text; empty accepts any object.
 	InputSchemaJson string `protobuf:"bytes,3,opt,name=input_schema_json,json=inputSchemaJson,proto3" json:"input_schema_json,omitempty"`
 	// Specific to this function; describe lists them after the toolkit's.
-	Instructions  []string `protobuf:"bytes,4,rep,name=instructions,proto3" json:"instructions,omitempty"`
+	Instructions []string `protobuf:"bytes,4,rep,name=instructions,proto3" json:"instructions,omitempty"`
+	// How calls of the function behave beyond their arguments; unset means none of them.
+	Traits        *FunctionTraits `protobuf:"bytes,5,opt,name=traits,proto3" json:"traits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -778,6 +780,88 @@ func (x *Function) GetInstructions() []string {
 	return nil
 }
 
+func (x *Function) GetTraits() *FunctionTraits {
+	if x != nil {
+		return x.Traits
+	}
+	return nil
+}
+
+// FunctionTraits describe a function's behaviour to the shell modes. A response opened in the
+// standard shell mode offers only functions with none of them set: functions that finish inside
+// the Bash command that calls them. The minimal mode offers every function.
+type FunctionTraits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A person approves each call before it runs; the call waits.
+	NeedsConfirmation bool `protobuf:"varint,1,opt,name=needs_confirmation,json=needsConfirmation,proto3" json:"needs_confirmation,omitempty"`
+	// The call waits for a person (an approval, an answer).
+	UserInput bool `protobuf:"varint,2,opt,name=user_input,json=userInput,proto3" json:"user_input,omitempty"`
+	// The call starts work that outlives the calling command (a background job, agent or command).
+	ExternalExecution bool `protobuf:"varint,3,opt,name=external_execution,json=externalExecution,proto3" json:"external_execution,omitempty"`
+	// After calling it the agent should end its turn.
+	EndsTurn      bool `protobuf:"varint,4,opt,name=ends_turn,json=endsTurn,proto3" json:"ends_turn,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FunctionTraits) Reset() {
+	*x = FunctionTraits{}
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FunctionTraits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FunctionTraits) ProtoMessage() {}
+
+func (x *FunctionTraits) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FunctionTraits.ProtoReflect.Descriptor instead.
+func (*FunctionTraits) Descriptor() ([]byte, []int) {
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *FunctionTraits) GetNeedsConfirmation() bool {
+	if x != nil {
+		return x.NeedsConfirmation
+	}
+	return false
+}
+
+func (x *FunctionTraits) GetUserInput() bool {
+	if x != nil {
+		return x.UserInput
+	}
+	return false
+}
+
+func (x *FunctionTraits) GetExternalExecution() bool {
+	if x != nil {
+		return x.ExternalExecution
+	}
+	return false
+}
+
+func (x *FunctionTraits) GetEndsTurn() bool {
+	if x != nil {
+		return x.EndsTurn
+	}
+	return false
+}
+
 // ToolkitRegistered is the outcome of one RegisterToolkit.
 type ToolkitRegistered struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -791,7 +875,7 @@ type ToolkitRegistered struct {
 
 func (x *ToolkitRegistered) Reset() {
 	*x = ToolkitRegistered{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[7]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -803,7 +887,7 @@ func (x *ToolkitRegistered) String() string {
 func (*ToolkitRegistered) ProtoMessage() {}
 
 func (x *ToolkitRegistered) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[7]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -816,7 +900,7 @@ func (x *ToolkitRegistered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolkitRegistered.ProtoReflect.Descriptor instead.
 func (*ToolkitRegistered) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{7}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ToolkitRegistered) GetName() string {
@@ -846,7 +930,7 @@ type Rejection struct {
 
 func (x *Rejection) Reset() {
 	*x = Rejection{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[8]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +942,7 @@ func (x *Rejection) String() string {
 func (*Rejection) ProtoMessage() {}
 
 func (x *Rejection) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[8]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +955,7 @@ func (x *Rejection) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Rejection.ProtoReflect.Descriptor instead.
 func (*Rejection) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{8}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Rejection) GetReason() RejectionReason {
@@ -901,7 +985,7 @@ type LoadToolkit struct {
 
 func (x *LoadToolkit) Reset() {
 	*x = LoadToolkit{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[9]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +997,7 @@ func (x *LoadToolkit) String() string {
 func (*LoadToolkit) ProtoMessage() {}
 
 func (x *LoadToolkit) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[9]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1010,7 @@ func (x *LoadToolkit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadToolkit.ProtoReflect.Descriptor instead.
 func (*LoadToolkit) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{9}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *LoadToolkit) GetLoadId() string {
@@ -961,7 +1045,7 @@ type ToolkitLoaded struct {
 
 func (x *ToolkitLoaded) Reset() {
 	*x = ToolkitLoaded{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[10]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +1057,7 @@ func (x *ToolkitLoaded) String() string {
 func (*ToolkitLoaded) ProtoMessage() {}
 
 func (x *ToolkitLoaded) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[10]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +1070,7 @@ func (x *ToolkitLoaded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolkitLoaded.ProtoReflect.Descriptor instead.
 func (*ToolkitLoaded) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{10}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ToolkitLoaded) GetLoadId() string {
@@ -1052,7 +1136,7 @@ type Conversation struct {
 
 func (x *Conversation) Reset() {
 	*x = Conversation{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[11]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1064,7 +1148,7 @@ func (x *Conversation) String() string {
 func (*Conversation) ProtoMessage() {}
 
 func (x *Conversation) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[11]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1077,7 +1161,7 @@ func (x *Conversation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Conversation.ProtoReflect.Descriptor instead.
 func (*Conversation) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{11}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Conversation) GetChannel() string {
@@ -1111,7 +1195,7 @@ type CallIdentity struct {
 
 func (x *CallIdentity) Reset() {
 	*x = CallIdentity{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[12]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1123,7 +1207,7 @@ func (x *CallIdentity) String() string {
 func (*CallIdentity) ProtoMessage() {}
 
 func (x *CallIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[12]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1136,7 +1220,7 @@ func (x *CallIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallIdentity.ProtoReflect.Descriptor instead.
 func (*CallIdentity) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{12}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CallIdentity) GetResponseId() string {
@@ -1190,7 +1274,7 @@ type StartCall struct {
 
 func (x *StartCall) Reset() {
 	*x = StartCall{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[13]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1202,7 +1286,7 @@ func (x *StartCall) String() string {
 func (*StartCall) ProtoMessage() {}
 
 func (x *StartCall) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[13]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1215,7 +1299,7 @@ func (x *StartCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartCall.ProtoReflect.Descriptor instead.
 func (*StartCall) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{13}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *StartCall) GetCallId() string {
@@ -1278,7 +1362,7 @@ type CancelCall struct {
 
 func (x *CancelCall) Reset() {
 	*x = CancelCall{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[14]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1290,7 +1374,7 @@ func (x *CancelCall) String() string {
 func (*CancelCall) ProtoMessage() {}
 
 func (x *CancelCall) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[14]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1303,7 +1387,7 @@ func (x *CancelCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelCall.ProtoReflect.Descriptor instead.
 func (*CancelCall) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{14}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CancelCall) GetCallId() string {
@@ -1326,7 +1410,7 @@ type CallProgress struct {
 
 func (x *CallProgress) Reset() {
 	*x = CallProgress{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[15]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1338,7 +1422,7 @@ func (x *CallProgress) String() string {
 func (*CallProgress) ProtoMessage() {}
 
 func (x *CallProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[15]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1351,7 +1435,7 @@ func (x *CallProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallProgress.ProtoReflect.Descriptor instead.
 func (*CallProgress) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{15}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CallProgress) GetCallId() string {
@@ -1387,7 +1471,7 @@ type Attachment struct {
 
 func (x *Attachment) Reset() {
 	*x = Attachment{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[16]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1399,7 +1483,7 @@ func (x *Attachment) String() string {
 func (*Attachment) ProtoMessage() {}
 
 func (x *Attachment) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[16]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1412,7 +1496,7 @@ func (x *Attachment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
 func (*Attachment) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{16}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Attachment) GetKind() AttachmentKind {
@@ -1470,7 +1554,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[17]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1566,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[17]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1579,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{17}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CallResult) GetCallId() string {
@@ -1564,7 +1648,7 @@ type Drain struct {
 
 func (x *Drain) Reset() {
 	*x = Drain{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[18]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1660,7 @@ func (x *Drain) String() string {
 func (*Drain) ProtoMessage() {}
 
 func (x *Drain) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[18]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1673,7 @@ func (x *Drain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drain.ProtoReflect.Descriptor instead.
 func (*Drain) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{18}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{19}
 }
 
 var File_turncli_toolhost_v1_toolhost_proto protoreflect.FileDescriptor
@@ -1628,12 +1712,19 @@ const file_turncli_toolhost_v1_toolhost_proto_rawDesc = "" +
 	"definition\"t\n" +
 	"\x11ToolkitDefinition\x12\"\n" +
 	"\finstructions\x18\x01 \x03(\tR\finstructions\x12;\n" +
-	"\tfunctions\x18\x02 \x03(\v2\x1d.turncli.toolhost.v1.FunctionR\tfunctions\"\x90\x01\n" +
+	"\tfunctions\x18\x02 \x03(\v2\x1d.turncli.toolhost.v1.FunctionR\tfunctions\"\xcd\x01\n" +
 	"\bFunction\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
 	"\x11input_schema_json\x18\x03 \x01(\tR\x0finputSchemaJson\x12\"\n" +
-	"\finstructions\x18\x04 \x03(\tR\finstructions\"e\n" +
+	"\finstructions\x18\x04 \x03(\tR\finstructions\x12;\n" +
+	"\x06traits\x18\x05 \x01(\v2#.turncli.toolhost.v1.FunctionTraitsR\x06traits\"\xaa\x01\n" +
+	"\x0eFunctionTraits\x12-\n" +
+	"\x12needs_confirmation\x18\x01 \x01(\bR\x11needsConfirmation\x12\x1d\n" +
+	"\n" +
+	"user_input\x18\x02 \x01(\bR\tuserInput\x12-\n" +
+	"\x12external_execution\x18\x03 \x01(\bR\x11externalExecution\x12\x1b\n" +
+	"\tends_turn\x18\x04 \x01(\bR\bendsTurn\"e\n" +
 	"\x11ToolkitRegistered\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12<\n" +
 	"\trejection\x18\x02 \x01(\v2\x1e.turncli.toolhost.v1.RejectionR\trejection\"c\n" +
@@ -1722,7 +1813,7 @@ func file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_toolhost_v1_toolhost_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_turncli_toolhost_v1_toolhost_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_turncli_toolhost_v1_toolhost_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_turncli_toolhost_v1_toolhost_proto_goTypes = []any{
 	(RejectionReason)(0),      // 0: turncli.toolhost.v1.RejectionReason
 	(CallState)(0),            // 1: turncli.toolhost.v1.CallState
@@ -1734,48 +1825,50 @@ var file_turncli_toolhost_v1_toolhost_proto_goTypes = []any{
 	(*RegisterToolkit)(nil),   // 7: turncli.toolhost.v1.RegisterToolkit
 	(*ToolkitDefinition)(nil), // 8: turncli.toolhost.v1.ToolkitDefinition
 	(*Function)(nil),          // 9: turncli.toolhost.v1.Function
-	(*ToolkitRegistered)(nil), // 10: turncli.toolhost.v1.ToolkitRegistered
-	(*Rejection)(nil),         // 11: turncli.toolhost.v1.Rejection
-	(*LoadToolkit)(nil),       // 12: turncli.toolhost.v1.LoadToolkit
-	(*ToolkitLoaded)(nil),     // 13: turncli.toolhost.v1.ToolkitLoaded
-	(*Conversation)(nil),      // 14: turncli.toolhost.v1.Conversation
-	(*CallIdentity)(nil),      // 15: turncli.toolhost.v1.CallIdentity
-	(*StartCall)(nil),         // 16: turncli.toolhost.v1.StartCall
-	(*CancelCall)(nil),        // 17: turncli.toolhost.v1.CancelCall
-	(*CallProgress)(nil),      // 18: turncli.toolhost.v1.CallProgress
-	(*Attachment)(nil),        // 19: turncli.toolhost.v1.Attachment
-	(*CallResult)(nil),        // 20: turncli.toolhost.v1.CallResult
-	(*Drain)(nil),             // 21: turncli.toolhost.v1.Drain
+	(*FunctionTraits)(nil),    // 10: turncli.toolhost.v1.FunctionTraits
+	(*ToolkitRegistered)(nil), // 11: turncli.toolhost.v1.ToolkitRegistered
+	(*Rejection)(nil),         // 12: turncli.toolhost.v1.Rejection
+	(*LoadToolkit)(nil),       // 13: turncli.toolhost.v1.LoadToolkit
+	(*ToolkitLoaded)(nil),     // 14: turncli.toolhost.v1.ToolkitLoaded
+	(*Conversation)(nil),      // 15: turncli.toolhost.v1.Conversation
+	(*CallIdentity)(nil),      // 16: turncli.toolhost.v1.CallIdentity
+	(*StartCall)(nil),         // 17: turncli.toolhost.v1.StartCall
+	(*CancelCall)(nil),        // 18: turncli.toolhost.v1.CancelCall
+	(*CallProgress)(nil),      // 19: turncli.toolhost.v1.CallProgress
+	(*Attachment)(nil),        // 20: turncli.toolhost.v1.Attachment
+	(*CallResult)(nil),        // 21: turncli.toolhost.v1.CallResult
+	(*Drain)(nil),             // 22: turncli.toolhost.v1.Drain
 }
 var file_turncli_toolhost_v1_toolhost_proto_depIdxs = []int32{
 	5,  // 0: turncli.toolhost.v1.ConnectRequest.hello:type_name -> turncli.toolhost.v1.Hello
 	7,  // 1: turncli.toolhost.v1.ConnectRequest.register:type_name -> turncli.toolhost.v1.RegisterToolkit
-	13, // 2: turncli.toolhost.v1.ConnectRequest.loaded:type_name -> turncli.toolhost.v1.ToolkitLoaded
-	18, // 3: turncli.toolhost.v1.ConnectRequest.progress:type_name -> turncli.toolhost.v1.CallProgress
-	20, // 4: turncli.toolhost.v1.ConnectRequest.result:type_name -> turncli.toolhost.v1.CallResult
-	21, // 5: turncli.toolhost.v1.ConnectRequest.drain:type_name -> turncli.toolhost.v1.Drain
+	14, // 2: turncli.toolhost.v1.ConnectRequest.loaded:type_name -> turncli.toolhost.v1.ToolkitLoaded
+	19, // 3: turncli.toolhost.v1.ConnectRequest.progress:type_name -> turncli.toolhost.v1.CallProgress
+	21, // 4: turncli.toolhost.v1.ConnectRequest.result:type_name -> turncli.toolhost.v1.CallResult
+	22, // 5: turncli.toolhost.v1.ConnectRequest.drain:type_name -> turncli.toolhost.v1.Drain
 	6,  // 6: turncli.toolhost.v1.ConnectResponse.welcome:type_name -> turncli.toolhost.v1.Welcome
-	10, // 7: turncli.toolhost.v1.ConnectResponse.registered:type_name -> turncli.toolhost.v1.ToolkitRegistered
-	12, // 8: turncli.toolhost.v1.ConnectResponse.load:type_name -> turncli.toolhost.v1.LoadToolkit
-	16, // 9: turncli.toolhost.v1.ConnectResponse.call:type_name -> turncli.toolhost.v1.StartCall
-	17, // 10: turncli.toolhost.v1.ConnectResponse.cancel:type_name -> turncli.toolhost.v1.CancelCall
+	11, // 7: turncli.toolhost.v1.ConnectResponse.registered:type_name -> turncli.toolhost.v1.ToolkitRegistered
+	13, // 8: turncli.toolhost.v1.ConnectResponse.load:type_name -> turncli.toolhost.v1.LoadToolkit
+	17, // 9: turncli.toolhost.v1.ConnectResponse.call:type_name -> turncli.toolhost.v1.StartCall
+	18, // 10: turncli.toolhost.v1.ConnectResponse.cancel:type_name -> turncli.toolhost.v1.CancelCall
 	8,  // 11: turncli.toolhost.v1.RegisterToolkit.definition:type_name -> turncli.toolhost.v1.ToolkitDefinition
 	9,  // 12: turncli.toolhost.v1.ToolkitDefinition.functions:type_name -> turncli.toolhost.v1.Function
-	11, // 13: turncli.toolhost.v1.ToolkitRegistered.rejection:type_name -> turncli.toolhost.v1.Rejection
-	0,  // 14: turncli.toolhost.v1.Rejection.reason:type_name -> turncli.toolhost.v1.RejectionReason
-	8,  // 15: turncli.toolhost.v1.ToolkitLoaded.definition:type_name -> turncli.toolhost.v1.ToolkitDefinition
-	14, // 16: turncli.toolhost.v1.CallIdentity.conversation:type_name -> turncli.toolhost.v1.Conversation
-	15, // 17: turncli.toolhost.v1.StartCall.identity:type_name -> turncli.toolhost.v1.CallIdentity
-	1,  // 18: turncli.toolhost.v1.CallProgress.state:type_name -> turncli.toolhost.v1.CallState
-	2,  // 19: turncli.toolhost.v1.Attachment.kind:type_name -> turncli.toolhost.v1.AttachmentKind
-	19, // 20: turncli.toolhost.v1.CallResult.attachments:type_name -> turncli.toolhost.v1.Attachment
-	3,  // 21: turncli.toolhost.v1.ToolHostService.Connect:input_type -> turncli.toolhost.v1.ConnectRequest
-	4,  // 22: turncli.toolhost.v1.ToolHostService.Connect:output_type -> turncli.toolhost.v1.ConnectResponse
-	22, // [22:23] is the sub-list for method output_type
-	21, // [21:22] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	10, // 13: turncli.toolhost.v1.Function.traits:type_name -> turncli.toolhost.v1.FunctionTraits
+	12, // 14: turncli.toolhost.v1.ToolkitRegistered.rejection:type_name -> turncli.toolhost.v1.Rejection
+	0,  // 15: turncli.toolhost.v1.Rejection.reason:type_name -> turncli.toolhost.v1.RejectionReason
+	8,  // 16: turncli.toolhost.v1.ToolkitLoaded.definition:type_name -> turncli.toolhost.v1.ToolkitDefinition
+	15, // 17: turncli.toolhost.v1.CallIdentity.conversation:type_name -> turncli.toolhost.v1.Conversation
+	16, // 18: turncli.toolhost.v1.StartCall.identity:type_name -> turncli.toolhost.v1.CallIdentity
+	1,  // 19: turncli.toolhost.v1.CallProgress.state:type_name -> turncli.toolhost.v1.CallState
+	2,  // 20: turncli.toolhost.v1.Attachment.kind:type_name -> turncli.toolhost.v1.AttachmentKind
+	20, // 21: turncli.toolhost.v1.CallResult.attachments:type_name -> turncli.toolhost.v1.Attachment
+	3,  // 22: turncli.toolhost.v1.ToolHostService.Connect:input_type -> turncli.toolhost.v1.ConnectRequest
+	4,  // 23: turncli.toolhost.v1.ToolHostService.Connect:output_type -> turncli.toolhost.v1.ConnectResponse
+	23, // [23:24] is the sub-list for method output_type
+	22, // [22:23] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_turncli_toolhost_v1_toolhost_proto_init() }
@@ -1798,11 +1891,11 @@ func file_turncli_toolhost_v1_toolhost_proto_init() {
 		(*ConnectResponse_Call)(nil),
 		(*ConnectResponse_Cancel)(nil),
 	}
-	file_turncli_toolhost_v1_toolhost_proto_msgTypes[10].OneofWrappers = []any{
+	file_turncli_toolhost_v1_toolhost_proto_msgTypes[11].OneofWrappers = []any{
 		(*ToolkitLoaded_Definition)(nil),
 		(*ToolkitLoaded_Error)(nil),
 	}
-	file_turncli_toolhost_v1_toolhost_proto_msgTypes[17].OneofWrappers = []any{
+	file_turncli_toolhost_v1_toolhost_proto_msgTypes[18].OneofWrappers = []any{
 		(*CallResult_ValueJson)(nil),
 		(*CallResult_Error)(nil),
 	}
@@ -1812,7 +1905,7 @@ func file_turncli_toolhost_v1_toolhost_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_toolhost_v1_toolhost_proto_rawDesc), len(file_turncli_toolhost_v1_toolhost_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

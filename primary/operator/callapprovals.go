@@ -1,0 +1,194 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// CallApprovals is the engine behind the call approval methods: it keeps the Agent CLI calls
+// that wait for a person's confirmation and runs a call once approved. Approve and Deny return
+// the record as the decision left it; store.ErrNotFound for an id that names nothing, and
+// store.ErrConflict when the record is no longer waiting (a replay), in which case nothing
+// changed. *response.CallApprovals implements it.
+type CallApprovals interface {
+	ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error)
+	CallApproval(ctx context.Context, id int64) (store.CallApproval, error)
+	Approve(ctx context.Context, id int64, actor string) (store.CallApproval, error)
+	Deny(ctx context.Context, id int64, actor, note string) (store.CallApproval, error)
+}
+
+// WithCallApprovals makes c the engine behind ListCallApprovals, GetCallApproval and
+// DecideCallApproval, which are UNAVAILABLE without one (or with a nil one), and returns s.
+// Call it before s serves.
+func (s *Server) WithCallApprovals(c CallApprovals) *Server {
+	if rc, ok := c.(*response.CallApprovals); ok && rc == nil {
+		c = nil
+	}
+	s.callApprovals = c
+	return s
+}
+
+func (s *Server) callApprovalsEngine() (CallApprovals, error) {
+	if s.callApprovals == nil {
+		return nil, status.Error(codes.Unavailable, "call approvals are not available on this primary")
+	}
+	return s.callApprovals, nil
+}
+
+// ListCallApprovals implements OperatorService.
+func (s *Server) ListCallApprovals(ctx context.Context, req *operatorv1.ListCallApprovalsRequest) (*operatorv1.ListCallApprovalsResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	st, ok := callApprovalStatusFromProto[req.GetStatus()]
+	if !ok {
+		return nil, status.Error(codes.InvalidArgument, "status is not a call approval status")
+	}
+	channel, thread, err := conversationFilter(req.GetConversation())
+	if err != nil {
+		return nil, err
+	}
+	limit, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
+	}
+	engine, err := s.callApprovalsEngine()
+	if err != nil {
+		return nil, err
+	}
+	list, err := engine.ListCallApprovals(ctx, store.CallApprovalFilter{Status: st, Channel: channel, Thread: thread, Limit: limit})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &operatorv1.ListCallApprovalsResponse{CallApprovals: make([]*operatorv1.CallApproval, 0, len(list))}
+	for _, c := range list {
+		resp.CallApprovals = append(resp.CallApprovals, callApprovalToProto(c))
+	}
+	return resp, nil
+}
+
+// GetCallApproval implements OperatorService.
+func (s *Server) GetCallApproval(ctx context.Context, req *operatorv1.GetCallApprovalRequest) (*operatorv1.GetCallApprovalResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	id, ok := storeID(req.GetCallApprovalId())
+	if !ok {
+		return nil, callApprovalNotFound(req.GetCallApprovalId())
+	}
+	engine, err := s.callApprovalsEngine()
+	if err != nil {
+		return nil, err
+	}
+	c, err := engine.CallApproval(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, callApprovalNotFound(req.GetCallApprovalId())
+	case err != nil:
+		return nil, toStatus(err)
+	}
+	return &operatorv1.GetCallApprovalResponse{CallApproval: callApprovalToProto(c)}, nil
+}
+
+// DecideCallApproval implements OperatorService. Only an admin may approve; the role is checked
+// before anything else about the request.
+func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideCallApprovalRequest) (*operatorv1.DecideCallApprovalResponse, error) {
+	d := req.GetDecision()
+	op, err := caller(ctx, d == operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE, "approve a call")
+	if err != nil {
+		return nil, err
+	}
+	if len(req.GetNote()) > store.MaxApprovalComment {
+		return nil, status.Errorf(codes.InvalidArgument, "note is %d bytes; at most %d are allowed", len(req.GetNote()), store.MaxApprovalComment)
+	}
+	note := strings.TrimSpace(req.GetNote())
+	switch d {
+	case operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE:
+		if note != "" {
+			return nil, status.Error(codes.InvalidArgument, "an approval takes no note")
+		}
+	case operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_DENY:
+	default:
+		return nil, status.Error(codes.InvalidArgument, "decision must be CALL_APPROVAL_DECISION_APPROVE or CALL_APPROVAL_DECISION_DENY")
+	}
+	id, ok := storeID(req.GetCallApprovalId())
+	if !ok {
+		return nil, callApprovalNotFound(req.GetCallApprovalId())
+	}
+	engine, err := s.callApprovalsEngine()
+	if err != nil {
+		return nil, err
+	}
+	var c store.CallApproval
+	if d == operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE {
+		c, err = engine.Approve(ctx, id, op.Name)
+	} else {
+		c, err = engine.Deny(ctx, id, op.Name, note)
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, callApprovalNotFound(req.GetCallApprovalId())
+	case errors.Is(err, store.ErrConflict):
+		if now, rerr := engine.CallApproval(ctx, id); rerr == nil {
+			return nil, status.Errorf(codes.Aborted, "call approval %d was already decided: %s", id, now.Status)
+		}
+		return nil, status.Errorf(codes.Aborted, "call approval %d was already decided", id)
+	case err != nil:
+		return nil, toStatus(err)
+	}
+	s.logger.Info("call approval decided", "operator", op.Name, "call_approval", id, "decision", d.String(), "status", string(c.Status))
+	return &operatorv1.DecideCallApprovalResponse{CallApproval: callApprovalToProto(c)}, nil
+}
+
+func callApprovalNotFound(id uint64) error {
+	return status.Errorf(codes.NotFound, "call approval %d does not exist", id)
+}
+
+var callApprovalStatusFromProto = map[operatorv1.CallApprovalStatus]store.CallApprovalStatus{
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_UNSPECIFIED: "",
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_WAITING:     store.CallApprovalWaiting,
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_APPROVED:    store.CallApprovalApproved,
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_CLAIMED:     store.CallApprovalClaimed,
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DONE:        store.CallApprovalDone,
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_INTERRUPTED: store.CallApprovalInterrupted,
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DENIED:      store.CallApprovalDenied,
+}
+
+var callResultFromName = map[string]operatorv1.CallStatus{
+	"completed": operatorv1.CallStatus_CALL_STATUS_COMPLETED,
+	"failed":    operatorv1.CallStatus_CALL_STATUS_FAILED,
+	"cancelled": operatorv1.CallStatus_CALL_STATUS_CANCELLED,
+}
+
+func callApprovalToProto(c store.CallApproval) *operatorv1.CallApproval {
+	return &operatorv1.CallApproval{
+		Id:            uint64(c.ID),
+		Status:        protoOf(callApprovalStatusFromProto, c.Status),
+		CallId:        c.CallID,
+		Toolkit:       c.Toolkit,
+		Function:      c.Function,
+		ArgumentsJson: c.Arguments,
+		BashCallId:    c.BashCallID,
+		ResponseId:    c.ResponseID,
+		Agent:         c.Agent,
+		Requester:     c.Requester,
+		Conversation:  conversationToProto(c.Channel, c.Thread),
+		Location:      &operatorv1.Location{WorkerKey: c.WorkerKey},
+		CreatedAt:     timestamp(c.CreatedAt),
+		DecidedBy:     c.DecidedBy,
+		DecidedAt:     timestamp(c.DecidedAt),
+		Note:          c.Note,
+		ClaimedAt:     timestamp(c.ClaimedAt),
+		ResultStatus:  callResultFromName[c.Result.Status],
+		OutcomeJson:   c.Result.Outcome,
+		SettledAt:     timestamp(c.SettledAt),
+	}
+}

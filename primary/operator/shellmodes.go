@@ -1,0 +1,165 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/shellmode"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// ShellPreflight checks an agent's shell before the minimal shell mode is stored
+// (shellmode.Preflight).
+type ShellPreflight interface {
+	Check(ctx context.Context, t shellmode.Target) []shellmode.Problem
+}
+
+// shellModes is what the shell-mode methods use.
+type shellModes struct {
+	store     store.ShellModes
+	preflight ShellPreflight
+}
+
+// WithShellModes adds the stored shell modes and the minimal mode's preflight; without them the
+// shell-mode methods are UNAVAILABLE.
+func (s *Server) WithShellModes(st store.ShellModes, preflight ShellPreflight) *Server {
+	s.shellModes = &shellModes{store: st, preflight: preflight}
+	return s
+}
+
+var errNoShellModes = status.Error(codes.Unavailable, "this primary keeps no shell modes")
+
+// shellModeKey checks the conversation and agent a request names, with the rules of a response.
+func shellModeKey(c *operatorv1.Conversation, agent, workerKey string) error {
+	if c.GetChannel() == "" {
+		return status.Error(codes.InvalidArgument, "a conversation needs a channel")
+	}
+	spec := response.Spec{Agent: agent, Channel: c.GetChannel(), Thread: c.GetThread(), WorkerKey: workerKey}
+	if err := spec.Validate(); err != nil {
+		var e *clierr.Error
+		if errors.As(err, &e) {
+			return status.Error(codes.InvalidArgument, e.Message)
+		}
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	return nil
+}
+
+// GetShellMode implements OperatorService.
+func (s *Server) GetShellMode(ctx context.Context, req *operatorv1.GetShellModeRequest) (*operatorv1.GetShellModeResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	if s.shellModes == nil {
+		return nil, errNoShellModes
+	}
+	c := req.GetConversation()
+	if err := shellModeKey(c, req.GetAgentName(), ""); err != nil {
+		return nil, err
+	}
+	setting, err := s.shellModes.store.ShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &operatorv1.GetShellModeResponse{Setting: shellModeSettingToProto(setting)}, nil
+}
+
+// SetShellMode implements OperatorService. The minimal mode is stored only when its preflight
+// finds no problem; a standard mode is always stored.
+func (s *Server) SetShellMode(ctx context.Context, req *operatorv1.SetShellModeRequest) (*operatorv1.SetShellModeResponse, error) {
+	op, err := caller(ctx, true, "set a shell mode")
+	if err != nil {
+		return nil, err
+	}
+	if s.shellModes == nil {
+		return nil, errNoShellModes
+	}
+	mode, ok := shellModeToStore[req.GetMode()]
+	if !ok {
+		return nil, status.Error(codes.InvalidArgument, "mode must be SHELL_MODE_STANDARD or SHELL_MODE_MINIMAL")
+	}
+	c := req.GetConversation()
+	if err := shellModeKey(c, req.GetAgentName(), req.GetWorkerKey()); err != nil {
+		return nil, err
+	}
+	if mode == store.ShellModeMinimal {
+		target := shellmode.Target{Agent: req.GetAgentName(), Channel: c.GetChannel(), Thread: c.GetThread(), WorkerKey: req.GetWorkerKey()}
+		if problems := s.shellModes.preflight.Check(ctx, target); len(problems) > 0 {
+			s.logger.Info("minimal shell mode refused", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
+				"agent", req.GetAgentName(), "worker_key", req.GetWorkerKey(), "problems", len(problems))
+			return nil, preflightFailure(req.GetAgentName(), problems)
+		}
+	}
+	setting, err := s.shellModes.store.SetShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName(), mode, op.Name)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	s.logger.Info("shell mode set", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
+		"agent", req.GetAgentName(), "mode", string(mode))
+	return &operatorv1.SetShellModeResponse{Setting: shellModeSettingToProto(setting)}, nil
+}
+
+// ResetShellMode implements OperatorService.
+func (s *Server) ResetShellMode(ctx context.Context, req *operatorv1.ResetShellModeRequest) (*operatorv1.ResetShellModeResponse, error) {
+	op, err := caller(ctx, true, "reset a shell mode")
+	if err != nil {
+		return nil, err
+	}
+	if s.shellModes == nil {
+		return nil, errNoShellModes
+	}
+	c := req.GetConversation()
+	if err := shellModeKey(c, req.GetAgentName(), ""); err != nil {
+		return nil, err
+	}
+	setting, err := s.shellModes.store.ResetShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName(), op.Name)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	s.logger.Info("shell mode reset", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
+		"agent", req.GetAgentName())
+	return &operatorv1.ResetShellModeResponse{Setting: shellModeSettingToProto(setting)}, nil
+}
+
+// preflightFailure is FAILED_PRECONDITION naming every problem and its fix, in the message for
+// people and as PreconditionFailure violations for programs.
+func preflightFailure(agent string, problems []shellmode.Problem) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the minimal shell mode cannot be used for agent %q; nothing was saved. %d problem(s):", agent, len(problems))
+	details := &errdetails.PreconditionFailure{}
+	for i, p := range problems {
+		fmt.Fprintf(&b, " (%d) %s. Fix: %s.", i+1, p.What, p.Fix)
+		details.Violations = append(details.Violations, &errdetails.PreconditionFailure_Violation{
+			Type: p.Check, Subject: agent, Description: p.What + ". Fix: " + p.Fix + ".",
+		})
+	}
+	st := status.New(codes.FailedPrecondition, b.String())
+	if withDetails, err := st.WithDetails(details); err == nil {
+		st = withDetails
+	}
+	return st.Err()
+}
+
+var shellModeToStore = map[operatorv1.ShellMode]store.ShellMode{
+	operatorv1.ShellMode_SHELL_MODE_STANDARD: store.ShellModeStandard,
+	operatorv1.ShellMode_SHELL_MODE_MINIMAL:  store.ShellModeMinimal,
+}
+
+func shellModeSettingToProto(m store.ShellModeSetting) *operatorv1.ShellModeSetting {
+	out := &operatorv1.ShellModeSetting{UpdatedBy: m.UpdatedBy, UpdatedAt: timestamp(m.UpdatedAt)}
+	for pm, sm := range shellModeToStore {
+		if sm == m.Mode {
+			out.Mode = pm
+		}
+	}
+	return out
+}

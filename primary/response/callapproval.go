@@ -1,0 +1,211 @@
+package response
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/turncli/turncli/primary/events"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Calls of functions that need confirmation (catalog.Traits.NeedsConfirmation).
+//
+// Dispatch saves the exact call (with the window's checkpoint) as waiting before it has any
+// effect, marks the receipt waiting and blocks for as long as the response lives. An operator's
+// decision is committed first and then handed to the call waiting on it, if one still waits
+// (delivery). Whoever ends up holding a decision nobody waits for (the decider when no call
+// waits, or a call whose response closed just as the decision arrived) settles it without a
+// response: an approval runs the exact saved call in a fresh, short-lived response and tells
+// the runtime through a continuation; a denial is told through a continuation. Claiming
+// (approved → claimed) is the one compare-and-swap that lets a call start, so no decision runs
+// twice, whoever holds it.
+
+// CallApprovalStore is what CallApprovals keeps durably.
+type CallApprovalStore interface {
+	store.CallApprovals
+	store.Continuations
+}
+
+// CallApprovalConfig is what CallApprovals needs.
+type CallApprovalConfig struct {
+	Store CallApprovalStore
+	// Notify wakes continuation subscribers after a transition enqueued a continuation.
+	Notify func()
+	// Events receives every change people should see live; nil publishes nothing.
+	Events *events.Bus
+	Logger *slog.Logger
+}
+
+// Live feed kinds of call approvals (subject store.CallApprovalSubject).
+const (
+	KindCallApprovalCreated  = "call_approval.created"
+	KindCallApprovalDecided  = "call_approval.decided"
+	KindCallApprovalClaimed  = "call_approval.claimed"
+	KindCallApprovalFinished = "call_approval.finished"
+)
+
+// CallApprovals decides and recovers calls that need confirmation. It is safe for concurrent
+// use.
+type CallApprovals struct {
+	cfg CallApprovalConfig
+	mgr *Manager
+
+	// ctx ends when the manager closes every response: recovered calls stop with it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	runs   sync.WaitGroup // recovered calls in flight
+
+	mu      sync.Mutex
+	waiters map[waiterKey]chan store.CallApproval // buffered 1; an entry is removed on delivery
+	stopped bool
+}
+
+// waiterKey names a waiting call: call ids are unique within a response only.
+type waiterKey struct{ response, call string }
+
+// SetCallApprovals makes calls of functions that need confirmation wait for an operator,
+// recording them in cfg.Store. Without it such calls fail at once. Call it before the manager
+// opens responses.
+func (m *Manager) SetCallApprovals(cfg CallApprovalConfig) {
+	if cfg.Logger == nil {
+		cfg.Logger = m.cfg.Logger
+	}
+	if cfg.Notify == nil {
+		cfg.Notify = func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.callApprovals.Store(&CallApprovals{cfg: cfg, mgr: m, ctx: ctx, cancel: cancel, waiters: map[waiterKey]chan store.CallApproval{}})
+}
+
+// CallApprovals is the engine behind the operators' call approval methods; nil until
+// SetCallApprovals.
+func (m *Manager) CallApprovals() *CallApprovals { return m.callApprovals.Load() }
+
+// CallApproval returns one record.
+func (c *CallApprovals) CallApproval(ctx context.Context, id int64) (store.CallApproval, error) {
+	return c.cfg.Store.CallApproval(ctx, id)
+}
+
+// ListCallApprovals returns the records matching f, newest first.
+func (c *CallApprovals) ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error) {
+	return c.cfg.Store.ListCallApprovals(ctx, f)
+}
+
+// Approve approves a waiting call as actor. The call waiting on it runs it; when none waits
+// (its response ended, or the primary restarted since) the exact saved call runs once in a
+// fresh response, in the background, and a continuation reports it. store.ErrConflict when
+// the record is not waiting (a replay): nothing changed.
+func (c *CallApprovals) Approve(ctx context.Context, id int64, actor string) (store.CallApproval, error) {
+	rec, err := c.cfg.Store.ApproveCallApproval(ctx, id, actor)
+	if err != nil {
+		return store.CallApproval{}, err
+	}
+	c.publish(KindCallApprovalDecided, rec)
+	c.cfg.Logger.Info("call approved", "call_approval", rec.ID, "call_id", rec.CallID, "by", actor)
+	if !c.deliver(rec) {
+		c.settleOrphan(rec)
+	}
+	return rec, nil
+}
+
+// Deny denies a waiting call as actor with note (may be empty: the call then fails with
+// "Not approved by requester"). store.ErrConflict when the record is not waiting.
+func (c *CallApprovals) Deny(ctx context.Context, id int64, actor, note string) (store.CallApproval, error) {
+	// When no call waits now, the denial and its continuation commit together.
+	var tell []store.NewContinuation
+	if cur, err := c.cfg.Store.CallApproval(ctx, id); err == nil && !c.waiting(cur) {
+		cur.Status, cur.Note = store.CallApprovalDenied, note
+		tell = c.continuationFor(cur)
+	}
+	rec, err := c.cfg.Store.DenyCallApproval(ctx, id, actor, note, tell...)
+	if err != nil {
+		return store.CallApproval{}, err
+	}
+	if len(tell) > 0 {
+		c.cfg.Notify()
+	}
+	c.publish(KindCallApprovalDecided, rec)
+	c.cfg.Logger.Info("call denied", "call_approval", rec.ID, "call_id", rec.CallID, "by", actor)
+	if !c.deliver(rec) {
+		c.settleOrphan(rec)
+	}
+	return rec, nil
+}
+
+// register starts waiting for the decision on a call; cancel stops waiting and returns a
+// decision delivered meanwhile, which the caller then holds.
+func (c *CallApprovals) register(responseID, callID string) (decided <-chan store.CallApproval, cancel func() (store.CallApproval, bool)) {
+	key := waiterKey{responseID, callID}
+	ch := make(chan store.CallApproval, 1)
+	c.mu.Lock()
+	c.waiters[key] = ch
+	c.mu.Unlock()
+	return ch, func() (store.CallApproval, bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.waiters[key] == ch {
+			delete(c.waiters, key)
+			return store.CallApproval{}, false
+		}
+		select {
+		case rec := <-ch:
+			return rec, true
+		default: // received by the waiter already
+			return store.CallApproval{}, false
+		}
+	}
+}
+
+// waiting reports whether a call waits on rec now.
+func (c *CallApprovals) waiting(rec store.CallApproval) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.waiters[waiterKey{rec.ResponseID, rec.CallID}]
+	return ok
+}
+
+// deliver hands a decision to the call waiting on it; false when none waits.
+func (c *CallApprovals) deliver(rec store.CallApproval) bool {
+	key := waiterKey{rec.ResponseID, rec.CallID}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch, ok := c.waiters[key]
+	if !ok {
+		return false
+	}
+	delete(c.waiters, key)
+	ch <- rec // never blocks: buffered, and only one delivery per registration
+	return true
+}
+
+// publish puts a record's change on the live feed (without its checkpoint).
+func (c *CallApprovals) publish(kind string, rec store.CallApproval) {
+	if c.cfg.Events == nil {
+		return
+	}
+	c.cfg.Events.Publish(kind, store.CallApprovalSubject(rec.ID), map[string]any{
+		"id": rec.ID, "status": string(rec.Status), "call_id": rec.CallID, "toolkit": rec.Toolkit,
+		"function": rec.Function, "arguments": rec.Arguments, "bash_call_id": rec.BashCallID,
+		"response_id": rec.ResponseID, "agent": rec.Agent, "requester": rec.Requester, "channel": rec.Channel,
+		"thread": rec.Thread, "decided_by": rec.DecidedBy, "note": rec.Note, "result_status": rec.Result.Status,
+	})
+}
+
+// stop ends recovered calls and refuses new ones; wait joins them.
+func (c *CallApprovals) stop() {
+	c.mu.Lock()
+	c.stopped = true
+	c.mu.Unlock()
+	c.cancel()
+}
+
+func (c *CallApprovals) wait() { c.runs.Wait() }
+
+func callLogAttrs(rec store.CallApproval) []any {
+	return []any{"call_approval", rec.ID, "call_id", rec.CallID, "toolkit", rec.Toolkit, "function", rec.Function,
+		"response_id", rec.ResponseID, "status", string(rec.Status)}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

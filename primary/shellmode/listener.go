@@ -1,0 +1,62 @@
+package shellmode
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// AgentBinaryName is the client every shell calls, in agent_cli_bin/.
+const AgentBinaryName = "mindroom-agent"
+
+// probeClient talks only to the loopback listener: no proxy from the environment, no redirects.
+func probeClient(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout:   timeout,
+		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// checkListener: the loopback Agent CLI listener answers an HTTP request. Any answer counts,
+// an error status included: the request carries no grant, so refusing it is the listener's
+// right reply.
+func (p *Preflight) checkListener(ctx context.Context) []Problem {
+	if p.cfg.Local == nil {
+		return nil // checkWorkspace already reported the missing local shell
+	}
+	url := p.cfg.Local.AgentCLIURL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/", nil)
+	if err == nil {
+		var resp *http.Response
+		if resp, err = p.client.Do(req); err == nil {
+			resp.Body.Close()
+			return nil
+		}
+	}
+	return []Problem{{Check: "agent_cli_listener", What: fmt.Sprintf("the Agent CLI listener at %s does not answer: %v", url, err),
+		Fix: "start the primary with a loopback Agent CLI listener (--agent-cli-listen) and make sure nothing blocks loopback connections"}}
+}
+
+// checkAgentBinary: agent_cli_bin/mindroom-agent is a regular, executable file.
+func (p *Preflight) checkAgentBinary() []Problem {
+	if p.cfg.Local == nil {
+		return nil
+	}
+	path := filepath.Join(p.cfg.Local.BinDir(), AgentBinaryName)
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return []Problem{{Check: "agent_cli_bin", What: fmt.Sprintf("%s is missing: %v", path, err),
+			Fix: "restart the primary, which writes agent_cli_bin/" + AgentBinaryName + " again, and check its --agent-binary points at mindroom-agent"}}
+	case !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0:
+		return []Problem{{Check: "agent_cli_bin", What: fmt.Sprintf("%s is not an executable file (mode %v)", path, fi.Mode()),
+			Fix: "restart the primary, which rewrites agent_cli_bin/" + AgentBinaryName + " as an executable file"}}
+	}
+	return nil
+}

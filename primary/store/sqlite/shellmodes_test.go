@@ -1,0 +1,130 @@
+package sqlite_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+func TestShellModes(t *testing.T) {
+	ctx := context.Background()
+	subject := store.ShellModeSubject("room", "t", "code")
+
+	t.Run("AnAgentNeverSetIsStandard", func(t *testing.T) {
+		s := open(t, "", nil)
+		m, err := s.ShellMode(ctx, "room", "t", "code")
+		if err != nil || m != (store.ShellModeSetting{Mode: store.ShellModeStandard}) {
+			t.Fatalf("mode %+v, %v", m, err)
+		}
+	})
+
+	t.Run("SettingAModeIsReadBackPerAgentWithItsAuditEntry", func(t *testing.T) {
+		clk := &clock{t: t0}
+		s := open(t, "", clk)
+		set, err := s.SetShellMode(ctx, "room", "t", "code", store.ShellModeMinimal, "admin-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := store.ShellModeSetting{Mode: store.ShellModeMinimal, UpdatedAt: t0, UpdatedBy: "admin-1"}
+		if got, err := s.ShellMode(ctx, "room", "t", "code"); err != nil || got != want || set != want {
+			t.Fatalf("mode %+v (returned %+v), %v; want %+v", got, set, err, want)
+		}
+		for _, other := range [][3]string{{"room", "t", "other-agent"}, {"room", "", "code"}, {"hall", "t", "code"}} {
+			if m, _ := s.ShellMode(ctx, other[0], other[1], other[2]); m.Mode != store.ShellModeStandard {
+				t.Fatalf("%v changed too: %+v", other, m)
+			}
+		}
+		entries, err := s.ListAudit(ctx, store.AuditFilter{Subject: subject})
+		if err != nil || len(entries) != 1 {
+			t.Fatalf("audit %+v, %v", entries, err)
+		}
+		var detail map[string]string
+		if err := json.Unmarshal(entries[0].Detail, &detail); err != nil {
+			t.Fatal(err)
+		}
+		if e := entries[0]; e.Actor != "admin-1" || e.Action != store.ActionShellModeSet || !e.At.Equal(t0) ||
+			!reflect.DeepEqual(detail, map[string]string{"channel": "room", "thread": "t", "agent": "code", "mode": "minimal", "previous": "standard"}) {
+			t.Fatalf("audit entry %+v, detail %v", e, detail)
+		}
+	})
+
+	t.Run("ResetForgetsTheModeAndIsAudited", func(t *testing.T) {
+		clk := &clock{t: t0}
+		s := open(t, "", clk)
+		if _, err := s.SetShellMode(ctx, "room", "t", "code", store.ShellModeMinimal, "admin-1"); err != nil {
+			t.Fatal(err)
+		}
+		clk.Set(t0.Add(time.Minute))
+		reset, err := s.ResetShellMode(ctx, "room", "t", "code", "admin-2")
+		if err != nil || reset != (store.ShellModeSetting{Mode: store.ShellModeStandard}) {
+			t.Fatalf("reset %+v, %v", reset, err)
+		}
+		if m, err := s.ShellMode(ctx, "room", "t", "code"); err != nil || m != (store.ShellModeSetting{Mode: store.ShellModeStandard}) {
+			t.Fatalf("mode after reset %+v, %v", m, err)
+		}
+		entries, err := s.ListAudit(ctx, store.AuditFilter{Subject: subject})
+		if err != nil || len(entries) != 2 {
+			t.Fatalf("audit %+v, %v", entries, err)
+		}
+		var detail map[string]string
+		if err := json.Unmarshal(entries[0].Detail, &detail); err != nil {
+			t.Fatal(err)
+		}
+		if e := entries[0]; e.Actor != "admin-2" || e.Action != store.ActionShellModeReset || !e.At.Equal(t0.Add(time.Minute)) ||
+			!reflect.DeepEqual(detail, map[string]string{"channel": "room", "thread": "t", "agent": "code", "previous": "minimal"}) {
+			t.Fatalf("audit entry %+v, detail %v", e, detail)
+		}
+	})
+
+	t.Run("AFailedAuditWriteRollsBackTheModeWrite", func(t *testing.T) {
+		dir := t.TempDir()
+		s := open(t, dir, nil)
+		if _, err := s.SetShellMode(ctx, "room", "t", "code", store.ShellModeMinimal, "admin-1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw(t, dir).Exec(`CREATE TRIGGER fail_audit BEFORE INSERT ON audit_log
+			BEGIN SELECT RAISE(ABORT, 'injected audit failure'); END`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetShellMode(ctx, "room", "t", "code", store.ShellModeStandard, "admin-2"); err == nil {
+			t.Fatal("SetShellMode succeeded without its audit entry")
+		}
+		if _, err := s.ResetShellMode(ctx, "room", "t", "code", "admin-2"); err == nil {
+			t.Fatal("ResetShellMode succeeded without its audit entry")
+		}
+		if m, err := s.ShellMode(ctx, "room", "t", "code"); err != nil || m.Mode != store.ShellModeMinimal || m.UpdatedBy != "admin-1" {
+			t.Fatalf("mode after the failed changes: %+v, %v; want minimal by admin-1", m, err)
+		}
+	})
+
+	t.Run("InvalidChangesAreRefused", func(t *testing.T) {
+		s := open(t, "", nil)
+		for name, args := range map[string]struct {
+			channel, agent string
+			mode           store.ShellMode
+			actor          string
+		}{
+			"unknownMode": {"room", "code", "maximal", "a"},
+			"noActor":     {"room", "code", store.ShellModeMinimal, ""},
+			"noChannel":   {"", "code", store.ShellModeMinimal, "a"},
+			"noAgent":     {"room", "", store.ShellModeMinimal, "a"},
+		} {
+			if _, err := s.SetShellMode(ctx, args.channel, "", args.agent, args.mode, args.actor); !errors.Is(err, store.ErrInvalid) {
+				t.Errorf("set %s: %v, want ErrInvalid", name, err)
+			}
+			if args.mode.Valid() {
+				if _, err := s.ResetShellMode(ctx, args.channel, "", args.agent, args.actor); !errors.Is(err, store.ErrInvalid) {
+					t.Errorf("reset %s: %v, want ErrInvalid", name, err)
+				}
+			}
+		}
+		if entries, _ := s.ListAudit(ctx, store.AuditFilter{}); len(entries) != 0 {
+			t.Fatalf("refused changes were audited: %+v", entries)
+		}
+	})
+}
