@@ -234,7 +234,7 @@ func TestConfirmedCallSurvivesSIGKILLOfThePrimary(t *testing.T) {
 	}
 	var found []store.Continuation
 	for _, c := range pending {
-		if c.IdempotencyKey == "call:"+callID {
+		if strings.HasPrefix(c.IdempotencyKey, "call:") && strings.HasSuffix(c.IdempotencyKey, "/"+callID) {
 			found = append(found, c)
 		}
 	}

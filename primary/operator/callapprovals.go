@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"errors"
+	"github.com/turncli/turncli/internal/secretmask"
 	"strings"
 
 	"google.golang.org/grpc/codes"
@@ -175,7 +176,7 @@ func callApprovalToProto(c store.CallApproval) *operatorv1.CallApproval {
 		CallId:        c.CallID,
 		Toolkit:       c.Toolkit,
 		Function:      c.Function,
-		ArgumentsJson: c.Arguments,
+		ArgumentsJson: secretmask.MaskJSON(string(c.Arguments), nil),
 		BashCallId:    c.BashCallID,
 		ResponseId:    c.ResponseID,
 		Agent:         c.Agent,
@@ -188,7 +189,7 @@ func callApprovalToProto(c store.CallApproval) *operatorv1.CallApproval {
 		Note:          c.Note,
 		ClaimedAt:     timestamp(c.ClaimedAt),
 		ResultStatus:  callResultFromName[c.Result.Status],
-		OutcomeJson:   c.Result.Outcome,
+		OutcomeJson:   secretmask.MaskJSON(string(c.Result.Outcome), nil),
 		SettledAt:     timestamp(c.SettledAt),
 	}
 }

@@ -2,6 +2,7 @@ package response
 
 import (
 	"context"
+	"github.com/turncli/turncli/internal/secretmask"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -187,7 +188,7 @@ func (c *CallApprovals) publish(kind string, rec store.CallApproval) {
 	}
 	c.cfg.Events.Publish(kind, store.CallApprovalSubject(rec.ID), map[string]any{
 		"id": rec.ID, "status": string(rec.Status), "call_id": rec.CallID, "toolkit": rec.Toolkit,
-		"function": rec.Function, "arguments": rec.Arguments, "bash_call_id": rec.BashCallID,
+		"function": rec.Function, "arguments": secretmask.MaskJSON(string(rec.Arguments), nil), "bash_call_id": rec.BashCallID,
 		"response_id": rec.ResponseID, "agent": rec.Agent, "requester": rec.Requester, "channel": rec.Channel,
 		"thread": rec.Thread, "decided_by": rec.DecidedBy, "note": rec.Note, "result_status": rec.Result.Status,
 	})

@@ -205,7 +205,7 @@ func (c *CallApprovals) continuationFor(rec store.CallApproval) []store.NewConti
 		return nil
 	}
 	return []store.NewContinuation{{
-		IdempotencyKey: "call:" + rec.CallID, Channel: rec.Channel, Thread: rec.Thread,
+		IdempotencyKey: CallContinuationKey(rec), Channel: rec.Channel, Thread: rec.Thread,
 		Text: CallReport(rec), Checkpoint: rec.Checkpoint,
 	}}
 }
@@ -244,4 +244,10 @@ func CallReport(rec store.CallApproval) string {
 	}
 	return what + fmt.Sprintf(" The Bash command that made the call (bash call id %s) was interrupted and not resumed; "+
 		"nothing else from it ran again.", rec.BashCallID)
+}
+
+// CallContinuationKey is the idempotency key of the continuation that reports a confirmed
+// call: call ids are unique only within their response, so the response is part of it.
+func CallContinuationKey(rec store.CallApproval) string {
+	return "call:" + rec.ResponseID + "/" + rec.CallID
 }

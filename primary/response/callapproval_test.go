@@ -235,7 +235,7 @@ func TestConfirmationAfterTheResponseEnded(t *testing.T) {
 			t.Fatalf("continuations %+v, %v", cs, err)
 		}
 		c := cs[0]
-		if c.IdempotencyKey != "call:"+id.String() || c.Channel != "!room" || c.Thread != "$t1" || string(c.Checkpoint) != "cp\x001" {
+		if !strings.HasPrefix(c.IdempotencyKey, "call:") || !strings.HasSuffix(c.IdempotencyKey, "/"+id.String()) || c.Channel != "!room" || c.Thread != "$t1" || string(c.Checkpoint) != "cp\x001" {
 			t.Fatalf("continuation %+v", c)
 		}
 		for _, want := range []string{"test.confirm_echo", id.String(), args, "completed", "interrupted and not resumed", "bash-1"} {
@@ -258,7 +258,7 @@ func TestConfirmationAfterTheResponseEnded(t *testing.T) {
 			t.Fatal(err)
 		}
 		cs, err := e.st.PendingContinuations(ctx, 0, 10)
-		if err != nil || len(cs) != 1 || cs[0].IdempotencyKey != "call:"+id.String() || !strings.Contains(cs[0].Text, "not approved and did not run: no.") {
+		if err != nil || len(cs) != 1 || !strings.HasSuffix(cs[0].IdempotencyKey, "/"+id.String()) || !strings.Contains(cs[0].Text, "not approved and did not run: no.") {
 			t.Fatalf("continuations %+v, %v", cs, err)
 		}
 		if e.runs(t) != 0 {
@@ -298,7 +298,7 @@ func TestConfirmationAtBoot(t *testing.T) {
 			t.Fatalf("record %+v", got)
 		}
 		cs, _ := e.st.PendingContinuations(ctx, 0, 10)
-		if len(cs) != 1 || cs[0].IdempotencyKey != "call:"+rec.CallID || string(cs[0].Checkpoint) != "cp9" ||
+		if len(cs) != 1 || cs[0].IdempotencyKey != CallContinuationKey(rec) || string(cs[0].Checkpoint) != "cp9" ||
 			!strings.Contains(cs[0].Text, "not run again") {
 			t.Fatalf("continuations %+v", cs)
 		}
@@ -339,4 +339,12 @@ func TestConfirmationAtBoot(t *testing.T) {
 			t.Fatalf("record %+v", got)
 		}
 	})
+}
+
+func TestCallContinuationKeysOfTheSameCallIDInTwoResponsesDiffer(t *testing.T) {
+	a := CallContinuationKey(store.CallApproval{NewCallApproval: store.NewCallApproval{ResponseID: "r1", CallID: "c"}})
+	b := CallContinuationKey(store.CallApproval{NewCallApproval: store.NewCallApproval{ResponseID: "r2", CallID: "c"}})
+	if a == b || a != "call:r1/c" {
+		t.Fatalf("keys %q and %q", a, b)
+	}
 }
