@@ -103,6 +103,9 @@ func (c *CallApprovals) runRecovered(rec store.CallApproval) {
 		c.cfg.Logger.Warn("approved call left approved: its toolkit is not registered", callLogAttrs(rec)...)
 		return
 	}
+	if c.ctx.Err() != nil {
+		return // shutting down: left approved, for the next primary to run
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	claimed, err := c.cfg.Store.ClaimCallApproval(ctx, rec.ID)
 	cancel()
