@@ -241,7 +241,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
 	p.operatorAPI = operator.NewServer(db, cfg.Logger.With("component", "operatorapi")).
-		WithJobs(p.Jobs).WithApprovals(p.Interaction).WithPrompts(p.Interaction).
+		WithJobs(p.Jobs).WithApprovals(p.Interaction).WithPrompts(p.Interaction).WithAllowances(db).
 		WithQuestions(p.Interaction).WithProgress(p.Interaction).
 		WithResponses(p.Responses).WithEvents(p.Events).WithCallApprovals(p.Responses.CallApprovals()).
 		WithShellModes(db, shellmode.New(shellmode.Config{Registry: p.Registry, Local: shells, Workers: p.Workers}))

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/turncli/turncli/internal/testenv"
+	"github.com/turncli/turncli/primary/store"
 )
 
 // operatorREST calls the operator REST API with the first admin's credential and decodes the
@@ -104,5 +106,37 @@ mindroom-agent calls wait %s; echo "wait=$?"`, callID, tc.name, callID))
 				t.Errorf("calls wait printed %q, want a completed receipt with outcome %s", lines[len(lines)-2], tc.want)
 			}
 		})
+	}
+}
+
+// TestPermissionAllowancesAreListedAndRevokedOverREST: an admin sees a conversation's allowance
+// and revokes it; a second revoke is 404.
+func TestPermissionAllowancesAreListedAndRevokedOverREST(t *testing.T) {
+	env := testenv.Start(t)
+	ctx := context.Background()
+	env.Open(t) // the primary serves: its boot recovery (which expires pending prompts) is done
+	p, err := env.Primary.Store.CreatePrompt(ctx, store.NewPrompt{Kind: store.PromptPermission, Channel: "!room", Thread: "$t",
+		Requester: "@alice", Agent: "tester", ResponseID: "r", CallID: "c", ToolName: "Bash",
+		MaskedInput: json.RawMessage(`{}`), Deadline: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Primary.Store.DecidePrompt(ctx, p.ID, "admin", store.DecisionAllowConversation, ""); err != nil {
+		t.Fatal(err)
+	}
+	code, list := operatorREST(t, env, http.MethodGet, "/v1/operator/permissionAllowances?conversation.channel=!room&conversation.thread=$t", "")
+	items, _ := list["allowances"].([]any)
+	if code != http.StatusOK || len(items) != 1 || items[0].(map[string]any)["tool_name"] != "Bash" {
+		t.Fatalf("list: %d %v", code, list)
+	}
+	revoke := `{"conversation":{"channel":"!room","thread":"$t"},"tool_name":"Bash","scope":"PERMISSION_SCOPE_CONVERSATION"}`
+	if code, out := operatorREST(t, env, http.MethodPost, "/v1/operator/permissionAllowances:revoke", revoke); code != http.StatusOK {
+		t.Fatalf("revoke: %d %v", code, out)
+	}
+	if code, _ := operatorREST(t, env, http.MethodPost, "/v1/operator/permissionAllowances:revoke", revoke); code != http.StatusNotFound {
+		t.Errorf("second revoke: %d, want 404", code)
+	}
+	if _, allowed, err := env.Primary.Store.UsePermissionAllowance(ctx, store.PermissionUse{Channel: "!room", Thread: "$t", ToolName: "Bash"}); err != nil || allowed {
+		t.Errorf("after revoke: allowed %v, %v", allowed, err)
 	}
 }

@@ -32,15 +32,16 @@ type Store interface {
 // Server implements OperatorService. Its calls must pass the Authenticator's interceptor.
 type Server struct {
 	operatorv1.UnimplementedOperatorServiceServer
-	store     Store
-	jobs      Jobs              // nil: the jobs methods are UNAVAILABLE
-	approvals Approvals         // nil: DecideApproval is UNAVAILABLE
-	prompts   Prompts           // nil: the prompt methods are UNAVAILABLE
-	questions Questions         // nil: the question methods are UNAVAILABLE
-	progress  Progress          // nil: ListProgress is UNAVAILABLE
-	responses *response.Manager // nil: ListResponses is UNAVAILABLE
-	events    *events.Bus       // nil: WatchEvents is UNAVAILABLE
-	logger    *slog.Logger
+	store      Store
+	jobs       Jobs              // nil: the jobs methods are UNAVAILABLE
+	approvals  Approvals         // nil: DecideApproval is UNAVAILABLE
+	prompts    Prompts           // nil: the prompt methods are UNAVAILABLE
+	allowances Allowances        // nil: the allow-list methods are UNAVAILABLE
+	questions  Questions         // nil: the question methods are UNAVAILABLE
+	progress   Progress          // nil: ListProgress is UNAVAILABLE
+	responses  *response.Manager // nil: ListResponses is UNAVAILABLE
+	events     *events.Bus       // nil: WatchEvents is UNAVAILABLE
+	logger     *slog.Logger
 
 	// shellModes is nil until WithShellModes; the shell-mode methods are UNAVAILABLE then.
 	shellModes *shellModes

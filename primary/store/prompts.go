@@ -43,6 +43,12 @@ type Prompts interface {
 	// transaction and returns the allowance used (a conversation-scoped one before a
 	// thread-scoped one).
 	UsePermissionAllowance(ctx context.Context, u PermissionUse) (a PermissionAllowance, allowed bool, err error)
+	// ListPermissionAllowances returns the allowances of a conversation (of every
+	// conversation when channel is empty), newest first.
+	ListPermissionAllowances(ctx context.Context, channel, thread string) ([]PermissionAllowance, error)
+	// RevokePermissionAllowance removes one allowance and appends ActionPermissionRevoke, in
+	// one transaction. ErrNotFound when there is no such allowance.
+	RevokePermissionAllowance(ctx context.Context, a PermissionAllowance, actor string) error
 }
 
 // PromptKind says which tool posted a prompt.
@@ -130,6 +136,9 @@ const (
 	// asking; actor "primary", subject the conversation, detail {"tool_name", "scope",
 	// "granted_by", "granted_by_prompt", "agent", "response_id", "call_id", "tool_use_id"}.
 	ActionPermissionAutoAllow = "permission.auto_allow"
+	// ActionPermissionRevoke: an operator removed an allowance; detail {"tool_name", "scope",
+	// "granted_by"}.
+	ActionPermissionRevoke = "permission.revoke"
 )
 
 // PromptSubject is the audit subject (and live-feed subject) of a prompt.

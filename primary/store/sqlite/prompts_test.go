@@ -479,3 +479,38 @@ func TestPermissionAllowances(t *testing.T) {
 		}
 	})
 }
+
+func TestListAndRevokePermissionAllowances(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, "", &clock{t: t0})
+	for _, tc := range []struct{ thread, tool, decision string }{
+		{"t1", "Bash", store.DecisionAllowConversation}, {"t1", "Read", store.DecisionAllowThread}, {"t2", "Bash", store.DecisionAllowConversation},
+	} {
+		p := createPrompt(t, s, newPermissionPrompt(tc.thread, tc.tool))
+		if _, err := s.DecidePrompt(ctx, p.ID, "ada", tc.decision, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.ListPermissionAllowances(ctx, "", "")
+	if err != nil || len(all) != 3 {
+		t.Fatalf("all allowances: %+v, %v", all, err)
+	}
+	t1, err := s.ListPermissionAllowances(ctx, "room", "t1")
+	if err != nil || len(t1) != 2 {
+		t.Fatalf("allowances of t1: %+v, %v", t1, err)
+	}
+	bash := store.PermissionAllowance{Channel: "room", Thread: "t1", ToolName: "Bash", Scope: "conversation"}
+	if err := s.RevokePermissionAllowance(ctx, bash, "root"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokePermissionAllowance(ctx, bash, "root"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("revoking twice: %v, want ErrNotFound", err)
+	}
+	if _, allowed, err := s.UsePermissionAllowance(ctx, store.PermissionUse{Channel: "room", Thread: "t1", ToolName: "Bash"}); err != nil || allowed {
+		t.Fatalf("a revoked allowance still allows: %v %v", allowed, err)
+	}
+	audit, err := s.ListAudit(ctx, store.AuditFilter{Action: store.ActionPermissionRevoke})
+	if err != nil || len(audit) != 1 || audit[0].Actor != "root" || !strings.Contains(string(audit[0].Detail), `"granted_by":"ada"`) {
+		t.Fatalf("revoke audit %+v, %v", audit, err)
+	}
+}

@@ -1038,6 +1038,59 @@ func (CallApprovalDecision) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
 }
 
+// PermissionScope is how far an allowance reaches.
+type PermissionScope int32
+
+const (
+	// Not a scope: refused as INVALID_ARGUMENT.
+	PermissionScope_PERMISSION_SCOPE_UNSPECIFIED PermissionScope = 0
+	// The conversation's thread, until the primary restarts.
+	PermissionScope_PERMISSION_SCOPE_THREAD PermissionScope = 1
+	// The conversation, until revoked.
+	PermissionScope_PERMISSION_SCOPE_CONVERSATION PermissionScope = 2
+)
+
+// Enum value maps for PermissionScope.
+var (
+	PermissionScope_name = map[int32]string{
+		0: "PERMISSION_SCOPE_UNSPECIFIED",
+		1: "PERMISSION_SCOPE_THREAD",
+		2: "PERMISSION_SCOPE_CONVERSATION",
+	}
+	PermissionScope_value = map[string]int32{
+		"PERMISSION_SCOPE_UNSPECIFIED":  0,
+		"PERMISSION_SCOPE_THREAD":       1,
+		"PERMISSION_SCOPE_CONVERSATION": 2,
+	}
+)
+
+func (x PermissionScope) Enum() *PermissionScope {
+	p := new(PermissionScope)
+	*p = x
+	return p
+}
+
+func (x PermissionScope) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PermissionScope) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_operator_v1_operator_proto_enumTypes[17].Descriptor()
+}
+
+func (PermissionScope) Type() protoreflect.EnumType {
+	return &file_turncli_operator_v1_operator_proto_enumTypes[17]
+}
+
+func (x PermissionScope) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PermissionScope.Descriptor instead.
+func (PermissionScope) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
+}
+
 // Conversation names a conversation.
 type Conversation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -5858,6 +5911,290 @@ func (x *DecideCallApprovalResponse) GetCallApproval() *CallApproval {
 	return nil
 }
 
+// PermissionAllowance lets a tool run in a conversation without asking.
+type PermissionAllowance struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The conversation it applies to.
+	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// The tool allowed.
+	ToolName string `protobuf:"bytes,2,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	// How far it reaches.
+	Scope PermissionScope `protobuf:"varint,3,opt,name=scope,proto3,enum=turncli.operator.v1.PermissionScope" json:"scope,omitempty"`
+	// The operator who allowed it.
+	GrantedBy string `protobuf:"bytes,4,opt,name=granted_by,json=grantedBy,proto3" json:"granted_by,omitempty"`
+	// When.
+	GrantedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=granted_at,json=grantedAt,proto3" json:"granted_at,omitempty"`
+	// The permission prompt whose decision granted it.
+	PromptId      uint64 `protobuf:"varint,6,opt,name=prompt_id,json=promptId,proto3" json:"prompt_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PermissionAllowance) Reset() {
+	*x = PermissionAllowance{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PermissionAllowance) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PermissionAllowance) ProtoMessage() {}
+
+func (x *PermissionAllowance) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PermissionAllowance.ProtoReflect.Descriptor instead.
+func (*PermissionAllowance) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{71}
+}
+
+func (x *PermissionAllowance) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *PermissionAllowance) GetToolName() string {
+	if x != nil {
+		return x.ToolName
+	}
+	return ""
+}
+
+func (x *PermissionAllowance) GetScope() PermissionScope {
+	if x != nil {
+		return x.Scope
+	}
+	return PermissionScope_PERMISSION_SCOPE_UNSPECIFIED
+}
+
+func (x *PermissionAllowance) GetGrantedBy() string {
+	if x != nil {
+		return x.GrantedBy
+	}
+	return ""
+}
+
+func (x *PermissionAllowance) GetGrantedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.GrantedAt
+	}
+	return nil
+}
+
+func (x *PermissionAllowance) GetPromptId() uint64 {
+	if x != nil {
+		return x.PromptId
+	}
+	return 0
+}
+
+// ListPermissionAllowancesRequest filters the allowances.
+type ListPermissionAllowancesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only this conversation's; every conversation's when unset.
+	Conversation  *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPermissionAllowancesRequest) Reset() {
+	*x = ListPermissionAllowancesRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPermissionAllowancesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPermissionAllowancesRequest) ProtoMessage() {}
+
+func (x *ListPermissionAllowancesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPermissionAllowancesRequest.ProtoReflect.Descriptor instead.
+func (*ListPermissionAllowancesRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{72}
+}
+
+func (x *ListPermissionAllowancesRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+// ListPermissionAllowancesResponse holds the allowances, newest first.
+type ListPermissionAllowancesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The allowances.
+	Allowances    []*PermissionAllowance `protobuf:"bytes,1,rep,name=allowances,proto3" json:"allowances,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPermissionAllowancesResponse) Reset() {
+	*x = ListPermissionAllowancesResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPermissionAllowancesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPermissionAllowancesResponse) ProtoMessage() {}
+
+func (x *ListPermissionAllowancesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPermissionAllowancesResponse.ProtoReflect.Descriptor instead.
+func (*ListPermissionAllowancesResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{73}
+}
+
+func (x *ListPermissionAllowancesResponse) GetAllowances() []*PermissionAllowance {
+	if x != nil {
+		return x.Allowances
+	}
+	return nil
+}
+
+// RevokePermissionAllowanceRequest names the allowance to remove.
+type RevokePermissionAllowanceRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its conversation; the channel is required.
+	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// Its tool.
+	ToolName string `protobuf:"bytes,2,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
+	// Its scope.
+	Scope         PermissionScope `protobuf:"varint,3,opt,name=scope,proto3,enum=turncli.operator.v1.PermissionScope" json:"scope,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokePermissionAllowanceRequest) Reset() {
+	*x = RevokePermissionAllowanceRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokePermissionAllowanceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokePermissionAllowanceRequest) ProtoMessage() {}
+
+func (x *RevokePermissionAllowanceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokePermissionAllowanceRequest.ProtoReflect.Descriptor instead.
+func (*RevokePermissionAllowanceRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{74}
+}
+
+func (x *RevokePermissionAllowanceRequest) GetConversation() *Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *RevokePermissionAllowanceRequest) GetToolName() string {
+	if x != nil {
+		return x.ToolName
+	}
+	return ""
+}
+
+func (x *RevokePermissionAllowanceRequest) GetScope() PermissionScope {
+	if x != nil {
+		return x.Scope
+	}
+	return PermissionScope_PERMISSION_SCOPE_UNSPECIFIED
+}
+
+// RevokePermissionAllowanceResponse is empty: the allowance is gone.
+type RevokePermissionAllowanceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokePermissionAllowanceResponse) Reset() {
+	*x = RevokePermissionAllowanceResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokePermissionAllowanceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokePermissionAllowanceResponse) ProtoMessage() {}
+
+func (x *RevokePermissionAllowanceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokePermissionAllowanceResponse.ProtoReflect.Descriptor instead.
+func (*RevokePermissionAllowanceResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{75}
+}
+
 var File_turncli_operator_v1_operator_proto protoreflect.FileDescriptor
 
 const file_turncli_operator_v1_operator_proto_rawDesc = "" +
@@ -6227,7 +6564,27 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\bdecision\x18\x02 \x01(\x0e2).turncli.operator.v1.CallApprovalDecisionR\bdecision\x12\x12\n" +
 	"\x04note\x18\x03 \x01(\tR\x04note\"d\n" +
 	"\x1aDecideCallApprovalResponse\x12F\n" +
-	"\rcall_approval\x18\x01 \x01(\v2!.turncli.operator.v1.CallApprovalR\fcallApproval*=\n" +
+	"\rcall_approval\x18\x01 \x01(\v2!.turncli.operator.v1.CallApprovalR\fcallApproval\"\xac\x02\n" +
+	"\x13PermissionAllowance\x12E\n" +
+	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12:\n" +
+	"\x05scope\x18\x03 \x01(\x0e2$.turncli.operator.v1.PermissionScopeR\x05scope\x12\x1d\n" +
+	"\n" +
+	"granted_by\x18\x04 \x01(\tR\tgrantedBy\x129\n" +
+	"\n" +
+	"granted_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tgrantedAt\x12\x1b\n" +
+	"\tprompt_id\x18\x06 \x01(\x04R\bpromptId\"h\n" +
+	"\x1fListPermissionAllowancesRequest\x12E\n" +
+	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\"l\n" +
+	" ListPermissionAllowancesResponse\x12H\n" +
+	"\n" +
+	"allowances\x18\x01 \x03(\v2(.turncli.operator.v1.PermissionAllowanceR\n" +
+	"allowances\"\xc2\x01\n" +
+	" RevokePermissionAllowanceRequest\x12E\n" +
+	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12:\n" +
+	"\x05scope\x18\x03 \x01(\x0e2$.turncli.operator.v1.PermissionScopeR\x05scope\"#\n" +
+	"!RevokePermissionAllowanceResponse*=\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_MEMBER\x10\x01\x12\x0e\n" +
@@ -6324,7 +6681,11 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x14CallApprovalDecision\x12&\n" +
 	"\"CALL_APPROVAL_DECISION_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eCALL_APPROVAL_DECISION_APPROVE\x10\x01\x12\x1f\n" +
-	"\x1bCALL_APPROVAL_DECISION_DENY\x10\x022\xf6\x1f\n" +
+	"\x1bCALL_APPROVAL_DECISION_DENY\x10\x02*s\n" +
+	"\x0fPermissionScope\x12 \n" +
+	"\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
+	"\x17PERMISSION_SCOPE_THREAD\x10\x01\x12!\n" +
+	"\x1dPERMISSION_SCOPE_CONVERSATION\x10\x022\xed\"\n" +
 	"\x0fOperatorService\x12n\n" +
 	"\x06WhoAmI\x12\".turncli.operator.v1.WhoAmIRequest\x1a#.turncli.operator.v1.WhoAmIResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/whoami\x12\xa7\x01\n" +
 	"\x13SetConversationMode\x12/.turncli.operator.v1.SetConversationModeRequest\x1a0.turncli.operator.v1.SetConversationModeResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/operator/conversations:setMode\x12\xa4\x01\n" +
@@ -6342,7 +6703,9 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0eDecideApproval\x12*.turncli.operator.v1.DecideApprovalRequest\x1a+.turncli.operator.v1.DecideApprovalResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/v1/operator/approvals/{approval_id}:decide\x12~\n" +
 	"\vListPrompts\x12'.turncli.operator.v1.ListPromptsRequest\x1a(.turncli.operator.v1.ListPromptsResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/operator/prompts\x12\x84\x01\n" +
 	"\tGetPrompt\x12%.turncli.operator.v1.GetPromptRequest\x1a&.turncli.operator.v1.GetPromptResponse\"(\x82\xd3\xe4\x93\x02\"\x12 /v1/operator/prompts/{prompt_id}\x12\x97\x01\n" +
-	"\fDecidePrompt\x12(.turncli.operator.v1.DecidePromptRequest\x1a).turncli.operator.v1.DecidePromptResponse\"2\x82\xd3\xe4\x93\x02,:\x01*\"'/v1/operator/prompts/{prompt_id}:decide\x12\x86\x01\n" +
+	"\fDecidePrompt\x12(.turncli.operator.v1.DecidePromptRequest\x1a).turncli.operator.v1.DecidePromptResponse\"2\x82\xd3\xe4\x93\x02,:\x01*\"'/v1/operator/prompts/{prompt_id}:decide\x12\xb2\x01\n" +
+	"\x18ListPermissionAllowances\x124.turncli.operator.v1.ListPermissionAllowancesRequest\x1a5.turncli.operator.v1.ListPermissionAllowancesResponse\")\x82\xd3\xe4\x93\x02#\x12!/v1/operator/permissionAllowances\x12\xbf\x01\n" +
+	"\x19RevokePermissionAllowance\x125.turncli.operator.v1.RevokePermissionAllowanceRequest\x1a6.turncli.operator.v1.RevokePermissionAllowanceResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/operator/permissionAllowances:revoke\x12\x86\x01\n" +
 	"\rListQuestions\x12).turncli.operator.v1.ListQuestionsRequest\x1a*.turncli.operator.v1.ListQuestionsResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/operator/questions\x12\x8e\x01\n" +
 	"\vGetQuestion\x12'.turncli.operator.v1.GetQuestionRequest\x1a(.turncli.operator.v1.GetQuestionResponse\",\x82\xd3\xe4\x93\x02&\x12$/v1/operator/questions/{question_id}\x12\xad\x01\n" +
 	"\x11SaveQuestionDraft\x12-.turncli.operator.v1.SaveQuestionDraftRequest\x1a..turncli.operator.v1.SaveQuestionDraftResponse\"9\x82\xd3\xe4\x93\x023:\x01*\"./v1/operator/questions/{question_id}:saveDraft\x12\xb6\x01\n" +
@@ -6367,268 +6730,285 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 	return file_turncli_operator_v1_operator_proto_rawDescData
 }
 
-var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 17)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
+var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 18)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 76)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
-	(Role)(0),                             // 0: turncli.operator.v1.Role
-	(Mode)(0),                             // 1: turncli.operator.v1.Mode
-	(JobKind)(0),                          // 2: turncli.operator.v1.JobKind
-	(JobStatus)(0),                        // 3: turncli.operator.v1.JobStatus
-	(ApprovalStatus)(0),                   // 4: turncli.operator.v1.ApprovalStatus
-	(Decision)(0),                         // 5: turncli.operator.v1.Decision
-	(PromptKind)(0),                       // 6: turncli.operator.v1.PromptKind
-	(PromptStatus)(0),                     // 7: turncli.operator.v1.PromptStatus
-	(PromptAction)(0),                     // 8: turncli.operator.v1.PromptAction
-	(QuestionStatus)(0),                   // 9: turncli.operator.v1.QuestionStatus
-	(QuestionPresentation)(0),             // 10: turncli.operator.v1.QuestionPresentation
-	(ResponseOrigin)(0),                   // 11: turncli.operator.v1.ResponseOrigin
-	(ShellMode)(0),                        // 12: turncli.operator.v1.ShellMode
-	(WindowState)(0),                      // 13: turncli.operator.v1.WindowState
-	(CallStatus)(0),                       // 14: turncli.operator.v1.CallStatus
-	(CallApprovalStatus)(0),               // 15: turncli.operator.v1.CallApprovalStatus
-	(CallApprovalDecision)(0),             // 16: turncli.operator.v1.CallApprovalDecision
-	(*Conversation)(nil),                  // 17: turncli.operator.v1.Conversation
-	(*WhoAmIRequest)(nil),                 // 18: turncli.operator.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),                // 19: turncli.operator.v1.WhoAmIResponse
-	(*ModeSetting)(nil),                   // 20: turncli.operator.v1.ModeSetting
-	(*SetConversationModeRequest)(nil),    // 21: turncli.operator.v1.SetConversationModeRequest
-	(*SetConversationModeResponse)(nil),   // 22: turncli.operator.v1.SetConversationModeResponse
-	(*GetConversationModeRequest)(nil),    // 23: turncli.operator.v1.GetConversationModeRequest
-	(*GetConversationModeResponse)(nil),   // 24: turncli.operator.v1.GetConversationModeResponse
-	(*ListAuditLogRequest)(nil),           // 25: turncli.operator.v1.ListAuditLogRequest
-	(*ListAuditLogResponse)(nil),          // 26: turncli.operator.v1.ListAuditLogResponse
-	(*AuditEntry)(nil),                    // 27: turncli.operator.v1.AuditEntry
-	(*Location)(nil),                      // 28: turncli.operator.v1.Location
-	(*Job)(nil),                           // 29: turncli.operator.v1.Job
-	(*ListJobsRequest)(nil),               // 30: turncli.operator.v1.ListJobsRequest
-	(*ListJobsResponse)(nil),              // 31: turncli.operator.v1.ListJobsResponse
-	(*GetJobRequest)(nil),                 // 32: turncli.operator.v1.GetJobRequest
-	(*GetJobResponse)(nil),                // 33: turncli.operator.v1.GetJobResponse
-	(*GetJobLogRequest)(nil),              // 34: turncli.operator.v1.GetJobLogRequest
-	(*CancelJobRequest)(nil),              // 35: turncli.operator.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),             // 36: turncli.operator.v1.CancelJobResponse
-	(*Approval)(nil),                      // 37: turncli.operator.v1.Approval
-	(*ApprovalComment)(nil),               // 38: turncli.operator.v1.ApprovalComment
-	(*ListApprovalsRequest)(nil),          // 39: turncli.operator.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),         // 40: turncli.operator.v1.ListApprovalsResponse
-	(*GetApprovalRequest)(nil),            // 41: turncli.operator.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),           // 42: turncli.operator.v1.GetApprovalResponse
-	(*DecideApprovalRequest)(nil),         // 43: turncli.operator.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),        // 44: turncli.operator.v1.DecideApprovalResponse
-	(*Prompt)(nil),                        // 45: turncli.operator.v1.Prompt
-	(*ListPromptsRequest)(nil),            // 46: turncli.operator.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),           // 47: turncli.operator.v1.ListPromptsResponse
-	(*GetPromptRequest)(nil),              // 48: turncli.operator.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),             // 49: turncli.operator.v1.GetPromptResponse
-	(*DecidePromptRequest)(nil),           // 50: turncli.operator.v1.DecidePromptRequest
-	(*DecidePromptResponse)(nil),          // 51: turncli.operator.v1.DecidePromptResponse
-	(*QuestionForm)(nil),                  // 52: turncli.operator.v1.QuestionForm
-	(*ListQuestionsRequest)(nil),          // 53: turncli.operator.v1.ListQuestionsRequest
-	(*ListQuestionsResponse)(nil),         // 54: turncli.operator.v1.ListQuestionsResponse
-	(*GetQuestionRequest)(nil),            // 55: turncli.operator.v1.GetQuestionRequest
-	(*GetQuestionResponse)(nil),           // 56: turncli.operator.v1.GetQuestionResponse
-	(*SaveQuestionDraftRequest)(nil),      // 57: turncli.operator.v1.SaveQuestionDraftRequest
-	(*SaveQuestionDraftResponse)(nil),     // 58: turncli.operator.v1.SaveQuestionDraftResponse
-	(*SubmitQuestionAnswersRequest)(nil),  // 59: turncli.operator.v1.SubmitQuestionAnswersRequest
-	(*SubmitQuestionAnswersResponse)(nil), // 60: turncli.operator.v1.SubmitQuestionAnswersResponse
-	(*CancelQuestionRequest)(nil),         // 61: turncli.operator.v1.CancelQuestionRequest
-	(*CancelQuestionResponse)(nil),        // 62: turncli.operator.v1.CancelQuestionResponse
-	(*ProgressSnapshot)(nil),              // 63: turncli.operator.v1.ProgressSnapshot
-	(*ListProgressRequest)(nil),           // 64: turncli.operator.v1.ListProgressRequest
-	(*ListProgressResponse)(nil),          // 65: turncli.operator.v1.ListProgressResponse
-	(*ShellModeSetting)(nil),              // 66: turncli.operator.v1.ShellModeSetting
-	(*GetShellModeRequest)(nil),           // 67: turncli.operator.v1.GetShellModeRequest
-	(*GetShellModeResponse)(nil),          // 68: turncli.operator.v1.GetShellModeResponse
-	(*SetShellModeRequest)(nil),           // 69: turncli.operator.v1.SetShellModeRequest
-	(*SetShellModeResponse)(nil),          // 70: turncli.operator.v1.SetShellModeResponse
-	(*ResetShellModeRequest)(nil),         // 71: turncli.operator.v1.ResetShellModeRequest
-	(*ResetShellModeResponse)(nil),        // 72: turncli.operator.v1.ResetShellModeResponse
-	(*LiveResponse)(nil),                  // 73: turncli.operator.v1.LiveResponse
-	(*BashWindow)(nil),                    // 74: turncli.operator.v1.BashWindow
-	(*CallReceipt)(nil),                   // 75: turncli.operator.v1.CallReceipt
-	(*ListResponsesRequest)(nil),          // 76: turncli.operator.v1.ListResponsesRequest
-	(*ListResponsesResponse)(nil),         // 77: turncli.operator.v1.ListResponsesResponse
-	(*WatchEventsRequest)(nil),            // 78: turncli.operator.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),           // 79: turncli.operator.v1.WatchEventsResponse
-	(*Event)(nil),                         // 80: turncli.operator.v1.Event
-	(*CallApproval)(nil),                  // 81: turncli.operator.v1.CallApproval
-	(*ListCallApprovalsRequest)(nil),      // 82: turncli.operator.v1.ListCallApprovalsRequest
-	(*ListCallApprovalsResponse)(nil),     // 83: turncli.operator.v1.ListCallApprovalsResponse
-	(*GetCallApprovalRequest)(nil),        // 84: turncli.operator.v1.GetCallApprovalRequest
-	(*GetCallApprovalResponse)(nil),       // 85: turncli.operator.v1.GetCallApprovalResponse
-	(*DecideCallApprovalRequest)(nil),     // 86: turncli.operator.v1.DecideCallApprovalRequest
-	(*DecideCallApprovalResponse)(nil),    // 87: turncli.operator.v1.DecideCallApprovalResponse
-	(*timestamppb.Timestamp)(nil),         // 88: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),           // 89: google.protobuf.Duration
-	(*httpbody.HttpBody)(nil),             // 90: google.api.HttpBody
+	(Role)(0),                                 // 0: turncli.operator.v1.Role
+	(Mode)(0),                                 // 1: turncli.operator.v1.Mode
+	(JobKind)(0),                              // 2: turncli.operator.v1.JobKind
+	(JobStatus)(0),                            // 3: turncli.operator.v1.JobStatus
+	(ApprovalStatus)(0),                       // 4: turncli.operator.v1.ApprovalStatus
+	(Decision)(0),                             // 5: turncli.operator.v1.Decision
+	(PromptKind)(0),                           // 6: turncli.operator.v1.PromptKind
+	(PromptStatus)(0),                         // 7: turncli.operator.v1.PromptStatus
+	(PromptAction)(0),                         // 8: turncli.operator.v1.PromptAction
+	(QuestionStatus)(0),                       // 9: turncli.operator.v1.QuestionStatus
+	(QuestionPresentation)(0),                 // 10: turncli.operator.v1.QuestionPresentation
+	(ResponseOrigin)(0),                       // 11: turncli.operator.v1.ResponseOrigin
+	(ShellMode)(0),                            // 12: turncli.operator.v1.ShellMode
+	(WindowState)(0),                          // 13: turncli.operator.v1.WindowState
+	(CallStatus)(0),                           // 14: turncli.operator.v1.CallStatus
+	(CallApprovalStatus)(0),                   // 15: turncli.operator.v1.CallApprovalStatus
+	(CallApprovalDecision)(0),                 // 16: turncli.operator.v1.CallApprovalDecision
+	(PermissionScope)(0),                      // 17: turncli.operator.v1.PermissionScope
+	(*Conversation)(nil),                      // 18: turncli.operator.v1.Conversation
+	(*WhoAmIRequest)(nil),                     // 19: turncli.operator.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),                    // 20: turncli.operator.v1.WhoAmIResponse
+	(*ModeSetting)(nil),                       // 21: turncli.operator.v1.ModeSetting
+	(*SetConversationModeRequest)(nil),        // 22: turncli.operator.v1.SetConversationModeRequest
+	(*SetConversationModeResponse)(nil),       // 23: turncli.operator.v1.SetConversationModeResponse
+	(*GetConversationModeRequest)(nil),        // 24: turncli.operator.v1.GetConversationModeRequest
+	(*GetConversationModeResponse)(nil),       // 25: turncli.operator.v1.GetConversationModeResponse
+	(*ListAuditLogRequest)(nil),               // 26: turncli.operator.v1.ListAuditLogRequest
+	(*ListAuditLogResponse)(nil),              // 27: turncli.operator.v1.ListAuditLogResponse
+	(*AuditEntry)(nil),                        // 28: turncli.operator.v1.AuditEntry
+	(*Location)(nil),                          // 29: turncli.operator.v1.Location
+	(*Job)(nil),                               // 30: turncli.operator.v1.Job
+	(*ListJobsRequest)(nil),                   // 31: turncli.operator.v1.ListJobsRequest
+	(*ListJobsResponse)(nil),                  // 32: turncli.operator.v1.ListJobsResponse
+	(*GetJobRequest)(nil),                     // 33: turncli.operator.v1.GetJobRequest
+	(*GetJobResponse)(nil),                    // 34: turncli.operator.v1.GetJobResponse
+	(*GetJobLogRequest)(nil),                  // 35: turncli.operator.v1.GetJobLogRequest
+	(*CancelJobRequest)(nil),                  // 36: turncli.operator.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),                 // 37: turncli.operator.v1.CancelJobResponse
+	(*Approval)(nil),                          // 38: turncli.operator.v1.Approval
+	(*ApprovalComment)(nil),                   // 39: turncli.operator.v1.ApprovalComment
+	(*ListApprovalsRequest)(nil),              // 40: turncli.operator.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),             // 41: turncli.operator.v1.ListApprovalsResponse
+	(*GetApprovalRequest)(nil),                // 42: turncli.operator.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),               // 43: turncli.operator.v1.GetApprovalResponse
+	(*DecideApprovalRequest)(nil),             // 44: turncli.operator.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),            // 45: turncli.operator.v1.DecideApprovalResponse
+	(*Prompt)(nil),                            // 46: turncli.operator.v1.Prompt
+	(*ListPromptsRequest)(nil),                // 47: turncli.operator.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),               // 48: turncli.operator.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),                  // 49: turncli.operator.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),                 // 50: turncli.operator.v1.GetPromptResponse
+	(*DecidePromptRequest)(nil),               // 51: turncli.operator.v1.DecidePromptRequest
+	(*DecidePromptResponse)(nil),              // 52: turncli.operator.v1.DecidePromptResponse
+	(*QuestionForm)(nil),                      // 53: turncli.operator.v1.QuestionForm
+	(*ListQuestionsRequest)(nil),              // 54: turncli.operator.v1.ListQuestionsRequest
+	(*ListQuestionsResponse)(nil),             // 55: turncli.operator.v1.ListQuestionsResponse
+	(*GetQuestionRequest)(nil),                // 56: turncli.operator.v1.GetQuestionRequest
+	(*GetQuestionResponse)(nil),               // 57: turncli.operator.v1.GetQuestionResponse
+	(*SaveQuestionDraftRequest)(nil),          // 58: turncli.operator.v1.SaveQuestionDraftRequest
+	(*SaveQuestionDraftResponse)(nil),         // 59: turncli.operator.v1.SaveQuestionDraftResponse
+	(*SubmitQuestionAnswersRequest)(nil),      // 60: turncli.operator.v1.SubmitQuestionAnswersRequest
+	(*SubmitQuestionAnswersResponse)(nil),     // 61: turncli.operator.v1.SubmitQuestionAnswersResponse
+	(*CancelQuestionRequest)(nil),             // 62: turncli.operator.v1.CancelQuestionRequest
+	(*CancelQuestionResponse)(nil),            // 63: turncli.operator.v1.CancelQuestionResponse
+	(*ProgressSnapshot)(nil),                  // 64: turncli.operator.v1.ProgressSnapshot
+	(*ListProgressRequest)(nil),               // 65: turncli.operator.v1.ListProgressRequest
+	(*ListProgressResponse)(nil),              // 66: turncli.operator.v1.ListProgressResponse
+	(*ShellModeSetting)(nil),                  // 67: turncli.operator.v1.ShellModeSetting
+	(*GetShellModeRequest)(nil),               // 68: turncli.operator.v1.GetShellModeRequest
+	(*GetShellModeResponse)(nil),              // 69: turncli.operator.v1.GetShellModeResponse
+	(*SetShellModeRequest)(nil),               // 70: turncli.operator.v1.SetShellModeRequest
+	(*SetShellModeResponse)(nil),              // 71: turncli.operator.v1.SetShellModeResponse
+	(*ResetShellModeRequest)(nil),             // 72: turncli.operator.v1.ResetShellModeRequest
+	(*ResetShellModeResponse)(nil),            // 73: turncli.operator.v1.ResetShellModeResponse
+	(*LiveResponse)(nil),                      // 74: turncli.operator.v1.LiveResponse
+	(*BashWindow)(nil),                        // 75: turncli.operator.v1.BashWindow
+	(*CallReceipt)(nil),                       // 76: turncli.operator.v1.CallReceipt
+	(*ListResponsesRequest)(nil),              // 77: turncli.operator.v1.ListResponsesRequest
+	(*ListResponsesResponse)(nil),             // 78: turncli.operator.v1.ListResponsesResponse
+	(*WatchEventsRequest)(nil),                // 79: turncli.operator.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),               // 80: turncli.operator.v1.WatchEventsResponse
+	(*Event)(nil),                             // 81: turncli.operator.v1.Event
+	(*CallApproval)(nil),                      // 82: turncli.operator.v1.CallApproval
+	(*ListCallApprovalsRequest)(nil),          // 83: turncli.operator.v1.ListCallApprovalsRequest
+	(*ListCallApprovalsResponse)(nil),         // 84: turncli.operator.v1.ListCallApprovalsResponse
+	(*GetCallApprovalRequest)(nil),            // 85: turncli.operator.v1.GetCallApprovalRequest
+	(*GetCallApprovalResponse)(nil),           // 86: turncli.operator.v1.GetCallApprovalResponse
+	(*DecideCallApprovalRequest)(nil),         // 87: turncli.operator.v1.DecideCallApprovalRequest
+	(*DecideCallApprovalResponse)(nil),        // 88: turncli.operator.v1.DecideCallApprovalResponse
+	(*PermissionAllowance)(nil),               // 89: turncli.operator.v1.PermissionAllowance
+	(*ListPermissionAllowancesRequest)(nil),   // 90: turncli.operator.v1.ListPermissionAllowancesRequest
+	(*ListPermissionAllowancesResponse)(nil),  // 91: turncli.operator.v1.ListPermissionAllowancesResponse
+	(*RevokePermissionAllowanceRequest)(nil),  // 92: turncli.operator.v1.RevokePermissionAllowanceRequest
+	(*RevokePermissionAllowanceResponse)(nil), // 93: turncli.operator.v1.RevokePermissionAllowanceResponse
+	(*timestamppb.Timestamp)(nil),             // 94: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),               // 95: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),                 // 96: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
 	0,   // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
 	1,   // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	88,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	17,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	94,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	18,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
 	1,   // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
-	20,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	17,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	20,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	27,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	88,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	21,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	18,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	21,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	28,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
+	94,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
 	2,   // 10: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
-	17,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.operator.v1.Conversation
-	28,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
+	18,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.operator.v1.Conversation
+	29,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
 	3,   // 13: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
-	88,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	88,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
-	89,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	94,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	95,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
 	3,   // 17: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
-	17,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	29,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
-	29,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
-	29,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
+	18,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	30,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
+	30,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
+	30,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
 	4,   // 22: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
 	2,   // 23: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
-	17,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.operator.v1.Conversation
-	28,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
-	89,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
-	88,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
-	88,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
-	38,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
-	88,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
-	88,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	18,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.operator.v1.Conversation
+	29,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
+	95,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	94,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	39,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
+	94,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	94,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
 	4,   // 32: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
-	17,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	37,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
-	37,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	18,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	38,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
+	38,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	5,   // 36: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
-	37,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	38,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	6,   // 38: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
 	7,   // 39: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
-	17,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.operator.v1.Conversation
-	88,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
-	88,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
-	88,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
+	18,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.operator.v1.Conversation
+	94,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
+	94,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
 	8,   // 44: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.PromptAction
 	7,   // 45: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
 	6,   // 46: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
-	17,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	45,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
-	45,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	18,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	46,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
+	46,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
 	8,   // 50: turncli.operator.v1.DecidePromptRequest.action:type_name -> turncli.operator.v1.PromptAction
-	45,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	46,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
 	9,   // 52: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
-	17,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.operator.v1.Conversation
+	18,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.operator.v1.Conversation
 	10,  // 54: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
-	88,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
-	88,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
-	88,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
-	88,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
+	94,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
+	94,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
+	94,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
 	9,   // 59: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
-	17,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	52,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
-	52,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	52,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	52,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	52,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	17,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.operator.v1.Conversation
-	88,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
-	17,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	63,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
+	18,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	53,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
+	53,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	53,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	53,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	53,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	18,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.operator.v1.Conversation
+	94,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
+	18,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	64,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
 	12,  // 70: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
-	88,  // 71: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	17,  // 72: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	66,  // 73: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	17,  // 74: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	94,  // 71: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	18,  // 72: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	67,  // 73: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	18,  // 74: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
 	12,  // 75: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
-	66,  // 76: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	17,  // 77: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	66,  // 78: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	17,  // 79: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.operator.v1.Conversation
+	67,  // 76: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	18,  // 77: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	67,  // 78: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	18,  // 79: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.operator.v1.Conversation
 	11,  // 80: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
 	12,  // 81: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
-	28,  // 82: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
-	88,  // 83: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	74,  // 84: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
-	75,  // 85: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
+	29,  // 82: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
+	94,  // 83: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	75,  // 84: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
+	76,  // 85: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
 	13,  // 86: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
 	14,  // 87: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
-	73,  // 88: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
-	80,  // 89: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
-	88,  // 90: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
+	74,  // 88: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
+	81,  // 89: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
+	94,  // 90: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
 	15,  // 91: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	17,  // 92: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.operator.v1.Conversation
-	28,  // 93: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
-	88,  // 94: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
-	88,  // 95: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
-	88,  // 96: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
+	18,  // 92: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.operator.v1.Conversation
+	29,  // 93: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
+	94,  // 94: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 95: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
+	94,  // 96: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
 	14,  // 97: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
-	88,  // 98: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
+	94,  // 98: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
 	15,  // 99: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	17,  // 100: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	81,  // 101: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
-	81,  // 102: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	18,  // 100: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	82,  // 101: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
+	82,  // 102: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
 	16,  // 103: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.CallApprovalDecision
-	81,  // 104: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	18,  // 105: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	21,  // 106: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	23,  // 107: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	67,  // 108: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
-	69,  // 109: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
-	71,  // 110: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
-	25,  // 111: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	30,  // 112: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
-	32,  // 113: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
-	34,  // 114: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
-	35,  // 115: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
-	39,  // 116: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
-	41,  // 117: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
-	43,  // 118: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
-	46,  // 119: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
-	48,  // 120: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
-	50,  // 121: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
-	53,  // 122: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
-	55,  // 123: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
-	57,  // 124: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
-	59,  // 125: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
-	61,  // 126: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
-	64,  // 127: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
-	76,  // 128: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
-	78,  // 129: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
-	82,  // 130: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
-	84,  // 131: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
-	86,  // 132: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
-	19,  // 133: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	22,  // 134: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	24,  // 135: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	68,  // 136: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
-	70,  // 137: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
-	72,  // 138: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
-	26,  // 139: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	31,  // 140: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
-	33,  // 141: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
-	90,  // 142: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
-	36,  // 143: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
-	40,  // 144: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
-	42,  // 145: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
-	44,  // 146: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
-	47,  // 147: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
-	49,  // 148: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
-	51,  // 149: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
-	54,  // 150: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
-	56,  // 151: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
-	58,  // 152: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
-	60,  // 153: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
-	62,  // 154: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
-	65,  // 155: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
-	77,  // 156: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
-	79,  // 157: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
-	83,  // 158: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
-	85,  // 159: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
-	87,  // 160: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
-	133, // [133:161] is the sub-list for method output_type
-	105, // [105:133] is the sub-list for method input_type
-	105, // [105:105] is the sub-list for extension type_name
-	105, // [105:105] is the sub-list for extension extendee
-	0,   // [0:105] is the sub-list for field type_name
+	82,  // 104: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	18,  // 105: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.operator.v1.Conversation
+	17,  // 106: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
+	94,  // 107: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
+	18,  // 108: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	89,  // 109: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
+	18,  // 110: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	17,  // 111: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
+	19,  // 112: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	22,  // 113: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	24,  // 114: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	68,  // 115: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
+	70,  // 116: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
+	72,  // 117: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
+	26,  // 118: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	31,  // 119: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	33,  // 120: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	35,  // 121: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	36,  // 122: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	40,  // 123: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	42,  // 124: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	44,  // 125: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	47,  // 126: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
+	49,  // 127: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
+	51,  // 128: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
+	90,  // 129: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
+	92,  // 130: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
+	54,  // 131: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
+	56,  // 132: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
+	58,  // 133: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
+	60,  // 134: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
+	62,  // 135: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
+	65,  // 136: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
+	77,  // 137: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
+	79,  // 138: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
+	83,  // 139: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
+	85,  // 140: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
+	87,  // 141: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
+	20,  // 142: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	23,  // 143: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	25,  // 144: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	69,  // 145: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
+	71,  // 146: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
+	73,  // 147: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
+	27,  // 148: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	32,  // 149: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	34,  // 150: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	96,  // 151: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	37,  // 152: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	41,  // 153: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	43,  // 154: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	45,  // 155: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	48,  // 156: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
+	50,  // 157: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
+	52,  // 158: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
+	91,  // 159: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
+	93,  // 160: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
+	55,  // 161: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
+	57,  // 162: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
+	59,  // 163: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
+	61,  // 164: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
+	63,  // 165: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
+	66,  // 166: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
+	78,  // 167: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
+	80,  // 168: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
+	84,  // 169: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
+	86,  // 170: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
+	88,  // 171: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
+	142, // [142:172] is the sub-list for method output_type
+	112, // [112:142] is the sub-list for method input_type
+	112, // [112:112] is the sub-list for extension type_name
+	112, // [112:112] is the sub-list for extension extendee
+	0,   // [0:112] is the sub-list for field type_name
 }
 
 func init() { file_turncli_operator_v1_operator_proto_init() }
@@ -6642,8 +7022,8 @@ func file_turncli_operator_v1_operator_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
-			NumEnums:      17,
-			NumMessages:   71,
+			NumEnums:      18,
+			NumMessages:   76,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

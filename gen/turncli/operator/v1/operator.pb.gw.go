@@ -652,6 +652,68 @@ func local_request_OperatorService_DecidePrompt_0(ctx context.Context, marshaler
 	return msg, metadata, err
 }
 
+var filter_OperatorService_ListPermissionAllowances_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
+
+func request_OperatorService_ListPermissionAllowances_0(ctx context.Context, marshaler runtime.Marshaler, client OperatorServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListPermissionAllowancesRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_OperatorService_ListPermissionAllowances_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListPermissionAllowances(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_OperatorService_ListPermissionAllowances_0(ctx context.Context, marshaler runtime.Marshaler, server OperatorServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListPermissionAllowancesRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_OperatorService_ListPermissionAllowances_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.ListPermissionAllowances(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_OperatorService_RevokePermissionAllowance_0(ctx context.Context, marshaler runtime.Marshaler, client OperatorServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq RevokePermissionAllowanceRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.RevokePermissionAllowance(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_OperatorService_RevokePermissionAllowance_0(ctx context.Context, marshaler runtime.Marshaler, server OperatorServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq RevokePermissionAllowanceRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.RevokePermissionAllowance(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_OperatorService_ListQuestions_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
 
 func request_OperatorService_ListQuestions_0(ctx context.Context, marshaler runtime.Marshaler, client OperatorServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -1402,6 +1464,46 @@ func RegisterOperatorServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		}
 		forward_OperatorService_DecidePrompt_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_OperatorService_ListPermissionAllowances_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/turncli.operator.v1.OperatorService/ListPermissionAllowances", runtime.WithHTTPPathPattern("/v1/operator/permissionAllowances"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_OperatorService_ListPermissionAllowances_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_OperatorService_ListPermissionAllowances_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_OperatorService_RevokePermissionAllowance_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/turncli.operator.v1.OperatorService/RevokePermissionAllowance", runtime.WithHTTPPathPattern("/v1/operator/permissionAllowances:revoke"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_OperatorService_RevokePermissionAllowance_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_OperatorService_RevokePermissionAllowance_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_OperatorService_ListQuestions_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1938,6 +2040,40 @@ func RegisterOperatorServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_OperatorService_DecidePrompt_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_OperatorService_ListPermissionAllowances_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/turncli.operator.v1.OperatorService/ListPermissionAllowances", runtime.WithHTTPPathPattern("/v1/operator/permissionAllowances"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_OperatorService_ListPermissionAllowances_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_OperatorService_ListPermissionAllowances_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_OperatorService_RevokePermissionAllowance_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/turncli.operator.v1.OperatorService/RevokePermissionAllowance", runtime.WithHTTPPathPattern("/v1/operator/permissionAllowances:revoke"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_OperatorService_RevokePermissionAllowance_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_OperatorService_RevokePermissionAllowance_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_OperatorService_ListQuestions_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -2129,63 +2265,67 @@ func RegisterOperatorServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 }
 
 var (
-	pattern_OperatorService_WhoAmI_0                = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "whoami"}, ""))
-	pattern_OperatorService_SetConversationMode_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "conversations"}, "setMode"))
-	pattern_OperatorService_GetConversationMode_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "conversations"}, "getMode"))
-	pattern_OperatorService_GetShellMode_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "shellModes"}, ""))
-	pattern_OperatorService_SetShellMode_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "shellModes"}, "set"))
-	pattern_OperatorService_ResetShellMode_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "shellModes"}, "reset"))
-	pattern_OperatorService_ListAuditLog_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "audit"}, ""))
-	pattern_OperatorService_ListJobs_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "jobs"}, ""))
-	pattern_OperatorService_GetJob_0                = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "jobs", "job_id"}, ""))
-	pattern_OperatorService_GetJobLog_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"v1", "operator", "jobs", "job_id", "log"}, ""))
-	pattern_OperatorService_CancelJob_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "jobs", "job_id"}, "cancel"))
-	pattern_OperatorService_ListApprovals_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "approvals"}, ""))
-	pattern_OperatorService_GetApproval_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "approvals", "approval_id"}, ""))
-	pattern_OperatorService_DecideApproval_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "approvals", "approval_id"}, "decide"))
-	pattern_OperatorService_ListPrompts_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "prompts"}, ""))
-	pattern_OperatorService_GetPrompt_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "prompts", "prompt_id"}, ""))
-	pattern_OperatorService_DecidePrompt_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "prompts", "prompt_id"}, "decide"))
-	pattern_OperatorService_ListQuestions_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "questions"}, ""))
-	pattern_OperatorService_GetQuestion_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "questions", "question_id"}, ""))
-	pattern_OperatorService_SaveQuestionDraft_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "questions", "question_id"}, "saveDraft"))
-	pattern_OperatorService_SubmitQuestionAnswers_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "questions", "question_id"}, "submit"))
-	pattern_OperatorService_CancelQuestion_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "questions", "question_id"}, "cancel"))
-	pattern_OperatorService_ListProgress_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "progress"}, ""))
-	pattern_OperatorService_ListResponses_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "responses"}, ""))
-	pattern_OperatorService_WatchEvents_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "events"}, ""))
-	pattern_OperatorService_ListCallApprovals_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "call-approvals"}, ""))
-	pattern_OperatorService_GetCallApproval_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "call-approvals", "call_approval_id"}, ""))
-	pattern_OperatorService_DecideCallApproval_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "call-approvals", "call_approval_id"}, "decide"))
+	pattern_OperatorService_WhoAmI_0                    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "whoami"}, ""))
+	pattern_OperatorService_SetConversationMode_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "conversations"}, "setMode"))
+	pattern_OperatorService_GetConversationMode_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "conversations"}, "getMode"))
+	pattern_OperatorService_GetShellMode_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "shellModes"}, ""))
+	pattern_OperatorService_SetShellMode_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "shellModes"}, "set"))
+	pattern_OperatorService_ResetShellMode_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "shellModes"}, "reset"))
+	pattern_OperatorService_ListAuditLog_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "audit"}, ""))
+	pattern_OperatorService_ListJobs_0                  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "jobs"}, ""))
+	pattern_OperatorService_GetJob_0                    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "jobs", "job_id"}, ""))
+	pattern_OperatorService_GetJobLog_0                 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"v1", "operator", "jobs", "job_id", "log"}, ""))
+	pattern_OperatorService_CancelJob_0                 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "jobs", "job_id"}, "cancel"))
+	pattern_OperatorService_ListApprovals_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "approvals"}, ""))
+	pattern_OperatorService_GetApproval_0               = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "approvals", "approval_id"}, ""))
+	pattern_OperatorService_DecideApproval_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "approvals", "approval_id"}, "decide"))
+	pattern_OperatorService_ListPrompts_0               = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "prompts"}, ""))
+	pattern_OperatorService_GetPrompt_0                 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "prompts", "prompt_id"}, ""))
+	pattern_OperatorService_DecidePrompt_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "prompts", "prompt_id"}, "decide"))
+	pattern_OperatorService_ListPermissionAllowances_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "permissionAllowances"}, ""))
+	pattern_OperatorService_RevokePermissionAllowance_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "permissionAllowances"}, "revoke"))
+	pattern_OperatorService_ListQuestions_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "questions"}, ""))
+	pattern_OperatorService_GetQuestion_0               = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "questions", "question_id"}, ""))
+	pattern_OperatorService_SaveQuestionDraft_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "questions", "question_id"}, "saveDraft"))
+	pattern_OperatorService_SubmitQuestionAnswers_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "questions", "question_id"}, "submit"))
+	pattern_OperatorService_CancelQuestion_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "questions", "question_id"}, "cancel"))
+	pattern_OperatorService_ListProgress_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "progress"}, ""))
+	pattern_OperatorService_ListResponses_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "responses"}, ""))
+	pattern_OperatorService_WatchEvents_0               = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "events"}, ""))
+	pattern_OperatorService_ListCallApprovals_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"v1", "operator", "call-approvals"}, ""))
+	pattern_OperatorService_GetCallApproval_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "call-approvals", "call_approval_id"}, ""))
+	pattern_OperatorService_DecideCallApproval_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"v1", "operator", "call-approvals", "call_approval_id"}, "decide"))
 )
 
 var (
-	forward_OperatorService_WhoAmI_0                = runtime.ForwardResponseMessage
-	forward_OperatorService_SetConversationMode_0   = runtime.ForwardResponseMessage
-	forward_OperatorService_GetConversationMode_0   = runtime.ForwardResponseMessage
-	forward_OperatorService_GetShellMode_0          = runtime.ForwardResponseMessage
-	forward_OperatorService_SetShellMode_0          = runtime.ForwardResponseMessage
-	forward_OperatorService_ResetShellMode_0        = runtime.ForwardResponseMessage
-	forward_OperatorService_ListAuditLog_0          = runtime.ForwardResponseMessage
-	forward_OperatorService_ListJobs_0              = runtime.ForwardResponseMessage
-	forward_OperatorService_GetJob_0                = runtime.ForwardResponseMessage
-	forward_OperatorService_GetJobLog_0             = runtime.ForwardResponseMessage
-	forward_OperatorService_CancelJob_0             = runtime.ForwardResponseMessage
-	forward_OperatorService_ListApprovals_0         = runtime.ForwardResponseMessage
-	forward_OperatorService_GetApproval_0           = runtime.ForwardResponseMessage
-	forward_OperatorService_DecideApproval_0        = runtime.ForwardResponseMessage
-	forward_OperatorService_ListPrompts_0           = runtime.ForwardResponseMessage
-	forward_OperatorService_GetPrompt_0             = runtime.ForwardResponseMessage
-	forward_OperatorService_DecidePrompt_0          = runtime.ForwardResponseMessage
-	forward_OperatorService_ListQuestions_0         = runtime.ForwardResponseMessage
-	forward_OperatorService_GetQuestion_0           = runtime.ForwardResponseMessage
-	forward_OperatorService_SaveQuestionDraft_0     = runtime.ForwardResponseMessage
-	forward_OperatorService_SubmitQuestionAnswers_0 = runtime.ForwardResponseMessage
-	forward_OperatorService_CancelQuestion_0        = runtime.ForwardResponseMessage
-	forward_OperatorService_ListProgress_0          = runtime.ForwardResponseMessage
-	forward_OperatorService_ListResponses_0         = runtime.ForwardResponseMessage
-	forward_OperatorService_WatchEvents_0           = runtime.ForwardResponseStream
-	forward_OperatorService_ListCallApprovals_0     = runtime.ForwardResponseMessage
-	forward_OperatorService_GetCallApproval_0       = runtime.ForwardResponseMessage
-	forward_OperatorService_DecideCallApproval_0    = runtime.ForwardResponseMessage
+	forward_OperatorService_WhoAmI_0                    = runtime.ForwardResponseMessage
+	forward_OperatorService_SetConversationMode_0       = runtime.ForwardResponseMessage
+	forward_OperatorService_GetConversationMode_0       = runtime.ForwardResponseMessage
+	forward_OperatorService_GetShellMode_0              = runtime.ForwardResponseMessage
+	forward_OperatorService_SetShellMode_0              = runtime.ForwardResponseMessage
+	forward_OperatorService_ResetShellMode_0            = runtime.ForwardResponseMessage
+	forward_OperatorService_ListAuditLog_0              = runtime.ForwardResponseMessage
+	forward_OperatorService_ListJobs_0                  = runtime.ForwardResponseMessage
+	forward_OperatorService_GetJob_0                    = runtime.ForwardResponseMessage
+	forward_OperatorService_GetJobLog_0                 = runtime.ForwardResponseMessage
+	forward_OperatorService_CancelJob_0                 = runtime.ForwardResponseMessage
+	forward_OperatorService_ListApprovals_0             = runtime.ForwardResponseMessage
+	forward_OperatorService_GetApproval_0               = runtime.ForwardResponseMessage
+	forward_OperatorService_DecideApproval_0            = runtime.ForwardResponseMessage
+	forward_OperatorService_ListPrompts_0               = runtime.ForwardResponseMessage
+	forward_OperatorService_GetPrompt_0                 = runtime.ForwardResponseMessage
+	forward_OperatorService_DecidePrompt_0              = runtime.ForwardResponseMessage
+	forward_OperatorService_ListPermissionAllowances_0  = runtime.ForwardResponseMessage
+	forward_OperatorService_RevokePermissionAllowance_0 = runtime.ForwardResponseMessage
+	forward_OperatorService_ListQuestions_0             = runtime.ForwardResponseMessage
+	forward_OperatorService_GetQuestion_0               = runtime.ForwardResponseMessage
+	forward_OperatorService_SaveQuestionDraft_0         = runtime.ForwardResponseMessage
+	forward_OperatorService_SubmitQuestionAnswers_0     = runtime.ForwardResponseMessage
+	forward_OperatorService_CancelQuestion_0            = runtime.ForwardResponseMessage
+	forward_OperatorService_ListProgress_0              = runtime.ForwardResponseMessage
+	forward_OperatorService_ListResponses_0             = runtime.ForwardResponseMessage
+	forward_OperatorService_WatchEvents_0               = runtime.ForwardResponseStream
+	forward_OperatorService_ListCallApprovals_0         = runtime.ForwardResponseMessage
+	forward_OperatorService_GetCallApproval_0           = runtime.ForwardResponseMessage
+	forward_OperatorService_DecideCallApproval_0        = runtime.ForwardResponseMessage
 )

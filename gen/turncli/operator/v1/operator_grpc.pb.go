@@ -20,34 +20,36 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	OperatorService_WhoAmI_FullMethodName                = "/turncli.operator.v1.OperatorService/WhoAmI"
-	OperatorService_SetConversationMode_FullMethodName   = "/turncli.operator.v1.OperatorService/SetConversationMode"
-	OperatorService_GetConversationMode_FullMethodName   = "/turncli.operator.v1.OperatorService/GetConversationMode"
-	OperatorService_GetShellMode_FullMethodName          = "/turncli.operator.v1.OperatorService/GetShellMode"
-	OperatorService_SetShellMode_FullMethodName          = "/turncli.operator.v1.OperatorService/SetShellMode"
-	OperatorService_ResetShellMode_FullMethodName        = "/turncli.operator.v1.OperatorService/ResetShellMode"
-	OperatorService_ListAuditLog_FullMethodName          = "/turncli.operator.v1.OperatorService/ListAuditLog"
-	OperatorService_ListJobs_FullMethodName              = "/turncli.operator.v1.OperatorService/ListJobs"
-	OperatorService_GetJob_FullMethodName                = "/turncli.operator.v1.OperatorService/GetJob"
-	OperatorService_GetJobLog_FullMethodName             = "/turncli.operator.v1.OperatorService/GetJobLog"
-	OperatorService_CancelJob_FullMethodName             = "/turncli.operator.v1.OperatorService/CancelJob"
-	OperatorService_ListApprovals_FullMethodName         = "/turncli.operator.v1.OperatorService/ListApprovals"
-	OperatorService_GetApproval_FullMethodName           = "/turncli.operator.v1.OperatorService/GetApproval"
-	OperatorService_DecideApproval_FullMethodName        = "/turncli.operator.v1.OperatorService/DecideApproval"
-	OperatorService_ListPrompts_FullMethodName           = "/turncli.operator.v1.OperatorService/ListPrompts"
-	OperatorService_GetPrompt_FullMethodName             = "/turncli.operator.v1.OperatorService/GetPrompt"
-	OperatorService_DecidePrompt_FullMethodName          = "/turncli.operator.v1.OperatorService/DecidePrompt"
-	OperatorService_ListQuestions_FullMethodName         = "/turncli.operator.v1.OperatorService/ListQuestions"
-	OperatorService_GetQuestion_FullMethodName           = "/turncli.operator.v1.OperatorService/GetQuestion"
-	OperatorService_SaveQuestionDraft_FullMethodName     = "/turncli.operator.v1.OperatorService/SaveQuestionDraft"
-	OperatorService_SubmitQuestionAnswers_FullMethodName = "/turncli.operator.v1.OperatorService/SubmitQuestionAnswers"
-	OperatorService_CancelQuestion_FullMethodName        = "/turncli.operator.v1.OperatorService/CancelQuestion"
-	OperatorService_ListProgress_FullMethodName          = "/turncli.operator.v1.OperatorService/ListProgress"
-	OperatorService_ListResponses_FullMethodName         = "/turncli.operator.v1.OperatorService/ListResponses"
-	OperatorService_WatchEvents_FullMethodName           = "/turncli.operator.v1.OperatorService/WatchEvents"
-	OperatorService_ListCallApprovals_FullMethodName     = "/turncli.operator.v1.OperatorService/ListCallApprovals"
-	OperatorService_GetCallApproval_FullMethodName       = "/turncli.operator.v1.OperatorService/GetCallApproval"
-	OperatorService_DecideCallApproval_FullMethodName    = "/turncli.operator.v1.OperatorService/DecideCallApproval"
+	OperatorService_WhoAmI_FullMethodName                    = "/turncli.operator.v1.OperatorService/WhoAmI"
+	OperatorService_SetConversationMode_FullMethodName       = "/turncli.operator.v1.OperatorService/SetConversationMode"
+	OperatorService_GetConversationMode_FullMethodName       = "/turncli.operator.v1.OperatorService/GetConversationMode"
+	OperatorService_GetShellMode_FullMethodName              = "/turncli.operator.v1.OperatorService/GetShellMode"
+	OperatorService_SetShellMode_FullMethodName              = "/turncli.operator.v1.OperatorService/SetShellMode"
+	OperatorService_ResetShellMode_FullMethodName            = "/turncli.operator.v1.OperatorService/ResetShellMode"
+	OperatorService_ListAuditLog_FullMethodName              = "/turncli.operator.v1.OperatorService/ListAuditLog"
+	OperatorService_ListJobs_FullMethodName                  = "/turncli.operator.v1.OperatorService/ListJobs"
+	OperatorService_GetJob_FullMethodName                    = "/turncli.operator.v1.OperatorService/GetJob"
+	OperatorService_GetJobLog_FullMethodName                 = "/turncli.operator.v1.OperatorService/GetJobLog"
+	OperatorService_CancelJob_FullMethodName                 = "/turncli.operator.v1.OperatorService/CancelJob"
+	OperatorService_ListApprovals_FullMethodName             = "/turncli.operator.v1.OperatorService/ListApprovals"
+	OperatorService_GetApproval_FullMethodName               = "/turncli.operator.v1.OperatorService/GetApproval"
+	OperatorService_DecideApproval_FullMethodName            = "/turncli.operator.v1.OperatorService/DecideApproval"
+	OperatorService_ListPrompts_FullMethodName               = "/turncli.operator.v1.OperatorService/ListPrompts"
+	OperatorService_GetPrompt_FullMethodName                 = "/turncli.operator.v1.OperatorService/GetPrompt"
+	OperatorService_DecidePrompt_FullMethodName              = "/turncli.operator.v1.OperatorService/DecidePrompt"
+	OperatorService_ListPermissionAllowances_FullMethodName  = "/turncli.operator.v1.OperatorService/ListPermissionAllowances"
+	OperatorService_RevokePermissionAllowance_FullMethodName = "/turncli.operator.v1.OperatorService/RevokePermissionAllowance"
+	OperatorService_ListQuestions_FullMethodName             = "/turncli.operator.v1.OperatorService/ListQuestions"
+	OperatorService_GetQuestion_FullMethodName               = "/turncli.operator.v1.OperatorService/GetQuestion"
+	OperatorService_SaveQuestionDraft_FullMethodName         = "/turncli.operator.v1.OperatorService/SaveQuestionDraft"
+	OperatorService_SubmitQuestionAnswers_FullMethodName     = "/turncli.operator.v1.OperatorService/SubmitQuestionAnswers"
+	OperatorService_CancelQuestion_FullMethodName            = "/turncli.operator.v1.OperatorService/CancelQuestion"
+	OperatorService_ListProgress_FullMethodName              = "/turncli.operator.v1.OperatorService/ListProgress"
+	OperatorService_ListResponses_FullMethodName             = "/turncli.operator.v1.OperatorService/ListResponses"
+	OperatorService_WatchEvents_FullMethodName               = "/turncli.operator.v1.OperatorService/WatchEvents"
+	OperatorService_ListCallApprovals_FullMethodName         = "/turncli.operator.v1.OperatorService/ListCallApprovals"
+	OperatorService_GetCallApproval_FullMethodName           = "/turncli.operator.v1.OperatorService/GetCallApproval"
+	OperatorService_DecideCallApproval_FullMethodName        = "/turncli.operator.v1.OperatorService/DecideCallApproval"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
@@ -182,6 +184,18 @@ type OperatorServiceClient interface {
 	//
 	// REST: `POST /v1/operator/prompts/{prompt_id}:decide`.
 	DecidePrompt(ctx context.Context, in *DecidePromptRequest, opts ...grpc.CallOption) (*DecidePromptResponse, error)
+	// ListPermissionAllowances lists the tools people allowed to run without asking: for a
+	// thread (until the primary restarts) or for a conversation (until revoked), who allowed
+	// each and when. Any operator. Blocks: one store read.
+	//
+	// REST: `GET /v1/operator/permissionAllowances`.
+	ListPermissionAllowances(ctx context.Context, in *ListPermissionAllowancesRequest, opts ...grpc.CallOption) (*ListPermissionAllowancesResponse, error)
+	// RevokePermissionAllowance removes one allowance: the next request for that tool asks
+	// people again. Admins only. NOT_FOUND when there is no such allowance. Audited. Blocks: one
+	// store write.
+	//
+	// REST: `POST /v1/operator/permissionAllowances:revoke`.
+	RevokePermissionAllowance(ctx context.Context, in *RevokePermissionAllowanceRequest, opts ...grpc.CallOption) (*RevokePermissionAllowanceResponse, error)
 	// ListQuestions returns question forms (ask_questions), newest first, filtered by status,
 	// conversation and requester. Any operator. REST: `GET /v1/operator/questions`.
 	ListQuestions(ctx context.Context, in *ListQuestionsRequest, opts ...grpc.CallOption) (*ListQuestionsResponse, error)
@@ -442,6 +456,26 @@ func (c *operatorServiceClient) DecidePrompt(ctx context.Context, in *DecideProm
 	return out, nil
 }
 
+func (c *operatorServiceClient) ListPermissionAllowances(ctx context.Context, in *ListPermissionAllowancesRequest, opts ...grpc.CallOption) (*ListPermissionAllowancesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPermissionAllowancesResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListPermissionAllowances_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) RevokePermissionAllowance(ctx context.Context, in *RevokePermissionAllowanceRequest, opts ...grpc.CallOption) (*RevokePermissionAllowanceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokePermissionAllowanceResponse)
+	err := c.cc.Invoke(ctx, OperatorService_RevokePermissionAllowance_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *operatorServiceClient) ListQuestions(ctx context.Context, in *ListQuestionsRequest, opts ...grpc.CallOption) (*ListQuestionsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListQuestionsResponse)
@@ -693,6 +727,18 @@ type OperatorServiceServer interface {
 	//
 	// REST: `POST /v1/operator/prompts/{prompt_id}:decide`.
 	DecidePrompt(context.Context, *DecidePromptRequest) (*DecidePromptResponse, error)
+	// ListPermissionAllowances lists the tools people allowed to run without asking: for a
+	// thread (until the primary restarts) or for a conversation (until revoked), who allowed
+	// each and when. Any operator. Blocks: one store read.
+	//
+	// REST: `GET /v1/operator/permissionAllowances`.
+	ListPermissionAllowances(context.Context, *ListPermissionAllowancesRequest) (*ListPermissionAllowancesResponse, error)
+	// RevokePermissionAllowance removes one allowance: the next request for that tool asks
+	// people again. Admins only. NOT_FOUND when there is no such allowance. Audited. Blocks: one
+	// store write.
+	//
+	// REST: `POST /v1/operator/permissionAllowances:revoke`.
+	RevokePermissionAllowance(context.Context, *RevokePermissionAllowanceRequest) (*RevokePermissionAllowanceResponse, error)
 	// ListQuestions returns question forms (ask_questions), newest first, filtered by status,
 	// conversation and requester. Any operator. REST: `GET /v1/operator/questions`.
 	ListQuestions(context.Context, *ListQuestionsRequest) (*ListQuestionsResponse, error)
@@ -833,6 +879,12 @@ func (UnimplementedOperatorServiceServer) GetPrompt(context.Context, *GetPromptR
 }
 func (UnimplementedOperatorServiceServer) DecidePrompt(context.Context, *DecidePromptRequest) (*DecidePromptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DecidePrompt not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListPermissionAllowances(context.Context, *ListPermissionAllowancesRequest) (*ListPermissionAllowancesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPermissionAllowances not implemented")
+}
+func (UnimplementedOperatorServiceServer) RevokePermissionAllowance(context.Context, *RevokePermissionAllowanceRequest) (*RevokePermissionAllowanceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokePermissionAllowance not implemented")
 }
 func (UnimplementedOperatorServiceServer) ListQuestions(context.Context, *ListQuestionsRequest) (*ListQuestionsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListQuestions not implemented")
@@ -1194,6 +1246,42 @@ func _OperatorService_DecidePrompt_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OperatorService_ListPermissionAllowances_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPermissionAllowancesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListPermissionAllowances(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListPermissionAllowances_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListPermissionAllowances(ctx, req.(*ListPermissionAllowancesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_RevokePermissionAllowance_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokePermissionAllowanceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).RevokePermissionAllowance(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_RevokePermissionAllowance_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).RevokePermissionAllowance(ctx, req.(*RevokePermissionAllowanceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _OperatorService_ListQuestions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListQuestionsRequest)
 	if err := dec(in); err != nil {
@@ -1459,6 +1547,14 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DecidePrompt",
 			Handler:    _OperatorService_DecidePrompt_Handler,
+		},
+		{
+			MethodName: "ListPermissionAllowances",
+			Handler:    _OperatorService_ListPermissionAllowances_Handler,
+		},
+		{
+			MethodName: "RevokePermissionAllowance",
+			Handler:    _OperatorService_RevokePermissionAllowance_Handler,
 		},
 		{
 			MethodName: "ListQuestions",

@@ -1,0 +1,93 @@
+package operator
+
+import (
+	"context"
+	"log/slog"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Allowances keeps the permission allow-lists (the store does).
+type Allowances interface {
+	ListPermissionAllowances(ctx context.Context, channel, thread string) ([]store.PermissionAllowance, error)
+	RevokePermissionAllowance(ctx context.Context, a store.PermissionAllowance, actor string) error
+}
+
+// WithAllowances makes a the keeper behind ListPermissionAllowances and
+// RevokePermissionAllowance, which are UNAVAILABLE without one, and returns s.
+func (s *Server) WithAllowances(a Allowances) *Server {
+	s.allowances = a
+	return s
+}
+
+var scopeToProto = map[string]operatorv1.PermissionScope{
+	"thread":       operatorv1.PermissionScope_PERMISSION_SCOPE_THREAD,
+	"conversation": operatorv1.PermissionScope_PERMISSION_SCOPE_CONVERSATION,
+}
+
+var scopeFromProto = map[operatorv1.PermissionScope]string{
+	operatorv1.PermissionScope_PERMISSION_SCOPE_THREAD:       "thread",
+	operatorv1.PermissionScope_PERMISSION_SCOPE_CONVERSATION: "conversation",
+}
+
+// ListPermissionAllowances implements OperatorService.
+func (s *Server) ListPermissionAllowances(ctx context.Context, req *operatorv1.ListPermissionAllowancesRequest) (*operatorv1.ListPermissionAllowancesResponse, error) {
+	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	if s.allowances == nil {
+		return nil, status.Error(codes.Unavailable, "permission allow-lists are not available on this primary")
+	}
+	channel, thread, err := conversationFilter(req.GetConversation())
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.allowances.ListPermissionAllowances(ctx, channel, thread)
+	if err != nil {
+		s.logger.Error("permission allowances not listed", "err", err)
+		return nil, toStatus(err)
+	}
+	out := &operatorv1.ListPermissionAllowancesResponse{Allowances: make([]*operatorv1.PermissionAllowance, 0, len(list))}
+	for _, a := range list {
+		out.Allowances = append(out.Allowances, &operatorv1.PermissionAllowance{
+			Conversation: conversationToProto(a.Channel, a.Thread), ToolName: a.ToolName, Scope: scopeToProto[a.Scope],
+			GrantedBy: a.GrantedBy, GrantedAt: timestamp(a.GrantedAt), PromptId: uint64(a.PromptID),
+		})
+	}
+	return out, nil
+}
+
+// RevokePermissionAllowance implements OperatorService.
+func (s *Server) RevokePermissionAllowance(ctx context.Context, req *operatorv1.RevokePermissionAllowanceRequest) (*operatorv1.RevokePermissionAllowanceResponse, error) {
+	op, err := caller(ctx, true, "revoke a permission allowance")
+	if err != nil {
+		return nil, err
+	}
+	if s.allowances == nil {
+		return nil, status.Error(codes.Unavailable, "permission allow-lists are not available on this primary")
+	}
+	scope, ok := scopeFromProto[req.GetScope()]
+	switch {
+	case req.GetConversation().GetChannel() == "":
+		return nil, status.Error(codes.InvalidArgument, "conversation.channel is required")
+	case req.GetToolName() == "":
+		return nil, status.Error(codes.InvalidArgument, "tool_name is required")
+	case !ok:
+		return nil, status.Error(codes.InvalidArgument, "scope must be PERMISSION_SCOPE_THREAD or PERMISSION_SCOPE_CONVERSATION")
+	}
+	a := store.PermissionAllowance{Channel: req.GetConversation().GetChannel(), Thread: req.GetConversation().GetThread(),
+		ToolName: req.GetToolName(), Scope: scope}
+	if err := s.allowances.RevokePermissionAllowance(ctx, a, op.Name); err != nil {
+		if status.Code(toStatus(err)) == codes.Internal {
+			s.logger.Error("permission allowance not revoked", "err", err)
+		}
+		return nil, toStatus(err)
+	}
+	s.logger.Info("permission allowance revoked", slog.String("operator", op.Name), slog.String("tool", a.ToolName),
+		slog.String("scope", scope), slog.String("channel", a.Channel))
+	return &operatorv1.RevokePermissionAllowanceResponse{}, nil
+}
