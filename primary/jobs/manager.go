@@ -474,7 +474,10 @@ func (m *Manager) Cancel(ctx context.Context, id int64) error {
 	if rec.Status != store.JobRunning {
 		return fmt.Errorf("%w: job %d finished already (%s)", ErrNotRunning, id, rec.Outcome)
 	}
-	return fmt.Errorf("%w: job %d is not attached to this primary yet (its worker has not reported it)", ErrNotRunning, id)
+	if rec.WorkerKey != "" { // its worker has not reported it since this primary started
+		return m.requestCancel(ctx, id)
+	}
+	return fmt.Errorf("%w: job %d is not attached to this primary yet", ErrNotRunning, id)
 }
 
 // Get returns one job; a running job's tail is read from its log now.

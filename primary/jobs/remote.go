@@ -78,14 +78,20 @@ func (m *Manager) awaitedFrom(workerID string, jobID int64) *tracked {
 	}
 }
 
+// cancelRemote asks the job's worker to stop it; while the worker is away the request is
+// saved and sent when the worker reports the job again.
 func (m *Manager) cancelRemote(ctx context.Context, t *tracked) error {
-	workerID := m.workerOf(t)
-	if workerID == "" {
-		return fmt.Errorf("%w: job %d has no worker yet", ErrNotRunning, t.rec.ID)
+	if workerID := m.workerOf(t); workerID != "" && m.cfg.Workers.CancelJob(workerID, t.rec.ID) == nil {
+		return nil
 	}
-	if err := m.cfg.Workers.CancelJob(workerID, t.rec.ID); err != nil {
-		return fmt.Errorf("job %d: its worker cannot be reached now (%w); it stops at its ceiling or when cancelled again", t.rec.ID, err)
+	return m.requestCancel(ctx, t.rec.ID)
+}
+
+func (m *Manager) requestCancel(ctx context.Context, id int64) error {
+	if err := m.cfg.Store.RequestJobCancel(ctx, id); err != nil {
+		return fmt.Errorf("%w: job %d: %w", ErrNotRunning, id, err)
 	}
+	m.log.Info("job cancel saved until its worker is back", "job", id)
 	return nil
 }
 
@@ -146,6 +152,9 @@ func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobS
 			if !st.Running {
 				m.JobFinished(workerID, rec.ID, st.Exit)
 			}
+		}
+		if st.Running && rec.CancelRequested { // asked for while the worker was away
+			_ = m.cfg.Workers.CancelJob(workerID, rec.ID)
 		}
 	}
 	recs, err := m.cfg.Store.ListJobs(ctx, store.JobRunning)

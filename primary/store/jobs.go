@@ -17,6 +17,9 @@ type Jobs interface {
 	// SetJobWorker records the worker (by its id, required) that runs a running job.
 	// ErrNotFound when no running job has id.
 	SetJobWorker(ctx context.Context, id int64, workerID string) error
+	// RequestJobCancel records that a running job is to be cancelled when it can be (its
+	// worker is away). ErrNotFound when no running job has id.
+	RequestJobCancel(ctx context.Context, id int64) error
 	// SetJobProcess records the process of a running job: its pid and the process start time
 	// (clock ticks since boot, /proc/<pid>/stat field 22). ErrNotFound when no running job has id.
 	SetJobProcess(ctx context.Context, id int64, pid int, procStart uint64) error
@@ -89,6 +92,8 @@ type Job struct {
 	Status JobStatus
 	// WorkerID is the worker running it (worker jobs); empty until recorded.
 	WorkerID string
+	// CancelRequested: a cancel waits for the job's worker to come back.
+	CancelRequested bool
 	// Pid and ProcStart are zero until the process is recorded (primary-local jobs).
 	Pid       int
 	ProcStart uint64

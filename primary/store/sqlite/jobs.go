@@ -12,7 +12,7 @@ import (
 )
 
 const jobColumns = `id, kind, command, label, channel, thread, author, agent, workspace, worker_key, ceiling_ns, log_path,
-	status, worker_id, pid, proc_start, created_at, ended_at, outcome, exit_code, tail`
+	status, worker_id, pid, proc_start, created_at, ended_at, outcome, exit_code, tail, cancel_requested`
 
 // CreateJob implements store.Jobs.
 func (s *Store) CreateJob(ctx context.Context, j store.NewJob, caps store.JobCaps) (store.Job, error) {
@@ -187,7 +187,7 @@ func scanJob(row interface{ Scan(...any) error }) (store.Job, error) {
 	var status string
 	if err := row.Scan(&j.ID, &j.Kind, &j.Command, &j.Label, &j.Channel, &j.Thread, &j.Author, &j.Agent, &j.Workspace,
 		&j.WorkerKey, &ceiling, &j.LogPath, &status, &j.WorkerID, &j.Pid, &procStart, &created, &ended, &j.Outcome, &exit,
-		&j.Tail); err != nil {
+		&j.Tail, &j.CancelRequested); err != nil {
 		return store.Job{}, err
 	}
 	j.Ceiling = time.Duration(ceiling)
@@ -203,4 +203,18 @@ func scanJob(row interface{ Scan(...any) error }) (store.Job, error) {
 		j.ExitCode = &code
 	}
 	return j, nil
+}
+
+// RequestJobCancel implements store.Jobs.
+func (s *Store) RequestJobCancel(ctx context.Context, id int64) error {
+	res, err := s.write.ExecContext(ctx, `UPDATE jobs SET cancel_requested = 1 WHERE id = ? AND status = 'running'`, id)
+	if err != nil {
+		return fmt.Errorf("store: request job cancel: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: request job cancel: %w", err)
+	} else if n == 0 {
+		return fmt.Errorf("%w: running job %d", store.ErrNotFound, id)
+	}
+	return nil
 }
