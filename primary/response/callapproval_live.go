@@ -2,6 +2,7 @@ package response
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/turncli/turncli/primary/catalog"
@@ -15,6 +16,7 @@ const (
 	noConfirmation     = "This function needs a person's confirmation, which this primary cannot ask for; the call did not run"
 	confirmationUnsent = "The call could not be saved for confirmation; it did not run"
 	claimFailed        = "The approved call could not be started; it did not run"
+	claimDeferred      = "The approved call could not be started now; it runs on its own and its result is reported to the conversation"
 )
 
 // storeTimeout bounds one store write made on a call's behalf after its response may be gone.
@@ -65,12 +67,19 @@ func (r *Response) runConfirmed(rc *receipt, w *Window, fn catalog.Resolved) (St
 	}
 
 	ctx, done := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
-	rec, err = c.cfg.Store.ClaimCallApproval(ctx, rec.ID)
+	claimed, err := c.cfg.Store.ClaimCallApproval(ctx, rec.ID)
 	done()
-	if err != nil {
-		c.cfg.Logger.Error("approved call not claimed", "call_approval", rec.ID, "err", err)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		c.cfg.Logger.Error("approved call claimed elsewhere", "call_approval", rec.ID, "err", err)
 		return Failed, errorOutcome(claimFailed), nil
+	case err != nil:
+		// Still approved: it runs on its own, as after a restart, and is reported then.
+		c.cfg.Logger.Error("approved call not claimed; it runs without its command", "call_approval", rec.ID, "err", err)
+		c.startRecovered(rec)
+		return Failed, errorOutcome(claimDeferred), nil
 	}
+	rec = claimed
 	c.publish(KindCallApprovalClaimed, rec)
 	progress{r: r, rc: rc}.Running()
 	status, outcome, attachments := r.invoke(rc, w, fn)
