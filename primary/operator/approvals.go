@@ -73,16 +73,9 @@ func (s *Server) GetApproval(ctx context.Context, req *operatorv1.GetApprovalReq
 	if _, err := caller(ctx, false, ""); err != nil {
 		return nil, err
 	}
-	id, ok := storeID(req.GetApprovalId())
-	if !ok {
-		return nil, approvalNotFound(req.GetApprovalId())
-	}
-	a, err := s.store.Approval(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil, approvalNotFound(req.GetApprovalId())
-	case err != nil:
-		return nil, toStatus(err)
+	a, err := readRecord(req.GetApprovalId(), "approval", func(id int64) (store.Approval, error) { return s.store.Approval(ctx, id) })
+	if err != nil {
+		return nil, err
 	}
 	return &operatorv1.GetApprovalResponse{Approval: approvalToProto(a)}, nil
 }
@@ -101,7 +94,7 @@ func (s *Server) DecideApproval(ctx context.Context, req *operatorv1.DecideAppro
 	}
 	id, ok := storeID(req.GetApprovalId())
 	if !ok {
-		return nil, approvalNotFound(req.GetApprovalId())
+		return nil, notFound("approval", req.GetApprovalId())
 	}
 	if s.approvals == nil {
 		return nil, status.Error(codes.Unavailable, "approvals cannot be decided on this primary")
@@ -149,7 +142,7 @@ func decisionText(d operatorv1.Decision, text string) (string, error) {
 func (s *Server) decisionStatus(ctx context.Context, id int64, err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return approvalNotFound(uint64(id))
+		return notFound("approval", uint64(id))
 	case errors.Is(err, store.ErrConflict):
 		if a, rerr := s.store.Approval(ctx, id); rerr == nil {
 			return status.Errorf(codes.Aborted, "approval %d was already decided: %s", id, a.Status)
@@ -157,10 +150,6 @@ func (s *Server) decisionStatus(ctx context.Context, id int64, err error) error 
 		return status.Errorf(codes.Aborted, "approval %d was already decided", id)
 	}
 	return toStatus(err)
-}
-
-func approvalNotFound(id uint64) error {
-	return status.Errorf(codes.NotFound, "approval %d does not exist", id)
 }
 
 var approvalStatusFromProto = map[operatorv1.ApprovalStatus]store.ApprovalStatus{

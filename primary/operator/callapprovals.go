@@ -81,20 +81,15 @@ func (s *Server) GetCallApproval(ctx context.Context, req *operatorv1.GetCallApp
 	if _, err := caller(ctx, false, ""); err != nil {
 		return nil, err
 	}
-	id, ok := storeID(req.GetCallApprovalId())
-	if !ok {
-		return nil, callApprovalNotFound(req.GetCallApprovalId())
-	}
-	engine, err := s.callApprovalsEngine()
+	c, err := readRecord(req.GetCallApprovalId(), "call approval", func(id int64) (store.CallApproval, error) {
+		engine, err := s.callApprovalsEngine()
+		if err != nil {
+			return store.CallApproval{}, err
+		}
+		return engine.CallApproval(ctx, id)
+	})
 	if err != nil {
 		return nil, err
-	}
-	c, err := engine.CallApproval(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil, callApprovalNotFound(req.GetCallApprovalId())
-	case err != nil:
-		return nil, toStatus(err)
 	}
 	return &operatorv1.GetCallApprovalResponse{CallApproval: callApprovalToProto(c)}, nil
 }
@@ -122,7 +117,7 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 	}
 	id, ok := storeID(req.GetCallApprovalId())
 	if !ok {
-		return nil, callApprovalNotFound(req.GetCallApprovalId())
+		return nil, notFound("call approval", req.GetCallApprovalId())
 	}
 	engine, err := s.callApprovalsEngine()
 	if err != nil {
@@ -136,7 +131,7 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return nil, callApprovalNotFound(req.GetCallApprovalId())
+		return nil, notFound("call approval", req.GetCallApprovalId())
 	case errors.Is(err, store.ErrConflict):
 		if now, rerr := engine.CallApproval(ctx, id); rerr == nil {
 			return nil, status.Errorf(codes.Aborted, "call approval %d was already decided: %s", id, now.Status)
@@ -147,10 +142,6 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 	}
 	s.logger.Info("call approval decided", "operator", op.Name, "call_approval", id, "decision", d.String(), "status", string(c.Status))
 	return &operatorv1.DecideCallApprovalResponse{CallApproval: callApprovalToProto(c)}, nil
-}
-
-func callApprovalNotFound(id uint64) error {
-	return status.Errorf(codes.NotFound, "call approval %d does not exist", id)
 }
 
 var callApprovalStatusFromProto = map[operatorv1.CallApprovalStatus]store.CallApprovalStatus{

@@ -131,7 +131,7 @@ func (s *Server) CancelJob(ctx context.Context, req *operatorv1.CancelJobRequest
 	}
 	if err := s.jobs.Cancel(ctx, j.ID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, jobNotFound(req.GetJobId())
+			return nil, notFound("job", req.GetJobId())
 		}
 		return nil, toStatus(err) // jobs.ErrNotRunning: FAILED_PRECONDITION, saying why
 	}
@@ -155,26 +155,13 @@ func (s *Server) CancelJob(ctx context.Context, req *operatorv1.CancelJobRequest
 
 // job returns the job the API id names, mapping a missing job to NOT_FOUND.
 func (s *Server) job(ctx context.Context, apiID uint64) (jobs.Job, error) {
-	id, ok := storeID(apiID)
-	if !ok {
-		return jobs.Job{}, jobNotFound(apiID)
-	}
-	engine, err := s.jobsEngine()
-	if err != nil {
-		return jobs.Job{}, err
-	}
-	j, err := engine.Get(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return jobs.Job{}, jobNotFound(apiID)
-	case err != nil:
-		return jobs.Job{}, toStatus(err)
-	}
-	return j, nil
-}
-
-func jobNotFound(id uint64) error {
-	return status.Errorf(codes.NotFound, "job %d does not exist", id)
+	return readRecord(apiID, "job", func(id int64) (jobs.Job, error) {
+		engine, err := s.jobsEngine()
+		if err != nil {
+			return jobs.Job{}, err
+		}
+		return engine.Get(ctx, id)
+	})
 }
 
 // GetJobLog implements OperatorService.

@@ -89,20 +89,15 @@ func (s *Server) GetPrompt(ctx context.Context, req *operatorv1.GetPromptRequest
 	if _, err := caller(ctx, false, ""); err != nil {
 		return nil, err
 	}
-	id, ok := storeID(req.GetPromptId())
-	if !ok {
-		return nil, promptNotFound(req.GetPromptId())
-	}
-	engine, err := s.promptsEngine()
+	p, err := readRecord(req.GetPromptId(), "prompt", func(id int64) (store.Prompt, error) {
+		engine, err := s.promptsEngine()
+		if err != nil {
+			return store.Prompt{}, err
+		}
+		return engine.Prompt(ctx, id)
+	})
 	if err != nil {
 		return nil, err
-	}
-	p, err := engine.Prompt(ctx, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return nil, promptNotFound(req.GetPromptId())
-	case err != nil:
-		return nil, toStatus(err)
 	}
 	return &operatorv1.GetPromptResponse{Prompt: promptToProto(p)}, nil
 }
@@ -122,7 +117,7 @@ func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptR
 	}
 	id, ok := storeID(req.GetPromptId())
 	if !ok {
-		return nil, promptNotFound(req.GetPromptId())
+		return nil, notFound("prompt", req.GetPromptId())
 	}
 	engine, err := s.promptsEngine()
 	if err != nil {
@@ -131,7 +126,7 @@ func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptR
 	p, err := engine.DecidePrompt(ctx, id, op, PromptDecision{Action: action, Text: req.GetText()})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return nil, promptNotFound(req.GetPromptId())
+		return nil, notFound("prompt", req.GetPromptId())
 	case errors.Is(err, store.ErrConflict):
 		// A replay names the state the prompt is in, read after the refusal.
 		if now, rerr := engine.Prompt(ctx, id); rerr == nil {
@@ -143,10 +138,6 @@ func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptR
 	}
 	s.logger.Info("prompt decided", "operator", op.Name, "prompt", id, "action", action, "status", string(p.Status))
 	return &operatorv1.DecidePromptResponse{Prompt: promptToProto(p)}, nil
-}
-
-func promptNotFound(id uint64) error {
-	return status.Errorf(codes.NotFound, "prompt %d does not exist", id)
 }
 
 var promptStatusFromProto = map[operatorv1.PromptStatus]store.PromptStatus{

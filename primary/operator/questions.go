@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"math"
 
 	"google.golang.org/grpc/codes"
@@ -157,22 +156,13 @@ func (s *Server) CancelQuestion(ctx context.Context, req *operatorv1.CancelQuest
 // questionCall runs call on the engine for the form the API id names, mapping a missing form
 // to NOT_FOUND and other errors with toStatus.
 func (s *Server) questionCall(ctx context.Context, apiID uint64, call func(Questions, int64) (store.QuestionRequest, error)) (store.QuestionRequest, error) {
-	id, ok := storeID(apiID)
-	if !ok {
-		return store.QuestionRequest{}, questionNotFound(apiID)
-	}
-	engine, err := s.questionsEngine()
-	if err != nil {
-		return store.QuestionRequest{}, err
-	}
-	q, err := call(engine, id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return store.QuestionRequest{}, questionNotFound(apiID)
-	case err != nil:
-		return store.QuestionRequest{}, toStatus(err)
-	}
-	return q, nil
+	return readRecord(apiID, "question request", func(id int64) (store.QuestionRequest, error) {
+		engine, err := s.questionsEngine()
+		if err != nil {
+			return store.QuestionRequest{}, err
+		}
+		return call(engine, id)
+	})
 }
 
 // questionRevision converts a revision from the API: one no form can have is stale.
@@ -181,10 +171,6 @@ func questionRevision(r uint64) (int64, error) {
 		return 0, status.Error(codes.Aborted, "revision is not one this form had; read the form again")
 	}
 	return int64(r), nil
-}
-
-func questionNotFound(id uint64) error {
-	return status.Errorf(codes.NotFound, "question request %d does not exist", id)
 }
 
 var questionStatusFromProto = map[operatorv1.QuestionStatus]store.QuestionStatus{

@@ -185,6 +185,33 @@ func storeID(id uint64) (int64, bool) {
 	return int64(id), id > 0 && id <= math.MaxInt64
 }
 
+// notFound is the NOT_FOUND of a record: what it is ("job", "prompt", …) and the id asked for.
+func notFound(what string, id uint64) error {
+	return status.Errorf(codes.NotFound, "%s %d does not exist", what, id)
+}
+
+// readRecord reads the record apiID names with read: an id no record can have, and
+// store.ErrNotFound from read, are NOT_FOUND naming what; a gRPC status from read (an engine
+// not configured) is kept; other errors are mapped by toStatus.
+func readRecord[T any](apiID uint64, what string, read func(id int64) (T, error)) (T, error) {
+	var zero T
+	id, ok := storeID(apiID)
+	if !ok {
+		return zero, notFound(what, apiID)
+	}
+	rec, err := read(id)
+	if err == nil {
+		return rec, nil
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return zero, notFound(what, apiID)
+	}
+	if _, isStatus := status.FromError(err); isStatus {
+		return zero, err
+	}
+	return zero, toStatus(err)
+}
+
 // conversationFilter checks a list filter's conversation: a thread needs its channel.
 func conversationFilter(c *operatorv1.Conversation) (channel, thread string, err error) {
 	if c.GetChannel() == "" && c.GetThread() != "" {
