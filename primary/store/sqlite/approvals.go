@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -61,30 +60,17 @@ func (s *Store) Approval(ctx context.Context, id int64) (store.Approval, error) 
 
 // ListApprovals implements store.Approvals.
 func (s *Store) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
-	switch {
-	case f.Limit == 0:
-		f.Limit = 100
-	case f.Limit < 0 || f.Limit > 1000:
-		return nil, invalid("limit must be 1..1000")
+	limit, err := listLimit(f.Limit)
+	if err != nil {
+		return nil, err
 	}
 	if f.Status != "" && !validApprovalStatus(f.Status) {
 		return nil, invalid("approval status %q is unknown", f.Status)
 	}
-	var where []string
-	var args []any
-	if f.Status != "" {
-		where = append(where, "status = ?")
-		args = append(args, string(f.Status))
-	}
-	if f.Channel != "" {
-		where = append(where, "channel = ?", "thread = ?")
-		args = append(args, f.Channel, f.Thread)
-	}
-	cond := "1"
-	if len(where) > 0 {
-		cond = strings.Join(where, " AND ")
-	}
-	return queryApprovals(ctx, s.read, cond, args, f.Limit)
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.conversation(f.Channel, f.Thread)
+	return queryApprovals(ctx, s.read, c.sql(), c.args, limit)
 }
 
 func validApprovalStatus(st store.ApprovalStatus) bool {

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/turncli/turncli/primary/store"
@@ -44,32 +43,19 @@ func insertAudit(ctx context.Context, tx *sql.Tx, e store.NewAuditEntry, now tim
 
 // ListAudit implements store.AuditLog.
 func (s *Store) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error) {
-	switch {
-	case f.Limit == 0:
-		f.Limit = 100
-	case f.Limit < 0 || f.Limit > 1000:
-		return nil, invalid("limit must be 1..1000")
+	limit, err := listLimit(f.Limit)
+	if err != nil {
+		return nil, err
 	}
-	var where []string
-	var args []any
-	for _, c := range []struct {
-		column, value string
-	}{{"actor", f.Actor}, {"action", f.Action}, {"subject", f.Subject}} {
-		if c.value != "" {
-			where = append(where, c.column+" = ?")
-			args = append(args, c.value)
-		}
-	}
+	var c conditions
+	c.equal("actor", f.Actor)
+	c.equal("action", f.Action)
+	c.equal("subject", f.Subject)
 	if f.BeforeID > 0 {
-		where = append(where, "id < ?")
-		args = append(args, f.BeforeID)
+		c.add("id < ?", f.BeforeID)
 	}
-	query := `SELECT id, at, actor, action, subject, detail FROM audit_log`
-	if len(where) > 0 {
-		query += " WHERE " + strings.Join(where, " AND ")
-	}
-	query += " ORDER BY id DESC LIMIT ?"
-	rows, err := s.read.QueryContext(ctx, query, append(args, f.Limit)...)
+	rows, err := s.read.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
+		WHERE `+c.sql()+` ORDER BY id DESC LIMIT ?`, append(c.args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list audit: %w", err)
 	}

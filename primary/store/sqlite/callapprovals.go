@@ -83,30 +83,18 @@ func (s *Store) CallApproval(ctx context.Context, id int64) (store.CallApproval,
 
 // ListCallApprovals implements store.CallApprovals.
 func (s *Store) ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error) {
-	switch {
-	case f.Limit == 0:
-		f.Limit = 100
-	case f.Limit < 0 || f.Limit > 1000:
-		return nil, invalid("limit must be 1..1000")
+	limit, err := listLimit(f.Limit)
+	if err != nil {
+		return nil, err
 	}
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, invalid("call approval status %q is unknown", f.Status)
 	}
-	where := []string{"1"}
-	var args []any
-	if f.Status != "" {
-		where = append(where, "status = ?")
-		args = append(args, string(f.Status))
-	}
-	if f.Channel != "" {
-		where = append(where, "channel = ?", "thread = ?")
-		args = append(args, f.Channel, f.Thread)
-	}
-	if f.ResponseID != "" {
-		where = append(where, "response_id = ?")
-		args = append(args, f.ResponseID)
-	}
-	return queryCallApprovals(ctx, s.read, strings.Join(where, " AND "), args, f.Limit)
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.conversation(f.Channel, f.Thread)
+	c.equal("response_id", f.ResponseID)
+	return queryCallApprovals(ctx, s.read, c.sql(), c.args, limit)
 }
 
 // callApprovalIn returns record id read through q; ErrNotFound when it does not exist.

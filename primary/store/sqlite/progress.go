@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/turncli/turncli/primary/store"
 )
@@ -44,28 +43,15 @@ func (s *Store) SaveProgress(ctx context.Context, p store.ProgressSnapshot) erro
 
 // ListProgress implements store.Progress.
 func (s *Store) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
-	switch {
-	case f.Limit == 0:
-		f.Limit = 100
-	case f.Limit < 0 || f.Limit > 1000:
-		return nil, invalid("limit must be 1..1000")
+	limit, err := listLimit(f.Limit)
+	if err != nil {
+		return nil, err
 	}
-	var where []string
-	var args []any
-	if f.ResponseID != "" {
-		where = append(where, "response_id = ?")
-		args = append(args, f.ResponseID)
-	}
-	if f.Channel != "" {
-		where = append(where, "channel = ?", "thread = ?")
-		args = append(args, f.Channel, f.Thread)
-	}
-	query := `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at FROM progress_snapshots`
-	if len(where) > 0 {
-		query += " WHERE " + strings.Join(where, " AND ")
-	}
-	query += " ORDER BY updated_at DESC, response_id LIMIT ?"
-	rows, err := s.read.QueryContext(ctx, query, append(args, f.Limit)...)
+	var c conditions
+	c.equal("response_id", f.ResponseID)
+	c.conversation(f.Channel, f.Thread)
+	rows, err := s.read.QueryContext(ctx, `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at
+		FROM progress_snapshots WHERE `+c.sql()+` ORDER BY updated_at DESC, response_id LIMIT ?`, append(c.args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list progress: %w", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/primary/store"
@@ -99,11 +98,9 @@ func (s *Store) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
 
 // ListPrompts implements store.Prompts.
 func (s *Store) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
-	switch {
-	case f.Limit == 0:
-		f.Limit = 100
-	case f.Limit < 0 || f.Limit > 1000:
-		return nil, invalid("limit must be 1..1000")
+	limit, err := listLimit(f.Limit)
+	if err != nil {
+		return nil, err
 	}
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, invalid("prompt status %q is unknown", f.Status)
@@ -111,25 +108,11 @@ func (s *Store) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.
 	if f.Kind != "" && !f.Kind.Valid() {
 		return nil, invalid("prompt kind %q is unknown", f.Kind)
 	}
-	var where []string
-	var args []any
-	if f.Status != "" {
-		where = append(where, "status = ?")
-		args = append(args, string(f.Status))
-	}
-	if f.Kind != "" {
-		where = append(where, "kind = ?")
-		args = append(args, string(f.Kind))
-	}
-	if f.Channel != "" {
-		where = append(where, "channel = ?", "thread = ?")
-		args = append(args, f.Channel, f.Thread)
-	}
-	cond := "1"
-	if len(where) > 0 {
-		cond = strings.Join(where, " AND ")
-	}
-	return queryPrompts(ctx, s.read, cond, args, f.Limit)
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.equal("kind", string(f.Kind))
+	c.conversation(f.Channel, f.Thread)
+	return queryPrompts(ctx, s.read, c.sql(), c.args, limit)
 }
 
 // promptIn returns prompt id read through q; ErrNotFound when it does not exist.

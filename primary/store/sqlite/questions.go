@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/turncli/turncli/primary/store"
 )
@@ -83,30 +82,19 @@ func (s *Store) QuestionRequest(ctx context.Context, id int64) (store.QuestionRe
 
 // ListQuestionRequests implements store.Questions.
 func (s *Store) ListQuestionRequests(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
-	switch {
-	case f.Limit == 0:
-		f.Limit = 100
-	case f.Limit < 0 || f.Limit > 1000:
-		return nil, invalid("limit must be 1..1000")
+	limit, err := listLimit(f.Limit)
+	if err != nil {
+		return nil, err
 	}
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, invalid("question status %q is unknown", f.Status)
 	}
-	var where []string
-	var args []any
-	for _, c := range []struct{ column, value string }{
-		{"status", string(f.Status)}, {"channel", f.Channel}, {"thread", f.Thread}, {"requester", f.Requester},
-	} {
-		if c.value != "" {
-			where = append(where, c.column+" = ?")
-			args = append(args, c.value)
-		}
-	}
-	cond := "1"
-	if len(where) > 0 {
-		cond = strings.Join(where, " AND ")
-	}
-	return queryQuestions(ctx, s.read, cond, args, f.Limit)
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.equal("channel", f.Channel)
+	c.equal("thread", f.Thread)
+	c.equal("requester", f.Requester)
+	return queryQuestions(ctx, s.read, c.sql(), c.args, limit)
 }
 
 // compactJSON checks that raw is a JSON value opening with open ('{' or '[') and returns it
