@@ -13,52 +13,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
-	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 )
-
-// startConfirmPrimary starts a primary with the test toolkit on state and grpcAddr and returns
-// its clients (as the runtime and as the first admin) and its endpoints.
-func startConfirmPrimary(t *testing.T, name, bin, state, grpcAddr string) (*restartRig, primary.Endpoints) {
-	t.Helper()
-	p := mpStart(t, name, filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t),
-		"--state-dir", state, "--grpc-listen", grpcAddr, "--http-listen", "127.0.0.1:0",
-		"--agent-cli-listen", "127.0.0.1:0", "--enable-test-toolkit", "--log-level", "info")
-	p.waitLog(t, "primary serving", 1)
-	var ep primary.Endpoints
-	data, err := os.ReadFile(filepath.Join(state, primary.EndpointsFile))
-	if err != nil {
-		t.Fatalf("endpoints.json: %v", err)
-	}
-	if err := json.Unmarshal(data, &ep); err != nil {
-		t.Fatalf("endpoints.json: %v", err)
-	}
-	read := func(path string) string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("credential file: %v", err)
-		}
-		return strings.TrimSpace(string(b))
-	}
-	conn, err := grpc.NewClient(ep.GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &restartRig{
-		proc: p, conn: conn, api: responsev1.NewResponseServiceClient(conn),
-		operator: operatorv1.NewOperatorServiceClient(conn), runtime: read(ep.RuntimeTokenFile),
-		admin: read(ep.OperatorTokenFile),
-	}, ep
-}
 
 // callApprovals lists the call approvals in state st.
 func (r *restartRig) callApprovals(t *testing.T, st operatorv1.CallApprovalStatus) []*operatorv1.CallApproval {
@@ -116,7 +78,7 @@ func TestConfirmedCallSurvivesSIGKILLOfThePrimary(t *testing.T) {
 	bin := mpBuild(t)
 	state, work := t.TempDir(), t.TempDir()
 	grpcAddr := freeLoopbackAddr(t)
-	first, _ := startConfirmPrimary(t, "mindroom-primary (first)", bin, state, grpcAddr)
+	first, _ := startRestartPrimary(t, "mindroom-primary (first)", bin, state, grpcAddr, "--enable-test-toolkit")
 
 	outerMarker, callMarker := filepath.Join(work, "outer.runs"), filepath.Join(work, "call.runs")
 	tokenFile := filepath.Join(work, "grant")
@@ -181,7 +143,7 @@ func TestConfirmedCallSurvivesSIGKILLOfThePrimary(t *testing.T) {
 		t.Fatal("RunBash did not end when the primary was killed")
 	}
 
-	second, ep := startConfirmPrimary(t, "mindroom-primary (second)", bin, state, grpcAddr)
+	second, ep := startRestartPrimary(t, "mindroom-primary (second)", bin, state, grpcAddr, "--enable-test-toolkit")
 	for _, req := range []struct{ method, path, body string }{
 		{http.MethodPost, "/api/agent-cli/operations", `{"operation":"tools.list"}`},
 		{http.MethodGet, "/api/agent-cli/calls/" + callID, ""},

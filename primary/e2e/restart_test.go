@@ -49,11 +49,14 @@ func freeLoopbackAddr(t *testing.T) string {
 	return addr
 }
 
-func startRestartPrimary(t *testing.T, name, bin, state, grpcAddr string) *restartRig {
+// startRestartPrimary starts a real primary on state, listening for gRPC on grpcAddr (so a
+// restarted one is where its workers dial), with the extra flags, and returns its clients (as
+// the runtime and as the first admin) and its endpoints.
+func startRestartPrimary(t *testing.T, name, bin, state, grpcAddr string, extra ...string) (*restartRig, primary.Endpoints) {
 	t.Helper()
-	p := mpStart(t, name, filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t),
-		"--state-dir", state, "--grpc-listen", grpcAddr, "--http-listen", "127.0.0.1:0",
-		"--agent-cli-listen", "127.0.0.1:0", "--worker-keys", "key-a", "--log-level", "info")
+	args := append([]string{"--state-dir", state, "--grpc-listen", grpcAddr, "--http-listen", "127.0.0.1:0",
+		"--agent-cli-listen", "127.0.0.1:0", "--log-level", "info"}, extra...)
+	p := mpStart(t, name, filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t), args...)
 	p.waitLog(t, "primary serving", 1)
 	var ep primary.Endpoints
 	data, err := os.ReadFile(filepath.Join(state, primary.EndpointsFile))
@@ -79,7 +82,7 @@ func startRestartPrimary(t *testing.T, name, bin, state, grpcAddr string) *resta
 		proc: p, conn: conn, api: responsev1.NewResponseServiceClient(conn),
 		operator: operatorv1.NewOperatorServiceClient(conn), runtime: read(ep.RuntimeTokenFile),
 		admin: read(ep.OperatorTokenFile),
-	}
+	}, ep
 }
 
 func bearerCtx(token string) (context.Context, context.CancelFunc) {
@@ -183,7 +186,7 @@ func TestJobsAndApprovalsSurviveSIGKILLOfThePrimary(t *testing.T) {
 	bin := mpBuild(t)
 	state, work := t.TempDir(), t.TempDir()
 	grpcAddr := freeLoopbackAddr(t)
-	first := startRestartPrimary(t, "mindroom-primary (first)", bin, state, grpcAddr)
+	first, _ := startRestartPrimary(t, "mindroom-primary (first)", bin, state, grpcAddr, "--worker-keys", "key-a")
 	credential, err := os.ReadFile(filepath.Join(state, "credentials", "workers", "key-a.token"))
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +224,7 @@ func TestJobsAndApprovalsSurviveSIGKILLOfThePrimary(t *testing.T) {
 	}
 	db.Close()
 
-	second := startRestartPrimary(t, "mindroom-primary (second)", bin, state, grpcAddr)
+	second, _ := startRestartPrimary(t, "mindroom-primary (second)", bin, state, grpcAddr, "--worker-keys", "key-a")
 	w.waitLog(t, "connected to primary", 2)
 	for _, name := range []string{"local", "worker"} {
 		if err := os.WriteFile(filepath.Join(work, name+".gate"), nil, 0o600); err != nil {
