@@ -57,11 +57,7 @@ func (s *Service) permissionPrompt(ctx context.Context, call catalog.Call) (cata
 	if err != nil {
 		return deny("The tool input could not be read, so permission was not granted.")
 	}
-	ps, err := s.prompts()
-	if err != nil {
-		s.log.Error("permission not checked", "call", call.ID, "err", err)
-		return deny(fmt.Sprintf("Permission to use %s could not be asked for, so it was not granted.", req.tool))
-	}
+	ps := s.cfg.Store
 	if res, err := allow(req.input); err != nil || oversizeAllow(res) {
 		return deny(fmt.Sprintf("The input of %s is too large to pass back once allowed, so permission was not asked for.", req.tool))
 	}

@@ -46,10 +46,7 @@ func (s *Service) reportProgress(ctx context.Context, call catalog.Call) (catalo
 	if err != nil {
 		return catalog.Result{}, err
 	}
-	db, err := s.progressStore()
-	if err != nil {
-		return catalog.Result{}, err
-	}
+	db := s.cfg.Store
 	steps, err := json.Marshal(p.steps)
 	if err != nil {
 		return catalog.Result{}, err
@@ -69,15 +66,9 @@ func (s *Service) reportProgress(ctx context.Context, call catalog.Call) (catalo
 
 // ListProgress returns the saved progress snapshots matching f, most recently updated first.
 func (s *Service) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
-	db, err := s.progressStore()
-	if err != nil {
-		return nil, err
-	}
+	db := s.cfg.Store
 	return db.ListProgress(ctx, f)
 }
-
-// progressStore is the part of the store that keeps snapshots.
-func (s *Service) progressStore() (store.Progress, error) { return s.cfg.Store, nil }
 
 // progressEvent is a snapshot as the live feed carries it.
 func progressEvent(p store.ProgressSnapshot, steps []store.ProgressStep) map[string]any {

@@ -21,19 +21,13 @@ var _ operator.Prompts = (*Service)(nil)
 
 // ListPrompts returns the prompts matching f, newest first (as store.Prompts.ListPrompts).
 func (s *Service) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
-	ps, err := s.prompts()
-	if err != nil {
-		return nil, err
-	}
+	ps := s.cfg.Store
 	return ps.ListPrompts(ctx, f)
 }
 
 // Prompt returns one prompt; store.ErrNotFound when it does not exist.
 func (s *Service) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
-	ps, err := s.prompts()
-	if err != nil {
-		return store.Prompt{}, err
-	}
+	ps := s.cfg.Store
 	return ps.Prompt(ctx, id)
 }
 
@@ -43,10 +37,7 @@ func (s *Service) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
 // store.ErrForbidden when a member allows a tool for the whole conversation (admins only);
 // store.ErrConflict when the prompt is no longer pending (decided or expired).
 func (s *Service) DecidePrompt(ctx context.Context, id int64, by store.Operator, d PromptDecision) (store.Prompt, error) {
-	ps, err := s.prompts()
-	if err != nil {
-		return store.Prompt{}, err
-	}
+	ps := s.cfg.Store
 	p, err := ps.Prompt(ctx, id)
 	if err != nil {
 		return store.Prompt{}, err
@@ -94,10 +85,7 @@ func actionsOf(kind store.PromptKind, action string) string {
 // each expires (PromptRestartReason) and can never be decided; allowances granted for a
 // thread end with the primary that granted them. It returns the prompts it expired.
 func (s *Service) ExpirePendingPrompts(ctx context.Context) ([]store.Prompt, error) {
-	ps, err := s.prompts()
-	if err != nil {
-		return nil, err
-	}
+	ps := s.cfg.Store
 	expired, err := ps.ExpirePendingPrompts(ctx, store.PromptRestartReason)
 	if err != nil {
 		return nil, err
@@ -108,9 +96,6 @@ func (s *Service) ExpirePendingPrompts(ctx context.Context) ([]store.Prompt, err
 	}
 	return expired, nil
 }
-
-// prompts is where prompts are kept: the primary's store keeps them.
-func (s *Service) prompts() (store.Prompts, error) { return s.cfg.Store, nil }
 
 // publishPrompt puts a prompt's change on the live feed: only its masked input.
 func (s *Service) publishPrompt(kind string, p store.Prompt) {

@@ -37,11 +37,7 @@ const (
 // ID 0.
 func (s *Service) postAndWait(ctx context.Context, call catalog.Call, p store.NewPrompt) store.Prompt {
 	unposted := store.Prompt{Kind: p.Kind, ToolName: p.ToolName, Status: store.PromptExpired, Feedback: reasonUnposted}
-	ps, err := s.prompts()
-	if err != nil {
-		s.log.Error("prompt not posted", "kind", p.Kind, "call", call.ID, "err", err)
-		return unposted
-	}
+	ps := s.cfg.Store
 	// Listen before posting, so that a decision made at once is not missed.
 	feed, stop := s.cfg.Events.Subscribe(promptFeedBuffer)
 	defer stop()
@@ -102,19 +98,15 @@ func (s *Service) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 func (s *Service) closePrompt(ctx context.Context, p store.Prompt, reason string) store.Prompt {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), promptCloseTimeout)
 	defer cancel()
-	ps, err := s.prompts()
+	ended, err := s.cfg.Store.ExpirePrompt(ctx, p.ID, reason)
 	if err == nil {
-		var ended store.Prompt
-		ended, err = ps.ExpirePrompt(ctx, p.ID, reason)
-		if err == nil {
-			s.publishPrompt("prompt.expired", ended)
-			s.log.Info("prompt expired", "prompt", p.ID, "kind", p.Kind, "reason", reason)
-			return ended
-		}
-		if errors.Is(err, store.ErrConflict) {
-			if decided, rerr := ps.Prompt(ctx, p.ID); rerr == nil && decided.Status != store.PromptPending {
-				return decided
-			}
+		s.publishPrompt("prompt.expired", ended)
+		s.log.Info("prompt expired", "prompt", p.ID, "kind", p.Kind, "reason", reason)
+		return ended
+	}
+	if errors.Is(err, store.ErrConflict) {
+		if decided, rerr := s.cfg.Store.Prompt(ctx, p.ID); rerr == nil && decided.Status != store.PromptPending {
+			return decided
 		}
 	}
 	// Still pending in the store: nobody waits for it, and the next boot expires it.

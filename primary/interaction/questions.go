@@ -59,10 +59,7 @@ func (s *Service) askQuestions(ctx context.Context, call catalog.Call) (catalog.
 	if id.Thread == "" || id.Requester == "" {
 		return catalog.Result{}, errors.New("questions can be asked only in a thread, of the person the response answers")
 	}
-	db, err := s.questionStore()
-	if err != nil {
-		return catalog.Result{}, err
-	}
+	db := s.cfg.Store
 	questions, err := json.Marshal(f.questions)
 	if err != nil {
 		return catalog.Result{}, err
@@ -89,9 +86,6 @@ func (s *Service) askQuestions(ctx context.Context, call catalog.Call) (catalog.
 	}
 	return catalog.Result{Value: map[string]any{"status": "pending", "request_id": q.ID, "message": text}}, nil
 }
-
-// questionStore is the part of the store that keeps question requests.
-func (s *Service) questionStore() (store.Questions, error) { return s.cfg.Store, nil }
 
 // publishQuestion puts a request's change on the live feed (never the answers: people read
 // those from the operator API).

@@ -18,19 +18,13 @@ const threadStopActor = "primary"
 
 // ListQuestions returns the question requests matching f, newest first.
 func (s *Service) ListQuestions(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
-	db, err := s.questionStore()
-	if err != nil {
-		return nil, err
-	}
+	db := s.cfg.Store
 	return db.ListQuestionRequests(ctx, f)
 }
 
 // Question returns one question request.
 func (s *Service) Question(ctx context.Context, id int64) (store.QuestionRequest, error) {
-	db, err := s.questionStore()
-	if err != nil {
-		return store.QuestionRequest{}, err
-	}
+	db := s.cfg.Store
 	return db.QuestionRequest(ctx, id)
 }
 
@@ -93,10 +87,7 @@ func (s *Service) SubmitQuestionAnswers(ctx context.Context, id int64, by store.
 
 // CancelQuestion withdraws a pending request; its requester or an admin may.
 func (s *Service) CancelQuestion(ctx context.Context, id int64, by store.Operator) (store.QuestionRequest, error) {
-	db, err := s.questionStore()
-	if err != nil {
-		return store.QuestionRequest{}, err
-	}
+	db := s.cfg.Store
 	q, err := db.QuestionRequest(ctx, id)
 	if err != nil {
 		return store.QuestionRequest{}, err
@@ -115,10 +106,7 @@ func (s *Service) CancelQuestion(ctx context.Context, id int64, by store.Operato
 // CancelThreadQuestions cancels every pending request of a thread that was stopped and
 // returns them.
 func (s *Service) CancelThreadQuestions(ctx context.Context, channel, thread string) ([]store.QuestionRequest, error) {
-	db, err := s.questionStore()
-	if err != nil {
-		return nil, err
-	}
+	db := s.cfg.Store
 	qs, err := db.CancelThreadQuestionRequests(ctx, channel, thread, threadStopActor)
 	if err != nil {
 		return nil, err
@@ -131,10 +119,7 @@ func (s *Service) CancelThreadQuestions(ctx context.Context, channel, thread str
 
 // answerable loads a request that by may answer: by is its requester and it is pending.
 func (s *Service) answerable(ctx context.Context, id int64, by store.Operator) (store.Questions, store.QuestionRequest, []store.Question, error) {
-	db, err := s.questionStore()
-	if err != nil {
-		return nil, store.QuestionRequest{}, nil, err
-	}
+	db := s.cfg.Store
 	q, err := db.QuestionRequest(ctx, id)
 	if err != nil {
 		return nil, store.QuestionRequest{}, nil, err
