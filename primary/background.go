@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/turncli/turncli/primary/interaction"
@@ -13,10 +14,13 @@ import (
 
 // startJobs assembles background jobs and the interaction toolkit.
 func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
+	// Clipped: callers append their own secrets to it, which must copy, never share.
+	known := slices.Clip(p.knownSecrets())
+	secrets := func() []string { return known }
 	var err error
 	p.Jobs, err = jobs.New(jobs.Config{
 		Store: db, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify, Events: p.Events,
-		Secrets:        p.knownSecrets,
+		Secrets:        secrets,
 		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
 		Logger: p.cfg.Logger,
 	})
@@ -32,7 +36,7 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 	}
 	p.Interaction, err = interaction.New(interaction.Config{
 		Store: db, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine,
-		Notify: p.Continuations.Notify, Secrets: p.knownSecrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
+		Notify: p.Continuations.Notify, Secrets: secrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
 		Logger: p.cfg.Logger,
 	})
 	if err != nil {
@@ -71,10 +75,12 @@ func (p *Primary) recoverJobs(ctx context.Context) error {
 	return nil
 }
 
-// knownSecrets are the credentials this primary holds in clear: redacted from job output.
+// knownSecrets are the credentials this primary holds in clear, redacted from job output and
+// from what people see: read once, at start (the first admin's credential stays a secret
+// after its file is removed).
 func (p *Primary) knownSecrets() []string {
 	out := []string{p.runtimeToken}
-	if p.operatorFile != "" { // the first admin's credential, while its file exists
+	if p.operatorFile != "" {
 		if b, err := os.ReadFile(p.operatorFile); err == nil {
 			out = append(out, strings.TrimSpace(string(b)))
 		}
