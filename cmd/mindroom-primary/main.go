@@ -94,6 +94,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs.StringVar(&cfg.AgentEngine, "agent-engine", os.Getenv("MINDROOM_AGENT_ENGINE"), "engine of background agents: claude, codex, test, or command:<bash command> reading $MINDROOM_AGENT_TASK; empty refuses them (env MINDROOM_AGENT_ENGINE)")
 	fs.DurationVar(&cfg.JobCommandCeiling, "job-ceiling", 60*time.Minute, "longest a background command may run")
 	fs.DurationVar(&cfg.JobAgentCeiling, "agent-job-ceiling", 7*24*time.Hour, "longest a background agent may run")
+	fs.DurationVar(&cfg.PromptWait, "prompt-wait", 280*time.Second, "longest request_approval and permission_prompt wait for a person")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, err
