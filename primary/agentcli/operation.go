@@ -9,6 +9,7 @@ import (
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/primary/catalog"
 )
 
 // operation is a strictly read and validated Agent CLI operation.
@@ -47,12 +48,12 @@ type fieldSpec struct {
 var operations = map[string]map[string]fieldSpec{
 	"tools.list": {
 		"cursor": {kind: cursorField},
-		"limit":  {kind: intField, min: 1, max: 1000},
+		"limit":  {kind: intField, min: 1, max: catalog.MaxListLimit},
 	},
 	"tools.search": {
 		"query":   {kind: queryField, required: true},
 		"toolkit": {kind: optionalSelector},
-		"limit":   {kind: intField, min: 1, max: 100},
+		"limit":   {kind: intField, min: 1, max: catalog.MaxSearchLimit},
 	},
 	"tools.describe": {
 		"toolkit":  {kind: selectorField, required: true},
@@ -76,7 +77,8 @@ var operations = map[string]map[string]fieldSpec{
 }
 
 var defaultLimits = map[string]int{
-	"tools.list": 100, "tools.search": 20, "context.list": 100, "context.read": 8000,
+	"tools.list": catalog.DefaultListLimit, "tools.search": catalog.DefaultSearchLimit,
+	"context.list": catalog.DefaultListLimit, "context.read": 8000,
 }
 
 func invalid(format string, args ...any) error {
@@ -133,14 +135,14 @@ func (op *operation) set(key string, spec fieldSpec, v any) error {
 			return nil
 		}
 		s, ok := v.(string)
-		if n := utf8.RuneCountInString(s); !ok || n < 1 || n > 128 {
-			return invalid("%q must be a string of 1 to 128 characters", key)
+		if !ok || !catalog.ValidSelector(s) {
+			return invalid("%q must be a string of 1 to %d characters", key, catalog.MaxSelector)
 		}
 		op.setString(key, s)
 	case queryField:
 		s, ok := v.(string)
-		if n := utf8.RuneCountInString(s); !ok || n < 1 || n > 1024 {
-			return invalid("%q must be a string of 1 to 1024 characters", key)
+		if !ok || !catalog.ValidQuery(s) {
+			return invalid("%q must be a string of 1 to %d characters", key, catalog.MaxQuery)
 		}
 		op.query = s
 	case cursorField:
@@ -148,8 +150,8 @@ func (op *operation) set(key string, spec fieldSpec, v any) error {
 			return nil
 		}
 		s, ok := v.(string)
-		if !ok || utf8.RuneCountInString(s) > 1024 {
-			return invalid("%q must be a string of at most 1024 characters or null", key)
+		if !ok || utf8.RuneCountInString(s) > catalog.MaxCursor {
+			return invalid("%q must be a string of at most %d characters or null", key, catalog.MaxCursor)
 		}
 		if s == "" {
 			return clierr.New(clierr.Invalid, clierr.InvalidCursor)

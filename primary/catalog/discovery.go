@@ -2,10 +2,29 @@ package catalog
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clierr"
 )
+
+// Bounds of what discovery and calls take (contract section 5), for every route that offers
+// them: the Agent CLI and the runtime's native tool calls.
+const (
+	MaxSelector        = 128  // characters of a toolkit, function or document name
+	MaxQuery           = 1024 // characters of a search query
+	MaxCursor          = 1024 // characters of a listing cursor
+	DefaultListLimit   = 100
+	MaxListLimit       = 1000
+	DefaultSearchLimit = 20
+	MaxSearchLimit     = 100
+)
+
+// ValidQuery reports whether q is a search query of 1..MaxQuery characters.
+func ValidQuery(q string) bool {
+	n := utf8.RuneCountInString(q)
+	return n >= 1 && n <= MaxQuery && utf8.ValidString(q)
+}
 
 // Size budgets of discovery results, in bytes of canonical JSON (contract section 5).
 const (

@@ -65,7 +65,7 @@ type compiledFunction struct {
 // and not on a caller's first describe.
 func (r *Registry) Register(ctx context.Context, tk Toolkit) error {
 	name := tk.Name()
-	if !validSelector(name) {
+	if !ValidSelector(name) {
 		return fmt.Errorf("toolkit name %q must be 1..128 characters", name)
 	}
 	e := &Entry{toolkit: tk, name: name, description: tk.Description(), loadSlot: make(chan struct{}, 1)}
@@ -153,7 +153,7 @@ func compileToolkit(toolkit string, def Definition) (*loadedToolkit, error) {
 		byName:       make(map[string]*compiledFunction, len(def.Functions)),
 	}
 	for _, f := range def.Functions {
-		if !validSelector(f.Name) {
+		if !ValidSelector(f.Name) {
 			return nil, fmt.Errorf("toolkit %q: function name %q must be 1..128 characters", toolkit, f.Name)
 		}
 		if _, dup := l.byName[f.Name]; dup {
@@ -257,9 +257,11 @@ func firstCause(ve *jsonschema.ValidationError) string {
 
 var englishPrinter = message.NewPrinter(language.English)
 
-func validSelector(s string) bool {
+// ValidSelector reports whether s can name a toolkit, function or document: 1..MaxSelector
+// characters of valid UTF-8.
+func ValidSelector(s string) bool {
 	n := utf8.RuneCountInString(s)
-	return n >= 1 && n <= 128 && utf8.ValidString(s)
+	return n >= 1 && n <= MaxSelector && utf8.ValidString(s)
 }
 
 func nonNil(s []string) []string {
