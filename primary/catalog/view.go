@@ -222,3 +222,23 @@ func (v *View) decodeCursor(c string) (position, error) {
 	}
 	return position{}, bad
 }
+
+// LoadedTraits returns the traits of toolkit.function when the view offers it and its toolkit
+// is loaded; it never loads a toolkit (so admission can label a call at once without waiting
+// for a deferred toolkit).
+func (v *View) LoadedTraits(toolkit, function string) (Traits, bool) {
+	i, ok := v.index[toolkit]
+	if !ok {
+		return Traits{}, false
+	}
+	e := v.entries[i]
+	l := e.current()
+	if l == nil {
+		return Traits{}, false
+	}
+	f, ok := l.byName[function]
+	if !ok || !v.offered(e, f) {
+		return Traits{}, false
+	}
+	return f.traits, true
+}

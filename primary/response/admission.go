@@ -33,14 +33,22 @@ type CallRequest struct {
 // a different one is refused. A new call is admitted only into an open or draining window of an
 // unfenced response with a bound catalog, under the receipt and concurrency limits.
 func (r *Response) Call(windowToken string, req CallRequest) ([]byte, error) {
-	_, body, err := r.admitReceipt(windowToken, req, false)
+	_, body, err := r.admitReceipt(windowToken, req, admission{})
 	return body, err
 }
 
+// admission says how a call or describe enters the response.
+type admission struct {
+	// native: a direct call of the runtime, in the native window and view (see native.go).
+	native bool
+	// approved: a person already approved this exact call (a recovered call), so it runs
+	// without asking again.
+	approved bool
+}
+
 // admitReceipt admits a call (see Call) and returns its receipt and the receipt's JSON; the
-// receipt is nil for a replay. approved marks a call a person already approved, which runs
-// without asking again.
-func (r *Response) admitReceipt(windowToken string, req CallRequest, approved bool) (*receipt, []byte, error) {
+// receipt of a replay is the one already held.
+func (r *Response) admitReceipt(windowToken string, req CallRequest, how admission) (*receipt, []byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -50,9 +58,9 @@ func (r *Response) admitReceipt(windowToken string, req CallRequest, approved bo
 		if !rc.sameOperation(req.Toolkit, req.Function, req.Arguments) {
 			return nil, nil, clierr.New(clierr.Conflict, clierr.CallIDConflict)
 		}
-		return nil, rc.appendJSON(nil), nil
+		return rc, rc.appendJSON(nil), nil
 	}
-	w, err := r.admitLocked(windowToken)
+	w, view, err := r.admitLocked(windowToken, how)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,38 +69,46 @@ func (r *Response) admitReceipt(windowToken string, req CallRequest, approved bo
 	}
 	rc := &receipt{
 		id: req.ID, toolkit: req.Toolkit, function: req.Function, args: req.Arguments,
-		parent: w.bashCallID, status: Queued, done: make(chan struct{}), approved: approved,
+		parent: w.bashCallID, status: Queued, done: make(chan struct{}), approved: how.approved,
 	}
+	// Known at once for a loaded toolkit; a deferred one's are set when dispatch loads it.
+	rc.traits, _ = view.LoadedTraits(req.Toolkit, req.Function)
 	if r.receipts == nil {
 		r.receipts = make(map[uuid.UUID]*receipt)
 	}
 	r.receipts[req.ID] = rc
 	w.receipts = append(w.receipts, rc)
 	r.countAdmissionLocked(w)
-	go r.dispatch(rc, w, r.view)
+	go r.dispatch(rc, w, view)
 	return rc, rc.appendJSON(nil), nil
 }
 
-// admitLocked finds the window a call or describe names and checks that the response takes
-// new work now.
-func (r *Response) admitLocked(windowToken string) (*Window, error) {
-	if windowToken == "" {
-		return nil, clierr.New(clierr.Conflict, clierr.NoWindow)
+// admitLocked finds the window a call or describe joins, and the catalog it sees, and checks
+// that the response takes new work now. A native call joins the native window; any other
+// names its window by token.
+func (r *Response) admitLocked(windowToken string, how admission) (*Window, *catalog.View, error) {
+	var w *Window
+	view := r.view
+	if how.native {
+		w, view = r.nativeWindowLocked(), r.nativeView
+	} else {
+		if windowToken == "" {
+			return nil, nil, clierr.New(clierr.Conflict, clierr.NoWindow)
+		}
+		var ok bool
+		if w, ok = r.windows[windowToken]; !ok || w.state == windowClosed {
+			return nil, nil, clierr.New(clierr.Conflict, clierr.WindowEnded)
+		}
 	}
-	w, ok := r.windows[windowToken]
-	if !ok || w.state == windowClosed {
-		return nil, clierr.New(clierr.Conflict, clierr.WindowEnded)
+	switch {
+	case r.fenced:
+		return nil, nil, clierr.New(clierr.Conflict, clierr.Fenced)
+	case r.retired:
+		return nil, nil, clierr.New(clierr.Conflict, clierr.CatalogRebuilding)
+	case r.admitted >= MaxConcurrent:
+		return nil, nil, clierr.New(clierr.Limit, clierr.ConcurrencyLimit)
 	}
-	if r.fenced {
-		return nil, clierr.New(clierr.Conflict, clierr.Fenced)
-	}
-	if r.retired {
-		return nil, clierr.New(clierr.Conflict, clierr.CatalogRebuilding)
-	}
-	if r.admitted >= MaxConcurrent {
-		return nil, clierr.New(clierr.Limit, clierr.ConcurrencyLimit)
-	}
-	return w, nil
+	return w, view, nil
 }
 
 // countAdmissionLocked counts admitted work against the window and the response, and registers the
@@ -116,43 +132,52 @@ func (r *Response) settleLocked(w *Window) {
 // admitted like a call (it keeps the window from closing) and waits for its task. If the
 // response closes meanwhile it fails at once with the uniform authentication error.
 func (r *Response) Describe(ctx context.Context, windowToken, toolkit, function string) ([]byte, error) {
+	fn, err := r.resolveAdmitted(ctx, windowToken, admission{}, toolkit, function)
+	if err != nil {
+		return nil, err
+	}
+	return r.describeResult(fn, toolkit, function)
+}
+
+// resolveAdmitted resolves toolkit.function (loading a deferred toolkit) as an admitted task of
+// the window a describe joins, and waits for it.
+func (r *Response) resolveAdmitted(ctx context.Context, windowToken string, how admission, toolkit, function string) (catalog.Resolved, error) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
-		return nil, clierr.ErrUnauthenticated
+		return catalog.Resolved{}, clierr.ErrUnauthenticated
 	}
-	w, err := r.admitLocked(windowToken)
+	w, view, err := r.admitLocked(windowToken, how)
 	if err != nil {
 		r.mu.Unlock()
-		return nil, err
+		return catalog.Resolved{}, err
 	}
 	r.countAdmissionLocked(w)
-	view := r.view
 	r.mu.Unlock()
 
 	type answer struct {
-		body []byte
-		err  error
+		fn  catalog.Resolved
+		err error
 	}
 	done := make(chan answer, 1)
 	go func() {
 		defer r.tasks.Done()
-		body, err := r.describe(view, toolkit, function)
+		fn, err := view.Resolve(r.ctx, toolkit, function)
 		r.mu.Lock()
 		r.settleLocked(w)
 		r.mu.Unlock()
-		done <- answer{body, err}
+		done <- answer{fn, err}
 	}()
 	select {
 	case a := <-done:
 		if r.ctx.Err() != nil { // closed meanwhile: the answer belongs to a response that is gone
-			return nil, clierr.ErrUnauthenticated
+			return catalog.Resolved{}, clierr.ErrUnauthenticated
 		}
-		return a.body, a.err
+		return a.fn, a.err
 	case <-r.ctx.Done():
-		return nil, clierr.ErrUnauthenticated
+		return catalog.Resolved{}, clierr.ErrUnauthenticated
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return catalog.Resolved{}, ctx.Err()
 	}
 }
 
@@ -167,11 +192,20 @@ func (r *Response) HasCall(id uuid.UUID) bool {
 // GetCall returns the receipt of call id. With wait > 0 it first waits until the receipt is
 // terminal, wait passes, or ctx ends.
 func (r *Response) GetCall(ctx context.Context, id uuid.UUID, wait time.Duration) ([]byte, error) {
+	var body []byte
+	err := r.awaitReceipt(ctx, id, wait, func(rc *receipt) { body = rc.appendJSON(nil) })
+	return body, err
+}
+
+// awaitReceipt waits as GetCall does, then calls read with the receipt under the response's
+// mutex. An unknown call, or a response closed before or while waiting, is the uniform
+// authentication error.
+func (r *Response) awaitReceipt(ctx context.Context, id uuid.UUID, wait time.Duration, read func(*receipt)) error {
 	r.mu.Lock()
 	rc, ok := r.receipts[id]
 	if r.closed || !ok {
 		r.mu.Unlock()
-		return nil, clierr.ErrUnauthenticated
+		return clierr.ErrUnauthenticated
 	}
 	if wait > 0 && !rc.status.Terminal() {
 		r.mu.Unlock()
@@ -181,23 +215,24 @@ func (r *Response) GetCall(ctx context.Context, id uuid.UUID, wait time.Duration
 		case <-rc.done:
 		case <-timer.C:
 		case <-r.ctx.Done():
-			return nil, clierr.ErrUnauthenticated
+			return clierr.ErrUnauthenticated
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		r.mu.Lock()
 		if r.closed {
 			r.mu.Unlock()
-			return nil, clierr.ErrUnauthenticated
+			return clierr.ErrUnauthenticated
 		}
 	}
 	defer r.mu.Unlock()
-	return rc.appendJSON(nil), nil
+	read(rc)
+	return nil
 }
 
 // ListTools returns a page of the response's catalog.
 func (r *Response) ListTools(cursor string, limit int) ([]byte, error) {
-	view, err := r.discoveryView()
+	view, err := r.discoveryView(false)
 	if err != nil {
 		return nil, err
 	}
@@ -206,14 +241,15 @@ func (r *Response) ListTools(cursor string, limit int) ([]byte, error) {
 
 // SearchTools searches the response's catalog.
 func (r *Response) SearchTools(query, toolkit string, limit int) ([]byte, error) {
-	view, err := r.discoveryView()
+	view, err := r.discoveryView(false)
 	if err != nil {
 		return nil, err
 	}
 	return view.Search(query, toolkit, limit)
 }
 
-func (r *Response) discoveryView() (*catalog.View, error) {
+// discoveryView is the catalog listing and searching walk: the Bash view, or the native one.
+func (r *Response) discoveryView(native bool) (*catalog.View, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -221,6 +257,8 @@ func (r *Response) discoveryView() (*catalog.View, error) {
 		return nil, clierr.ErrUnauthenticated
 	case r.retired:
 		return nil, clierr.New(clierr.Invalid, clierr.CatalogRebuilding)
+	case native:
+		return r.nativeView, nil
 	}
 	return r.view, nil
 }

@@ -12,11 +12,9 @@ import (
 // a context document.
 const MaxDescriptorBytes = 32 * 1024
 
-func (r *Response) describe(view *catalog.View, toolkit, function string) ([]byte, error) {
-	fn, err := view.Resolve(r.ctx, toolkit, function)
-	if err != nil {
-		return nil, err
-	}
+// describeResult is the Agent CLI's describe result for fn: its descriptor, or a pointer to a
+// context document holding it when it is too large to return inline.
+func (r *Response) describeResult(fn catalog.Resolved, toolkit, function string) ([]byte, error) {
 	desc := fn.Descriptor()
 	if len(desc) <= MaxDescriptorBytes {
 		return desc, nil

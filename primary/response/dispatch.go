@@ -48,6 +48,9 @@ func (r *Response) run(rc *receipt, w *Window, view *catalog.View) (Status, []by
 	if err != nil {
 		return Failed, errorOutcome(err.Error()), nil
 	}
+	r.mu.Lock()
+	rc.traits = fn.Traits()
+	r.mu.Unlock()
 	if err := fn.Validate(rc.args); err != nil {
 		return Failed, errorOutcome(err.Error()), nil
 	}

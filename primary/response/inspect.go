@@ -39,6 +39,8 @@ type Inspection struct {
 
 // WindowInspection is one window of an inspected response.
 type WindowInspection struct {
+	// BashCallID is the runtime's id of the window's command; empty for the native window,
+	// which holds the runtime's direct calls and stays open while the response lives.
 	BashCallID string
 	// State is "open" (its command runs), "draining" (its command exited; admitted work is
 	// settling) or "closed".
@@ -103,9 +105,12 @@ func (r *Response) Inspect(maxReceipts int) Inspection {
 	in.Fenced = r.fenced
 	in.Unsettled = r.admitted
 	in.ReceiptCount = len(r.receipts)
-	windows := make([]*Window, 0, len(r.bashIDs))
+	windows := make([]*Window, 0, len(r.bashIDs)+1)
 	for _, w := range r.bashIDs {
 		windows = append(windows, w)
+	}
+	if r.native != nil {
+		windows = append(windows, r.native)
 	}
 	slices.SortFunc(windows, byRecency)
 	in.Windows = make([]WindowInspection, len(windows))

@@ -108,7 +108,7 @@ func (m *Manager) Open(spec Spec) (*Response, error) {
 	r.identity = catalog.Identity{ResponseID: r.id, Agent: spec.Agent, Requester: spec.Requester,
 		Channel: spec.Channel, Thread: spec.Thread, Origin: spec.Origin, WorkerKey: spec.WorkerKey,
 		Flags: slices.Clone(spec.Flags)}
-	r.view = r.snapshot(spec.Toolkits)
+	r.view, r.nativeView = r.views(spec.Toolkits)
 	r.docs.init(spec.ContextDocuments)
 	r.token, r.digest, r.expires = m.grants.Mint(r, spec.GrantLifetime)
 	m.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/primary/catalog"
 )
 
 // Status is a receipt's status.
@@ -47,6 +48,10 @@ type receipt struct {
 	status      Status
 	outcome     []byte // canonical JSON; nil means null
 	attachments []byte // canonical JSON array; nil means []
+	// traits are the called function's, known from admission for a loaded toolkit and from
+	// dispatch for a deferred one. The Agent CLI's receipt JSON does not carry them (its keys
+	// are fixed); the runtime's receipts do.
+	traits catalog.Traits
 }
 
 // sameOperation reports whether a replayed tools.call asks for exactly this call.
@@ -90,12 +95,25 @@ type ReceiptView struct {
 	Outcome     []byte // canonical JSON, "null" until terminal
 	Parent      string
 	Attachments []byte // canonical JSON array
+	// Traits are the called function's (zero while a deferred toolkit is not loaded yet).
+	Traits catalog.Traits
+}
+
+// EndsTurn reports whether any of receipts is a completed call of a function that ends the
+// turn (run_in_background, run_agent_in_background): the runtime should end the turn.
+func EndsTurn(receipts []ReceiptView) bool {
+	for _, v := range receipts {
+		if v.Status == Completed && v.Traits.EndsTurn {
+			return true
+		}
+	}
+	return false
 }
 
 func (rc *receipt) view() ReceiptView {
 	v := ReceiptView{
 		CallID: rc.id.String(), Toolkit: rc.toolkit, Function: rc.function, Status: rc.status,
-		Outcome: rc.outcome, Parent: rc.parent, Attachments: rc.attachments,
+		Outcome: rc.outcome, Parent: rc.parent, Attachments: rc.attachments, Traits: rc.traits,
 	}
 	if v.Outcome == nil {
 		v.Outcome = []byte("null")

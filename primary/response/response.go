@@ -38,11 +38,15 @@ type Response struct {
 	shells    sync.WaitGroup // running Bash commands
 	closeOnce sync.Once
 
-	mu       sync.Mutex
-	closed   bool
-	fenced   bool
-	retired  bool
-	view     *catalog.View
+	mu      sync.Mutex
+	closed  bool
+	fenced  bool
+	retired bool
+	view    *catalog.View // what the response's shells see (the Bash-side catalog)
+	// nativeView is what the runtime offers its model as direct tool calls (see native.go).
+	nativeView *catalog.View
+	// native is the window of the runtime's direct calls, opened on the first one.
+	native   *Window
 	windows  map[string]*Window // by window token
 	bashIDs  map[string]*Window // by Bash call id
 	receipts map[uuid.UUID]*receipt
@@ -84,18 +88,20 @@ func (r *Response) RetireCatalog() {
 	r.mu.Unlock()
 }
 
-// snapshot is the catalog the response offers for patterns, as its identity sees it: a clean
-// response never offers the interaction toolkit, and a standard-mode response offers only
-// functions without traits.
-func (r *Response) snapshot(patterns []string) *catalog.View {
-	v := r.mgr.cfg.Registry.Snapshot(patterns).For(r.identity)
-	if r.spec.ShellMode != ShellModeMinimal {
-		v = v.Standard()
-	}
+// views are the catalogs the response offers for patterns, as its identity sees them. The
+// native view (the runtime's direct tool calls) has every function; the Bash view of a
+// standard-mode response only those without traits, which finish inside the command. A clean
+// response offers the interaction toolkit in neither.
+func (r *Response) views(patterns []string) (bash, native *catalog.View) {
+	native = r.mgr.cfg.Registry.Snapshot(patterns).For(r.identity)
 	if r.spec.HasFlag(FlagClean) {
-		v = v.Without(InteractionToolkit)
+		native = native.Without(InteractionToolkit)
 	}
-	return v
+	bash = native
+	if r.spec.ShellMode != ShellModeMinimal {
+		bash = native.Standard()
+	}
+	return bash, native
 }
 
 // Binding is the worker this response's shells run on (worker-keyed responses).
@@ -115,10 +121,10 @@ func (r *Response) RebindCatalog(patterns []string) error {
 	} else {
 		patterns = r.spec.Toolkits
 	}
-	view := r.snapshot(patterns)
+	view, native := r.views(patterns)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.view = view
+	r.view, r.nativeView = view, native
 	r.spec.Toolkits = patterns
 	r.retired = false
 	r.fenced = false

@@ -54,15 +54,20 @@ func (w *Window) closeLocked() {
 	}
 }
 
+// newWindowToken is a window's unguessable token.
+func newWindowToken() string {
+	var raw [24]byte
+	_, _ = rand.Read(raw[:])
+	return base64.RawURLEncoding.EncodeToString(raw[:])
+}
+
 // OpenWindow opens a window for a Bash command with the runtime's id bashCallID, unique within
 // the response.
 func (r *Response) OpenWindow(bashCallID string, opts ...WindowOption) (*Window, error) {
 	if n := utf8.RuneCountInString(bashCallID); n < 1 || n > MaxBashCallIDLength || !utf8.ValidString(bashCallID) {
 		return nil, clierr.Invalidf("bash_call_id must be 1..%d characters", MaxBashCallIDLength)
 	}
-	var raw [24]byte
-	_, _ = rand.Read(raw[:])
-	w := &Window{token: base64.RawURLEncoding.EncodeToString(raw[:]), bashCallID: bashCallID, closed: make(chan struct{})}
+	w := &Window{token: newWindowToken(), bashCallID: bashCallID, closed: make(chan struct{})}
 	for _, o := range opts {
 		o(w)
 	}
