@@ -112,8 +112,8 @@ func TestLocalShells(t *testing.T) {
 		if err == nil {
 			_, err = stream.Recv()
 		}
-		if status.Code(err) != codes.FailedPrecondition {
-			t.Errorf("err = %v, want FailedPrecondition", err)
+		if status.Code(err) != codes.Aborted {
+			t.Errorf("err = %v, want Aborted", err)
 		}
 	})
 }

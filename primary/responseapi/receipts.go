@@ -17,15 +17,20 @@ var statusToProto = map[response.Status]responsev1.CallStatus{
 func receiptsToProto(views []response.ReceiptView) []*responsev1.Receipt {
 	out := make([]*responsev1.Receipt, len(views))
 	for i, v := range views {
-		out[i] = &responsev1.Receipt{
-			CallId:           v.CallID,
-			Toolkit:          v.Toolkit,
-			Function:         v.Function,
-			Status:           statusToProto[v.Status],
-			OutcomeJson:      string(v.Outcome),
-			ParentBashCallId: v.Parent,
-			AttachmentsJson:  string(v.Attachments),
-		}
+		out[i] = receiptToProto(v)
 	}
 	return out
+}
+
+func receiptToProto(v response.ReceiptView) *responsev1.Receipt {
+	return &responsev1.Receipt{
+		CallId:           v.CallID,
+		Toolkit:          v.Toolkit,
+		Function:         v.Function,
+		Status:           statusToProto[v.Status],
+		OutcomeJson:      string(v.Outcome),
+		ParentBashCallId: v.Parent,
+		AttachmentsJson:  string(v.Attachments),
+		Traits:           traitsToProto(v.Traits),
+	}
 }

@@ -58,8 +58,12 @@ func (s *Server) toStatus(err error) error {
 	var e *clierr.Error
 	if errors.As(err, &e) {
 		switch e.Kind {
+		case clierr.Unauthenticated: // the response closed while the request was in it
+			return errNoResponse
 		case clierr.Conflict:
-			return status.Error(codes.FailedPrecondition, e.Message)
+			return status.Error(codes.Aborted, e.Message)
+		case clierr.Limit:
+			return status.Error(codes.ResourceExhausted, e.Message)
 		default:
 			return status.Error(codes.InvalidArgument, e.Message)
 		}
@@ -144,6 +148,7 @@ func (s *Server) RunBash(req *responsev1.RunBashRequest, stream responsev1.Respo
 		Cancelled: res.Cancelled,
 		Receipts:  receiptsToProto(receipts),
 		Error:     runErr,
+		EndsTurn:  response.EndsTurn(receipts),
 	}
 	if runErr != "" {
 		result.ExitCode = -1
@@ -187,7 +192,8 @@ func (s *Server) CloseWindow(_ context.Context, req *responsev1.CloseWindowReque
 	if !ok {
 		return nil, status.Error(codes.NotFound, "no window has this bash_call_id")
 	}
-	return &responsev1.CloseWindowResponse{Receipts: receiptsToProto(r.DrainWindow(w))}, nil
+	receipts := r.DrainWindow(w)
+	return &responsev1.CloseWindowResponse{Receipts: receiptsToProto(receipts), EndsTurn: response.EndsTurn(receipts)}, nil
 }
 
 // FenceResponse fences a response.

@@ -805,7 +805,11 @@ type BashResult struct {
 	// window closed (all settled unless the response was closed meanwhile).
 	Receipts []*Receipt `protobuf:"bytes,4,rep,name=receipts,proto3" json:"receipts,omitempty"`
 	// Why the command could not run at all (bad workspace, no worker), empty when it ran.
-	Error         string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	Error string `protobuf:"bytes,5,opt,name=error,proto3" json:"error,omitempty"`
+	// A call the window admitted completed a function that ends the turn (the `ends_turn`
+	// trait: run_in_background, run_agent_in_background): the runtime should end the turn
+	// after this command instead of starting another model attempt.
+	EndsTurn      bool `protobuf:"varint,6,opt,name=ends_turn,json=endsTurn,proto3" json:"ends_turn,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -875,6 +879,13 @@ func (x *BashResult) GetError() string {
 	return ""
 }
 
+func (x *BashResult) GetEndsTurn() bool {
+	if x != nil {
+		return x.EndsTurn
+	}
+	return false
+}
+
 // Receipt is the runtime's view of one CLI call (contract section 6).
 type Receipt struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -892,8 +903,10 @@ type Receipt struct {
 	ParentBashCallId string `protobuf:"bytes,6,opt,name=parent_bash_call_id,json=parentBashCallId,proto3" json:"parent_bash_call_id,omitempty"`
 	// Media references as a canonical JSON array.
 	AttachmentsJson string `protobuf:"bytes,7,opt,name=attachments_json,json=attachmentsJson,proto3" json:"attachments_json,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The called function's traits; unset while a deferred toolkit has not loaded yet.
+	Traits        *FunctionTraits `protobuf:"bytes,8,opt,name=traits,proto3" json:"traits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Receipt) Reset() {
@@ -975,6 +988,87 @@ func (x *Receipt) GetAttachmentsJson() string {
 	return ""
 }
 
+func (x *Receipt) GetTraits() *FunctionTraits {
+	if x != nil {
+		return x.Traits
+	}
+	return nil
+}
+
+// FunctionTraits say how calls of a function behave beyond their arguments. The standard
+// shell mode hides every function with a trait from Bash; the native catalog offers them.
+type FunctionTraits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A person approves each call before it runs; the call waits meanwhile.
+	NeedsConfirmation bool `protobuf:"varint,1,opt,name=needs_confirmation,json=needsConfirmation,proto3" json:"needs_confirmation,omitempty"`
+	// The call waits for a person (an approval, a permission decision, answers).
+	UserInput bool `protobuf:"varint,2,opt,name=user_input,json=userInput,proto3" json:"user_input,omitempty"`
+	// The call starts work that outlives the calling command or turn (a job, an agent).
+	ExternalExecution bool `protobuf:"varint,3,opt,name=external_execution,json=externalExecution,proto3" json:"external_execution,omitempty"`
+	// After the call completes the agent should end its turn.
+	EndsTurn      bool `protobuf:"varint,4,opt,name=ends_turn,json=endsTurn,proto3" json:"ends_turn,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FunctionTraits) Reset() {
+	*x = FunctionTraits{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FunctionTraits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FunctionTraits) ProtoMessage() {}
+
+func (x *FunctionTraits) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FunctionTraits.ProtoReflect.Descriptor instead.
+func (*FunctionTraits) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *FunctionTraits) GetNeedsConfirmation() bool {
+	if x != nil {
+		return x.NeedsConfirmation
+	}
+	return false
+}
+
+func (x *FunctionTraits) GetUserInput() bool {
+	if x != nil {
+		return x.UserInput
+	}
+	return false
+}
+
+func (x *FunctionTraits) GetExternalExecution() bool {
+	if x != nil {
+		return x.ExternalExecution
+	}
+	return false
+}
+
+func (x *FunctionTraits) GetEndsTurn() bool {
+	if x != nil {
+		return x.EndsTurn
+	}
+	return false
+}
+
 // OpenWindowRequest opens a window for a runtime-run shell.
 type OpenWindowRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -988,7 +1082,7 @@ type OpenWindowRequest struct {
 
 func (x *OpenWindowRequest) Reset() {
 	*x = OpenWindowRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[9]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1000,7 +1094,7 @@ func (x *OpenWindowRequest) String() string {
 func (*OpenWindowRequest) ProtoMessage() {}
 
 func (x *OpenWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[9]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1013,7 +1107,7 @@ func (x *OpenWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenWindowRequest.ProtoReflect.Descriptor instead.
 func (*OpenWindowRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{9}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *OpenWindowRequest) GetResponseId() string {
@@ -1042,7 +1136,7 @@ type OpenWindowResponse struct {
 
 func (x *OpenWindowResponse) Reset() {
 	*x = OpenWindowResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[10]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1054,7 +1148,7 @@ func (x *OpenWindowResponse) String() string {
 func (*OpenWindowResponse) ProtoMessage() {}
 
 func (x *OpenWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[10]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1067,7 +1161,7 @@ func (x *OpenWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenWindowResponse.ProtoReflect.Descriptor instead.
 func (*OpenWindowResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{10}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *OpenWindowResponse) GetEnvironment() map[string]string {
@@ -1090,7 +1184,7 @@ type CloseWindowRequest struct {
 
 func (x *CloseWindowRequest) Reset() {
 	*x = CloseWindowRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[11]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1102,7 +1196,7 @@ func (x *CloseWindowRequest) String() string {
 func (*CloseWindowRequest) ProtoMessage() {}
 
 func (x *CloseWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[11]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1115,7 +1209,7 @@ func (x *CloseWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseWindowRequest.ProtoReflect.Descriptor instead.
 func (*CloseWindowRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{11}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CloseWindowRequest) GetResponseId() string {
@@ -1136,14 +1230,16 @@ func (x *CloseWindowRequest) GetBashCallId() string {
 type CloseWindowResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Every call the window admitted, in admission order.
-	Receipts      []*Receipt `protobuf:"bytes,1,rep,name=receipts,proto3" json:"receipts,omitempty"`
+	Receipts []*Receipt `protobuf:"bytes,1,rep,name=receipts,proto3" json:"receipts,omitempty"`
+	// As BashResult.ends_turn.
+	EndsTurn      bool `protobuf:"varint,2,opt,name=ends_turn,json=endsTurn,proto3" json:"ends_turn,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CloseWindowResponse) Reset() {
 	*x = CloseWindowResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[12]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1251,7 @@ func (x *CloseWindowResponse) String() string {
 func (*CloseWindowResponse) ProtoMessage() {}
 
 func (x *CloseWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[12]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1264,7 @@ func (x *CloseWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseWindowResponse.ProtoReflect.Descriptor instead.
 func (*CloseWindowResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{12}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CloseWindowResponse) GetReceipts() []*Receipt {
@@ -1176,6 +1272,13 @@ func (x *CloseWindowResponse) GetReceipts() []*Receipt {
 		return x.Receipts
 	}
 	return nil
+}
+
+func (x *CloseWindowResponse) GetEndsTurn() bool {
+	if x != nil {
+		return x.EndsTurn
+	}
+	return false
 }
 
 // FenceResponseRequest names the response to fence.
@@ -1189,7 +1292,7 @@ type FenceResponseRequest struct {
 
 func (x *FenceResponseRequest) Reset() {
 	*x = FenceResponseRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[13]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1201,7 +1304,7 @@ func (x *FenceResponseRequest) String() string {
 func (*FenceResponseRequest) ProtoMessage() {}
 
 func (x *FenceResponseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[13]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1214,7 +1317,7 @@ func (x *FenceResponseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FenceResponseRequest.ProtoReflect.Descriptor instead.
 func (*FenceResponseRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{13}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *FenceResponseRequest) GetResponseId() string {
@@ -1233,7 +1336,7 @@ type FenceResponseResponse struct {
 
 func (x *FenceResponseResponse) Reset() {
 	*x = FenceResponseResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1245,7 +1348,7 @@ func (x *FenceResponseResponse) String() string {
 func (*FenceResponseResponse) ProtoMessage() {}
 
 func (x *FenceResponseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1258,7 +1361,7 @@ func (x *FenceResponseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FenceResponseResponse.ProtoReflect.Descriptor instead.
 func (*FenceResponseResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{14}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{15}
 }
 
 // RetireCatalogRequest names the response.
@@ -1272,7 +1375,7 @@ type RetireCatalogRequest struct {
 
 func (x *RetireCatalogRequest) Reset() {
 	*x = RetireCatalogRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1284,7 +1387,7 @@ func (x *RetireCatalogRequest) String() string {
 func (*RetireCatalogRequest) ProtoMessage() {}
 
 func (x *RetireCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1297,7 +1400,7 @@ func (x *RetireCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetireCatalogRequest.ProtoReflect.Descriptor instead.
 func (*RetireCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{15}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RetireCatalogRequest) GetResponseId() string {
@@ -1316,7 +1419,7 @@ type RetireCatalogResponse struct {
 
 func (x *RetireCatalogResponse) Reset() {
 	*x = RetireCatalogResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1328,7 +1431,7 @@ func (x *RetireCatalogResponse) String() string {
 func (*RetireCatalogResponse) ProtoMessage() {}
 
 func (x *RetireCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1341,7 +1444,7 @@ func (x *RetireCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetireCatalogResponse.ProtoReflect.Descriptor instead.
 func (*RetireCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{16}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{17}
 }
 
 // RebindCatalogRequest names the response and optionally a new toolkit selection.
@@ -1357,7 +1460,7 @@ type RebindCatalogRequest struct {
 
 func (x *RebindCatalogRequest) Reset() {
 	*x = RebindCatalogRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1369,7 +1472,7 @@ func (x *RebindCatalogRequest) String() string {
 func (*RebindCatalogRequest) ProtoMessage() {}
 
 func (x *RebindCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1382,7 +1485,7 @@ func (x *RebindCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebindCatalogRequest.ProtoReflect.Descriptor instead.
 func (*RebindCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{17}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RebindCatalogRequest) GetResponseId() string {
@@ -1408,7 +1511,7 @@ type RebindCatalogResponse struct {
 
 func (x *RebindCatalogResponse) Reset() {
 	*x = RebindCatalogResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1420,7 +1523,7 @@ func (x *RebindCatalogResponse) String() string {
 func (*RebindCatalogResponse) ProtoMessage() {}
 
 func (x *RebindCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1433,7 +1536,7 @@ func (x *RebindCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebindCatalogResponse.ProtoReflect.Descriptor instead.
 func (*RebindCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{18}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{19}
 }
 
 // CloseResponseRequest names the response to close.
@@ -1447,7 +1550,7 @@ type CloseResponseRequest struct {
 
 func (x *CloseResponseRequest) Reset() {
 	*x = CloseResponseRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1459,7 +1562,7 @@ func (x *CloseResponseRequest) String() string {
 func (*CloseResponseRequest) ProtoMessage() {}
 
 func (x *CloseResponseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1472,7 +1575,7 @@ func (x *CloseResponseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponseRequest.ProtoReflect.Descriptor instead.
 func (*CloseResponseRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{19}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CloseResponseRequest) GetResponseId() string {
@@ -1491,7 +1594,7 @@ type CloseResponseResponse struct {
 
 func (x *CloseResponseResponse) Reset() {
 	*x = CloseResponseResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1503,7 +1606,7 @@ func (x *CloseResponseResponse) String() string {
 func (*CloseResponseResponse) ProtoMessage() {}
 
 func (x *CloseResponseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1516,7 +1619,725 @@ func (x *CloseResponseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponseResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{20}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{21}
+}
+
+// ListToolsRequest asks for a page of the native catalog.
+type ListToolsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response.
+	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// Where to resume: a next_cursor of an earlier page; empty for the first page.
+	// At most 1024 characters.
+	Cursor string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// At most this many items, 1..1000; 0 means 100. A page also stops early rather than
+	// exceed 64 KiB.
+	Limit         uint32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListToolsRequest) Reset() {
+	*x = ListToolsRequest{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListToolsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListToolsRequest) ProtoMessage() {}
+
+func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
+func (*ListToolsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListToolsRequest) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *ListToolsRequest) GetCursor() string {
+	if x != nil {
+		return x.Cursor
+	}
+	return ""
+}
+
+func (x *ListToolsRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ToolItem is one entry of a listing or search.
+type ToolItem struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The toolkit.
+	Toolkit string `protobuf:"bytes,1,opt,name=toolkit,proto3" json:"toolkit,omitempty"`
+	// The function; empty for a deferred toolkit not loaded yet.
+	Function string `protobuf:"bytes,2,opt,name=function,proto3" json:"function,omitempty"`
+	// The function's (or deferred toolkit's) description, shortened for listing.
+	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	// A deferred toolkit not loaded yet: describe one of its functions to load it.
+	Deferred      bool `protobuf:"varint,4,opt,name=deferred,proto3" json:"deferred,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolItem) Reset() {
+	*x = ToolItem{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolItem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolItem) ProtoMessage() {}
+
+func (x *ToolItem) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolItem.ProtoReflect.Descriptor instead.
+func (*ToolItem) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ToolItem) GetToolkit() string {
+	if x != nil {
+		return x.Toolkit
+	}
+	return ""
+}
+
+func (x *ToolItem) GetFunction() string {
+	if x != nil {
+		return x.Function
+	}
+	return ""
+}
+
+func (x *ToolItem) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ToolItem) GetDeferred() bool {
+	if x != nil {
+		return x.Deferred
+	}
+	return false
+}
+
+// ListToolsResponse is one page.
+type ListToolsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The items, in catalog order.
+	Items []*ToolItem `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// The cursor of the next page; empty on the last page.
+	NextCursor    string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListToolsResponse) Reset() {
+	*x = ListToolsResponse{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListToolsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListToolsResponse) ProtoMessage() {}
+
+func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
+func (*ListToolsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ListToolsResponse) GetItems() []*ToolItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *ListToolsResponse) GetNextCursor() string {
+	if x != nil {
+		return x.NextCursor
+	}
+	return ""
+}
+
+// SearchToolsRequest is a search of the native catalog.
+type SearchToolsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response.
+	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// Words that must all occur, 1..1024 characters.
+	Query string `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
+	// Only this toolkit's items; empty for every toolkit.
+	Toolkit string `protobuf:"bytes,3,opt,name=toolkit,proto3" json:"toolkit,omitempty"`
+	// At most this many items, 1..100; 0 means 20. A result over 16 KiB is refused: narrow the
+	// query.
+	Limit         uint32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchToolsRequest) Reset() {
+	*x = SearchToolsRequest{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchToolsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchToolsRequest) ProtoMessage() {}
+
+func (x *SearchToolsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchToolsRequest.ProtoReflect.Descriptor instead.
+func (*SearchToolsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SearchToolsRequest) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *SearchToolsRequest) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
+func (x *SearchToolsRequest) GetToolkit() string {
+	if x != nil {
+		return x.Toolkit
+	}
+	return ""
+}
+
+func (x *SearchToolsRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// SearchToolsResponse lists what matched.
+type SearchToolsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The items, in catalog order.
+	Items         []*ToolItem `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchToolsResponse) Reset() {
+	*x = SearchToolsResponse{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchToolsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchToolsResponse) ProtoMessage() {}
+
+func (x *SearchToolsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchToolsResponse.ProtoReflect.Descriptor instead.
+func (*SearchToolsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *SearchToolsResponse) GetItems() []*ToolItem {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+// DescribeToolRequest names a function.
+type DescribeToolRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response.
+	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// The toolkit, 1..128 characters.
+	Toolkit string `protobuf:"bytes,2,opt,name=toolkit,proto3" json:"toolkit,omitempty"`
+	// The function, 1..128 characters.
+	Function      string `protobuf:"bytes,3,opt,name=function,proto3" json:"function,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DescribeToolRequest) Reset() {
+	*x = DescribeToolRequest{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DescribeToolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DescribeToolRequest) ProtoMessage() {}
+
+func (x *DescribeToolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DescribeToolRequest.ProtoReflect.Descriptor instead.
+func (*DescribeToolRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *DescribeToolRequest) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *DescribeToolRequest) GetToolkit() string {
+	if x != nil {
+		return x.Toolkit
+	}
+	return ""
+}
+
+func (x *DescribeToolRequest) GetFunction() string {
+	if x != nil {
+		return x.Function
+	}
+	return ""
+}
+
+// DescribeToolResponse is a function as the model should see it.
+type DescribeToolResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The toolkit.
+	Toolkit string `protobuf:"bytes,1,opt,name=toolkit,proto3" json:"toolkit,omitempty"`
+	// The function.
+	Function string `protobuf:"bytes,2,opt,name=function,proto3" json:"function,omitempty"`
+	// What the function does and when to use it.
+	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	// The JSON Schema of the arguments object, as canonical JSON.
+	InputSchemaJson string `protobuf:"bytes,4,opt,name=input_schema_json,json=inputSchemaJson,proto3" json:"input_schema_json,omitempty"`
+	// Usage rules: the toolkit's, then the function's.
+	Instructions []string `protobuf:"bytes,5,rep,name=instructions,proto3" json:"instructions,omitempty"`
+	// How calls of the function behave beyond their arguments.
+	Traits        *FunctionTraits `protobuf:"bytes,6,opt,name=traits,proto3" json:"traits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DescribeToolResponse) Reset() {
+	*x = DescribeToolResponse{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DescribeToolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DescribeToolResponse) ProtoMessage() {}
+
+func (x *DescribeToolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DescribeToolResponse.ProtoReflect.Descriptor instead.
+func (*DescribeToolResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *DescribeToolResponse) GetToolkit() string {
+	if x != nil {
+		return x.Toolkit
+	}
+	return ""
+}
+
+func (x *DescribeToolResponse) GetFunction() string {
+	if x != nil {
+		return x.Function
+	}
+	return ""
+}
+
+func (x *DescribeToolResponse) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *DescribeToolResponse) GetInputSchemaJson() string {
+	if x != nil {
+		return x.InputSchemaJson
+	}
+	return ""
+}
+
+func (x *DescribeToolResponse) GetInstructions() []string {
+	if x != nil {
+		return x.Instructions
+	}
+	return nil
+}
+
+func (x *DescribeToolResponse) GetTraits() *FunctionTraits {
+	if x != nil {
+		return x.Traits
+	}
+	return nil
+}
+
+// CallToolRequest is one native tool call of the model.
+type CallToolRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response.
+	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// The call's id: a UUID in any spelling (the receipt carries the canonical lower-case form).
+	// Reusing it replays the call instead of running it again.
+	CallId string `protobuf:"bytes,2,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	// The toolkit, 1..128 characters.
+	Toolkit string `protobuf:"bytes,3,opt,name=toolkit,proto3" json:"toolkit,omitempty"`
+	// The function, 1..128 characters.
+	Function string `protobuf:"bytes,4,opt,name=function,proto3" json:"function,omitempty"`
+	// The arguments: one strict JSON object (UTF-8, no duplicate keys, no NaN or Infinity) of at
+	// most 64 KiB; empty means {}. The tool gets a frozen canonical copy.
+	ArgumentsJson string `protobuf:"bytes,5,opt,name=arguments_json,json=argumentsJson,proto3" json:"arguments_json,omitempty"`
+	// Wait up to this long (at most 60 s) for a terminal status; unset or zero returns at once.
+	Wait          *durationpb.Duration `protobuf:"bytes,6,opt,name=wait,proto3" json:"wait,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallToolRequest) Reset() {
+	*x = CallToolRequest{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallToolRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallToolRequest) ProtoMessage() {}
+
+func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
+func (*CallToolRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *CallToolRequest) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetToolkit() string {
+	if x != nil {
+		return x.Toolkit
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetFunction() string {
+	if x != nil {
+		return x.Function
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetArgumentsJson() string {
+	if x != nil {
+		return x.ArgumentsJson
+	}
+	return ""
+}
+
+func (x *CallToolRequest) GetWait() *durationpb.Duration {
+	if x != nil {
+		return x.Wait
+	}
+	return nil
+}
+
+// CallToolResponse carries the call's receipt.
+type CallToolResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The receipt as it stands when the call returns.
+	Receipt       *Receipt `protobuf:"bytes,1,opt,name=receipt,proto3" json:"receipt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallToolResponse) Reset() {
+	*x = CallToolResponse{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallToolResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallToolResponse) ProtoMessage() {}
+
+func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
+func (*CallToolResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *CallToolResponse) GetReceipt() *Receipt {
+	if x != nil {
+		return x.Receipt
+	}
+	return nil
+}
+
+// GetToolCallRequest names a call of the response.
+type GetToolCallRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response.
+	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// The call's id.
+	CallId string `protobuf:"bytes,2,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	// Wait up to this long (at most 60 s) for a terminal status; unset or zero reads at once.
+	Wait          *durationpb.Duration `protobuf:"bytes,3,opt,name=wait,proto3" json:"wait,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetToolCallRequest) Reset() {
+	*x = GetToolCallRequest{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetToolCallRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetToolCallRequest) ProtoMessage() {}
+
+func (x *GetToolCallRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetToolCallRequest.ProtoReflect.Descriptor instead.
+func (*GetToolCallRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *GetToolCallRequest) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *GetToolCallRequest) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
+}
+
+func (x *GetToolCallRequest) GetWait() *durationpb.Duration {
+	if x != nil {
+		return x.Wait
+	}
+	return nil
+}
+
+// GetToolCallResponse carries the receipt.
+type GetToolCallResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The receipt.
+	Receipt       *Receipt `protobuf:"bytes,1,opt,name=receipt,proto3" json:"receipt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetToolCallResponse) Reset() {
+	*x = GetToolCallResponse{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetToolCallResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetToolCallResponse) ProtoMessage() {}
+
+func (x *GetToolCallResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetToolCallResponse.ProtoReflect.Descriptor instead.
+func (*GetToolCallResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *GetToolCallResponse) GetReceipt() *Receipt {
+	if x != nil {
+		return x.Receipt
+	}
+	return nil
 }
 
 // StopThreadRequest names the thread that stopped.
@@ -1530,7 +2351,7 @@ type StopThreadRequest struct {
 
 func (x *StopThreadRequest) Reset() {
 	*x = StopThreadRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1542,7 +2363,7 @@ func (x *StopThreadRequest) String() string {
 func (*StopThreadRequest) ProtoMessage() {}
 
 func (x *StopThreadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1555,7 +2376,7 @@ func (x *StopThreadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopThreadRequest.ProtoReflect.Descriptor instead.
 func (*StopThreadRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{21}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *StopThreadRequest) GetConversation() *Conversation {
@@ -1576,7 +2397,7 @@ type StopThreadResponse struct {
 
 func (x *StopThreadResponse) Reset() {
 	*x = StopThreadResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1588,7 +2409,7 @@ func (x *StopThreadResponse) String() string {
 func (*StopThreadResponse) ProtoMessage() {}
 
 func (x *StopThreadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1601,7 +2422,7 @@ func (x *StopThreadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopThreadResponse.ProtoReflect.Descriptor instead.
 func (*StopThreadResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{22}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *StopThreadResponse) GetCancelledQuestions() uint32 {
@@ -1657,14 +2478,15 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x05event\"\\\n" +
 	"\vOutputChunk\x129\n" +
 	"\x06stream\x18\x01 \x01(\x0e2!.turncli.response.v1.OutputStreamR\x06stream\x12\x12\n" +
-	"\x04data\x18\x02 \x01(\fR\x04data\"\xb4\x01\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"\xd1\x01\n" +
 	"\n" +
 	"BashResult\x12\x1b\n" +
 	"\texit_code\x18\x01 \x01(\x05R\bexitCode\x12\x1b\n" +
 	"\ttimed_out\x18\x02 \x01(\bR\btimedOut\x12\x1c\n" +
 	"\tcancelled\x18\x03 \x01(\bR\tcancelled\x128\n" +
 	"\breceipts\x18\x04 \x03(\v2\x1c.turncli.response.v1.ReceiptR\breceipts\x12\x14\n" +
-	"\x05error\x18\x05 \x01(\tR\x05error\"\x8e\x02\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\x12\x1b\n" +
+	"\tends_turn\x18\x06 \x01(\bR\bendsTurn\"\xcb\x02\n" +
 	"\aReceipt\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x18\n" +
 	"\atoolkit\x18\x02 \x01(\tR\atoolkit\x12\x1a\n" +
@@ -1672,7 +2494,14 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x06status\x18\x04 \x01(\x0e2\x1f.turncli.response.v1.CallStatusR\x06status\x12!\n" +
 	"\foutcome_json\x18\x05 \x01(\tR\voutcomeJson\x12-\n" +
 	"\x13parent_bash_call_id\x18\x06 \x01(\tR\x10parentBashCallId\x12)\n" +
-	"\x10attachments_json\x18\a \x01(\tR\x0fattachmentsJson\"V\n" +
+	"\x10attachments_json\x18\a \x01(\tR\x0fattachmentsJson\x12;\n" +
+	"\x06traits\x18\b \x01(\v2#.turncli.response.v1.FunctionTraitsR\x06traits\"\xaa\x01\n" +
+	"\x0eFunctionTraits\x12-\n" +
+	"\x12needs_confirmation\x18\x01 \x01(\bR\x11needsConfirmation\x12\x1d\n" +
+	"\n" +
+	"user_input\x18\x02 \x01(\bR\tuserInput\x12-\n" +
+	"\x12external_execution\x18\x03 \x01(\bR\x11externalExecution\x12\x1b\n" +
+	"\tends_turn\x18\x04 \x01(\bR\bendsTurn\"V\n" +
 	"\x11OpenWindowRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12 \n" +
@@ -1687,9 +2516,10 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12 \n" +
 	"\fbash_call_id\x18\x02 \x01(\tR\n" +
-	"bashCallId\"O\n" +
+	"bashCallId\"l\n" +
 	"\x13CloseWindowResponse\x128\n" +
-	"\breceipts\x18\x01 \x03(\v2\x1c.turncli.response.v1.ReceiptR\breceipts\"7\n" +
+	"\breceipts\x18\x01 \x03(\v2\x1c.turncli.response.v1.ReceiptR\breceipts\x12\x1b\n" +
+	"\tends_turn\x18\x02 \x01(\bR\bendsTurn\"7\n" +
 	"\x14FenceResponseRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\"\x17\n" +
@@ -1706,7 +2536,58 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x14CloseResponseRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\"\x17\n" +
-	"\x15CloseResponseResponse\"Z\n" +
+	"\x15CloseResponseResponse\"a\n" +
+	"\x10ListToolsRequest\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\x12\x16\n" +
+	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\rR\x05limit\"~\n" +
+	"\bToolItem\x12\x18\n" +
+	"\atoolkit\x18\x01 \x01(\tR\atoolkit\x12\x1a\n" +
+	"\bfunction\x18\x02 \x01(\tR\bfunction\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1a\n" +
+	"\bdeferred\x18\x04 \x01(\bR\bdeferred\"i\n" +
+	"\x11ListToolsResponse\x123\n" +
+	"\x05items\x18\x01 \x03(\v2\x1d.turncli.response.v1.ToolItemR\x05items\x12\x1f\n" +
+	"\vnext_cursor\x18\x02 \x01(\tR\n" +
+	"nextCursor\"{\n" +
+	"\x12SearchToolsRequest\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\x12\x14\n" +
+	"\x05query\x18\x02 \x01(\tR\x05query\x12\x18\n" +
+	"\atoolkit\x18\x03 \x01(\tR\atoolkit\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\rR\x05limit\"J\n" +
+	"\x13SearchToolsResponse\x123\n" +
+	"\x05items\x18\x01 \x03(\v2\x1d.turncli.response.v1.ToolItemR\x05items\"l\n" +
+	"\x13DescribeToolRequest\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\x12\x18\n" +
+	"\atoolkit\x18\x02 \x01(\tR\atoolkit\x12\x1a\n" +
+	"\bfunction\x18\x03 \x01(\tR\bfunction\"\xfb\x01\n" +
+	"\x14DescribeToolResponse\x12\x18\n" +
+	"\atoolkit\x18\x01 \x01(\tR\atoolkit\x12\x1a\n" +
+	"\bfunction\x18\x02 \x01(\tR\bfunction\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12*\n" +
+	"\x11input_schema_json\x18\x04 \x01(\tR\x0finputSchemaJson\x12\"\n" +
+	"\finstructions\x18\x05 \x03(\tR\finstructions\x12;\n" +
+	"\x06traits\x18\x06 \x01(\v2#.turncli.response.v1.FunctionTraitsR\x06traits\"\xd7\x01\n" +
+	"\x0fCallToolRequest\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\x12\x17\n" +
+	"\acall_id\x18\x02 \x01(\tR\x06callId\x12\x18\n" +
+	"\atoolkit\x18\x03 \x01(\tR\atoolkit\x12\x1a\n" +
+	"\bfunction\x18\x04 \x01(\tR\bfunction\x12%\n" +
+	"\x0earguments_json\x18\x05 \x01(\tR\rargumentsJson\x12-\n" +
+	"\x04wait\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x04wait\"J\n" +
+	"\x10CallToolResponse\x126\n" +
+	"\areceipt\x18\x01 \x01(\v2\x1c.turncli.response.v1.ReceiptR\areceipt\"}\n" +
+	"\x12GetToolCallRequest\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\x12\x17\n" +
+	"\acall_id\x18\x02 \x01(\tR\x06callId\x12-\n" +
+	"\x04wait\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x04wait\"M\n" +
+	"\x13GetToolCallResponse\x126\n" +
+	"\areceipt\x18\x01 \x01(\v2\x1c.turncli.response.v1.ReceiptR\areceipt\"Z\n" +
 	"\x11StopThreadRequest\x12E\n" +
 	"\fconversation\x18\x01 \x01(\v2!.turncli.response.v1.ConversationR\fconversation\"E\n" +
 	"\x12StopThreadResponse\x12/\n" +
@@ -1735,8 +2616,7 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x13CALL_STATUS_WAITING\x10\x03\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x04\x12\x16\n" +
 	"\x12CALL_STATUS_FAILED\x10\x05\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x062\xb7\n" +
-	"\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x062\x8e\x10\n" +
 	"\x0fResponseService\x12}\n" +
 	"\fOpenResponse\x12(.turncli.response.v1.OpenResponseRequest\x1a).turncli.response.v1.OpenResponseResponse\"\x18\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/v1/responses\x12\x83\x01\n" +
 	"\aRunBash\x12#.turncli.response.v1.RunBashRequest\x1a$.turncli.response.v1.RunBashResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /v1/responses/{response_id}/bash0\x01\x12\x8d\x01\n" +
@@ -1746,7 +2626,12 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\rFenceResponse\x12).turncli.response.v1.FenceResponseRequest\x1a*.turncli.response.v1.FenceResponseResponse\")\x82\xd3\xe4\x93\x02#\"!/v1/responses/{response_id}:fence\x12\x99\x01\n" +
 	"\rRetireCatalog\x12).turncli.response.v1.RetireCatalogRequest\x1a*.turncli.response.v1.RetireCatalogResponse\"1\x82\xd3\xe4\x93\x02+\")/v1/responses/{response_id}:retireCatalog\x12\x9c\x01\n" +
 	"\rRebindCatalog\x12).turncli.response.v1.RebindCatalogRequest\x1a*.turncli.response.v1.RebindCatalogResponse\"4\x82\xd3\xe4\x93\x02.:\x01*\")/v1/responses/{response_id}:rebindCatalog\x12\x91\x01\n" +
-	"\rCloseResponse\x12).turncli.response.v1.CloseResponseRequest\x1a*.turncli.response.v1.CloseResponseResponse\")\x82\xd3\xe4\x93\x02#\"!/v1/responses/{response_id}:close\x12\x86\x01\n" +
+	"\rCloseResponse\x12).turncli.response.v1.CloseResponseRequest\x1a*.turncli.response.v1.CloseResponseResponse\")\x82\xd3\xe4\x93\x02#\"!/v1/responses/{response_id}:close\x12\x85\x01\n" +
+	"\tListTools\x12%.turncli.response.v1.ListToolsRequest\x1a&.turncli.response.v1.ListToolsResponse\")\x82\xd3\xe4\x93\x02#\x12!/v1/responses/{response_id}/tools\x12\x92\x01\n" +
+	"\vSearchTools\x12'.turncli.response.v1.SearchToolsRequest\x1a(.turncli.response.v1.SearchToolsResponse\"0\x82\xd3\xe4\x93\x02*\x12(/v1/responses/{response_id}/tools:search\x12\x97\x01\n" +
+	"\fDescribeTool\x12(.turncli.response.v1.DescribeToolRequest\x1a).turncli.response.v1.DescribeToolResponse\"2\x82\xd3\xe4\x93\x02,\x12*/v1/responses/{response_id}/tools:describe\x12\x85\x01\n" +
+	"\bCallTool\x12$.turncli.response.v1.CallToolRequest\x1a%.turncli.response.v1.CallToolResponse\",\x82\xd3\xe4\x93\x02&:\x01*\"!/v1/responses/{response_id}/calls\x12\x95\x01\n" +
+	"\vGetToolCall\x12'.turncli.response.v1.GetToolCallRequest\x1a(.turncli.response.v1.GetToolCallResponse\"3\x82\xd3\xe4\x93\x02-\x12+/v1/responses/{response_id}/calls/{call_id}\x12\x86\x01\n" +
 	"\n" +
 	"StopThread\x12&.turncli.response.v1.StopThreadRequest\x1a'.turncli.response.v1.StopThreadResponse\"'\x82\xd3\xe4\x93\x02!:\x01*\"\x1c/v1/conversations:stopThreadB?Z=github.com/turncli/turncli/gen/turncli/response/v1;responsev1b\x06proto3"
 
@@ -1763,7 +2648,7 @@ func file_turncli_response_v1_response_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_response_v1_response_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_turncli_response_v1_response_proto_goTypes = []any{
 	(ShellMode)(0),                // 0: turncli.response.v1.ShellMode
 	(Origin)(0),                   // 1: turncli.response.v1.Origin
@@ -1778,63 +2663,93 @@ var file_turncli_response_v1_response_proto_goTypes = []any{
 	(*OutputChunk)(nil),           // 10: turncli.response.v1.OutputChunk
 	(*BashResult)(nil),            // 11: turncli.response.v1.BashResult
 	(*Receipt)(nil),               // 12: turncli.response.v1.Receipt
-	(*OpenWindowRequest)(nil),     // 13: turncli.response.v1.OpenWindowRequest
-	(*OpenWindowResponse)(nil),    // 14: turncli.response.v1.OpenWindowResponse
-	(*CloseWindowRequest)(nil),    // 15: turncli.response.v1.CloseWindowRequest
-	(*CloseWindowResponse)(nil),   // 16: turncli.response.v1.CloseWindowResponse
-	(*FenceResponseRequest)(nil),  // 17: turncli.response.v1.FenceResponseRequest
-	(*FenceResponseResponse)(nil), // 18: turncli.response.v1.FenceResponseResponse
-	(*RetireCatalogRequest)(nil),  // 19: turncli.response.v1.RetireCatalogRequest
-	(*RetireCatalogResponse)(nil), // 20: turncli.response.v1.RetireCatalogResponse
-	(*RebindCatalogRequest)(nil),  // 21: turncli.response.v1.RebindCatalogRequest
-	(*RebindCatalogResponse)(nil), // 22: turncli.response.v1.RebindCatalogResponse
-	(*CloseResponseRequest)(nil),  // 23: turncli.response.v1.CloseResponseRequest
-	(*CloseResponseResponse)(nil), // 24: turncli.response.v1.CloseResponseResponse
-	(*StopThreadRequest)(nil),     // 25: turncli.response.v1.StopThreadRequest
-	(*StopThreadResponse)(nil),    // 26: turncli.response.v1.StopThreadResponse
-	nil,                           // 27: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
-	(*durationpb.Duration)(nil),   // 28: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
+	(*FunctionTraits)(nil),        // 13: turncli.response.v1.FunctionTraits
+	(*OpenWindowRequest)(nil),     // 14: turncli.response.v1.OpenWindowRequest
+	(*OpenWindowResponse)(nil),    // 15: turncli.response.v1.OpenWindowResponse
+	(*CloseWindowRequest)(nil),    // 16: turncli.response.v1.CloseWindowRequest
+	(*CloseWindowResponse)(nil),   // 17: turncli.response.v1.CloseWindowResponse
+	(*FenceResponseRequest)(nil),  // 18: turncli.response.v1.FenceResponseRequest
+	(*FenceResponseResponse)(nil), // 19: turncli.response.v1.FenceResponseResponse
+	(*RetireCatalogRequest)(nil),  // 20: turncli.response.v1.RetireCatalogRequest
+	(*RetireCatalogResponse)(nil), // 21: turncli.response.v1.RetireCatalogResponse
+	(*RebindCatalogRequest)(nil),  // 22: turncli.response.v1.RebindCatalogRequest
+	(*RebindCatalogResponse)(nil), // 23: turncli.response.v1.RebindCatalogResponse
+	(*CloseResponseRequest)(nil),  // 24: turncli.response.v1.CloseResponseRequest
+	(*CloseResponseResponse)(nil), // 25: turncli.response.v1.CloseResponseResponse
+	(*ListToolsRequest)(nil),      // 26: turncli.response.v1.ListToolsRequest
+	(*ToolItem)(nil),              // 27: turncli.response.v1.ToolItem
+	(*ListToolsResponse)(nil),     // 28: turncli.response.v1.ListToolsResponse
+	(*SearchToolsRequest)(nil),    // 29: turncli.response.v1.SearchToolsRequest
+	(*SearchToolsResponse)(nil),   // 30: turncli.response.v1.SearchToolsResponse
+	(*DescribeToolRequest)(nil),   // 31: turncli.response.v1.DescribeToolRequest
+	(*DescribeToolResponse)(nil),  // 32: turncli.response.v1.DescribeToolResponse
+	(*CallToolRequest)(nil),       // 33: turncli.response.v1.CallToolRequest
+	(*CallToolResponse)(nil),      // 34: turncli.response.v1.CallToolResponse
+	(*GetToolCallRequest)(nil),    // 35: turncli.response.v1.GetToolCallRequest
+	(*GetToolCallResponse)(nil),   // 36: turncli.response.v1.GetToolCallResponse
+	(*StopThreadRequest)(nil),     // 37: turncli.response.v1.StopThreadRequest
+	(*StopThreadResponse)(nil),    // 38: turncli.response.v1.StopThreadResponse
+	nil,                           // 39: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	(*durationpb.Duration)(nil),   // 40: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 41: google.protobuf.Timestamp
 }
 var file_turncli_response_v1_response_proto_depIdxs = []int32{
 	4,  // 0: turncli.response.v1.OpenResponseRequest.conversation:type_name -> turncli.response.v1.Conversation
 	0,  // 1: turncli.response.v1.OpenResponseRequest.shell_mode:type_name -> turncli.response.v1.ShellMode
 	5,  // 2: turncli.response.v1.OpenResponseRequest.context_documents:type_name -> turncli.response.v1.ContextDocument
-	28, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
+	40, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
 	1,  // 4: turncli.response.v1.OpenResponseRequest.origin:type_name -> turncli.response.v1.Origin
-	29, // 5: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	28, // 6: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
+	41, // 5: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	40, // 6: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
 	10, // 7: turncli.response.v1.RunBashResponse.output:type_name -> turncli.response.v1.OutputChunk
 	11, // 8: turncli.response.v1.RunBashResponse.result:type_name -> turncli.response.v1.BashResult
 	2,  // 9: turncli.response.v1.OutputChunk.stream:type_name -> turncli.response.v1.OutputStream
 	12, // 10: turncli.response.v1.BashResult.receipts:type_name -> turncli.response.v1.Receipt
 	3,  // 11: turncli.response.v1.Receipt.status:type_name -> turncli.response.v1.CallStatus
-	27, // 12: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
-	12, // 13: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
-	4,  // 14: turncli.response.v1.StopThreadRequest.conversation:type_name -> turncli.response.v1.Conversation
-	6,  // 15: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
-	8,  // 16: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
-	13, // 17: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
-	15, // 18: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
-	17, // 19: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
-	19, // 20: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
-	21, // 21: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
-	23, // 22: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
-	25, // 23: turncli.response.v1.ResponseService.StopThread:input_type -> turncli.response.v1.StopThreadRequest
-	7,  // 24: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
-	9,  // 25: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
-	14, // 26: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
-	16, // 27: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
-	18, // 28: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
-	20, // 29: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
-	22, // 30: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
-	24, // 31: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
-	26, // 32: turncli.response.v1.ResponseService.StopThread:output_type -> turncli.response.v1.StopThreadResponse
-	24, // [24:33] is the sub-list for method output_type
-	15, // [15:24] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	13, // 12: turncli.response.v1.Receipt.traits:type_name -> turncli.response.v1.FunctionTraits
+	39, // 13: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	12, // 14: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
+	27, // 15: turncli.response.v1.ListToolsResponse.items:type_name -> turncli.response.v1.ToolItem
+	27, // 16: turncli.response.v1.SearchToolsResponse.items:type_name -> turncli.response.v1.ToolItem
+	13, // 17: turncli.response.v1.DescribeToolResponse.traits:type_name -> turncli.response.v1.FunctionTraits
+	40, // 18: turncli.response.v1.CallToolRequest.wait:type_name -> google.protobuf.Duration
+	12, // 19: turncli.response.v1.CallToolResponse.receipt:type_name -> turncli.response.v1.Receipt
+	40, // 20: turncli.response.v1.GetToolCallRequest.wait:type_name -> google.protobuf.Duration
+	12, // 21: turncli.response.v1.GetToolCallResponse.receipt:type_name -> turncli.response.v1.Receipt
+	4,  // 22: turncli.response.v1.StopThreadRequest.conversation:type_name -> turncli.response.v1.Conversation
+	6,  // 23: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
+	8,  // 24: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
+	14, // 25: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
+	16, // 26: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
+	18, // 27: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
+	20, // 28: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
+	22, // 29: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
+	24, // 30: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
+	26, // 31: turncli.response.v1.ResponseService.ListTools:input_type -> turncli.response.v1.ListToolsRequest
+	29, // 32: turncli.response.v1.ResponseService.SearchTools:input_type -> turncli.response.v1.SearchToolsRequest
+	31, // 33: turncli.response.v1.ResponseService.DescribeTool:input_type -> turncli.response.v1.DescribeToolRequest
+	33, // 34: turncli.response.v1.ResponseService.CallTool:input_type -> turncli.response.v1.CallToolRequest
+	35, // 35: turncli.response.v1.ResponseService.GetToolCall:input_type -> turncli.response.v1.GetToolCallRequest
+	37, // 36: turncli.response.v1.ResponseService.StopThread:input_type -> turncli.response.v1.StopThreadRequest
+	7,  // 37: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
+	9,  // 38: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
+	15, // 39: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
+	17, // 40: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
+	19, // 41: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
+	21, // 42: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
+	23, // 43: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
+	25, // 44: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
+	28, // 45: turncli.response.v1.ResponseService.ListTools:output_type -> turncli.response.v1.ListToolsResponse
+	30, // 46: turncli.response.v1.ResponseService.SearchTools:output_type -> turncli.response.v1.SearchToolsResponse
+	32, // 47: turncli.response.v1.ResponseService.DescribeTool:output_type -> turncli.response.v1.DescribeToolResponse
+	34, // 48: turncli.response.v1.ResponseService.CallTool:output_type -> turncli.response.v1.CallToolResponse
+	36, // 49: turncli.response.v1.ResponseService.GetToolCall:output_type -> turncli.response.v1.GetToolCallResponse
+	38, // 50: turncli.response.v1.ResponseService.StopThread:output_type -> turncli.response.v1.StopThreadResponse
+	37, // [37:51] is the sub-list for method output_type
+	23, // [23:37] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_turncli_response_v1_response_proto_init() }
@@ -1852,7 +2767,7 @@ func file_turncli_response_v1_response_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_response_v1_response_proto_rawDesc), len(file_turncli_response_v1_response_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   24,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

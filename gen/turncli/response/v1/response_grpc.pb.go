@@ -27,6 +27,11 @@ const (
 	ResponseService_RetireCatalog_FullMethodName = "/turncli.response.v1.ResponseService/RetireCatalog"
 	ResponseService_RebindCatalog_FullMethodName = "/turncli.response.v1.ResponseService/RebindCatalog"
 	ResponseService_CloseResponse_FullMethodName = "/turncli.response.v1.ResponseService/CloseResponse"
+	ResponseService_ListTools_FullMethodName     = "/turncli.response.v1.ResponseService/ListTools"
+	ResponseService_SearchTools_FullMethodName   = "/turncli.response.v1.ResponseService/SearchTools"
+	ResponseService_DescribeTool_FullMethodName  = "/turncli.response.v1.ResponseService/DescribeTool"
+	ResponseService_CallTool_FullMethodName      = "/turncli.response.v1.ResponseService/CallTool"
+	ResponseService_GetToolCall_FullMethodName   = "/turncli.response.v1.ResponseService/GetToolCall"
 	ResponseService_StopThread_FullMethodName    = "/turncli.response.v1.ResponseService/StopThread"
 )
 
@@ -52,6 +57,13 @@ const (
 //  3. FenceResponse when a tool ended the turn: every window refuses new calls at once and
 //     queued calls are cancelled at dispatch. RetireCatalog / RebindCatalog between model
 //     attempts; the grant, windows and receipts survive a rebind.
+//     Beside its shell, the model calls the response's tools natively (ListTools, SearchTools,
+//     DescribeTool, CallTool, GetToolCall): the runtime offers them to the model as direct tool
+//     calls. The native catalog has every function of the response's toolkits, the six
+//     interaction controls included, whatever the shell mode hides from Bash; only a clean
+//     response lacks the interaction toolkit. Native calls need no Bash command; they are
+//     receipts of the response like its shells' calls (same call-id replay rules, same limits,
+//     fences and rebuilds, seen by operators), with an empty parent_bash_call_id.
 //  4. CloseResponse when the turn ends: the grant is revoked first, then admitted work is
 //     cancelled and joined, then receipts are dropped. Everything about a response lives in
 //     memory: a restarted primary knows no response and every old grant fails.
@@ -86,6 +98,34 @@ type ResponseServiceClient interface {
 	// receipts, stop the response's commands. Blocks until all of that is done. Closing twice is
 	// not an error.
 	CloseResponse(ctx context.Context, in *CloseResponseRequest, opts ...grpc.CallOption) (*CloseResponseResponse, error)
+	// ListTools lists a page of the response's native catalog, in catalog order. It never loads
+	// a deferred toolkit: one not loaded yet is a single item with `deferred` set (DescribeTool
+	// of any of its functions loads it). Never blocks.
+	ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error)
+	// SearchTools returns the native catalog's items whose toolkit, function or description
+	// contain every word of the query, case-insensitively, in catalog order. Never blocks.
+	SearchTools(ctx context.Context, in *SearchToolsRequest, opts ...grpc.CallOption) (*SearchToolsResponse, error)
+	// DescribeTool returns a function of the native catalog with its input schema and traits:
+	// what the runtime needs to offer it to the model.
+	//
+	// Blocks: while a deferred toolkit loads (once).
+	DescribeTool(ctx context.Context, in *DescribeToolRequest, opts ...grpc.CallOption) (*DescribeToolResponse, error)
+	// CallTool calls a function of the native catalog for the model and returns its receipt.
+	// A call id already known to the response answers its current receipt when the toolkit,
+	// function and canonical arguments are the same, and ABORTED (HTTP 409) "Call ID already
+	// belongs to a different operation" when they differ. A fenced response or a catalog being
+	// rebuilt refuses new calls with ABORTED too; the response's limits (1024 receipts, 64
+	// operations at once) with RESOURCE_EXHAUSTED (HTTP 429); bad arguments, unknown tools and
+	// malformed requests with INVALID_ARGUMENT (HTTP 400); an unknown or closed response with
+	// NOT_FOUND (HTTP 404).
+	//
+	// Blocks: up to `wait` for the call to reach a terminal status; without a wait it returns
+	// the queued receipt at once. Reaching the wait never cancels the call.
+	CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error)
+	// GetToolCall returns the receipt of any call of the response (native or from its shells).
+	//
+	// Blocks: up to `wait` (long poll) for the receipt to become terminal.
+	GetToolCall(ctx context.Context, in *GetToolCallRequest, opts ...grpc.CallOption) (*GetToolCallResponse, error)
 	// StopThread tells the primary a conversation thread has stopped (the people left it, or
 	// the runtime ended it): the thread's pending ask_questions requests are cancelled and can
 	// no longer be answered.
@@ -191,6 +231,56 @@ func (c *responseServiceClient) CloseResponse(ctx context.Context, in *CloseResp
 	return out, nil
 }
 
+func (c *responseServiceClient) ListTools(ctx context.Context, in *ListToolsRequest, opts ...grpc.CallOption) (*ListToolsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListToolsResponse)
+	err := c.cc.Invoke(ctx, ResponseService_ListTools_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *responseServiceClient) SearchTools(ctx context.Context, in *SearchToolsRequest, opts ...grpc.CallOption) (*SearchToolsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchToolsResponse)
+	err := c.cc.Invoke(ctx, ResponseService_SearchTools_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *responseServiceClient) DescribeTool(ctx context.Context, in *DescribeToolRequest, opts ...grpc.CallOption) (*DescribeToolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DescribeToolResponse)
+	err := c.cc.Invoke(ctx, ResponseService_DescribeTool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *responseServiceClient) CallTool(ctx context.Context, in *CallToolRequest, opts ...grpc.CallOption) (*CallToolResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CallToolResponse)
+	err := c.cc.Invoke(ctx, ResponseService_CallTool_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *responseServiceClient) GetToolCall(ctx context.Context, in *GetToolCallRequest, opts ...grpc.CallOption) (*GetToolCallResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetToolCallResponse)
+	err := c.cc.Invoke(ctx, ResponseService_GetToolCall_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *responseServiceClient) StopThread(ctx context.Context, in *StopThreadRequest, opts ...grpc.CallOption) (*StopThreadResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(StopThreadResponse)
@@ -223,6 +313,13 @@ func (c *responseServiceClient) StopThread(ctx context.Context, in *StopThreadRe
 //  3. FenceResponse when a tool ended the turn: every window refuses new calls at once and
 //     queued calls are cancelled at dispatch. RetireCatalog / RebindCatalog between model
 //     attempts; the grant, windows and receipts survive a rebind.
+//     Beside its shell, the model calls the response's tools natively (ListTools, SearchTools,
+//     DescribeTool, CallTool, GetToolCall): the runtime offers them to the model as direct tool
+//     calls. The native catalog has every function of the response's toolkits, the six
+//     interaction controls included, whatever the shell mode hides from Bash; only a clean
+//     response lacks the interaction toolkit. Native calls need no Bash command; they are
+//     receipts of the response like its shells' calls (same call-id replay rules, same limits,
+//     fences and rebuilds, seen by operators), with an empty parent_bash_call_id.
 //  4. CloseResponse when the turn ends: the grant is revoked first, then admitted work is
 //     cancelled and joined, then receipts are dropped. Everything about a response lives in
 //     memory: a restarted primary knows no response and every old grant fails.
@@ -257,6 +354,34 @@ type ResponseServiceServer interface {
 	// receipts, stop the response's commands. Blocks until all of that is done. Closing twice is
 	// not an error.
 	CloseResponse(context.Context, *CloseResponseRequest) (*CloseResponseResponse, error)
+	// ListTools lists a page of the response's native catalog, in catalog order. It never loads
+	// a deferred toolkit: one not loaded yet is a single item with `deferred` set (DescribeTool
+	// of any of its functions loads it). Never blocks.
+	ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error)
+	// SearchTools returns the native catalog's items whose toolkit, function or description
+	// contain every word of the query, case-insensitively, in catalog order. Never blocks.
+	SearchTools(context.Context, *SearchToolsRequest) (*SearchToolsResponse, error)
+	// DescribeTool returns a function of the native catalog with its input schema and traits:
+	// what the runtime needs to offer it to the model.
+	//
+	// Blocks: while a deferred toolkit loads (once).
+	DescribeTool(context.Context, *DescribeToolRequest) (*DescribeToolResponse, error)
+	// CallTool calls a function of the native catalog for the model and returns its receipt.
+	// A call id already known to the response answers its current receipt when the toolkit,
+	// function and canonical arguments are the same, and ABORTED (HTTP 409) "Call ID already
+	// belongs to a different operation" when they differ. A fenced response or a catalog being
+	// rebuilt refuses new calls with ABORTED too; the response's limits (1024 receipts, 64
+	// operations at once) with RESOURCE_EXHAUSTED (HTTP 429); bad arguments, unknown tools and
+	// malformed requests with INVALID_ARGUMENT (HTTP 400); an unknown or closed response with
+	// NOT_FOUND (HTTP 404).
+	//
+	// Blocks: up to `wait` for the call to reach a terminal status; without a wait it returns
+	// the queued receipt at once. Reaching the wait never cancels the call.
+	CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error)
+	// GetToolCall returns the receipt of any call of the response (native or from its shells).
+	//
+	// Blocks: up to `wait` (long poll) for the receipt to become terminal.
+	GetToolCall(context.Context, *GetToolCallRequest) (*GetToolCallResponse, error)
 	// StopThread tells the primary a conversation thread has stopped (the people left it, or
 	// the runtime ended it): the thread's pending ask_questions requests are cancelled and can
 	// no longer be answered.
@@ -296,6 +421,21 @@ func (UnimplementedResponseServiceServer) RebindCatalog(context.Context, *Rebind
 }
 func (UnimplementedResponseServiceServer) CloseResponse(context.Context, *CloseResponseRequest) (*CloseResponseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CloseResponse not implemented")
+}
+func (UnimplementedResponseServiceServer) ListTools(context.Context, *ListToolsRequest) (*ListToolsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTools not implemented")
+}
+func (UnimplementedResponseServiceServer) SearchTools(context.Context, *SearchToolsRequest) (*SearchToolsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchTools not implemented")
+}
+func (UnimplementedResponseServiceServer) DescribeTool(context.Context, *DescribeToolRequest) (*DescribeToolResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DescribeTool not implemented")
+}
+func (UnimplementedResponseServiceServer) CallTool(context.Context, *CallToolRequest) (*CallToolResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CallTool not implemented")
+}
+func (UnimplementedResponseServiceServer) GetToolCall(context.Context, *GetToolCallRequest) (*GetToolCallResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetToolCall not implemented")
 }
 func (UnimplementedResponseServiceServer) StopThread(context.Context, *StopThreadRequest) (*StopThreadResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method StopThread not implemented")
@@ -458,6 +598,96 @@ func _ResponseService_CloseResponse_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ResponseService_ListTools_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListToolsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResponseServiceServer).ListTools(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResponseService_ListTools_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResponseServiceServer).ListTools(ctx, req.(*ListToolsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResponseService_SearchTools_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchToolsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResponseServiceServer).SearchTools(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResponseService_SearchTools_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResponseServiceServer).SearchTools(ctx, req.(*SearchToolsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResponseService_DescribeTool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DescribeToolRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResponseServiceServer).DescribeTool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResponseService_DescribeTool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResponseServiceServer).DescribeTool(ctx, req.(*DescribeToolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResponseService_CallTool_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CallToolRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResponseServiceServer).CallTool(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResponseService_CallTool_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResponseServiceServer).CallTool(ctx, req.(*CallToolRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResponseService_GetToolCall_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetToolCallRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResponseServiceServer).GetToolCall(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResponseService_GetToolCall_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResponseServiceServer).GetToolCall(ctx, req.(*GetToolCallRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ResponseService_StopThread_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(StopThreadRequest)
 	if err := dec(in); err != nil {
@@ -510,6 +740,26 @@ var ResponseService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CloseResponse",
 			Handler:    _ResponseService_CloseResponse_Handler,
+		},
+		{
+			MethodName: "ListTools",
+			Handler:    _ResponseService_ListTools_Handler,
+		},
+		{
+			MethodName: "SearchTools",
+			Handler:    _ResponseService_SearchTools_Handler,
+		},
+		{
+			MethodName: "DescribeTool",
+			Handler:    _ResponseService_DescribeTool_Handler,
+		},
+		{
+			MethodName: "CallTool",
+			Handler:    _ResponseService_CallTool_Handler,
+		},
+		{
+			MethodName: "GetToolCall",
+			Handler:    _ResponseService_GetToolCall_Handler,
 		},
 		{
 			MethodName: "StopThread",
