@@ -115,13 +115,9 @@ func (s *Server) DescribeTool(ctx context.Context, req *responsev1.DescribeToolR
 
 // CallTool admits a native call and returns its receipt, waiting first when asked.
 func (s *Server) CallTool(ctx context.Context, req *responsev1.CallToolRequest) (*responsev1.CallToolResponse, error) {
-	r, err := s.get(req.GetResponseId())
+	r, id, err := s.call(req.GetResponseId(), req.GetCallId())
 	if err != nil {
 		return nil, err
-	}
-	id, err := uuid.Parse(req.GetCallId())
-	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, "call_id must be a UUID")
 	}
 	if err := checkSelectors(req.GetToolkit(), req.GetFunction()); err != nil {
 		return nil, err
@@ -148,13 +144,9 @@ func (s *Server) CallTool(ctx context.Context, req *responsev1.CallToolRequest) 
 
 // GetToolCall returns a receipt of the response, long-polling when asked.
 func (s *Server) GetToolCall(ctx context.Context, req *responsev1.GetToolCallRequest) (*responsev1.GetToolCallResponse, error) {
-	r, err := s.get(req.GetResponseId())
+	r, id, err := s.call(req.GetResponseId(), req.GetCallId())
 	if err != nil {
 		return nil, err
-	}
-	id, err := uuid.Parse(req.GetCallId())
-	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, "call_id must be a UUID")
 	}
 	wait, err := nativeWait(req.GetWait())
 	if err != nil {
@@ -168,6 +160,19 @@ func (s *Server) GetToolCall(ctx context.Context, req *responsev1.GetToolCallReq
 		return nil, s.toStatus(err)
 	}
 	return &responsev1.GetToolCallResponse{Receipt: receiptToProto(rc)}, nil
+}
+
+// call finds the response and reads the call id a native call or receipt read names.
+func (s *Server) call(responseID, callID string) (*response.Response, uuid.UUID, error) {
+	r, err := s.get(responseID)
+	if err != nil {
+		return nil, uuid.UUID{}, err
+	}
+	id, err := uuid.Parse(callID)
+	if err != nil {
+		return nil, uuid.UUID{}, status.Error(codes.InvalidArgument, "call_id must be a UUID")
+	}
+	return r, id, nil
 }
 
 // canonicalArguments reads a call's arguments as the Agent CLI does: one strict JSON object of
