@@ -21,7 +21,9 @@ func reportProgressFunction() catalog.Function {
 	return catalog.Function{
 		Name: "report_progress",
 		Description: "Show the people in this conversation your plan and where you are in it: a title and every step with its status. " +
-			"Each call replaces the previous report, so always send the whole plan; keep step ids stable and report again when a step's status changes.",
+			"Each call replaces the previous report, so send the full, authoritative snapshot every time: every step, not only those that changed. " +
+			"Keep step ids and their order stable from one report to the next. " +
+			"Report substantial stages only (a step starting, finishing or failing), not every small action.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 			`"title":{"type":"string","description":"The plan's title, 1..80 characters."},` +
 			`"steps":{"type":"array","description":"The whole plan in order, 1..20 steps.","items":{"type":"object","properties":{` +

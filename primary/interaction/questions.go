@@ -26,7 +26,8 @@ func askQuestionsFunction() catalog.Function {
 	return catalog.Function{
 		Name: "ask_questions",
 		Description: "Ask the person you are answering a few questions in a form. It returns at once with the request id and never with answers: " +
-			"their answers resume this conversation when they submit them. Meanwhile continue only with work that does not depend on them. " +
+			"their answers resume this conversation when they submit them. Meanwhile continue only with work that does not depend on them, " +
+			"and never infer or assume a default answer in their place. It is not for asking permission or approval: use request_approval for that. " +
 			"A person has one form waiting per thread at a time.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 			`"title":{"type":"string","description":"The form's title, 1..120 characters."},` +

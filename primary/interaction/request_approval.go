@@ -21,9 +21,10 @@ const (
 func requestApprovalFunction() catalog.Function {
 	return catalog.Function{
 		Name: "request_approval",
-		Description: "Ask the people of this conversation to approve something (a plan, a risky step) and wait for their decision, " +
-			"at most about " + plainDuration(DefaultPromptWait) + ". " +
+		Description: "Ask the people of this conversation to approve something you intend to do (a plan, a risky step) and wait for their decision, " +
+			"at most about " + plainDuration(DefaultPromptWait) + ". It is not a clarification form: do not use it to ask questions or to collect information. " +
 			`Returns a JSON text {"approved": bool, "feedback": string, "decided_by": string}: feedback carries a denial's reason or requested changes. ` +
+			"Continue work that depends on it only after an affirmative decision (approved true), and use the feedback: do what it asks, or stop and say why. " +
 			"No decision in time means not approved. An approval covers only what the details describe.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 			`"details":{"type":"string","description":"What you ask to do and why, complete enough to decide on (at most 8000 characters)."},` +
