@@ -27,8 +27,8 @@ func permissionPromptFunction() catalog.Function {
 		// than these.
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 			`"tool_name":{"description":"The tool asking to run, a string (default \"a tool\")."},` +
-			`"input":{"description":"The tool's input, any JSON value."},` +
-			`"tool_input":{"description":"The tool's input, used when input is absent."},` +
+			`"input":{"description":"The tool's input, any JSON value; null counts as absent."},` +
+			`"tool_input":{"description":"The tool's input, used when input is absent or null."},` +
 			`"tool_use_id":{"description":"The engine's id of this tool use, a string."}},` +
 			`"additionalProperties":true}`),
 		// The call waits for a person's answer.
@@ -110,9 +110,11 @@ func permissionArgs(args map[string]any) (permissionRequest, string) {
 	if n := utf8.RuneCountInString(req.toolUseID); n > store.MaxToolName {
 		return req, fmt.Sprintf("The tool use id is %d characters; at most %d are allowed, so permission was not asked for.", n, store.MaxToolName)
 	}
-	if v, ok := args["input"]; ok {
+	// null counts as absent: a hook that sends "input": null next to tool_input means the
+	// tool_input, and one that sends only nulls asks about an empty input.
+	if v := args["input"]; v != nil {
 		req.input = v
-	} else if v, ok := args["tool_input"]; ok {
+	} else if v := args["tool_input"]; v != nil {
 		req.input = v
 	}
 	return req, ""

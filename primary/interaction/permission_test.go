@@ -90,6 +90,37 @@ func TestPermissionPrompt(t *testing.T) {
 		allowsOriginal(t, answer(t, id, sub), original)
 	})
 
+	t.Run("NullInputCountsAsAbsent", func(t *testing.T) {
+		original := map[string]any{"path": "notes.txt", "Password": secretValue}
+		for _, tc := range []struct {
+			name      string
+			args      map[string]any
+			want      map[string]any
+			peopleSee string
+		}{
+			{"SoToolInputIsUsed", map[string]any{"tool_name": "Write", "input": nil, "tool_input": original},
+				original, `{"Password":"(redacted)","path":"notes.txt"}`},
+			{"SoNullsAloneAreAnEmptyObject", map[string]any{"tool_name": "Write", "input": nil, "tool_input": nil},
+				map[string]any{}, `{}`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				id := openAs(t, env, stranger, "$null-input-"+tc.name)
+				feed, stop := env.Primary.Events.Subscribe(0)
+				defer stop()
+				sub := submit(t, env, id, "interaction.permission_prompt", tc.args)
+				p := promptPosted(t, env, feed, sub.callID)
+				if string(p.MaskedInput) != tc.peopleSee {
+					t.Errorf("people see %s, want %s", p.MaskedInput, tc.peopleSee)
+				}
+				decide(t, env, p.ID, memberOp, store.DecisionAllowOnce, "")
+				allowsOriginal(t, settledText(t, env, id, sub.callID), tc.want)
+				if r := sub.result(t); r.code != 3 {
+					t.Errorf("tools call --timeout 0: %s, want exit 3", r)
+				}
+			})
+		}
+	})
+
 	t.Run("NoInputAtAllIsAnEmptyObjectForAnyTool", func(t *testing.T) {
 		id := openAs(t, env, stranger, "$no-input")
 		sub, p := ask(t, id, map[string]any{})
