@@ -30,8 +30,9 @@ type app struct {
 	getenv         func(string) string
 	random         io.Reader
 	pollInterval   time.Duration
-	dial           dialFunc     // nil: the system dialer (tests replace it)
-	hc             *http.Client // created on the first request, reused by the next ones
+	dial           dialFunc      // nil: the system dialer (tests replace it)
+	requestTimeout time.Duration // bounds each request; zero: 30 s (tests shorten it)
+	hc             *http.Client  // created on the first request, reused by the next ones
 }
 
 // connect validates the environment and returns a transport to it. It is called only when a
@@ -44,7 +45,7 @@ func (a *app) connect() (*transport, error) {
 	if a.hc == nil {
 		a.hc = newHTTPClient(a.dial)
 	}
-	return &transport{ep: ep, hc: a.hc}, nil
+	return &transport{ep: ep, hc: a.hc, timeout: a.requestTimeout}, nil
 }
 
 func (a *app) run(ctx context.Context, args []string) int {

@@ -33,9 +33,31 @@ type fakeAgentCLI struct {
 	describes    map[string]int            // toolkit.function → describes
 	contextReads int
 	docs         map[string]string // context documents
-	submitted    chan string       // receives the call id of each call of "slow"
+	submitted    chan string       // receives the call id of each call of "slow" (and of a waiting permission_prompt)
 	release      chan struct{}     // closed by the test: slow calls complete
+	// permission is how permission_prompt calls end: "" with an allow of their input, as the
+	// primary answers once someone allowed it; permissionCancelled, permissionInterrupted,
+	// permissionNoDecision as their names say; permissionWaits long-polls like slow and
+	// permissionHangs answers no GET at all.
+	permission string
+	// rejectCalls, when set, answers every tools.call with this status and detail.
+	rejectCalls *fakeRejection
 }
+
+// fakeRejection is an Agent CLI rejection: an HTTP status and its detail.
+type fakeRejection struct {
+	status int
+	detail string
+}
+
+// How the fake's permission_prompt calls end (fakeAgentCLI.permission).
+const (
+	permissionCancelled   = "cancelled"
+	permissionInterrupted = "interrupted"
+	permissionNoDecision  = "no decision"
+	permissionWaits       = "waits"
+	permissionHangs       = "hangs"
+)
 
 type fakeToolkit struct {
 	name      string
@@ -300,22 +322,31 @@ func (f *fakeAgentCLI) call(op map[string]any) (int, any) {
 	function, _ := op["function"].(string)
 	args, _ := op["arguments"].(map[string]any)
 	f.calls = append(f.calls, op)
+	if rj := f.rejectCalls; rj != nil {
+		return rj.status, detail(rj.detail)
+	}
 	if _, fn, code, fail := f.find(toolkit, function); fn == nil {
 		return code, fail
 	}
 	rec := map[string]any{"attachments": []any{}, "call_id": id, "function": function, "outcome": nil,
 		"parent_bash_call_id": "bash-1", "status": statusQueued, "toolkit": toolkit}
 	f.receipts[id] = rec
-	if function == "slow" {
+	waits := function == "permission_prompt" && (f.permission == permissionWaits || f.permission == permissionHangs)
+	if function == "slow" || waits {
 		f.submitted <- id
 	}
 	queued := map[string]any{}
 	for k, v := range rec {
 		queued[k] = v
 	}
-	switch function {
-	case "slow":
+	switch {
+	case function == "slow" || waits:
 		return 200, queued
+	case function == "permission_prompt":
+		rec["status"], rec["outcome"] = f.permissionEnd(args)
+		return 200, queued
+	}
+	switch function {
 	case "fail":
 		rec["status"], rec["outcome"] = statusFailed, args["message"]
 	case "text":
@@ -329,6 +360,25 @@ func (f *fakeAgentCLI) call(op map[string]any) (int, any) {
 	return 200, queued
 }
 
+// permissionEnd is how a permission_prompt call that does not wait ends: its status and
+// outcome.
+func (f *fakeAgentCLI) permissionEnd(args map[string]any) (string, any) {
+	switch f.permission {
+	case permissionCancelled:
+		return statusCancelled, "Call cancelled before dispatch: the response is fenced"
+	case permissionInterrupted:
+		return statusFailed, "Call interrupted after dispatch; effects may have occurred"
+	case permissionNoDecision:
+		return statusCompleted, "plain text"
+	}
+	input := args["input"]
+	if input == nil {
+		input = map[string]any{}
+	}
+	text, _ := canonjson.Marshal(map[string]any{"behavior": "allow", "updatedInput": input})
+	return statusCompleted, string(text)
+}
+
 // getCall answers GET, long-polling for a slow call until the test releases it or the wait
 // asked for has passed.
 func (f *fakeAgentCLI) getCall(w http.ResponseWriter, r *http.Request) {
@@ -336,6 +386,8 @@ func (f *fakeAgentCLI) getCall(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	rec, ok := f.receipts[id]
 	failing := f.failGets
+	hangs := rec["function"] == "permission_prompt" && f.permission == permissionHangs
+	waits := rec["function"] == "slow" || rec["function"] == "permission_prompt" && f.permission == permissionWaits
 	f.mu.Unlock()
 	if !ok {
 		answer(w, 401, `{"detail":"Agent CLI authority is unavailable"}`)
@@ -345,7 +397,11 @@ func (f *fakeAgentCLI) getCall(w http.ResponseWriter, r *http.Request) {
 		answer(w, 500, `{"detail":"internal error"}`)
 		return
 	}
-	if rec["function"] == "slow" {
+	if hangs { // until the client gives up
+		<-r.Context().Done()
+		return
+	}
+	if waits {
 		wait, _ := strconv.ParseFloat(r.URL.Query().Get("wait"), 64)
 		timer := time.NewTimer(time.Duration(wait * float64(time.Second)))
 		defer timer.Stop()

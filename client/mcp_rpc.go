@@ -158,7 +158,7 @@ type mcpServer struct {
 	infos  map[toolRef]*toolInfo // descriptors already read, for the life of the process
 }
 
-type inflightID struct{ cancel context.CancelFunc }
+type inflightID struct{ cancel context.CancelCauseFunc }
 
 // input is one line read from stdin.
 type input struct {
@@ -344,7 +344,10 @@ func (s *mcpServer) prepare(ctx context.Context, v any) job {
 		return job{run: func() (map[string]any, bool) {
 			defer done()
 			res, rerr := s.agentMethod(rctx, m)
-			if rctx.Err() != nil { // cancelled by the client (no answer is due) or stopping
+			// Cancelled by the client: no answer is due. Stopping: only a permission_prompt
+			// is answered, with its denial, so that the engine waiting on it is not left
+			// without a decision.
+			if rctx.Err() != nil && (errors.Is(context.Cause(rctx), errCancelledByClient) || !s.isPermissionCall(m)) {
 				return nil, false
 			}
 			return rpcReply(m.id, res, rerr), true
@@ -354,9 +357,19 @@ func (s *mcpServer) prepare(ctx context.Context, v any) job {
 	return job{reply: rpcReply(m.id, res, rerr)}
 }
 
+// errCancelledByClient is the cause of a request's context that notifications/cancelled ended.
+var errCancelledByClient = errors.New("cancelled by the client")
+
+// isPermissionCall reports whether m calls permission_prompt.
+func (s *mcpServer) isPermissionCall(m rpcMessage) bool {
+	name, _ := m.params["name"].(string)
+	ref, ok := s.names.lookup(name)
+	return m.method == "tools/call" && ok && ref == permissionPrompt
+}
+
 // track registers a request that notifications/cancelled may cancel. done unregisters it.
 func (s *mcpServer) track(ctx context.Context, id any) (context.Context, func()) {
-	rctx, cancel := context.WithCancel(ctx)
+	rctx, cancel := context.WithCancelCause(ctx)
 	key, entry := idKey(id), &inflightID{cancel: cancel}
 	s.mu.Lock()
 	if s.inflight == nil {
@@ -370,7 +383,7 @@ func (s *mcpServer) track(ctx context.Context, id any) (context.Context, func())
 			delete(s.inflight, key)
 		}
 		s.mu.Unlock()
-		cancel()
+		cancel(nil)
 	}
 }
 
@@ -384,7 +397,7 @@ func (s *mcpServer) notification(m rpcMessage) {
 	id := m.params["requestId"]
 	s.mu.Lock()
 	if entry := s.inflight[idKey(id)]; entry != nil {
-		entry.cancel()
+		entry.cancel(errCancelledByClient)
 	}
 	s.mu.Unlock()
 }

@@ -34,6 +34,8 @@ type mcpSession struct {
 	done     chan int
 	codeOnce sync.Once
 	code     int
+	// stop ends serving as SIGINT or SIGTERM would.
+	stop context.CancelFunc
 }
 
 // badLine is a stdout line that is not one canonical JSON value.
@@ -58,14 +60,22 @@ func (b *syncBuffer) String() string {
 
 func startMCP(t *testing.T, env map[string]string, pageSize int) *mcpSession {
 	t.Helper()
+	return startMCPApp(t, env, pageSize, func(*app) {})
+}
+
+// startMCPApp is startMCP with the client's app changed by edit first.
+func startMCPApp(t *testing.T, env map[string]string, pageSize int, edit func(*app)) *mcpSession {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	m := &mcpSession{t: t, stdin: inW, logs: &syncBuffer{}, arrived: make(chan struct{}, 1), done: make(chan int, 1)}
 	a := &app{stdin: inR, stdout: outW, stderr: m.logs, getenv: func(k string) string { return env[k] },
 		random: rand.Reader, pollInterval: time.Millisecond}
+	edit(a)
 	s := &mcpServer{app: a, pageSize: pageSize, round: 20 * time.Millisecond, out: outW,
 		log: slog.New(slog.NewTextHandler(m.logs, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
+	m.stop = cancel
 	go func() {
 		code := s.serve(ctx, inR)
 		if a.hc != nil {

@@ -474,6 +474,7 @@ func (s *mcpServer) learnNames(ctx context.Context) *rpcError {
 // toolsCall answers tools/call: one Agent CLI call with a fresh call id, waited for until it
 // is terminal. Only an unusable request, an unknown name and an unavailable authority are
 // JSON-RPC errors; everything else is a result the model sees, isError when it did not work.
+// permission_prompt always answers with a decision (see permissionAnswer).
 func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any) (any, *rpcError) {
 	name, ok := params["name"].(string)
 	if !ok || name == "" {
@@ -491,14 +492,42 @@ func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any) (any, 
 	if rerr != nil {
 		return nil, rerr
 	}
+	run := s.runCall(ctx, ref, args, params)
+	if ref == permissionPrompt {
+		return run.permissionAnswer(), nil
+	}
+	return run.answer()
+}
+
+// callRun is how one tools/call went: its terminal receipt, or what stopped it, said twice:
+// as the answer of an ordinary call, and as the reason a permission_prompt got no decision.
+type callRun struct {
+	callID  string // empty when none could be chosen
+	receipt *reply // the terminal receipt; nil when the call did not settle here
+	version string
+	// For an ordinary call that did not settle: a JSON-RPC error, or the text of an error
+	// result.
+	rpcErr  *rpcError
+	toolMsg string
+	// reason says, for people and models, why no decision could be had.
+	reason string
+}
+
+// runCall submits the call and waits until its receipt is terminal.
+func (s *mcpServer) runCall(ctx context.Context, ref toolRef, args, params map[string]any) callRun {
+	run := callRun{version: s.protocolVersion()}
 	tr, rerr := s.connect()
 	if rerr != nil {
-		return nil, rerr
+		run.rpcErr, run.reason = rerr, notGranted("nobody could be asked", rerr.message)
+		return run
 	}
 	callID, err := newCallID(s.app.random)
 	if err != nil {
-		return nil, &rpcError{code: codeInternalError, message: "cannot choose a call id: " + err.Error()}
+		run.rpcErr = &rpcError{code: codeInternalError, message: "cannot choose a call id: " + err.Error()}
+		run.reason = notGranted("nobody could be asked", run.rpcErr.message)
+		return run
 	}
+	run.callID = callID
 	r, err := post(ctx, tr, map[string]any{
 		"operation": "tools.call", "call_id": callID,
 		"toolkit": ref.toolkit, "function": ref.function, "arguments": args,
@@ -506,38 +535,69 @@ func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any) (any, 
 	if err != nil {
 		e := asCLIError(err)
 		switch {
-		case e.status == http.StatusUnauthorized:
-			return nil, &rpcError{code: codeAuthority, message: e.msg}
-		case e.code == ExitInvalid: // rejected: nothing was admitted
-			return toolError(e.msg, callID), nil
+		case ctx.Err() != nil:
+			run.reason = stoppedReason
+		case e.status == http.StatusUnauthorized || e.code == ExitInvalid:
+			run.reason = notGranted("the request for permission was refused", e.msg)
+		default:
+			run.reason = notGranted("the request for permission could not be sent", e.msg)
 		}
-		return toolError(fmt.Sprintf("%s; the call may have been submitted: see mindroom-agent calls wait %s", e.msg, callID), callID), nil
+		switch {
+		case e.status == http.StatusUnauthorized:
+			run.rpcErr = &rpcError{code: codeAuthority, message: e.msg}
+		case e.code == ExitInvalid: // rejected: nothing was admitted
+			run.toolMsg = e.msg
+		default:
+			run.toolMsg = fmt.Sprintf("%s; the call may have been submitted: see mindroom-agent calls wait %s", e.msg, callID)
+		}
+		return run
 	}
 	status, err := receiptStatus(r)
 	if err != nil {
-		return toolError(fmt.Sprintf("%v; the call may have been submitted: see mindroom-agent calls wait %s", err, callID), callID), nil
+		run.toolMsg = fmt.Sprintf("%v; the call may have been submitted: see mindroom-agent calls wait %s", err, callID)
+		run.reason = notGranted("the answer to the request could not be read", err.Error())
+		return run
 	}
-	version := s.protocolVersion()
-	progress := newProgress(s, params, version)
+	progress := newProgress(s, params, run.version)
 	for !isTerminal(status) {
 		last, err := s.app.waitFor(ctx, tr, callID, r, time.Now().Add(s.round))
 		if err != nil {
 			e := asCLIError(err)
+			run.reason = notGranted("waiting for the decision failed", e.msg)
+			if ctx.Err() != nil {
+				run.reason = stoppedReason
+			}
 			if e.status == http.StatusUnauthorized {
-				return nil, &rpcError{code: codeAuthority, message: e.msg}
+				run.rpcErr = &rpcError{code: codeAuthority, message: e.msg}
+				return run
 			}
 			st, _ := receiptStatus(last)
-			return toolError(fmt.Sprintf("%s; waiting stopped while the call was %s and it may still finish: see mindroom-agent calls wait %s", e.msg, st, callID), callID), nil
+			run.toolMsg = fmt.Sprintf("%s; waiting stopped while the call was %s and it may still finish: see mindroom-agent calls wait %s", e.msg, st, callID)
+			return run
 		}
 		r = last
 		if status, err = receiptStatus(r); err != nil {
-			return toolError(err.Error(), callID), nil
+			run.toolMsg = err.Error()
+			run.reason = notGranted("the answer to the request could not be read", err.Error())
+			return run
 		}
 		if !isTerminal(status) {
 			progress.report(callID, status)
 		}
 	}
-	return callResult(r, version), nil
+	run.receipt = r
+	return run
+}
+
+// answer is the tools/call answer of an ordinary call.
+func (run callRun) answer() (any, *rpcError) {
+	switch {
+	case run.receipt != nil:
+		return callResult(run.receipt, run.version), nil
+	case run.rpcErr != nil:
+		return nil, run.rpcErr
+	}
+	return toolError(run.toolMsg, run.callID), nil
 }
 
 // callResult is the tools/call result of a terminal receipt.

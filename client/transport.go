@@ -49,6 +49,15 @@ func newHTTPClient(dial dialFunc) *http.Client {
 type transport struct {
 	ep *endpoint
 	hc *http.Client
+	// timeout bounds one request, plus the wait a long poll asks for; zero is requestTimeout.
+	timeout time.Duration
+}
+
+func (t *transport) requestTimeout() time.Duration {
+	if t.timeout > 0 {
+		return t.timeout
+	}
+	return requestTimeout
 }
 
 // reply is a successful response: its object and the object's canonical JSON.
@@ -59,7 +68,7 @@ type reply struct {
 
 // post sends one operation object.
 func (t *transport) post(ctx context.Context, body []byte) (*reply, error) {
-	return t.do(ctx, http.MethodPost, t.ep.origin+operationsPath, body, requestTimeout)
+	return t.do(ctx, http.MethodPost, t.ep.origin+operationsPath, body, t.requestTimeout())
 }
 
 // get reads a receipt; wait > 0 asks the server to long-poll that long.
@@ -68,7 +77,7 @@ func (t *transport) get(ctx context.Context, callID string, wait time.Duration) 
 	if wait > 0 {
 		target += "?wait=" + formatSeconds(wait)
 	}
-	return t.do(ctx, http.MethodGet, target, nil, requestTimeout+wait)
+	return t.do(ctx, http.MethodGet, target, nil, t.requestTimeout()+wait)
 }
 
 func (t *transport) do(ctx context.Context, method, target string, body []byte, timeout time.Duration) (*reply, error) {
