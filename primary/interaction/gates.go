@@ -18,8 +18,10 @@ const (
 	tierDirect               // starts at once
 )
 
-// tierFor applies the mode gates. An admin author's command in an admin conversation starts
-// at once, except from a background agent, which runs at the auto tier.
+// tierFor applies the mode gates. In an admin conversation only a foreground turn of an admin
+// author starts a command at once: a person asked for it just now. Every other origin of an
+// admin's turn (a background agent, a scheduled task, a recovery, the runtime's own API) takes
+// the auto tier, a durable approval, because nobody stands behind that request at the moment.
 func (s *Service) tierFor(ctx context.Context, id catalog.Identity) (tier, string, error) {
 	setting, err := s.cfg.Store.ConversationMode(ctx, id.Channel, id.Thread)
 	if err != nil {
@@ -37,7 +39,7 @@ func (s *Service) tierFor(ctx context.Context, id catalog.Identity) (tier, strin
 			return tierRefused, fmt.Sprintf("This conversation is in admin mode, where background commands start at once only for admins, and %q is not an admin. "+
 				"Two ways to run it: an admin asks for it in this conversation, or an admin sets the conversation's mode to auto, "+
 				"so each command waits for an admin's approval.", id.Requester), nil
-		case id.Origin == response.OriginBackground:
+		case id.Origin != response.OriginForeground:
 			return tierApproval, "", nil
 		default:
 			return tierDirect, "", nil
