@@ -39,8 +39,11 @@ func (s *Service) runAgentInBackground(ctx context.Context, call catalog.Call) (
 		return catalog.Result{}, s.jobError(err)
 	}
 	ps := parent.Spec()
+	// The agent's engine reaches its tools through `mindroom-agent mcp`: they are its native
+	// tools, so its response offers the native catalog (every function, as minimal does), or a
+	// standard turn's agent could not ask for permission or approval.
 	r, err := s.cfg.Responses.Open(response.Spec{
-		Agent: ps.Agent, Requester: ps.Requester, Channel: ps.Channel, Thread: ps.Thread, ShellMode: ps.ShellMode,
+		Agent: ps.Agent, Requester: ps.Requester, Channel: ps.Channel, Thread: ps.Thread, ShellMode: response.ShellModeMinimal,
 		WorkerKey: ps.WorkerKey, Origin: response.OriginBackground, Toolkits: ps.Toolkits,
 	})
 	if err != nil {
