@@ -50,6 +50,20 @@ func (r *Registry[T]) Mint(owner T, lifetime time.Duration) (token string, diges
 	if lifetime <= 0 || lifetime > MaxLifetime {
 		lifetime = MaxLifetime
 	}
+	return r.mint(owner, lifetime)
+}
+
+// MintForJob creates a grant for an owner that serves a background job rather than a turn (a
+// background agent may run for a week): it lives for lifetime, past MaxLifetime if the job
+// may run that long. Like every grant it is issued once and dies when its owner revokes it.
+func (r *Registry[T]) MintForJob(owner T, lifetime time.Duration) (token string, digest Digest, expires time.Time) {
+	if lifetime <= 0 {
+		lifetime = MaxLifetime
+	}
+	return r.mint(owner, lifetime)
+}
+
+func (r *Registry[T]) mint(owner T, lifetime time.Duration) (token string, digest Digest, expires time.Time) {
 	var raw [32]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		panic("grant: crypto/rand failed: " + err.Error()) // never happens on Linux

@@ -45,7 +45,7 @@ func (s *Service) runAgentInBackground(ctx context.Context, call catalog.Call) (
 	r, err := s.cfg.Responses.Open(response.Spec{
 		Agent: ps.Agent, Requester: ps.Requester, Channel: ps.Channel, Thread: ps.Thread, ShellMode: response.ShellModeMinimal,
 		WorkerKey: ps.WorkerKey, Origin: response.OriginBackground, Toolkits: ps.Toolkits,
-	})
+	}, response.ForBackgroundJob(s.cfg.Jobs.AgentLifetime()))
 	if err != nil {
 		return catalog.Result{}, err
 	}

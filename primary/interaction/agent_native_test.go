@@ -44,6 +44,19 @@ func TestBackgroundAgentOfAStandardTurnReachesTheControls(t *testing.T) {
 			t.Fatal("the background agent's approval never reached the operators")
 		}
 	}
+	// The agent keeps its tools for as long as its job may run, not a turn's 24 hours.
+	found := false
+	for _, r := range env.Primary.Responses.List() {
+		if sp := r.Spec(); sp.Origin == "background" && sp.Thread == thread {
+			found = true
+			if left := time.Until(r.GrantExpires()); left < env.Primary.Jobs.AgentLifetime()-time.Minute {
+				t.Errorf("the agent's grant expires in %v, before its job's lifetime %v", left, env.Primary.Jobs.AgentLifetime())
+			}
+		}
+	}
+	if !found {
+		t.Error("the agent's response is not open while it waits")
+	}
 	if _, err := env.Primary.Interaction.DecidePrompt(context.Background(), prompt.ID, adminOp,
 		interaction.PromptDecision{Action: store.DecisionApprove}); err != nil {
 		t.Fatal(err)

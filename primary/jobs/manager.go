@@ -227,6 +227,10 @@ func (m *Manager) Close() {
 // CommandCeiling is the ceiling of command jobs.
 func (m *Manager) CommandCeiling() time.Duration { return m.cfg.CommandCeiling }
 
+// AgentLifetime is the longest an agent job may run: its ceiling, then the grace between
+// SIGTERM and SIGKILL.
+func (m *Manager) AgentLifetime() time.Duration { return m.cfg.AgentCeiling + m.cfg.Grace }
+
 // Caps are the most running jobs in all and per conversation.
 func (m *Manager) Caps() (total, perThread int) { return m.cfg.MaxRunning, m.cfg.MaxPerThread }
 

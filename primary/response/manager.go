@@ -92,10 +92,29 @@ func NewManager(cfg Config) *Manager {
 	return &Manager{cfg: cfg, grants: grant.NewRegistry[*Response](cfg.Now), byID: make(map[string]*Response)}
 }
 
+// OpenOption sets something about a response the runtime cannot ask for.
+type OpenOption func(*openOptions)
+
+type openOptions struct {
+	jobLifetime time.Duration
+}
+
+// ForBackgroundJob makes the response's grant live as long as the background job it serves
+// may run (lifetime), past the 24 hours a turn's grant is capped at: a background agent keeps
+// its tools for its whole ceiling. The job closes the response when it ends, which revokes
+// the grant at once.
+func ForBackgroundJob(lifetime time.Duration) OpenOption {
+	return func(o *openOptions) { o.jobLifetime = lifetime }
+}
+
 // Open validates spec and creates a response with a fresh grant.
-func (m *Manager) Open(spec Spec) (*Response, error) {
+func (m *Manager) Open(spec Spec, opts ...OpenOption) (*Response, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
+	}
+	var o openOptions
+	for _, opt := range opts {
+		opt(&o)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Response{
@@ -110,7 +129,11 @@ func (m *Manager) Open(spec Spec) (*Response, error) {
 		Flags: slices.Clone(spec.Flags)}
 	r.view, r.nativeView = r.views(spec.Toolkits)
 	r.docs.init(spec.ContextDocuments)
-	r.token, r.digest, r.expires = m.grants.Mint(r, spec.GrantLifetime)
+	if o.jobLifetime > 0 {
+		r.token, r.digest, r.expires = m.grants.MintForJob(r, o.jobLifetime)
+	} else {
+		r.token, r.digest, r.expires = m.grants.Mint(r, spec.GrantLifetime)
+	}
 	m.mu.Lock()
 	m.byID[r.id] = r
 	m.mu.Unlock()
