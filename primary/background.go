@@ -22,7 +22,8 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 		Store: db, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify, Events: p.Events,
 		Secrets:        secrets,
 		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
-		Logger: p.cfg.Logger,
+		AgentReportGrace: p.cfg.AgentReportGrace,
+		Logger:           p.cfg.Logger,
 	})
 	if err != nil {
 		return err

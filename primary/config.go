@@ -58,6 +58,9 @@ type Config struct {
 	JobCommandCeiling time.Duration
 	JobAgentCeiling   time.Duration
 	JobGrace          time.Duration
+	// AgentReportGrace is how long after start a worker may take to report a background agent
+	// an earlier primary started there before it is recorded interrupted (zero: 5 minutes).
+	AgentReportGrace time.Duration
 	// PromptWait bounds how long request_approval and permission_prompt wait for a person
 	// (zero: about 280 s, as the contract says).
 	PromptWait time.Duration

@@ -95,6 +95,8 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs.DurationVar(&cfg.JobCommandCeiling, "job-ceiling", 60*time.Minute, "longest a background command may run")
 	fs.DurationVar(&cfg.JobAgentCeiling, "agent-job-ceiling", 7*24*time.Hour, "longest a background agent may run")
 	fs.DurationVar(&cfg.PromptWait, "prompt-wait", 280*time.Second, "longest request_approval and permission_prompt wait for a person")
+	fs.DurationVar(&cfg.AgentReportGrace, "agent-report-grace", 5*time.Minute,
+		"how long after start a worker may take to report a background agent before it is recorded interrupted")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, err

@@ -33,6 +33,9 @@ const (
 	// unreported before it is finished as unknown.
 	DefaultLostWorkerAfter = 5 * time.Minute
 	DefaultSweepEvery      = time.Minute
+	// DefaultAgentReportGrace is how long after the primary starts a worker may take to report
+	// a background agent started by an earlier primary (see Config.AgentReportGrace).
+	DefaultAgentReportGrace = 5 * time.Minute
 )
 
 // MaxReportBytes bounds an agent's report as delivered; a longer one is cut, saying so.
@@ -82,6 +85,10 @@ type Config struct {
 	// LostWorkerAfter and SweepEvery: a worker job unreported LostWorkerAfter past its ceiling
 	// finishes as unknown; running jobs are checked every SweepEvery.
 	LostWorkerAfter, SweepEvery time.Duration
+	// AgentReportGrace: a worker agent started before this primary whose worker has not
+	// reported it within this long after the start is interrupted (its cap places freed); it
+	// could not reach its tools anyway, since its response died with the earlier primary.
+	AgentReportGrace time.Duration
 	// Events receives job changes for people watching live; nil publishes nothing.
 	Events *events.Bus
 	// BashPath is bash; empty means looked up in PATH.
@@ -108,6 +115,7 @@ func (c *Config) Validate() error {
 	setDefault(&c.Grace, DefaultGrace)
 	setDefault(&c.Poll, DefaultPoll)
 	setDefault(&c.LostWorkerAfter, DefaultLostWorkerAfter)
+	setDefault(&c.AgentReportGrace, DefaultAgentReportGrace)
 	if c.MaxLogBytes <= 0 {
 		c.MaxLogBytes = jobproc.DefaultMaxLogBytes
 	}
@@ -183,6 +191,9 @@ type Job struct {
 type Manager struct {
 	cfg Config
 	log *slog.Logger
+	// started is when this manager (so this primary) started: jobs recorded before it belong
+	// to an earlier primary.
+	started time.Time
 
 	mu      sync.Mutex
 	running map[int64]*tracked // jobs this manager supervises or awaits from a worker
@@ -207,7 +218,8 @@ func New(cfg Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Manager{cfg: cfg, log: cfg.Logger.With("component", "jobs"), running: map[int64]*tracked{}, stop: make(chan struct{})}
+	m := &Manager{cfg: cfg, log: cfg.Logger.With("component", "jobs"), running: map[int64]*tracked{}, stop: make(chan struct{}),
+		started: cfg.Now()}
 	m.wg.Go(m.sweep)
 	return m, nil
 }

@@ -507,6 +507,60 @@ func TestSweepFinishesWorkerJobsNeverReportedPastTheirCeiling(t *testing.T) {
 	}
 }
 
+// TestWorkerAgentsUnreportedAfterARestartAreInterrupted: background agents an earlier primary
+// started on workers that do not report them within the grace after this primary's start are
+// interrupted, once, and free their places under the caps; command jobs and agents of this
+// primary are left alone.
+func TestWorkerAgentsUnreportedAfterARestartAreInterrupted(t *testing.T) {
+	ctx := context.Background()
+	boot := time.Now().Add(time.Hour) // this primary starts after the jobs below were recorded
+	later := boot
+	e := newEnv(t, func(c *Config) { c.Now = func() time.Time { return later } })
+	record := func(kind, thread string, created time.Time) int64 {
+		rec, err := e.s.CreateJob(ctx, store.NewJob{Kind: kind, Command: "remote", Channel: "room", Thread: thread,
+			WorkerKey: "key-a", Ceiling: 7 * 24 * time.Hour, LogDir: e.m.LogDir()}, store.JobCaps{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.CreatedAt.After(created) {
+			t.Fatalf("job %d recorded at %v, after %v", rec.ID, rec.CreatedAt, created)
+		}
+		return rec.ID
+	}
+	var agents []int64
+	for range 3 {
+		agents = append(agents, record("agent", "t-cap", boot))
+	}
+	command := record("command", "t-other", boot)
+	if err := e.m.CheckCaps(ctx, "room", "t-cap"); err == nil {
+		t.Fatal("three running agents do not fill the thread's places")
+	}
+
+	later = boot.Add(e.m.cfg.AgentReportGrace - time.Nanosecond)
+	e.m.sweepLostWorkerJobs(ctx)
+	if j, _ := e.m.Get(ctx, agents[0]); j.Status != store.JobRunning {
+		t.Fatalf("an agent was interrupted within the grace: %q", j.Outcome)
+	}
+
+	later = boot.Add(e.m.cfg.AgentReportGrace)
+	e.m.sweepLostWorkerJobs(ctx)
+	e.m.sweepLostWorkerJobs(ctx) // a second sweep changes nothing
+	for _, id := range agents {
+		if j, _ := e.m.Get(ctx, id); j.Status != store.JobFinished || j.Outcome != OutcomeInterrupted {
+			t.Errorf("agent %d: %s %q, want interrupted", id, j.Status, j.Outcome)
+		}
+		if cs := e.continuations(t, id); len(cs) != 1 {
+			t.Errorf("agent %d: %d continuations, want 1", id, len(cs))
+		}
+	}
+	if err := e.m.CheckCaps(ctx, "room", "t-cap"); err != nil {
+		t.Errorf("the interrupted agents still hold their places: %v", err)
+	}
+	if j, _ := e.m.Get(ctx, command); j.Status != store.JobRunning {
+		t.Errorf("a worker command job within its ceiling was finished: %q", j.Outcome)
+	}
+}
+
 func TestJobChangesArePublished(t *testing.T) {
 	bus := events.New()
 	feed, stop := bus.Subscribe(16)

@@ -249,13 +249,31 @@ func (m *Manager) sweepLostWorkerJobs(ctx context.Context) {
 	}
 	now := m.cfg.Now()
 	for _, rec := range recs {
-		if rec.WorkerKey == "" || now.Before(rec.CreatedAt.Add(rec.Ceiling+m.cfg.Grace+m.cfg.LostWorkerAfter)) {
+		if rec.WorkerKey == "" {
+			continue
+		}
+		if m.unreportedAgent(rec, now) {
+			m.log.Warn("worker agent not reported after the restart; interrupted", "job", rec.ID, "worker", rec.WorkerID)
+			m.finish(ctx, rec, store.JobResult{Outcome: OutcomeInterrupted}, m.untrack(rec.ID))
+			continue
+		}
+		if now.Before(rec.CreatedAt.Add(rec.Ceiling + m.cfg.Grace + m.cfg.LostWorkerAfter)) {
 			continue
 		}
 		m.log.Warn("worker job never reported after its ceiling; its outcome is unknown", "job", rec.ID, "worker", rec.WorkerID)
 		t := m.untrack(rec.ID)
 		m.finish(ctx, rec, store.JobResult{Outcome: OutcomeUnknown}, t)
 	}
+}
+
+// unreportedAgent reports whether rec is a background agent an earlier primary started on a
+// worker that has not reported it within AgentReportGrace of this primary's start. A report
+// tracks the job (or finishes it), so an untracked one was never reported. Its response died
+// with the earlier primary, so it could not reach its tools: it is interrupted at once rather
+// than holding its cap places until its week-long ceiling.
+func (m *Manager) unreportedAgent(rec store.Job, now time.Time) bool {
+	return rec.Kind == "agent" && rec.CreatedAt.Before(m.started) &&
+		!now.Before(m.started.Add(m.cfg.AgentReportGrace)) && m.tracked(rec.ID) == nil
 }
 
 // sweep runs sweepLostWorkerJobs every SweepEvery until the manager closes.
