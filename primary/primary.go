@@ -231,7 +231,10 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor()),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
-	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, cfg.Logger.With("component", "responseapi")).
+	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks
+	// for it when it opens a response.
+	preflight := shellmode.New(shellmode.Config{Registry: p.Registry, Local: shells, Workers: p.Workers})
+	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, preflight, cfg.Logger.With("component", "responseapi")).
 		WithThreadStopper(func(ctx context.Context, channel, thread string) (int, error) {
 			cancelled, err := p.Interaction.CancelThreadQuestions(ctx, channel, thread)
 			return len(cancelled), err
@@ -244,7 +247,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		WithJobs(p.Jobs).WithApprovals(p.Interaction).WithPrompts(p.Interaction).WithAllowances(db).
 		WithQuestions(p.Interaction).WithProgress(p.Interaction).
 		WithResponses(p.Responses).WithEvents(p.Events).WithCallApprovals(p.Responses.CallApprovals()).
-		WithShellModes(db, shellmode.New(shellmode.Config{Registry: p.Registry, Local: shells, Workers: p.Workers}))
+		WithShellModes(db, preflight)
 	operatorv1.RegisterOperatorServiceServer(p.grpcServer, p.operatorAPI)
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)

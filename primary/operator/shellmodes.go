@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -133,16 +132,15 @@ func (s *Server) ResetShellMode(ctx context.Context, req *operatorv1.ResetShellM
 // preflightFailure is FAILED_PRECONDITION naming every problem and its fix, in the message for
 // people and as PreconditionFailure violations for programs.
 func preflightFailure(agent string, problems []shellmode.Problem) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "the minimal shell mode cannot be used for agent %q; nothing was saved. %d problem(s):", agent, len(problems))
+	msg := fmt.Sprintf("the minimal shell mode cannot be used for agent %q; nothing was saved. %d problem(s): %s",
+		agent, len(problems), shellmode.Explain(problems))
 	details := &errdetails.PreconditionFailure{}
-	for i, p := range problems {
-		fmt.Fprintf(&b, " (%d) %s. Fix: %s.", i+1, p.What, p.Fix)
+	for _, p := range problems {
 		details.Violations = append(details.Violations, &errdetails.PreconditionFailure_Violation{
-			Type: p.Check, Subject: agent, Description: p.What + ". Fix: " + p.Fix + ".",
+			Type: p.Check, Subject: agent, Description: p.String(),
 		})
 	}
-	st := status.New(codes.FailedPrecondition, b.String())
+	st := status.New(codes.FailedPrecondition, msg)
 	if withDetails, err := st.WithDetails(details); err == nil {
 		st = withDetails
 	}

@@ -20,17 +20,19 @@ import (
 type Server struct {
 	responsev1.UnimplementedResponseServiceServer
 	responses  *response.Manager
+	preflight  Preflight
 	log        *slog.Logger
 	stopThread ThreadStopper
 	shellModes ShellModes // nil: a request without a shell mode opens a standard response
 }
 
-// NewServer returns the ResponseService handlers.
-func NewServer(responses *response.Manager, log *slog.Logger) *Server {
+// NewServer returns the ResponseService handlers. preflight checks the agent's shell before a
+// response opens in the minimal shell mode the request names.
+func NewServer(responses *response.Manager, preflight Preflight, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{responses: responses, log: log}
+	return &Server{responses: responses, preflight: preflight, log: log}
 }
 
 // MaxCommandBytes is the longest command RunBash takes: Linux refuses a longer single argument
@@ -95,6 +97,11 @@ func (s *Server) OpenResponse(ctx context.Context, req *responsev1.OpenResponseR
 	}
 	for _, d := range req.GetContextDocuments() {
 		spec.ContextDocuments = append(spec.ContextDocuments, response.Document{Name: d.GetName(), Text: d.GetText()})
+	}
+	if req.GetShellMode() == responsev1.ShellMode_SHELL_MODE_MINIMAL {
+		if err := s.checkMinimal(ctx, spec); err != nil {
+			return nil, err
+		}
 	}
 	r, err := s.responses.Open(spec)
 	if err != nil {

@@ -2,14 +2,23 @@ package responseapi
 
 import (
 	"context"
+	"fmt"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 )
+
+// Preflight checks an agent's shell before a response opens in the minimal shell mode
+// (shellmode.Preflight, the check operators' SetShellMode runs).
+type Preflight interface {
+	Check(ctx context.Context, t shellmode.Target) []shellmode.Problem
+}
 
 // ShellModes reads the shell mode stored for an agent in a conversation (store.ShellModes).
 type ShellModes interface {
@@ -49,4 +58,38 @@ func (s *Server) shellMode(ctx context.Context, req *responsev1.OpenResponseRequ
 		return response.ShellModeMinimal, nil
 	}
 	return response.ShellModeStandard, nil
+}
+
+// checkMinimal runs the minimal mode's preflight for a response about to open with spec, after
+// the spec's own checks (the preflight creates the agent's workspace, so the agent name must be
+// valid first). Any problem refuses the open: FAILED_PRECONDITION naming every problem and its
+// fix, in the message for people and as PreconditionFailure violations for programs.
+func (s *Server) checkMinimal(ctx context.Context, spec response.Spec) error {
+	if err := spec.Validate(); err != nil {
+		return s.toStatus(err)
+	}
+	problems := s.preflight.Check(ctx, shellmode.Target{
+		Agent: spec.Agent, Channel: spec.Channel, Thread: spec.Thread, WorkerKey: spec.WorkerKey,
+	})
+	if len(problems) == 0 {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return status.FromContextError(ctx.Err()).Err()
+	}
+	s.log.Info("minimal response refused", "agent", spec.Agent, "channel", spec.Channel, "thread", spec.Thread,
+		"worker_key", spec.WorkerKey, "problems", len(problems))
+	st := status.New(codes.FailedPrecondition, fmt.Sprintf(
+		"the minimal shell mode cannot be used for agent %q; no response was opened. %d problem(s): %s",
+		spec.Agent, len(problems), shellmode.Explain(problems)))
+	details := &errdetails.PreconditionFailure{}
+	for _, p := range problems {
+		details.Violations = append(details.Violations, &errdetails.PreconditionFailure_Violation{
+			Type: p.Check, Subject: spec.Agent, Description: p.String(),
+		})
+	}
+	if withDetails, err := st.WithDetails(details); err == nil {
+		st = withDetails
+	}
+	return st.Err()
 }

@@ -93,7 +93,7 @@ func TestShellModeCatalogsFromRealBash(t *testing.T) {
 func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	ctx := context.Background()
 	env := testenv.Start(t)
-	api := responseapi.NewServer(env.Primary.Responses, slog.New(slog.DiscardHandler)).WithShellModes(env.Primary.Store)
+	api := responseapi.NewServer(env.Primary.Responses, &recordingPreflight{}, slog.New(slog.DiscardHandler)).WithShellModes(env.Primary.Store)
 	open := func(t *testing.T, mode responsev1.ShellMode) string {
 		t.Helper()
 		resp, err := api.OpenResponse(ctx, openReq(mode))

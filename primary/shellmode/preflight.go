@@ -2,7 +2,9 @@ package shellmode
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/turncli/turncli/primary/catalog"
@@ -26,6 +28,21 @@ type Problem struct {
 	What string
 	// Fix is what to do about it.
 	Fix string
+}
+
+// String is the problem and its fix as one text for a person: "What. Fix: Fix."
+func (p Problem) String() string { return p.What + ". Fix: " + p.Fix + "." }
+
+// Explain lists every problem with its fix, numbered, in one text: "(1) What. Fix: Fix. (2) …".
+func Explain(problems []Problem) string {
+	var b strings.Builder
+	for i, p := range problems {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "(%d) %s", i+1, p)
+	}
+	return b.String()
 }
 
 // LocalShell is the primary's own shell host (shellhost.Runner).

@@ -114,7 +114,7 @@ func TestHubProtocolEdges(t *testing.T) {
 		if st := f.ended(); st.Code() != codes.InvalidArgument {
 			t.Fatalf("connection ended with %v, want InvalidArgument", st)
 		}
-		id := env.Open(t, onKey("key-a"))
+		id := env.Open(t, onAbsentKey("key-a"))
 		out, err := runBash(deadline(t), env, id, "nowhere", "true", nil)
 		if err != nil || out.result.GetError() != `no worker with key "key-a" is connected` {
 			t.Fatalf("RunBash after the connection ended = %+v, %v", out, err)

@@ -34,6 +34,14 @@ func onKey(key string) func(*responsev1.OpenResponseRequest) {
 	return func(r *responsev1.OpenResponseRequest) { r.WorkerKey = key }
 }
 
+// onAbsentKey opens on a key no worker serves: in the standard mode, since a minimal response
+// opens only once a worker of its key is connected.
+func onAbsentKey(key string) func(*responsev1.OpenResponseRequest) {
+	return func(r *responsev1.OpenResponseRequest) {
+		r.WorkerKey, r.ShellMode = key, responsev1.ShellMode_SHELL_MODE_STANDARD
+	}
+}
+
 // sendWithinCredit sends chunks as a well-behaved worker: never more than its credit ahead,
 // reading Credit from the primary whenever it runs out.
 func (f *fakeWorker) sendWithinCredit(start *workerv1.StartCommand, chunks []string) {
@@ -482,7 +490,7 @@ func TestHubNoWorkerToRunOn(t *testing.T) {
 	t.Run("NoWorkerWithTheKeyIsAnErrorResultNotAHang", func(t *testing.T) {
 		env := testenv.Start(t)
 		startFake(t, env, "key-a", "other-key")
-		id := env.Open(t, onKey("key-b"))
+		id := env.Open(t, onAbsentKey("key-b"))
 		out, err := runBash(deadline(t), env, id, "nowhere", "true", nil)
 		if err != nil {
 			t.Fatal(err)
