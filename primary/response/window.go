@@ -139,3 +139,25 @@ func (r *Response) DrainWindow(w *Window) []ReceiptView {
 	}
 	return views
 }
+
+// WindowView is a window as it stands (see ViewWindow).
+type WindowView struct {
+	// State is "open" (its command runs), "draining" (its command exited; admitted work is
+	// settling) or "closed".
+	State string
+	// Unsettled counts the window's admitted calls and describes not settled yet.
+	Unsettled int
+	// Receipts are every call the window admitted so far, in admission order.
+	Receipts []ReceiptView
+}
+
+// ViewWindow returns w as it stands. It never waits for calls or commands.
+func (r *Response) ViewWindow(w *Window) WindowView {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v := WindowView{State: windowStateNames[w.state], Unsettled: w.pending, Receipts: make([]ReceiptView, len(w.receipts))}
+	for i, rc := range w.receipts {
+		v.Receipts[i] = rc.view()
+	}
+	return v
+}

@@ -203,6 +203,28 @@ func (s *Server) CloseWindow(_ context.Context, req *responsev1.CloseWindowReque
 	return &responsev1.CloseWindowResponse{Receipts: receiptsToProto(receipts), EndsTurn: response.EndsTurn(receipts)}, nil
 }
 
+// GetWindow reports a window as it stands, without waiting.
+func (s *Server) GetWindow(_ context.Context, req *responsev1.GetWindowRequest) (*responsev1.GetWindowResponse, error) {
+	r, err := s.get(req.GetResponseId())
+	if err != nil {
+		return nil, err
+	}
+	w, ok := r.WindowByBashCallID(req.GetBashCallId())
+	if !ok {
+		return nil, status.Error(codes.NotFound, "no window has this bash_call_id")
+	}
+	v := r.ViewWindow(w)
+	return &responsev1.GetWindowResponse{
+		State: windowStateToProto[v.State], Unsettled: uint32(v.Unsettled), Receipts: receiptsToProto(v.Receipts),
+	}, nil
+}
+
+var windowStateToProto = map[string]responsev1.WindowState{
+	"open":     responsev1.WindowState_WINDOW_STATE_OPEN,
+	"draining": responsev1.WindowState_WINDOW_STATE_DRAINING,
+	"closed":   responsev1.WindowState_WINDOW_STATE_CLOSED,
+}
+
 // FenceResponse fences a response.
 func (s *Server) FenceResponse(_ context.Context, req *responsev1.FenceResponseRequest) (*responsev1.FenceResponseResponse, error) {
 	r, err := s.get(req.GetResponseId())

@@ -268,6 +268,63 @@ func (CallStatus) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{3}
 }
 
+// WindowState is where a window is in its life.
+type WindowState int32
+
+const (
+	// Never sent.
+	WindowState_WINDOW_STATE_UNSPECIFIED WindowState = 0
+	// Its shell runs; calls and describes naming it are admitted.
+	WindowState_WINDOW_STATE_OPEN WindowState = 1
+	// Its shell has exited; admitted work is settling, and calls it starts may still join.
+	WindowState_WINDOW_STATE_DRAINING WindowState = 2
+	// Closed: every admitted call has settled and calls naming it are refused.
+	WindowState_WINDOW_STATE_CLOSED WindowState = 3
+)
+
+// Enum value maps for WindowState.
+var (
+	WindowState_name = map[int32]string{
+		0: "WINDOW_STATE_UNSPECIFIED",
+		1: "WINDOW_STATE_OPEN",
+		2: "WINDOW_STATE_DRAINING",
+		3: "WINDOW_STATE_CLOSED",
+	}
+	WindowState_value = map[string]int32{
+		"WINDOW_STATE_UNSPECIFIED": 0,
+		"WINDOW_STATE_OPEN":        1,
+		"WINDOW_STATE_DRAINING":    2,
+		"WINDOW_STATE_CLOSED":      3,
+	}
+)
+
+func (x WindowState) Enum() *WindowState {
+	p := new(WindowState)
+	*p = x
+	return p
+}
+
+func (x WindowState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WindowState) Descriptor() protoreflect.EnumDescriptor {
+	return file_turncli_response_v1_response_proto_enumTypes[4].Descriptor()
+}
+
+func (WindowState) Type() protoreflect.EnumType {
+	return &file_turncli_response_v1_response_proto_enumTypes[4]
+}
+
+func (x WindowState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WindowState.Descriptor instead.
+func (WindowState) EnumDescriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{4}
+}
+
 // Conversation names where the turn happens.
 type Conversation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1281,6 +1338,126 @@ func (x *CloseWindowResponse) GetEndsTurn() bool {
 	return false
 }
 
+// GetWindowRequest names a window.
+type GetWindowRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response.
+	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	// The bash_call_id of the window (given to OpenWindow or RunBash).
+	BashCallId    string `protobuf:"bytes,2,opt,name=bash_call_id,json=bashCallId,proto3" json:"bash_call_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWindowRequest) Reset() {
+	*x = GetWindowRequest{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWindowRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWindowRequest) ProtoMessage() {}
+
+func (x *GetWindowRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWindowRequest.ProtoReflect.Descriptor instead.
+func (*GetWindowRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GetWindowRequest) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+func (x *GetWindowRequest) GetBashCallId() string {
+	if x != nil {
+		return x.BashCallId
+	}
+	return ""
+}
+
+// GetWindowResponse is the window as it stands.
+type GetWindowResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Where the window is in its life.
+	State WindowState `protobuf:"varint,1,opt,name=state,proto3,enum=turncli.response.v1.WindowState" json:"state,omitempty"`
+	// Admitted calls and describes of the window that have not settled yet; the window closes
+	// once its shell has exited and this is zero.
+	Unsettled uint32 `protobuf:"varint,2,opt,name=unsettled,proto3" json:"unsettled,omitempty"`
+	// Every call the window admitted so far, in admission order, as each stands now.
+	Receipts      []*Receipt `protobuf:"bytes,3,rep,name=receipts,proto3" json:"receipts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetWindowResponse) Reset() {
+	*x = GetWindowResponse{}
+	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetWindowResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetWindowResponse) ProtoMessage() {}
+
+func (x *GetWindowResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetWindowResponse.ProtoReflect.Descriptor instead.
+func (*GetWindowResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *GetWindowResponse) GetState() WindowState {
+	if x != nil {
+		return x.State
+	}
+	return WindowState_WINDOW_STATE_UNSPECIFIED
+}
+
+func (x *GetWindowResponse) GetUnsettled() uint32 {
+	if x != nil {
+		return x.Unsettled
+	}
+	return 0
+}
+
+func (x *GetWindowResponse) GetReceipts() []*Receipt {
+	if x != nil {
+		return x.Receipts
+	}
+	return nil
+}
+
 // FenceResponseRequest names the response to fence.
 type FenceResponseRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1292,7 +1469,7 @@ type FenceResponseRequest struct {
 
 func (x *FenceResponseRequest) Reset() {
 	*x = FenceResponseRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1304,7 +1481,7 @@ func (x *FenceResponseRequest) String() string {
 func (*FenceResponseRequest) ProtoMessage() {}
 
 func (x *FenceResponseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1317,7 +1494,7 @@ func (x *FenceResponseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FenceResponseRequest.ProtoReflect.Descriptor instead.
 func (*FenceResponseRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{14}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *FenceResponseRequest) GetResponseId() string {
@@ -1336,7 +1513,7 @@ type FenceResponseResponse struct {
 
 func (x *FenceResponseResponse) Reset() {
 	*x = FenceResponseResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1348,7 +1525,7 @@ func (x *FenceResponseResponse) String() string {
 func (*FenceResponseResponse) ProtoMessage() {}
 
 func (x *FenceResponseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1361,7 +1538,7 @@ func (x *FenceResponseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FenceResponseResponse.ProtoReflect.Descriptor instead.
 func (*FenceResponseResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{15}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{17}
 }
 
 // RetireCatalogRequest names the response.
@@ -1375,7 +1552,7 @@ type RetireCatalogRequest struct {
 
 func (x *RetireCatalogRequest) Reset() {
 	*x = RetireCatalogRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1564,7 @@ func (x *RetireCatalogRequest) String() string {
 func (*RetireCatalogRequest) ProtoMessage() {}
 
 func (x *RetireCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1577,7 @@ func (x *RetireCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetireCatalogRequest.ProtoReflect.Descriptor instead.
 func (*RetireCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{16}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RetireCatalogRequest) GetResponseId() string {
@@ -1419,7 +1596,7 @@ type RetireCatalogResponse struct {
 
 func (x *RetireCatalogResponse) Reset() {
 	*x = RetireCatalogResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1431,7 +1608,7 @@ func (x *RetireCatalogResponse) String() string {
 func (*RetireCatalogResponse) ProtoMessage() {}
 
 func (x *RetireCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1444,7 +1621,7 @@ func (x *RetireCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetireCatalogResponse.ProtoReflect.Descriptor instead.
 func (*RetireCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{17}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{19}
 }
 
 // RebindCatalogRequest names the response and optionally a new toolkit selection.
@@ -1460,7 +1637,7 @@ type RebindCatalogRequest struct {
 
 func (x *RebindCatalogRequest) Reset() {
 	*x = RebindCatalogRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1472,7 +1649,7 @@ func (x *RebindCatalogRequest) String() string {
 func (*RebindCatalogRequest) ProtoMessage() {}
 
 func (x *RebindCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1485,7 +1662,7 @@ func (x *RebindCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebindCatalogRequest.ProtoReflect.Descriptor instead.
 func (*RebindCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{18}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RebindCatalogRequest) GetResponseId() string {
@@ -1511,7 +1688,7 @@ type RebindCatalogResponse struct {
 
 func (x *RebindCatalogResponse) Reset() {
 	*x = RebindCatalogResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1523,7 +1700,7 @@ func (x *RebindCatalogResponse) String() string {
 func (*RebindCatalogResponse) ProtoMessage() {}
 
 func (x *RebindCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1536,7 +1713,7 @@ func (x *RebindCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebindCatalogResponse.ProtoReflect.Descriptor instead.
 func (*RebindCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{19}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{21}
 }
 
 // CloseResponseRequest names the response to close.
@@ -1550,7 +1727,7 @@ type CloseResponseRequest struct {
 
 func (x *CloseResponseRequest) Reset() {
 	*x = CloseResponseRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1562,7 +1739,7 @@ func (x *CloseResponseRequest) String() string {
 func (*CloseResponseRequest) ProtoMessage() {}
 
 func (x *CloseResponseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1575,7 +1752,7 @@ func (x *CloseResponseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponseRequest.ProtoReflect.Descriptor instead.
 func (*CloseResponseRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{20}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CloseResponseRequest) GetResponseId() string {
@@ -1594,7 +1771,7 @@ type CloseResponseResponse struct {
 
 func (x *CloseResponseResponse) Reset() {
 	*x = CloseResponseResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1606,7 +1783,7 @@ func (x *CloseResponseResponse) String() string {
 func (*CloseResponseResponse) ProtoMessage() {}
 
 func (x *CloseResponseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1619,7 +1796,7 @@ func (x *CloseResponseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponseResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{21}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{23}
 }
 
 // ListToolsRequest asks for a page of the native catalog.
@@ -1639,7 +1816,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +1828,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,7 +1841,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{22}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListToolsRequest) GetResponseId() string {
@@ -1705,7 +1882,7 @@ type ToolItem struct {
 
 func (x *ToolItem) Reset() {
 	*x = ToolItem{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1717,7 +1894,7 @@ func (x *ToolItem) String() string {
 func (*ToolItem) ProtoMessage() {}
 
 func (x *ToolItem) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1730,7 +1907,7 @@ func (x *ToolItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolItem.ProtoReflect.Descriptor instead.
 func (*ToolItem) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{23}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ToolItem) GetToolkit() string {
@@ -1774,7 +1951,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1786,7 +1963,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1799,7 +1976,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{24}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListToolsResponse) GetItems() []*ToolItem {
@@ -1834,7 +2011,7 @@ type SearchToolsRequest struct {
 
 func (x *SearchToolsRequest) Reset() {
 	*x = SearchToolsRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1846,7 +2023,7 @@ func (x *SearchToolsRequest) String() string {
 func (*SearchToolsRequest) ProtoMessage() {}
 
 func (x *SearchToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1859,7 +2036,7 @@ func (x *SearchToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchToolsRequest.ProtoReflect.Descriptor instead.
 func (*SearchToolsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{25}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SearchToolsRequest) GetResponseId() string {
@@ -1901,7 +2078,7 @@ type SearchToolsResponse struct {
 
 func (x *SearchToolsResponse) Reset() {
 	*x = SearchToolsResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1913,7 +2090,7 @@ func (x *SearchToolsResponse) String() string {
 func (*SearchToolsResponse) ProtoMessage() {}
 
 func (x *SearchToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1926,7 +2103,7 @@ func (x *SearchToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchToolsResponse.ProtoReflect.Descriptor instead.
 func (*SearchToolsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{26}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SearchToolsResponse) GetItems() []*ToolItem {
@@ -1951,7 +2128,7 @@ type DescribeToolRequest struct {
 
 func (x *DescribeToolRequest) Reset() {
 	*x = DescribeToolRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1963,7 +2140,7 @@ func (x *DescribeToolRequest) String() string {
 func (*DescribeToolRequest) ProtoMessage() {}
 
 func (x *DescribeToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1976,7 +2153,7 @@ func (x *DescribeToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeToolRequest.ProtoReflect.Descriptor instead.
 func (*DescribeToolRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{27}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DescribeToolRequest) GetResponseId() string {
@@ -2021,7 +2198,7 @@ type DescribeToolResponse struct {
 
 func (x *DescribeToolResponse) Reset() {
 	*x = DescribeToolResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2033,7 +2210,7 @@ func (x *DescribeToolResponse) String() string {
 func (*DescribeToolResponse) ProtoMessage() {}
 
 func (x *DescribeToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2046,7 +2223,7 @@ func (x *DescribeToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeToolResponse.ProtoReflect.Descriptor instead.
 func (*DescribeToolResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{28}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DescribeToolResponse) GetToolkit() string {
@@ -2114,7 +2291,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2126,7 +2303,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2139,7 +2316,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{29}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CallToolRequest) GetResponseId() string {
@@ -2195,7 +2372,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2207,7 +2384,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2220,7 +2397,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{30}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CallToolResponse) GetReceipt() *Receipt {
@@ -2245,7 +2422,7 @@ type GetToolCallRequest struct {
 
 func (x *GetToolCallRequest) Reset() {
 	*x = GetToolCallRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2257,7 +2434,7 @@ func (x *GetToolCallRequest) String() string {
 func (*GetToolCallRequest) ProtoMessage() {}
 
 func (x *GetToolCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2270,7 +2447,7 @@ func (x *GetToolCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetToolCallRequest.ProtoReflect.Descriptor instead.
 func (*GetToolCallRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{31}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetToolCallRequest) GetResponseId() string {
@@ -2305,7 +2482,7 @@ type GetToolCallResponse struct {
 
 func (x *GetToolCallResponse) Reset() {
 	*x = GetToolCallResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2317,7 +2494,7 @@ func (x *GetToolCallResponse) String() string {
 func (*GetToolCallResponse) ProtoMessage() {}
 
 func (x *GetToolCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2330,7 +2507,7 @@ func (x *GetToolCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetToolCallResponse.ProtoReflect.Descriptor instead.
 func (*GetToolCallResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{32}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetToolCallResponse) GetReceipt() *Receipt {
@@ -2351,7 +2528,7 @@ type StopThreadRequest struct {
 
 func (x *StopThreadRequest) Reset() {
 	*x = StopThreadRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2363,7 +2540,7 @@ func (x *StopThreadRequest) String() string {
 func (*StopThreadRequest) ProtoMessage() {}
 
 func (x *StopThreadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2376,7 +2553,7 @@ func (x *StopThreadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopThreadRequest.ProtoReflect.Descriptor instead.
 func (*StopThreadRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{33}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *StopThreadRequest) GetConversation() *Conversation {
@@ -2397,7 +2574,7 @@ type StopThreadResponse struct {
 
 func (x *StopThreadResponse) Reset() {
 	*x = StopThreadResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2409,7 +2586,7 @@ func (x *StopThreadResponse) String() string {
 func (*StopThreadResponse) ProtoMessage() {}
 
 func (x *StopThreadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2422,7 +2599,7 @@ func (x *StopThreadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopThreadResponse.ProtoReflect.Descriptor instead.
 func (*StopThreadResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{34}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *StopThreadResponse) GetCancelledQuestions() uint32 {
@@ -2519,7 +2696,16 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"bashCallId\"l\n" +
 	"\x13CloseWindowResponse\x128\n" +
 	"\breceipts\x18\x01 \x03(\v2\x1c.turncli.response.v1.ReceiptR\breceipts\x12\x1b\n" +
-	"\tends_turn\x18\x02 \x01(\bR\bendsTurn\"7\n" +
+	"\tends_turn\x18\x02 \x01(\bR\bendsTurn\"U\n" +
+	"\x10GetWindowRequest\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\x12 \n" +
+	"\fbash_call_id\x18\x02 \x01(\tR\n" +
+	"bashCallId\"\xa3\x01\n" +
+	"\x11GetWindowResponse\x126\n" +
+	"\x05state\x18\x01 \x01(\x0e2 .turncli.response.v1.WindowStateR\x05state\x12\x1c\n" +
+	"\tunsettled\x18\x02 \x01(\rR\tunsettled\x128\n" +
+	"\breceipts\x18\x03 \x03(\v2\x1c.turncli.response.v1.ReceiptR\breceipts\"7\n" +
 	"\x14FenceResponseRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\"\x17\n" +
@@ -2616,13 +2802,19 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\x13CALL_STATUS_WAITING\x10\x03\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x04\x12\x16\n" +
 	"\x12CALL_STATUS_FAILED\x10\x05\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x062\x8e\x10\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x06*v\n" +
+	"\vWindowState\x12\x1c\n" +
+	"\x18WINDOW_STATE_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11WINDOW_STATE_OPEN\x10\x01\x12\x19\n" +
+	"\x15WINDOW_STATE_DRAINING\x10\x02\x12\x17\n" +
+	"\x13WINDOW_STATE_CLOSED\x10\x032\xa7\x11\n" +
 	"\x0fResponseService\x12}\n" +
 	"\fOpenResponse\x12(.turncli.response.v1.OpenResponseRequest\x1a).turncli.response.v1.OpenResponseResponse\"\x18\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/v1/responses\x12\x83\x01\n" +
 	"\aRunBash\x12#.turncli.response.v1.RunBashRequest\x1a$.turncli.response.v1.RunBashResponse\"+\x82\xd3\xe4\x93\x02%:\x01*\" /v1/responses/{response_id}/bash0\x01\x12\x8d\x01\n" +
 	"\n" +
 	"OpenWindow\x12&.turncli.response.v1.OpenWindowRequest\x1a'.turncli.response.v1.OpenWindowResponse\".\x82\xd3\xe4\x93\x02(:\x01*\"#/v1/responses/{response_id}/windows\x12\xa2\x01\n" +
-	"\vCloseWindow\x12'.turncli.response.v1.CloseWindowRequest\x1a(.turncli.response.v1.CloseWindowResponse\"@\x82\xd3\xe4\x93\x02:\"8/v1/responses/{response_id}/windows/{bash_call_id}:close\x12\x91\x01\n" +
+	"\vCloseWindow\x12'.turncli.response.v1.CloseWindowRequest\x1a(.turncli.response.v1.CloseWindowResponse\"@\x82\xd3\xe4\x93\x02:\"8/v1/responses/{response_id}/windows/{bash_call_id}:close\x12\x96\x01\n" +
+	"\tGetWindow\x12%.turncli.response.v1.GetWindowRequest\x1a&.turncli.response.v1.GetWindowResponse\":\x82\xd3\xe4\x93\x024\x122/v1/responses/{response_id}/windows/{bash_call_id}\x12\x91\x01\n" +
 	"\rFenceResponse\x12).turncli.response.v1.FenceResponseRequest\x1a*.turncli.response.v1.FenceResponseResponse\")\x82\xd3\xe4\x93\x02#\"!/v1/responses/{response_id}:fence\x12\x99\x01\n" +
 	"\rRetireCatalog\x12).turncli.response.v1.RetireCatalogRequest\x1a*.turncli.response.v1.RetireCatalogResponse\"1\x82\xd3\xe4\x93\x02+\")/v1/responses/{response_id}:retireCatalog\x12\x9c\x01\n" +
 	"\rRebindCatalog\x12).turncli.response.v1.RebindCatalogRequest\x1a*.turncli.response.v1.RebindCatalogResponse\"4\x82\xd3\xe4\x93\x02.:\x01*\")/v1/responses/{response_id}:rebindCatalog\x12\x91\x01\n" +
@@ -2647,109 +2839,116 @@ func file_turncli_response_v1_response_proto_rawDescGZIP() []byte {
 	return file_turncli_response_v1_response_proto_rawDescData
 }
 
-var file_turncli_response_v1_response_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_turncli_response_v1_response_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_turncli_response_v1_response_proto_goTypes = []any{
 	(ShellMode)(0),                // 0: turncli.response.v1.ShellMode
 	(Origin)(0),                   // 1: turncli.response.v1.Origin
 	(OutputStream)(0),             // 2: turncli.response.v1.OutputStream
 	(CallStatus)(0),               // 3: turncli.response.v1.CallStatus
-	(*Conversation)(nil),          // 4: turncli.response.v1.Conversation
-	(*ContextDocument)(nil),       // 5: turncli.response.v1.ContextDocument
-	(*OpenResponseRequest)(nil),   // 6: turncli.response.v1.OpenResponseRequest
-	(*OpenResponseResponse)(nil),  // 7: turncli.response.v1.OpenResponseResponse
-	(*RunBashRequest)(nil),        // 8: turncli.response.v1.RunBashRequest
-	(*RunBashResponse)(nil),       // 9: turncli.response.v1.RunBashResponse
-	(*OutputChunk)(nil),           // 10: turncli.response.v1.OutputChunk
-	(*BashResult)(nil),            // 11: turncli.response.v1.BashResult
-	(*Receipt)(nil),               // 12: turncli.response.v1.Receipt
-	(*FunctionTraits)(nil),        // 13: turncli.response.v1.FunctionTraits
-	(*OpenWindowRequest)(nil),     // 14: turncli.response.v1.OpenWindowRequest
-	(*OpenWindowResponse)(nil),    // 15: turncli.response.v1.OpenWindowResponse
-	(*CloseWindowRequest)(nil),    // 16: turncli.response.v1.CloseWindowRequest
-	(*CloseWindowResponse)(nil),   // 17: turncli.response.v1.CloseWindowResponse
-	(*FenceResponseRequest)(nil),  // 18: turncli.response.v1.FenceResponseRequest
-	(*FenceResponseResponse)(nil), // 19: turncli.response.v1.FenceResponseResponse
-	(*RetireCatalogRequest)(nil),  // 20: turncli.response.v1.RetireCatalogRequest
-	(*RetireCatalogResponse)(nil), // 21: turncli.response.v1.RetireCatalogResponse
-	(*RebindCatalogRequest)(nil),  // 22: turncli.response.v1.RebindCatalogRequest
-	(*RebindCatalogResponse)(nil), // 23: turncli.response.v1.RebindCatalogResponse
-	(*CloseResponseRequest)(nil),  // 24: turncli.response.v1.CloseResponseRequest
-	(*CloseResponseResponse)(nil), // 25: turncli.response.v1.CloseResponseResponse
-	(*ListToolsRequest)(nil),      // 26: turncli.response.v1.ListToolsRequest
-	(*ToolItem)(nil),              // 27: turncli.response.v1.ToolItem
-	(*ListToolsResponse)(nil),     // 28: turncli.response.v1.ListToolsResponse
-	(*SearchToolsRequest)(nil),    // 29: turncli.response.v1.SearchToolsRequest
-	(*SearchToolsResponse)(nil),   // 30: turncli.response.v1.SearchToolsResponse
-	(*DescribeToolRequest)(nil),   // 31: turncli.response.v1.DescribeToolRequest
-	(*DescribeToolResponse)(nil),  // 32: turncli.response.v1.DescribeToolResponse
-	(*CallToolRequest)(nil),       // 33: turncli.response.v1.CallToolRequest
-	(*CallToolResponse)(nil),      // 34: turncli.response.v1.CallToolResponse
-	(*GetToolCallRequest)(nil),    // 35: turncli.response.v1.GetToolCallRequest
-	(*GetToolCallResponse)(nil),   // 36: turncli.response.v1.GetToolCallResponse
-	(*StopThreadRequest)(nil),     // 37: turncli.response.v1.StopThreadRequest
-	(*StopThreadResponse)(nil),    // 38: turncli.response.v1.StopThreadResponse
-	nil,                           // 39: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
-	(*durationpb.Duration)(nil),   // 40: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 41: google.protobuf.Timestamp
+	(WindowState)(0),              // 4: turncli.response.v1.WindowState
+	(*Conversation)(nil),          // 5: turncli.response.v1.Conversation
+	(*ContextDocument)(nil),       // 6: turncli.response.v1.ContextDocument
+	(*OpenResponseRequest)(nil),   // 7: turncli.response.v1.OpenResponseRequest
+	(*OpenResponseResponse)(nil),  // 8: turncli.response.v1.OpenResponseResponse
+	(*RunBashRequest)(nil),        // 9: turncli.response.v1.RunBashRequest
+	(*RunBashResponse)(nil),       // 10: turncli.response.v1.RunBashResponse
+	(*OutputChunk)(nil),           // 11: turncli.response.v1.OutputChunk
+	(*BashResult)(nil),            // 12: turncli.response.v1.BashResult
+	(*Receipt)(nil),               // 13: turncli.response.v1.Receipt
+	(*FunctionTraits)(nil),        // 14: turncli.response.v1.FunctionTraits
+	(*OpenWindowRequest)(nil),     // 15: turncli.response.v1.OpenWindowRequest
+	(*OpenWindowResponse)(nil),    // 16: turncli.response.v1.OpenWindowResponse
+	(*CloseWindowRequest)(nil),    // 17: turncli.response.v1.CloseWindowRequest
+	(*CloseWindowResponse)(nil),   // 18: turncli.response.v1.CloseWindowResponse
+	(*GetWindowRequest)(nil),      // 19: turncli.response.v1.GetWindowRequest
+	(*GetWindowResponse)(nil),     // 20: turncli.response.v1.GetWindowResponse
+	(*FenceResponseRequest)(nil),  // 21: turncli.response.v1.FenceResponseRequest
+	(*FenceResponseResponse)(nil), // 22: turncli.response.v1.FenceResponseResponse
+	(*RetireCatalogRequest)(nil),  // 23: turncli.response.v1.RetireCatalogRequest
+	(*RetireCatalogResponse)(nil), // 24: turncli.response.v1.RetireCatalogResponse
+	(*RebindCatalogRequest)(nil),  // 25: turncli.response.v1.RebindCatalogRequest
+	(*RebindCatalogResponse)(nil), // 26: turncli.response.v1.RebindCatalogResponse
+	(*CloseResponseRequest)(nil),  // 27: turncli.response.v1.CloseResponseRequest
+	(*CloseResponseResponse)(nil), // 28: turncli.response.v1.CloseResponseResponse
+	(*ListToolsRequest)(nil),      // 29: turncli.response.v1.ListToolsRequest
+	(*ToolItem)(nil),              // 30: turncli.response.v1.ToolItem
+	(*ListToolsResponse)(nil),     // 31: turncli.response.v1.ListToolsResponse
+	(*SearchToolsRequest)(nil),    // 32: turncli.response.v1.SearchToolsRequest
+	(*SearchToolsResponse)(nil),   // 33: turncli.response.v1.SearchToolsResponse
+	(*DescribeToolRequest)(nil),   // 34: turncli.response.v1.DescribeToolRequest
+	(*DescribeToolResponse)(nil),  // 35: turncli.response.v1.DescribeToolResponse
+	(*CallToolRequest)(nil),       // 36: turncli.response.v1.CallToolRequest
+	(*CallToolResponse)(nil),      // 37: turncli.response.v1.CallToolResponse
+	(*GetToolCallRequest)(nil),    // 38: turncli.response.v1.GetToolCallRequest
+	(*GetToolCallResponse)(nil),   // 39: turncli.response.v1.GetToolCallResponse
+	(*StopThreadRequest)(nil),     // 40: turncli.response.v1.StopThreadRequest
+	(*StopThreadResponse)(nil),    // 41: turncli.response.v1.StopThreadResponse
+	nil,                           // 42: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	(*durationpb.Duration)(nil),   // 43: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 44: google.protobuf.Timestamp
 }
 var file_turncli_response_v1_response_proto_depIdxs = []int32{
-	4,  // 0: turncli.response.v1.OpenResponseRequest.conversation:type_name -> turncli.response.v1.Conversation
+	5,  // 0: turncli.response.v1.OpenResponseRequest.conversation:type_name -> turncli.response.v1.Conversation
 	0,  // 1: turncli.response.v1.OpenResponseRequest.shell_mode:type_name -> turncli.response.v1.ShellMode
-	5,  // 2: turncli.response.v1.OpenResponseRequest.context_documents:type_name -> turncli.response.v1.ContextDocument
-	40, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
+	6,  // 2: turncli.response.v1.OpenResponseRequest.context_documents:type_name -> turncli.response.v1.ContextDocument
+	43, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
 	1,  // 4: turncli.response.v1.OpenResponseRequest.origin:type_name -> turncli.response.v1.Origin
-	41, // 5: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	40, // 6: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
-	10, // 7: turncli.response.v1.RunBashResponse.output:type_name -> turncli.response.v1.OutputChunk
-	11, // 8: turncli.response.v1.RunBashResponse.result:type_name -> turncli.response.v1.BashResult
+	44, // 5: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	43, // 6: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
+	11, // 7: turncli.response.v1.RunBashResponse.output:type_name -> turncli.response.v1.OutputChunk
+	12, // 8: turncli.response.v1.RunBashResponse.result:type_name -> turncli.response.v1.BashResult
 	2,  // 9: turncli.response.v1.OutputChunk.stream:type_name -> turncli.response.v1.OutputStream
-	12, // 10: turncli.response.v1.BashResult.receipts:type_name -> turncli.response.v1.Receipt
+	13, // 10: turncli.response.v1.BashResult.receipts:type_name -> turncli.response.v1.Receipt
 	3,  // 11: turncli.response.v1.Receipt.status:type_name -> turncli.response.v1.CallStatus
-	13, // 12: turncli.response.v1.Receipt.traits:type_name -> turncli.response.v1.FunctionTraits
-	39, // 13: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
-	12, // 14: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
-	27, // 15: turncli.response.v1.ListToolsResponse.items:type_name -> turncli.response.v1.ToolItem
-	27, // 16: turncli.response.v1.SearchToolsResponse.items:type_name -> turncli.response.v1.ToolItem
-	13, // 17: turncli.response.v1.DescribeToolResponse.traits:type_name -> turncli.response.v1.FunctionTraits
-	40, // 18: turncli.response.v1.CallToolRequest.wait:type_name -> google.protobuf.Duration
-	12, // 19: turncli.response.v1.CallToolResponse.receipt:type_name -> turncli.response.v1.Receipt
-	40, // 20: turncli.response.v1.GetToolCallRequest.wait:type_name -> google.protobuf.Duration
-	12, // 21: turncli.response.v1.GetToolCallResponse.receipt:type_name -> turncli.response.v1.Receipt
-	4,  // 22: turncli.response.v1.StopThreadRequest.conversation:type_name -> turncli.response.v1.Conversation
-	6,  // 23: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
-	8,  // 24: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
-	14, // 25: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
-	16, // 26: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
-	18, // 27: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
-	20, // 28: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
-	22, // 29: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
-	24, // 30: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
-	26, // 31: turncli.response.v1.ResponseService.ListTools:input_type -> turncli.response.v1.ListToolsRequest
-	29, // 32: turncli.response.v1.ResponseService.SearchTools:input_type -> turncli.response.v1.SearchToolsRequest
-	31, // 33: turncli.response.v1.ResponseService.DescribeTool:input_type -> turncli.response.v1.DescribeToolRequest
-	33, // 34: turncli.response.v1.ResponseService.CallTool:input_type -> turncli.response.v1.CallToolRequest
-	35, // 35: turncli.response.v1.ResponseService.GetToolCall:input_type -> turncli.response.v1.GetToolCallRequest
-	37, // 36: turncli.response.v1.ResponseService.StopThread:input_type -> turncli.response.v1.StopThreadRequest
-	7,  // 37: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
-	9,  // 38: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
-	15, // 39: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
-	17, // 40: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
-	19, // 41: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
-	21, // 42: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
-	23, // 43: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
-	25, // 44: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
-	28, // 45: turncli.response.v1.ResponseService.ListTools:output_type -> turncli.response.v1.ListToolsResponse
-	30, // 46: turncli.response.v1.ResponseService.SearchTools:output_type -> turncli.response.v1.SearchToolsResponse
-	32, // 47: turncli.response.v1.ResponseService.DescribeTool:output_type -> turncli.response.v1.DescribeToolResponse
-	34, // 48: turncli.response.v1.ResponseService.CallTool:output_type -> turncli.response.v1.CallToolResponse
-	36, // 49: turncli.response.v1.ResponseService.GetToolCall:output_type -> turncli.response.v1.GetToolCallResponse
-	38, // 50: turncli.response.v1.ResponseService.StopThread:output_type -> turncli.response.v1.StopThreadResponse
-	37, // [37:51] is the sub-list for method output_type
-	23, // [23:37] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	14, // 12: turncli.response.v1.Receipt.traits:type_name -> turncli.response.v1.FunctionTraits
+	42, // 13: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	13, // 14: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
+	4,  // 15: turncli.response.v1.GetWindowResponse.state:type_name -> turncli.response.v1.WindowState
+	13, // 16: turncli.response.v1.GetWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
+	30, // 17: turncli.response.v1.ListToolsResponse.items:type_name -> turncli.response.v1.ToolItem
+	30, // 18: turncli.response.v1.SearchToolsResponse.items:type_name -> turncli.response.v1.ToolItem
+	14, // 19: turncli.response.v1.DescribeToolResponse.traits:type_name -> turncli.response.v1.FunctionTraits
+	43, // 20: turncli.response.v1.CallToolRequest.wait:type_name -> google.protobuf.Duration
+	13, // 21: turncli.response.v1.CallToolResponse.receipt:type_name -> turncli.response.v1.Receipt
+	43, // 22: turncli.response.v1.GetToolCallRequest.wait:type_name -> google.protobuf.Duration
+	13, // 23: turncli.response.v1.GetToolCallResponse.receipt:type_name -> turncli.response.v1.Receipt
+	5,  // 24: turncli.response.v1.StopThreadRequest.conversation:type_name -> turncli.response.v1.Conversation
+	7,  // 25: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
+	9,  // 26: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
+	15, // 27: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
+	17, // 28: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
+	19, // 29: turncli.response.v1.ResponseService.GetWindow:input_type -> turncli.response.v1.GetWindowRequest
+	21, // 30: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
+	23, // 31: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
+	25, // 32: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
+	27, // 33: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
+	29, // 34: turncli.response.v1.ResponseService.ListTools:input_type -> turncli.response.v1.ListToolsRequest
+	32, // 35: turncli.response.v1.ResponseService.SearchTools:input_type -> turncli.response.v1.SearchToolsRequest
+	34, // 36: turncli.response.v1.ResponseService.DescribeTool:input_type -> turncli.response.v1.DescribeToolRequest
+	36, // 37: turncli.response.v1.ResponseService.CallTool:input_type -> turncli.response.v1.CallToolRequest
+	38, // 38: turncli.response.v1.ResponseService.GetToolCall:input_type -> turncli.response.v1.GetToolCallRequest
+	40, // 39: turncli.response.v1.ResponseService.StopThread:input_type -> turncli.response.v1.StopThreadRequest
+	8,  // 40: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
+	10, // 41: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
+	16, // 42: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
+	18, // 43: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
+	20, // 44: turncli.response.v1.ResponseService.GetWindow:output_type -> turncli.response.v1.GetWindowResponse
+	22, // 45: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
+	24, // 46: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
+	26, // 47: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
+	28, // 48: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
+	31, // 49: turncli.response.v1.ResponseService.ListTools:output_type -> turncli.response.v1.ListToolsResponse
+	33, // 50: turncli.response.v1.ResponseService.SearchTools:output_type -> turncli.response.v1.SearchToolsResponse
+	35, // 51: turncli.response.v1.ResponseService.DescribeTool:output_type -> turncli.response.v1.DescribeToolResponse
+	37, // 52: turncli.response.v1.ResponseService.CallTool:output_type -> turncli.response.v1.CallToolResponse
+	39, // 53: turncli.response.v1.ResponseService.GetToolCall:output_type -> turncli.response.v1.GetToolCallResponse
+	41, // 54: turncli.response.v1.ResponseService.StopThread:output_type -> turncli.response.v1.StopThreadResponse
+	40, // [40:55] is the sub-list for method output_type
+	25, // [25:40] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_turncli_response_v1_response_proto_init() }
@@ -2766,8 +2965,8 @@ func file_turncli_response_v1_response_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_response_v1_response_proto_rawDesc), len(file_turncli_response_v1_response_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   36,
+			NumEnums:      5,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -194,6 +194,61 @@ func local_request_ResponseService_CloseWindow_0(ctx context.Context, marshaler 
 	return msg, metadata, err
 }
 
+func request_ResponseService_GetWindow_0(ctx context.Context, marshaler runtime.Marshaler, client ResponseServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetWindowRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["response_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "response_id")
+	}
+	protoReq.ResponseId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "response_id", err)
+	}
+	val, ok = pathParams["bash_call_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "bash_call_id")
+	}
+	protoReq.BashCallId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "bash_call_id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetWindow(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ResponseService_GetWindow_0(ctx context.Context, marshaler runtime.Marshaler, server ResponseServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetWindowRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["response_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "response_id")
+	}
+	protoReq.ResponseId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "response_id", err)
+	}
+	val, ok = pathParams["bash_call_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "bash_call_id")
+	}
+	protoReq.BashCallId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "bash_call_id", err)
+	}
+	msg, err := server.GetWindow(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_ResponseService_FenceResponse_0(ctx context.Context, marshaler runtime.Marshaler, client ResponseServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq FenceResponseRequest
@@ -729,6 +784,26 @@ func RegisterResponseServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		}
 		forward_ResponseService_CloseWindow_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_ResponseService_GetWindow_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/turncli.response.v1.ResponseService/GetWindow", runtime.WithHTTPPathPattern("/v1/responses/{response_id}/windows/{bash_call_id}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ResponseService_GetWindow_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ResponseService_GetWindow_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_ResponseService_FenceResponse_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1037,6 +1112,23 @@ func RegisterResponseServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_ResponseService_CloseWindow_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_ResponseService_GetWindow_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/turncli.response.v1.ResponseService/GetWindow", runtime.WithHTTPPathPattern("/v1/responses/{response_id}/windows/{bash_call_id}"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ResponseService_GetWindow_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ResponseService_GetWindow_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_ResponseService_FenceResponse_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -1215,6 +1307,7 @@ var (
 	pattern_ResponseService_RunBash_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "responses", "response_id", "bash"}, ""))
 	pattern_ResponseService_OpenWindow_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"v1", "responses", "response_id", "windows"}, ""))
 	pattern_ResponseService_CloseWindow_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"v1", "responses", "response_id", "windows", "bash_call_id"}, "close"))
+	pattern_ResponseService_GetWindow_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"v1", "responses", "response_id", "windows", "bash_call_id"}, ""))
 	pattern_ResponseService_FenceResponse_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "responses", "response_id"}, "fence"))
 	pattern_ResponseService_RetireCatalog_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "responses", "response_id"}, "retireCatalog"))
 	pattern_ResponseService_RebindCatalog_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"v1", "responses", "response_id"}, "rebindCatalog"))
@@ -1232,6 +1325,7 @@ var (
 	forward_ResponseService_RunBash_0       = runtime.ForwardResponseStream
 	forward_ResponseService_OpenWindow_0    = runtime.ForwardResponseMessage
 	forward_ResponseService_CloseWindow_0   = runtime.ForwardResponseMessage
+	forward_ResponseService_GetWindow_0     = runtime.ForwardResponseMessage
 	forward_ResponseService_FenceResponse_0 = runtime.ForwardResponseMessage
 	forward_ResponseService_RetireCatalog_0 = runtime.ForwardResponseMessage
 	forward_ResponseService_RebindCatalog_0 = runtime.ForwardResponseMessage

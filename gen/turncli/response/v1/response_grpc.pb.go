@@ -23,6 +23,7 @@ const (
 	ResponseService_RunBash_FullMethodName       = "/turncli.response.v1.ResponseService/RunBash"
 	ResponseService_OpenWindow_FullMethodName    = "/turncli.response.v1.ResponseService/OpenWindow"
 	ResponseService_CloseWindow_FullMethodName   = "/turncli.response.v1.ResponseService/CloseWindow"
+	ResponseService_GetWindow_FullMethodName     = "/turncli.response.v1.ResponseService/GetWindow"
 	ResponseService_FenceResponse_FullMethodName = "/turncli.response.v1.ResponseService/FenceResponse"
 	ResponseService_RetireCatalog_FullMethodName = "/turncli.response.v1.ResponseService/RetireCatalog"
 	ResponseService_RebindCatalog_FullMethodName = "/turncli.response.v1.ResponseService/RebindCatalog"
@@ -68,7 +69,12 @@ const (
 //     cancelled and joined, then receipts are dropped. Everything about a response lives in
 //     memory: a restarted primary knows no response and every old grant fails.
 type ResponseServiceClient interface {
-	// OpenResponse creates a response and its grant. Never blocks on tools or shells.
+	// OpenResponse creates a response and its grant. Never blocks on tools or shells, except
+	// that a request naming SHELL_MODE_MINIMAL first runs the minimal mode's preflight (the one
+	// OperatorService.SetShellMode runs: the shell toolkit, and the agent's workspace, the Agent
+	// CLI listener and agent_cli_bin/mindroom-agent, or a connected worker of the key), which
+	// takes at most a few seconds. When anything fails, no response is opened and the call is
+	// FAILED_PRECONDITION listing every problem with its fix, also as PreconditionFailure details.
 	OpenResponse(ctx context.Context, in *OpenResponseRequest, opts ...grpc.CallOption) (*OpenResponseResponse, error)
 	// RunBash runs one Bash command of the response and streams its output.
 	//
@@ -83,6 +89,11 @@ type ResponseServiceClient interface {
 	//
 	// Blocks: until the window has drained and closed; returns the receipts it admitted.
 	CloseWindow(ctx context.Context, in *CloseWindowRequest, opts ...grpc.CallOption) (*CloseWindowResponse, error)
+	// GetWindow reports a window as it stands: whether its shell runs, has exited and drains, or
+	// has closed; how many of its calls and describes have not settled; and every receipt it
+	// admitted so far. A runtime waiting in CloseWindow uses it to tell people what the window
+	// waits for. Never blocks. An unknown response or window is NOT_FOUND.
+	GetWindow(ctx context.Context, in *GetWindowRequest, opts ...grpc.CallOption) (*GetWindowResponse, error)
 	// FenceResponse makes every window refuse new calls and describes from the very next request
 	// on; calls still queued end "cancelled" at dispatch. Calls already running are not stopped.
 	// Never blocks.
@@ -185,6 +196,16 @@ func (c *responseServiceClient) CloseWindow(ctx context.Context, in *CloseWindow
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CloseWindowResponse)
 	err := c.cc.Invoke(ctx, ResponseService_CloseWindow_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *responseServiceClient) GetWindow(ctx context.Context, in *GetWindowRequest, opts ...grpc.CallOption) (*GetWindowResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetWindowResponse)
+	err := c.cc.Invoke(ctx, ResponseService_GetWindow_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +345,12 @@ func (c *responseServiceClient) StopThread(ctx context.Context, in *StopThreadRe
 //     cancelled and joined, then receipts are dropped. Everything about a response lives in
 //     memory: a restarted primary knows no response and every old grant fails.
 type ResponseServiceServer interface {
-	// OpenResponse creates a response and its grant. Never blocks on tools or shells.
+	// OpenResponse creates a response and its grant. Never blocks on tools or shells, except
+	// that a request naming SHELL_MODE_MINIMAL first runs the minimal mode's preflight (the one
+	// OperatorService.SetShellMode runs: the shell toolkit, and the agent's workspace, the Agent
+	// CLI listener and agent_cli_bin/mindroom-agent, or a connected worker of the key), which
+	// takes at most a few seconds. When anything fails, no response is opened and the call is
+	// FAILED_PRECONDITION listing every problem with its fix, also as PreconditionFailure details.
 	OpenResponse(context.Context, *OpenResponseRequest) (*OpenResponseResponse, error)
 	// RunBash runs one Bash command of the response and streams its output.
 	//
@@ -339,6 +365,11 @@ type ResponseServiceServer interface {
 	//
 	// Blocks: until the window has drained and closed; returns the receipts it admitted.
 	CloseWindow(context.Context, *CloseWindowRequest) (*CloseWindowResponse, error)
+	// GetWindow reports a window as it stands: whether its shell runs, has exited and drains, or
+	// has closed; how many of its calls and describes have not settled; and every receipt it
+	// admitted so far. A runtime waiting in CloseWindow uses it to tell people what the window
+	// waits for. Never blocks. An unknown response or window is NOT_FOUND.
+	GetWindow(context.Context, *GetWindowRequest) (*GetWindowResponse, error)
 	// FenceResponse makes every window refuse new calls and describes from the very next request
 	// on; calls still queued end "cancelled" at dispatch. Calls already running are not stopped.
 	// Never blocks.
@@ -409,6 +440,9 @@ func (UnimplementedResponseServiceServer) OpenWindow(context.Context, *OpenWindo
 }
 func (UnimplementedResponseServiceServer) CloseWindow(context.Context, *CloseWindowRequest) (*CloseWindowResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CloseWindow not implemented")
+}
+func (UnimplementedResponseServiceServer) GetWindow(context.Context, *GetWindowRequest) (*GetWindowResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetWindow not implemented")
 }
 func (UnimplementedResponseServiceServer) FenceResponse(context.Context, *FenceResponseRequest) (*FenceResponseResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method FenceResponse not implemented")
@@ -522,6 +556,24 @@ func _ResponseService_CloseWindow_Handler(srv interface{}, ctx context.Context, 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(ResponseServiceServer).CloseWindow(ctx, req.(*CloseWindowRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResponseService_GetWindow_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetWindowRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResponseServiceServer).GetWindow(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResponseService_GetWindow_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResponseServiceServer).GetWindow(ctx, req.(*GetWindowRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -724,6 +776,10 @@ var ResponseService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CloseWindow",
 			Handler:    _ResponseService_CloseWindow_Handler,
+		},
+		{
+			MethodName: "GetWindow",
+			Handler:    _ResponseService_GetWindow_Handler,
 		},
 		{
 			MethodName: "FenceResponse",
