@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,8 +15,10 @@ import (
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/primary"
@@ -84,15 +88,141 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	cmd.Env = shellEnvironment(win.GetEnvironment(), ep.AgentCLIBin)
 	_ = cmd.Run() // the shell's exit status is the person's business
 
-	closed, err := api.CloseWindow(context.WithoutCancel(ctx), &responsev1.CloseWindowRequest{ResponseId: opened.GetResponseId(), BashCallId: bashID})
+	receipts, err := closeWindow(ctx, api, opened.GetResponseId(), bashID, stdin, stderr)
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Fprintf(stderr, "window closed with %d receipt(s)\n", len(closed.GetReceipts()))
-	for _, r := range closed.GetReceipts() {
-		fmt.Fprintf(stderr, "  %s %s.%s %s\n", r.GetCallId(), r.GetToolkit(), r.GetFunction(), r.GetStatus())
+	fmt.Fprintf(stderr, "window closed with %d receipt(s)\n", len(receipts))
+	for _, r := range receipts {
+		fmt.Fprintf(stderr, "  %s %s.%s %s\n", r.GetCallId(), r.GetToolkit(), r.GetFunction(), statusName(r.GetStatus()))
 	}
 	return 0
+}
+
+// closeWindow tells the primary the shell has exited and returns the window's receipts once it
+// has closed, which is when every call it admitted has settled. While calls are unsettled it
+// says which, and the person may stop waiting: Ctrl-C (ctx ends), "exit" or the end of input
+// closes the response, which cancels and joins its admitted work; then the window closes.
+// Any other line of input says again what the window waits for.
+func closeWindow(ctx context.Context, api responsev1.ResponseServiceClient, responseID, bashID string, stdin io.Reader, stderr io.Writer) ([]*responsev1.Receipt, error) {
+	bg := context.WithoutCancel(ctx)
+	done := make(chan windowClosed, 1) // every return below has received from it
+	go func() {
+		resp, err := api.CloseWindow(bg, &responsev1.CloseWindowRequest{ResponseId: responseID, BashCallId: bashID})
+		done <- windowClosed{resp.GetReceipts(), err}
+	}()
+	waiting := func() bool {
+		w, err := api.GetWindow(bg, &responsev1.GetWindowRequest{ResponseId: responseID, BashCallId: bashID})
+		if err != nil {
+			return false // closed meanwhile, or the primary went away: CloseWindow says which
+		}
+		msg := waitingFor(w)
+		if msg != "" {
+			fmt.Fprintln(stderr, msg)
+		}
+		return msg != ""
+	}
+	var lines <-chan string
+	if waiting() {
+		stop := make(chan struct{})
+		defer close(stop)
+		lines = readLines(stdin, stop)
+	}
+	for {
+		select {
+		case c := <-done:
+			return c.receipts, c.err
+		case <-ctx.Done():
+			return cancelWindow(bg, api, responseID, stderr, done)
+		case line, ok := <-lines:
+			if !ok || strings.TrimSpace(line) == "exit" {
+				return cancelWindow(bg, api, responseID, stderr, done)
+			}
+			waiting()
+		}
+	}
+}
+
+// windowClosed is what CloseWindow answered.
+type windowClosed struct {
+	receipts []*responsev1.Receipt
+	err      error
+}
+
+// cancelWindow closes the response, which cancels and joins its admitted work so the window
+// closes, and returns what the pending CloseWindow (answering on done) reports.
+func cancelWindow(ctx context.Context, api responsev1.ResponseServiceClient, responseID string, stderr io.Writer, done <-chan windowClosed) ([]*responsev1.Receipt, error) {
+	fmt.Fprintln(stderr, "cancelling the window's calls: closing the response")
+	_, closeErr := api.CloseResponse(ctx, &responsev1.CloseResponseRequest{ResponseId: responseID})
+	c := <-done
+	if status.Code(c.err) == codes.NotFound && closeErr == nil {
+		// The response closed before the primary took CloseWindow: its receipts are gone.
+		return nil, errors.New("the response was closed and its calls cancelled before the window reported its receipts")
+	}
+	return c.receipts, errors.Join(c.err, closeErr)
+}
+
+// waitingFor says what an unclosed window waits for and how to stop waiting; "" when it waits
+// for nothing.
+func waitingFor(w *responsev1.GetWindowResponse) string {
+	if w.GetState() == responsev1.WindowState_WINDOW_STATE_CLOSED || w.GetUnsettled() == 0 {
+		return ""
+	}
+	var calls []string
+	for _, r := range w.GetReceipts() {
+		switch r.GetStatus() {
+		case responsev1.CallStatus_CALL_STATUS_COMPLETED, responsev1.CallStatus_CALL_STATUS_FAILED, responsev1.CallStatus_CALL_STATUS_CANCELLED:
+		default:
+			calls = append(calls, fmt.Sprintf("%s.%s %s (%s)", r.GetToolkit(), r.GetFunction(), r.GetCallId(), statusName(r.GetStatus())))
+		}
+	}
+	var what []string
+	if n := len(calls); n > 0 {
+		what = append(what, fmt.Sprintf("%d %s to finish: %s", n, plural(n, "call", "calls"), strings.Join(calls, ", ")))
+	}
+	if n := int(w.GetUnsettled()) - len(calls); n > 0 {
+		what = append(what, fmt.Sprintf("%d %s to finish", n, plural(n, "describe", "describes")))
+	}
+	them := plural(int(w.GetUnsettled()), "it", "them")
+	return fmt.Sprintf("the shell has exited; its window waits for %s. Press Ctrl-C, or type exit, to cancel %s (this closes the response).",
+		strings.Join(what, " and "), them)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// statusName is a call status as receipts spell it: queued, running, waiting, completed, ….
+func statusName(s responsev1.CallStatus) string {
+	return strings.ToLower(strings.TrimPrefix(s.String(), "CALL_STATUS_"))
+}
+
+// readLines sends each line read from r until the end of input (then closes the channel) or
+// until stop is closed. A read blocks until a line or the end of input arrives, so the
+// goroutine ends at the next line after stop, or when the process exits.
+func readLines(r io.Reader, stop <-chan struct{}) <-chan string {
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		br := bufio.NewReader(r)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" || err == nil {
+				select {
+				case out <- line:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // shellEnvironment is the person's own environment, minus any MINDROOM_ variables, plus the

@@ -110,7 +110,7 @@ func TestToolsListShowsFunctionsAndDeferredToolkitsWithoutSchemas(t *testing.T) 
 			deferred = append(deferred, string(raw))
 		}
 	}
-	wantFunctions := []string{"echo", "sleep", "fail", "large", "wait", "gate", "media", "huge_schema", "identity", "confirm_echo"}
+	wantFunctions := []string{"echo", "sleep", "fail", "large", "wait", "gate", "release", "media", "huge_schema", "identity", "confirm_echo"}
 	if !slices.Equal(testFunctions, wantFunctions) {
 		t.Errorf("test functions in order %v, want %v", testFunctions, wantFunctions)
 	}

@@ -44,9 +44,16 @@ func functions() []catalog.Function {
 		},
 		{
 			Name:        "gate",
-			Description: "Block until the test releases the named gate.",
+			Description: "Block until the named gate is released (by test.release, or by the test driving the primary).",
 			InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
 				`"properties":{"name":{"type":"string","minLength":1,"maxLength":128,"description":"The gate to wait for."}},` +
+				`"required":["name"],"additionalProperties":false}`),
+		},
+		{
+			Name:        "release",
+			Description: "Release the named gate: test.gate calls blocked on it return, and later ones return at once.",
+			InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",` +
+				`"properties":{"name":{"type":"string","minLength":1,"maxLength":128,"description":"The gate to release."}},` +
 				`"required":["name"],"additionalProperties":false}`),
 		},
 		{

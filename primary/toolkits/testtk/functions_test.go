@@ -152,7 +152,7 @@ func TestToolkitIsEagerAndNamedTest(t *testing.T) {
 	for _, f := range def.Functions {
 		names = append(names, f.Name)
 	}
-	want := []string{"echo", "sleep", "fail", "large", "wait", "gate", "media", "huge_schema", "identity", "confirm_echo"}
+	want := []string{"echo", "sleep", "fail", "large", "wait", "gate", "release", "media", "huge_schema", "identity", "confirm_echo"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("functions = %v, want %v", names, want)
 	}

@@ -14,6 +14,17 @@ func (t *Toolkit) Release(name string) {
 	g.releaseOnce.Do(func() { close(g.released) })
 }
 
+// release is Release as a function: a person trying the Agent CLI releases a gate with
+// `mindroom-agent tools call test.release '{"name":"g"}'`.
+func (t *Toolkit) release(call catalog.Call) (catalog.Result, error) {
+	name, _, err := text(call.Arguments, "name")
+	if err != nil {
+		return catalog.Result{}, err
+	}
+	t.Release(name)
+	return catalog.Result{Value: map[string]any{"released": name}}, nil
+}
+
 // Started returns a channel that is closed once a gate call with this name has arrived (and,
 // unless the gate was already released, is blocked on it). Tests wait on it to know "the call is
 // running" without sleeping.

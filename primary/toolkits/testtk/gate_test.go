@@ -87,6 +87,21 @@ func TestGate(t *testing.T) {
 			t.Fatalf("outcome = %+v, want context.Canceled", o)
 		}
 	})
+	t.Run("TheReleaseFunctionOpensTheNamedGate", func(t *testing.T) {
+		tk := New()
+		done := startGate(t, t.Context(), tk, "g")
+		<-tk.Started("g")
+		res, err := tk.Call(t.Context(), newCall(t, Name, "release", `{"name":"g"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := canonjson.Marshal(res.Value); string(b) != `{"released":"g"}` {
+			t.Fatalf("release result %s", b)
+		}
+		if o := <-done; o.err != nil || o.value != `{"released":"g"}` {
+			t.Fatalf("gate outcome = %+v", o)
+		}
+	})
 	t.Run("StartedIsOpenUntilACallArrives", func(t *testing.T) {
 		tk := New()
 		tk.Release("g")

@@ -56,6 +56,8 @@ func (t *Toolkit) Call(ctx context.Context, call catalog.Call) (catalog.Result, 
 		return wait(ctx, call)
 	case "gate":
 		return t.gate(ctx, call)
+	case "release":
+		return t.release(call)
 	case "media":
 		return media()
 	case "huge_schema":
