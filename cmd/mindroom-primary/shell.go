@@ -25,7 +25,9 @@ import (
 )
 
 // shellCommand opens a response on a running primary, runs an interactive Bash inside a window
-// of it, and closes both when Bash exits. It is how a person tries mindroom-agent by hand.
+// of it, and closes both when Bash exits: the window once every call it admitted has settled
+// (closeWindow says what it waits for, and cancels on request), then the response. It is how a
+// person tries mindroom-agent by hand.
 func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mindroom-primary shell", flag.ContinueOnError)
 	fs.SetOutput(stderr)
