@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,10 @@ func runToolsDescribe(ctx context.Context, a *app, p *parsedArgs) (*result, erro
 	}
 	toolkit, function, _, err := splitTool(p.positionals, false)
 	if err != nil {
+		var missing *cliError
+		if tk, ok := toolkitOnly(p.positionals); ok && errors.As(err, &missing) {
+			return nil, a.functionsOf(ctx, tk, missing)
+		}
 		return nil, err
 	}
 	return a.discover(ctx, map[string]any{"operation": "tools.describe", "toolkit": toolkit, "function": function})

@@ -36,9 +36,6 @@ const (
 	// describeParallelism bounds the describes of one listing in flight at once (each is an
 	// admitted operation of the response, which allows 64).
 	describeParallelism = 4
-	// loadProbe is the function a describe names to load a deferred toolkit whose functions
-	// are not known yet: the server loads the toolkit before it looks the function up.
-	loadProbe = "mindroom-agent-mcp-load"
 	// metaCallID and metaStatus are the _meta keys of a tools/call result.
 	metaCallID = "mindroom-agent/call_id"
 	metaStatus = "mindroom-agent/status"
@@ -267,22 +264,6 @@ func (s *mcpServer) catalogPage(ctx context.Context, tr *transport, cursor *stri
 			tried[toolkit] = why
 		}
 	}
-}
-
-// loadToolkit loads a deferred toolkit by describing a function of it: the server loads the
-// toolkit first, then answers with the descriptor or, since loadProbe is not expected to
-// exist, with 422 naming the toolkit's functions. Either answer is fine; why is the detail of
-// a 422, in case the toolkit did not load. Other failures (window ended, 401, transport) are
-// errors.
-func loadToolkit(ctx context.Context, tr *transport, toolkit string) (why string, err error) {
-	_, err = post(ctx, tr, map[string]any{"operation": "tools.describe", "toolkit": toolkit, "function": loadProbe})
-	if err == nil {
-		return "", nil
-	}
-	if e := asCLIError(err); e.status == http.StatusUnprocessableEntity {
-		return e.msg, nil
-	}
-	return "", err
 }
 
 // toolInfo is what tools/list shows of a function, taken from its descriptor.

@@ -31,7 +31,7 @@ var groups = []*group{
 		{
 			name: "list", usage: []string{"[--cursor C] [--limit N]"},
 			summary:     "list the tools, one page at a time",
-			description: "Prints {\"items\":[...],\"next_cursor\":...}. Each item is a prepared function {\"description\",\"function\",\"toolkit\"} or a deferred toolkit {\"deferred\":true,\"description\",\"toolkit\"} whose functions appear when it is described or called. Items carry no schemas; use tools describe. When next_cursor is not null, pass it to --cursor for the next page.",
+			description: "Prints {\"items\":[...],\"next_cursor\":...}. Each item is a prepared function {\"description\",\"function\",\"toolkit\"} or a deferred toolkit {\"deferred\":true,\"description\",\"toolkit\"} whose functions appear once it is described or called: mindroom-agent tools describe TOOLKIT loads it and names them. Items carry no schemas; use tools describe. When next_cursor is not null, pass it to --cursor for the next page.",
 			flags:       []flagSpec{cursorFlag, limitFlag("items per page (server default 100, at most 1000)")},
 			examples:    []string{"mindroom-agent tools list", "mindroom-agent tools list --limit 20 --cursor \"$NEXT\""},
 			run:         plain(runToolsList),
@@ -45,10 +45,10 @@ var groups = []*group{
 			run:         plain(runToolsSearch),
 		},
 		{
-			name: "describe", usage: []string{"TOOLKIT FUNCTION", "TOOLKIT.FUNCTION"},
+			name: "describe", usage: []string{"TOOLKIT FUNCTION", "TOOLKIT.FUNCTION", "TOOLKIT"},
 			summary:     "print a function's description, input schema and instructions",
-			description: "Prints {\"description\",\"function\",\"input_schema\",\"instructions\",\"toolkit\"}. TOOLKIT.FUNCTION splits on the last dot. A descriptor over 32 KiB is returned as a context document instead: read it with mindroom-agent context read NAME.",
-			examples:    []string{"mindroom-agent tools describe weather.forecast", "mindroom-agent tools describe weather forecast"},
+			description: "Prints {\"description\",\"function\",\"input_schema\",\"instructions\",\"toolkit\"}. TOOLKIT.FUNCTION splits on the last dot. A descriptor over 32 KiB is returned as a context document instead: read it with mindroom-agent context read NAME. TOOLKIT alone describes nothing and exits 2, but first loads the toolkit if it is deferred and names its functions, which tools list and tools search then show.",
+			examples:    []string{"mindroom-agent tools describe weather.forecast", "mindroom-agent tools describe weather forecast", "mindroom-agent tools describe weather"},
 			run:         plain(runToolsDescribe),
 		},
 		{
