@@ -114,7 +114,8 @@ func TestToolsListShowsFunctionsAndDeferredToolkitsWithoutSchemas(t *testing.T) 
 	if !slices.Equal(testFunctions, wantFunctions) {
 		t.Errorf("test functions in order %v, want %v", testFunctions, wantFunctions)
 	}
-	wantDeferred := `{"deferred":true,"description":"Deferred test toolkit: ping and add, loaded on first describe or call.","toolkit":"test_deferred"}`
+	wantDeferred := `{"deferred":true,"description":"Deferred test toolkit: ping and add, loaded on first describe or call.` +
+		" (not loaded yet: `mindroom-agent tools describe test_deferred` loads it and names its functions)" + `","toolkit":"test_deferred"}`
 	if !slices.Equal(deferred, []string{wantDeferred}) {
 		t.Errorf("deferred items %v, want [%s]", deferred, wantDeferred)
 	}
@@ -362,10 +363,12 @@ func TestSearchMatchesEveryWordInCatalogOrder(t *testing.T) {
 func TestSearchResultIsAtMost16KiB(t *testing.T) {
 	t.Parallel()
 	const maxSearch = 16 * 1024
-	// A result of one deferred item is {"items":[ITEM]}; size the description to hit exactly.
+	// A result of one deferred item is {"items":[ITEM]}, the item's description ending with the
+	// command that loads the toolkit; size the description to hit exactly.
 	sized := func(name string, total int) *fakeToolkit {
 		tk := &fakeToolkit{name: name, deferred: true, description: "zebrafish "}
-		item, _ := canonjson.Marshal(map[string]any{"deferred": true, "description": tk.description, "toolkit": name})
+		hint := " (not loaded yet: `mindroom-agent tools describe " + name + "` loads it and names its functions)"
+		item, _ := canonjson.Marshal(map[string]any{"deferred": true, "description": tk.description + hint, "toolkit": name})
 		tk.description += strings.Repeat("z", total-len(`{"items":[]}`)-len(item))
 		return tk
 	}

@@ -66,3 +66,25 @@ func TestItemWithAnOversizeDescriptionStillFitsAPage(t *testing.T) {
 		}
 	})
 }
+
+func TestADeferredItemNamesTheCommandThatLoadsIt(t *testing.T) {
+	for _, tc := range []struct{ name, toolkit, command string }{
+		{"PlainName", "files", "mindroom-agent tools describe files"},
+		{"NameThatNeedsQuoting", "it's mine", `mindroom-agent tools describe 'it'\''s mine'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := deferredDescription(tc.toolkit, "Files on disk.")
+			if want := "Files on disk. (not loaded yet: `" + tc.command + "` loads it and names its functions)"; got != want {
+				t.Fatalf("description %q, want %q", got, want)
+			}
+		})
+	}
+	t.Run("AnOversizeDescriptionIsShortenedAndKeepsTheCommand", func(t *testing.T) {
+		got := deferredDescription("big", strings.Repeat("d", 70_000))
+		encoded, _ := json.Marshal(got)
+		if len(encoded) > MaxListDescriptionBytes || !strings.Contains(got, "(shortened; tools describe shows all of it)") ||
+			!strings.HasSuffix(got, "`mindroom-agent tools describe big` loads it and names its functions)") {
+			t.Fatalf("%d bytes, ends %q", len(encoded), got[len(got)-160:])
+		}
+	})
+}

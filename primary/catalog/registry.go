@@ -69,7 +69,7 @@ func (r *Registry) Register(ctx context.Context, tk Toolkit) error {
 		return fmt.Errorf("toolkit name %q must be 1..128 characters", name)
 	}
 	e := &Entry{toolkit: tk, name: name, description: tk.Description(), loadSlot: make(chan struct{}, 1)}
-	item, err := canonjson.Marshal(map[string]any{"deferred": true, "description": listDescription(e.description), "toolkit": name})
+	item, err := canonjson.Marshal(map[string]any{"deferred": true, "description": deferredDescription(name, e.description), "toolkit": name})
 	if err != nil {
 		return err
 	}
@@ -304,21 +304,43 @@ func (e *Entry) Reload(ctx context.Context) error {
 // full text.
 const MaxListDescriptionBytes = 60 * 1024
 
-func listDescription(d string) string {
+func listDescription(d string) string { return shortened(d, MaxListDescriptionBytes) }
+
+// shortened is d, cut with a marker saying so when its canonical JSON exceeds budget bytes.
+func shortened(d string, budget int) string {
 	encoded, _ := canonjson.Marshal(d)
-	if len(encoded) <= MaxListDescriptionBytes {
+	if len(encoded) <= budget {
 		return d
 	}
 	const marker = " … (shortened; tools describe shows all of it)"
 	cut := len(d)
 	for {
-		cut -= max(1, (len(encoded)-MaxListDescriptionBytes)/6) // a byte encodes to at most 6
+		cut -= max(1, (len(encoded)-budget)/6) // a byte encodes to at most 6
 		for cut > 0 && !utf8.RuneStart(d[cut]) {
 			cut--
 		}
 		short := d[:cut] + marker
-		if encoded, _ = canonjson.Marshal(short); len(encoded) <= MaxListDescriptionBytes {
+		if encoded, _ = canonjson.Marshal(short); len(encoded) <= budget {
 			return short
 		}
 	}
+}
+
+// deferredDescription is the description in a deferred toolkit's discovery item: the
+// toolkit's own, then the command that loads it and names its functions, since listing and
+// searching never load it. Both fit the budget of listDescription.
+func deferredDescription(name, description string) string {
+	hint := " (not loaded yet: `mindroom-agent tools describe " + shellWord(name) + "` loads it and names its functions)"
+	encoded, _ := canonjson.Marshal(hint)
+	return shortened(description, MaxListDescriptionBytes-len(encoded)) + hint
+}
+
+// shellWord is s as one word of a POSIX shell command line.
+func shellWord(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/:@+=,", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
 }

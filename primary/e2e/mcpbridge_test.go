@@ -101,7 +101,8 @@ func TestMCPStdioServerIsMountedAsADeferredToolkit(t *testing.T) {
 
 	t.Run("DiscoveryShowsItDeferredWithoutStartingIt", func(t *testing.T) {
 		run := mcpBash(t, env, id, "search", "mindroom-agent tools search 'test MCP'")
-		if want := `{"items":[{"deferred":true,"description":"The test MCP server.","toolkit":"srv"}]}` + "\n"; run.code != 0 || run.stdout != want {
+		if want := `{"items":[{"deferred":true,"description":"The test MCP server.` +
+			" (not loaded yet: `mindroom-agent tools describe srv` loads it and names its functions)" + `","toolkit":"srv"}]}` + "\n"; run.code != 0 || run.stdout != want {
 			t.Errorf("exit %d, stdout %q, want %q", run.code, run.stdout, want)
 		}
 		if entry.Loads() != 0 {
