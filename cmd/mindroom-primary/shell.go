@@ -29,21 +29,25 @@ import (
 // (closeWindow says what it waits for, and cancels on request), then the response. It is how a
 // person tries mindroom-agent by hand.
 func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mindroom-primary shell", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory of the running primary")
-	agent := fs.String("agent", "demo", "agent name of the response")
-	mode := fs.String("mode", "minimal", "shell mode: minimal or standard")
-	workerKey := fs.String("worker-key", "", "run the response's shells on a worker with this key (default: on the primary)")
-	if err := fs.Parse(args); err != nil {
+	stateDir, open, err := shellFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		if !errors.Is(err, errFlagsReported) {
+			fmt.Fprintln(stderr, "mindroom-primary shell:", err)
+		}
 		return 2
 	}
 	fail := func(err error) int {
+		if st, ok := status.FromError(err); ok {
+			err = errors.New(st.Message()) // the primary's words, without the RPC's wrapping
+		}
 		fmt.Fprintln(stderr, "mindroom-primary shell:", err)
 		return 1
 	}
 	var ep primary.Endpoints
-	data, err := os.ReadFile(filepath.Join(*stateDir, primary.EndpointsFile))
+	data, err := os.ReadFile(filepath.Join(stateDir, primary.EndpointsFile))
 	if err != nil {
 		return fail(fmt.Errorf("is the primary running? %w", err))
 	}
@@ -66,14 +70,7 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	api := responsev1.NewResponseServiceClient(conn)
 	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token)
 
-	shellMode := responsev1.ShellMode_SHELL_MODE_MINIMAL
-	if *mode == "standard" {
-		shellMode = responsev1.ShellMode_SHELL_MODE_STANDARD
-	}
-	opened, err := api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
-		AgentName: *agent, RequesterId: os.Getenv("USER"), ShellMode: shellMode, WorkerKey: *workerKey,
-		Conversation: &responsev1.Conversation{Channel: "terminal"},
-	})
+	opened, err := api.OpenResponse(ctx, open)
 	if err != nil {
 		return fail(err)
 	}
@@ -99,6 +96,69 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintf(stderr, "  %s %s.%s %s\n", r.GetCallId(), r.GetToolkit(), r.GetFunction(), statusName(r.GetStatus()))
 	}
 	return 0
+}
+
+// errFlagsReported is a flag mistake the flag set has already printed.
+var errFlagsReported = errors.New("invalid flags")
+
+// shellFlags reads the shell subcommand's flags: the state directory of the running primary and
+// the response to open, with every field a runtime gives (agent, requester, conversation, shell
+// mode, worker key, origin, flags), so each tool can be tried by hand.
+func shellFlags(args []string, stderr io.Writer) (string, *responsev1.OpenResponseRequest, error) {
+	fs := flag.NewFlagSet("mindroom-primary shell", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir := fs.String("state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory of the running primary")
+	agent := fs.String("agent", "demo", "agent name of the response")
+	requester := fs.String("requester", os.Getenv("USER"), "requester id: the person the response answers (an operator of that name answers ask_questions)")
+	channel := fs.String("channel", "terminal", "conversation channel (room) id")
+	thread := fs.String("thread", "", "conversation thread id; empty is the channel's main timeline (ask_questions needs a thread)")
+	mode := fs.String("shell-mode", "", "standard (only tools that finish inside the command) or minimal (every tool, also those that need confirmation or a person, such as ask_questions); empty takes the mode stored for the conversation and agent, standard when none is")
+	workerKey := fs.String("worker-key", "", "run the response's shells on a worker with this key (default: on the primary)")
+	origin := fs.String("origin", "foreground", "why the turn runs: foreground, background, scheduled, recovery or api")
+	var flags []string
+	fs.Func("flag", "a response flag such as requester_trusted, progress_report or clean; repeat it or give a comma-separated list", func(v string) error {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				flags = append(flags, f)
+			}
+		}
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", nil, err
+		}
+		return "", nil, errFlagsReported
+	}
+	if fs.NArg() > 0 {
+		return "", nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	shellMode, ok := shellModes[*mode]
+	if !ok {
+		return "", nil, fmt.Errorf("--shell-mode must be standard or minimal, not %q", *mode)
+	}
+	o, ok := origins[*origin]
+	if !ok {
+		return "", nil, fmt.Errorf("--origin must be foreground, background, scheduled, recovery or api, not %q", *origin)
+	}
+	return *stateDir, &responsev1.OpenResponseRequest{
+		AgentName: *agent, RequesterId: *requester, ShellMode: shellMode, WorkerKey: *workerKey, Origin: o, Flags: flags,
+		Conversation: &responsev1.Conversation{Channel: *channel, Thread: *thread},
+	}, nil
+}
+
+var shellModes = map[string]responsev1.ShellMode{
+	"":         responsev1.ShellMode_SHELL_MODE_UNSPECIFIED,
+	"standard": responsev1.ShellMode_SHELL_MODE_STANDARD,
+	"minimal":  responsev1.ShellMode_SHELL_MODE_MINIMAL,
+}
+
+var origins = map[string]responsev1.Origin{
+	"foreground": responsev1.Origin_ORIGIN_FOREGROUND,
+	"background": responsev1.Origin_ORIGIN_BACKGROUND,
+	"scheduled":  responsev1.Origin_ORIGIN_SCHEDULED,
+	"recovery":   responsev1.Origin_ORIGIN_RECOVERY,
+	"api":        responsev1.Origin_ORIGIN_API,
 }
 
 // closeWindow tells the primary the shell has exited and returns the window's receipts once it

@@ -206,3 +206,51 @@ func TestInteractiveShellSaysWhatItsWindowWaitsForAndCancelsOnRequest(t *testing
 		}
 	})
 }
+
+// TestInteractiveShellOpensTheResponseItsFlagsDescribe: the conversation, requester, origin,
+// flags and shell mode given to `mindroom-primary shell` are the response's, so ask_questions
+// (a trusted requester in a real thread, and a mode that offers tools waiting for a person) is
+// offered in it, and not in the default standard shell.
+func TestInteractiveShellOpensTheResponseItsFlagsDescribe(t *testing.T) {
+	bin := mpBuild(t)
+	state := filepath.Join(t.TempDir(), "state")
+	startRestartPrimary(t, "primary", bin, state, freeLoopbackAddr(t), "--enable-test-toolkit")
+	const script = "mindroom-agent tools call test.identity\n" +
+		"mindroom-agent tools list --limit 1000 | grep -o '\"function\":\"ask_questions\"' || echo 'no ask_questions'\nexit\n"
+
+	t.Run("WithAThreadATrustedRequesterAndTheMinimalMode", func(t *testing.T) {
+		s := startInteractiveShell(t, bin, state, "--agent", "coder", "--channel", "!room:example.org", "--thread", "$t1",
+			"--requester", "@alice:example.org", "--origin", "foreground", "--flag", "requester_trusted,progress_report", "--shell-mode", "minimal")
+		s.write(t, script)
+		if code := s.wait(t); code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+		out := s.stdout.String()
+		for _, want := range []string{`"agent":"coder"`, `"channel":"!room:example.org"`, `"thread":"$t1"`, `"requester":"@alice:example.org"`,
+			`"function":"ask_questions"`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %s", want)
+			}
+		}
+	})
+	t.Run("TheDefaultStandardShellHidesAskQuestions", func(t *testing.T) {
+		s := startInteractiveShell(t, bin, state, "--thread", "$t1", "--flag", "requester_trusted")
+		s.write(t, script)
+		if code := s.wait(t); code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+		if out := s.stdout.String(); !strings.Contains(out, "no ask_questions") || !strings.Contains(out, `"channel":"terminal"`) {
+			t.Errorf("the standard shell offers ask_questions, or is not in the terminal channel")
+		}
+	})
+	t.Run("AMinimalModeThatFailsItsPreflightOpensNothing", func(t *testing.T) {
+		s := startInteractiveShell(t, bin, state, "--shell-mode", "minimal", "--worker-key", "absent")
+		if code := s.wait(t); code != 1 {
+			t.Fatalf("exit code %d", code)
+		}
+		if out := s.stderr.text(); !strings.Contains(out, "no response was opened") || !strings.Contains(out, `no worker with key "absent" is connected`) ||
+			strings.Contains(out, "rpc error") {
+			t.Errorf("the refusal does not say why in the primary's words")
+		}
+	})
+}
