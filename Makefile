@@ -48,10 +48,11 @@ bench-smoke:
 	CGO_ENABLED=0 go build -o bin/ $(BENCH_BINARIES)
 	./bin/turncli-bench -bin bin -smoke $(BENCH_ARGS)
 
-## run: start the primary with embedded defaults (state under .turncli/).
+## run: start the primary with embedded defaults (state under .turncli/). RUN_ARGS passes more
+## flags, e.g. RUN_ARGS='--grpc-listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --agent-cli-listen 127.0.0.1:0'.
 run: build
 	@echo "primary starting; in another terminal: make shell (or make run-worker, then make shell MODE_ARGS=--worker-key=local)"
-	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit --agent-engine test --worker-keys local
+	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit --agent-engine test --worker-keys local $(RUN_ARGS)
 
 ## run-worker: start a worker with key "local" next to the primary of `make run`.
 run-worker: build
@@ -59,6 +60,7 @@ run-worker: build
 	  ./bin/mindroom-worker --primary 127.0.0.1:7420 --key local --id local-1 --state-dir "$(STATE_DIR)-worker"
 
 ## shell: open a response on the running primary and an interactive Bash inside a window.
+## MODE_ARGS passes its flags, e.g. MODE_ARGS='--shell-mode minimal --thread t1'.
 shell: build
 	./bin/mindroom-primary shell --state-dir "$(STATE_DIR)" $(MODE_ARGS)
 
