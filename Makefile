@@ -31,10 +31,17 @@ check-gen:
 
 ## test: everything CI runs.
 test: lint check-gen
-	go test -race -count=1 -timeout 20m $(GO_PACKAGES)
+	$(ISOLATED_HOME) go test -race -count=1 -timeout 20m $(GO_PACKAGES)
 
 test-short:
-	go test -count=1 $(GO_PACKAGES)
+	$(ISOLATED_HOME) go test -count=1 $(GO_PACKAGES)
+
+# Jobs run in login shells (`bash -lc`), which read $$HOME's profile. Tests get a throwaway
+# HOME so a developer's profile (pyenv, nvm, ...) neither slows nor breaks them, and a job a
+# test kills mid-profile leaves nothing behind there. Go keeps its own caches and settings.
+ISOLATED_HOME = home="$$(mktemp -d)"; trap 'rm -rf "$$home"' EXIT; \
+  GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" GOPATH="$$(go env GOPATH)" \
+  GOENV="$$(go env GOENV)" HOME="$$home"
 
 ## bench: measure the Agent CLI paths beside floors measured in the same run (about 3 minutes;
 ## see docs/PERFORMANCE.md). BENCH_ARGS passes flags, e.g. BENCH_ARGS='-v -markdown bench.md'.
