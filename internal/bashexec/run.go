@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/turncli/turncli/internal/containment"
 )
 
 const (
@@ -140,8 +142,18 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		// running on unowned.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
+	leaf, err := containment.NewCommand()
+	if err != nil {
+		p.closeChild()
+		p.closeParent()
+		return Result{}, fmt.Errorf("bashexec: %w", err)
+	}
+	defer leaf.Remove() // after the group kill below: kills whatever left the group, then the leaf
+	leaf.Apply(cmd.SysProcAttr)
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	leaf.Started()
+	if err != nil {
 		p.closeChild()
 		p.closeParent()
 		return Result{}, fmt.Errorf("bashexec: start: %w", err)
@@ -159,8 +171,10 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 	res.Duration = time.Since(start)
 
 	// The leader has exited but is not yet reaped, so the group id still names this group.
-	// Kill what is left of it: background children do not survive their command.
+	// Kill what is left of it: background children do not survive their command. The leaf
+	// holds the rest of the tree, including what called setsid and left the group.
 	_ = signalGroup(pgid, syscall.SIGKILL)
+	_ = leaf.Kill()
 	_ = cmd.Wait() // reap; the status is read from ProcessState below
 	res.ExitCode = ExitCode(cmd.ProcessState)
 
