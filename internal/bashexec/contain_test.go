@@ -48,16 +48,10 @@ func TestProcessesThatLeftTheGroupDoNotOutliveTheCommand(t *testing.T) {
 			}
 			spec := testSpec(t, escapeScript(redirect, "")+tc.after)
 			spec.Timeout, spec.Grace = tc.timeout, testGrace
-			start := time.Now()
 			if _, err := Run(t.Context(), spec, w.output); err != nil {
 				t.Fatalf("Run: %v", err)
 			}
 			w.requireAllExited()
-			// Without the leaf, Run would have waited its whole PipeWait for the escaped
-			// process to let go of the pipes; with it the pipes close when it dies.
-			if d := time.Since(start); d >= DefaultPipeWait && redirect == "" {
-				t.Errorf("Run took %v: it waited out the pipes of a process that should be dead", d)
-			}
 		})
 	}
 }
