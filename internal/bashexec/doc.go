@@ -12,10 +12,13 @@
 //     SIGKILL to the group after the grace period. Signalling the group rather than the pid is what
 //     reaches grandchildren such as `sleep 100 &` or the children of nested `bash -c`.
 //   - Cleaning up after it: when the main process has exited, for any reason, the rest of its
-//     group is SIGKILLed. A command's background children therefore do not outlive the command;
-//     a command that wants a daemon must leave the group (setsid), which the sandbox, not this
-//     package, has to contain. Every group signal is sent while the leader is alive or an
-//     unreaped zombie, so the group id cannot have been reused by an unrelated process.
+//     group is SIGKILLed, and so is everything left in the command's cgroup leaf
+//     (internal/containment), which also holds the processes that called setsid and left the
+//     group. A command's descendants therefore do not outlive the command, nor the process that
+//     runs it (the leaf's watchdog kills them when that process dies). Where the host offers no
+//     cgroup v2 hierarchy, only the group is killed and a setsid'd process can escape. Every
+//     group signal is sent while the leader is alive or an unreaped zombie, so the group id
+//     cannot have been reused by an unrelated process.
 //   - Its pipes: stdout and stderr are read by two goroutines started and awaited by Run, and
 //     handed to Output one call at a time; Output blocking is the backpressure. After the group
 //     is gone Run waits at most Spec.PipeWait for end of file (the role cmd.WaitDelay plays in
