@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/containment"
 )
 
 // wrapper runs the command and records its exit status. Its trap is a handler, not an
@@ -54,7 +55,8 @@ type Process struct {
 	Start uint64
 	// StatusPath is where the exit status is written when the command ends.
 	StatusPath string
-	cmd        *exec.Cmd // nil when found again: not our child
+	cmd        *exec.Cmd         // nil when found again: not our child
+	leaf       *containment.Leaf // nil where the host offers no cgroup containment
 }
 
 // Launch starts spec in its own session, so the group can be signalled as one and the job
@@ -81,15 +83,25 @@ func Launch(spec Spec) (*Process, error) {
 		Stderr:      logf,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	if err := cmd.Start(); err != nil {
+	// The job's leaf is named after its status file, so a later process finds it again.
+	leaf, err := containment.ForJob(spec.StatusPath)
+	if err != nil {
+		return nil, fmt.Errorf("jobproc: %w", err)
+	}
+	leaf.Apply(cmd.SysProcAttr)
+	err = cmd.Start()
+	leaf.Started()
+	if err != nil {
+		_ = leaf.Remove()
 		return nil, err
 	}
-	p := &Process{Pid: cmd.Process.Pid, StatusPath: spec.StatusPath, cmd: cmd}
+	p := &Process{Pid: cmd.Process.Pid, StatusPath: spec.StatusPath, cmd: cmd, leaf: leaf}
 	// Read before anything can reap it: our unreaped child keeps its /proc entry. Without its
 	// start time the process could never be signalled or found again, so it must not run.
 	start, err := StartTime(p.Pid)
 	if err != nil {
 		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		_ = leaf.Remove()
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("jobproc: read the start time of the job's process: %w", err)
 	}
@@ -99,11 +111,19 @@ func Launch(spec Spec) (*Process, error) {
 
 // Find returns the recorded process when it is still the same process (pid and start time),
 // or nil when it is gone.
+//
+// A job that ended while nobody watched (its status file is written) may have left
+// descendants in its cgroup leaf: they are killed, so it leaves nothing running. Without a
+// status file nothing is killed: the record may simply not name the live process.
 func Find(pid int, start uint64, statusPath string) *Process {
+	leaf := containment.FindJob(statusPath)
 	if pid <= 0 || !Alive(pid, start) {
+		if _, ended := ReadStatus(statusPath); ended {
+			_ = leaf.Remove()
+		}
 		return nil
 	}
-	return &Process{Pid: pid, Start: start, StatusPath: statusPath}
+	return &Process{Pid: pid, Start: start, StatusPath: statusPath, leaf: leaf}
 }
 
 // Exited reports whether the process has ended: our child is a zombie awaiting Reap; a found
@@ -116,8 +136,15 @@ func (p *Process) Exited() bool {
 	return err != nil || st.state == 'Z' || st.state == 'X'
 }
 
-// Signal sends sig to the job's process group while it is still the recorded process.
-func (p *Process) Signal(sig syscall.Signal) error { return signalGroup(p.Pid, p.Start, sig) }
+// Signal sends sig to the job's process group while it is still the recorded process, and to
+// every other process in the job's cgroup leaf (those that left the group with setsid).
+func (p *Process) Signal(sig syscall.Signal) error {
+	err := signalGroup(p.Pid, p.Start, sig)
+	if lerr := p.leaf.Signal(sig); err == nil {
+		err = lerr
+	}
+	return err
+}
 
 // Exit is how a job's process ended.
 type Exit struct {
@@ -133,8 +160,11 @@ type Exit struct {
 // behind in its group (the zombie leader keeps the group id ours until then); a found process
 // is known by its status file, or not at all.
 func (p *Process) Reap() Exit {
+	// What the job left behind dies with it: in its group, and in its leaf beyond the group.
+	defer p.leaf.Remove()
 	if p.cmd != nil {
 		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		_ = p.leaf.Kill()
 		_ = p.cmd.Wait()
 		if code, ok := ReadStatus(p.StatusPath); ok {
 			return Exit{Code: code, Known: true}
