@@ -11,6 +11,7 @@ import (
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/mcpbridge"
+	"github.com/turncli/turncli/primary/response"
 )
 
 // Config is everything the primary needs to start.
@@ -61,6 +62,9 @@ type Config struct {
 	// AgentReportGrace is how long after start a worker may take to report a background agent
 	// an earlier primary started there before it is recorded interrupted (zero: 5 minutes).
 	AgentReportGrace time.Duration
+	// FastCallBudget is how long a tools.call's answer may wait for the call to settle, so a
+	// fast tool is answered terminal in one request (zero: 5 ms; negative: answer at admission).
+	FastCallBudget time.Duration
 	// PromptWait bounds how long request_approval and permission_prompt wait for a person
 	// (zero: about 280 s, as the contract says).
 	PromptWait time.Duration
@@ -98,6 +102,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("agent engine: %w", err)
 		}
 	}
+	if c.FastCallBudget > maxFastCallBudget {
+		return fmt.Errorf("fast call budget %v is over its maximum %v", c.FastCallBudget, maxFastCallBudget)
+	}
 	if c.JobCommandCeiling < 0 || c.JobAgentCeiling < 0 || c.JobGrace < 0 {
 		return errors.New("job ceilings and grace cannot be negative")
 	}
@@ -125,4 +132,19 @@ func requireLoopback(addr string) error {
 		return fmt.Errorf("%q is not a loopback address", addr)
 	}
 	return nil
+}
+
+// maxFastCallBudget bounds FastCallBudget: past it a call's first answer would be a long poll
+// the caller did not ask for.
+const maxFastCallBudget = time.Second
+
+// fastCallBudget is the responses' FastCallBudget for the configured value.
+func fastCallBudget(configured time.Duration) time.Duration {
+	switch {
+	case configured < 0:
+		return 0
+	case configured == 0:
+		return response.DefaultFastCallBudget
+	}
+	return configured
 }

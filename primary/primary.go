@@ -177,7 +177,8 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	})
 	p.Responses = response.NewManager(response.Config{
 		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers},
-		Logger: cfg.Logger.With("component", "responses"),
+		Logger:         cfg.Logger.With("component", "responses"),
+		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
 	})
 	p.Responses.SetCallApprovals(response.CallApprovalConfig{
 		Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),

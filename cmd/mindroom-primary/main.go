@@ -25,6 +25,7 @@ import (
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/mcpbridge"
+	"github.com/turncli/turncli/primary/response"
 )
 
 func main() {
@@ -95,11 +96,16 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs.DurationVar(&cfg.JobCommandCeiling, "job-ceiling", 60*time.Minute, "longest a background command may run")
 	fs.DurationVar(&cfg.JobAgentCeiling, "agent-job-ceiling", 7*24*time.Hour, "longest a background agent may run")
 	fs.DurationVar(&cfg.PromptWait, "prompt-wait", 280*time.Second, "longest request_approval and permission_prompt wait for a person")
+	fs.DurationVar(&cfg.FastCallBudget, "fast-call-budget", response.DefaultFastCallBudget,
+		"how long a tools.call's answer waits for the call to finish, so a fast tool needs one request (0: answer at once; at most 1s)")
 	fs.DurationVar(&cfg.AgentReportGrace, "agent-report-grace", 5*time.Minute,
 		"how long after start a worker may take to report a background agent before it is recorded interrupted")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, err
+	}
+	if cfg.FastCallBudget == 0 {
+		cfg.FastCallBudget = -1 // the flag's 0 is "answer at once"; the Config's zero is the default
 	}
 	if fs.NArg() > 0 {
 		return cfg, 0, fmt.Errorf("unexpected argument %q", fs.Arg(0))

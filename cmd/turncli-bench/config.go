@@ -25,6 +25,7 @@ type Config struct {
 	// Filled by Validate.
 	AgentBinary string
 	FloorClient string
+	PollClient  string
 	Self        string // this executable, for the waiters child
 	only        *regexp.Regexp
 	scale       scale
@@ -87,9 +88,10 @@ func (c *Config) Validate() error {
 	}
 	c.AgentBinary = filepath.Join(bin, "mindroom-agent")
 	c.FloorClient = filepath.Join(bin, "floorclient")
-	for _, p := range []string{c.AgentBinary, c.FloorClient} {
+	c.PollClient = filepath.Join(bin, "pollclient")
+	for _, p := range []string{c.AgentBinary, c.FloorClient, c.PollClient} {
 		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-			return fmt.Errorf("%s is not an executable; build it first (make bench does: go build -o bin/ ./cmd/mindroom-agent ./internal/benchfloor/floorclient)", p)
+			return fmt.Errorf("%s is not an executable; build it first (make bench does: go build -o bin/ ./cmd/mindroom-agent ./internal/benchfloor/floorclient ./internal/benchfloor/pollclient)", p)
 		}
 	}
 	if c.Self, err = os.Executable(); err != nil {

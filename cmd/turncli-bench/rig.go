@@ -43,8 +43,9 @@ type rig struct {
 	stops       []func() error
 }
 
-// startRig starts a primary (and a worker when withWorker) under a temporary state directory.
-func startRig(ctx context.Context, cfg Config, withWorker bool) (_ *rig, err error) {
+// startRig starts a primary (and a worker when withWorker) under a temporary state directory;
+// tweaks adjust the primary's configuration.
+func startRig(ctx context.Context, cfg Config, withWorker bool, tweaks ...func(*primary.Config)) (_ *rig, err error) {
 	dir, err := os.MkdirTemp("", "turncli-bench-")
 	if err != nil {
 		return nil, err
@@ -62,8 +63,7 @@ func startRig(ctx context.Context, cfg Config, withWorker bool) (_ *rig, err err
 			return nil, err
 		}
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	p, err := primary.New(pctx, primary.Config{
+	pcfg := primary.Config{
 		StateDir:          dir + "/primary",
 		WorkerCredentials: map[string]string{workerKey: workerCredential},
 		EnableTestToolkit: true,
@@ -72,7 +72,12 @@ func startRig(ctx context.Context, cfg Config, withWorker bool) (_ *rig, err err
 		ShellGrace:        500 * time.Millisecond,
 		ShutdownGrace:     5 * time.Second,
 		Logger:            slog.New(slog.DiscardHandler),
-	}, primary.Listeners{GRPC: lis[0], HTTP: lis[1], AgentCLI: lis[2]})
+	}
+	for _, tweak := range tweaks {
+		tweak(&pcfg)
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	p, err := primary.New(pctx, pcfg, primary.Listeners{GRPC: lis[0], HTTP: lis[1], AgentCLI: lis[2]})
 	if err != nil {
 		cancel()
 		for _, l := range lis {

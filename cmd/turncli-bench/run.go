@@ -23,6 +23,7 @@ type measure struct {
 var measures = []measure{
 	{"waits", "concurrent long-poll waits on unfinished calls, released together", measureWaits},
 	{"process", "mindroom-agent tools call as a whole process, primary-local and through a worker's sandbox proxy", measureProcess},
+	{"poll", "a client that polls every 0.2 s instead of long-polling, calling a fast tool", measurePoll},
 	{"bash", "RunBash of `true` through ResponseService, local and on a worker", measureBash},
 	{"rest", "completed calls/s over REST, 64 keep-alive clients", measureREST},
 	{"grpc", "completed calls/s over gRPC as a worker's proxy reaches the primary, 64 concurrent callers", measureGRPC},

@@ -110,7 +110,7 @@ func (s *Server) operate(ctx context.Context, r *response.Response, doc []byte) 
 	case "tools.describe":
 		return r.Describe(ctx, windowOf(ctx), op.toolkit, op.function)
 	case "tools.call":
-		return r.Call(windowOf(ctx), response.CallRequest{
+		return r.Call(ctx, windowOf(ctx), response.CallRequest{
 			ID: op.callID, Toolkit: op.toolkit, Function: op.function, Arguments: op.args,
 		})
 	case "context.list":

@@ -60,8 +60,8 @@ func TestCallsAndDescribesNeedAnOpenWindow(t *testing.T) {
 		requireStatus(t, s.post(callOp(id, "test", "echo", `{}`), withoutWindow()), http.StatusConflict, noWindow)
 		requireUnauthorized(t, s.get(id, ""))
 		rc := decodeReceipt(t, s.post(callOp(id, "test", "echo", `{}`)))
-		if rc.Status != "queued" {
-			t.Fatalf("the id is fresh after a refusal: %s", rc.raw)
+		if rc.Status != "queued" && rc.Status != "completed" { // completed within the fast-call budget
+			t.Fatalf("the id is not fresh after a refusal: %s", rc.raw)
 		}
 	})
 }

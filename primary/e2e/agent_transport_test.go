@@ -8,12 +8,14 @@ import (
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
+	"github.com/turncli/turncli/primary"
 )
 
 // TestMindroomAgentTransport puts small HTTP servers between the built mindroom-agent and a
 // real primary to check what the client sends, and what it does when the path misbehaves.
 func TestMindroomAgentTransport(t *testing.T) {
-	env := testenv.Start(t)
+	// Every call is answered at admission, so each path below sees its POST and its GET.
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.FastCallBudget = -1 }))
 
 	t.Run("FastToolCompletesInOneCallWithOneLongPoll", func(t *testing.T) {
 		proxy := startForwarder(t, env, nil)

@@ -25,7 +25,9 @@ func TestBashCommandCallsToolWithCurlUsingOnlyTheThreeVariables(t *testing.T) {
 	if err := json.Unmarshal([]byte(run.Stdout), &receipt); err != nil {
 		t.Fatalf("stdout %q: %v", run.Stdout, err)
 	}
-	if receipt["status"] != "queued" || receipt["parent_bash_call_id"] != "bash-1" {
+	// test.echo settles within the fast-call budget almost always; a loaded machine may answer
+	// at the budget with the call still queued.
+	if st := receipt["status"]; (st != "completed" && st != "queued") || receipt["parent_bash_call_id"] != "bash-1" {
 		t.Errorf("receipt = %v", receipt)
 	}
 	if !strings.HasPrefix(run.Stdout, `{"attachments":[],"call_id":"0b5a4f0e-7d4c-4b7e-9a59-1f3c2d4e5f60","function":"echo"`) {

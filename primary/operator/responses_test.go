@@ -22,7 +22,7 @@ func liveCall(t *testing.T, r *response.Response, env map[string]string, functio
 	t.Helper()
 	id := uuid.New()
 	req := response.CallRequest{ID: id, Toolkit: testtk.Name, Function: function, Arguments: []byte(args)}
-	if _, err := r.Call(env["MINDROOM_AGENT_CLI_WINDOW"], req); err != nil {
+	if _, err := r.Call(t.Context(), env["MINDROOM_AGENT_CLI_WINDOW"], req); err != nil {
 		t.Fatalf("Call %s: %v", function, err)
 	}
 	return id

@@ -32,9 +32,47 @@ type CallRequest struct {
 // operation gets its current receipt (even after its window closed, even without a window),
 // a different one is refused. A new call is admitted only into an open or draining window of an
 // unfenced response with a bound catalog, under the receipt and concurrency limits.
-func (r *Response) Call(windowToken string, req CallRequest) ([]byte, error) {
-	_, body, err := r.admitReceipt(windowToken, req, admission{})
-	return body, err
+//
+// A call that settles within the manager's FastCallBudget after admission is answered with
+// its terminal receipt, so a client that polls needs no second request for a fast tool; any
+// other call is answered as it stands when the budget passes (or when ctx ends).
+func (r *Response) Call(ctx context.Context, windowToken string, req CallRequest) ([]byte, error) {
+	rc, body, err := r.admitReceipt(windowToken, req, admission{})
+	if err != nil {
+		return nil, err
+	}
+	if budget := r.mgr.cfg.FastCallBudget; budget > 0 {
+		if settled := r.receiptWithin(ctx, rc, budget); settled != nil {
+			body = settled
+		}
+	}
+	return body, nil
+}
+
+// receiptWithin waits up to budget for rc to settle and returns its receipt then, or nil when
+// it did not settle or the response closed meanwhile (the admission's receipt stands).
+func (r *Response) receiptWithin(ctx context.Context, rc *receipt, budget time.Duration) []byte {
+	select {
+	case <-rc.done:
+	default:
+		timer := time.NewTimer(budget)
+		defer timer.Stop()
+		select {
+		case <-rc.done:
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		case <-r.ctx.Done():
+			return nil
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	return rc.appendJSON(nil)
 }
 
 // admission says how a call or describe enters the response.

@@ -81,7 +81,7 @@ func (e *confirmEnv) submit(t *testing.T, spec Spec) (*Response, *Window, uuid.U
 	}
 	args := `{"marker":` + strconv.Quote(e.marker) + `,"x":1}`
 	id := uuid.New()
-	if _, err := r.Call(w.token, CallRequest{ID: id, Toolkit: testtk.Name, Function: "confirm_echo", Arguments: []byte(args)}); err != nil {
+	if _, err := r.Call(t.Context(), w.token, CallRequest{ID: id, Toolkit: testtk.Name, Function: "confirm_echo", Arguments: []byte(args)}); err != nil {
 		t.Fatal(err)
 	}
 	return r, w, id, args

@@ -39,7 +39,7 @@ func openResponse(t *testing.T, m *Manager, spec Spec) *Response {
 func call(t *testing.T, r *Response, w *Window, function, args string) uuid.UUID {
 	t.Helper()
 	id := uuid.New()
-	if _, err := r.Call(w.token, CallRequest{ID: id, Toolkit: testtk.Name, Function: function, Arguments: []byte(args)}); err != nil {
+	if _, err := r.Call(t.Context(), w.token, CallRequest{ID: id, Toolkit: testtk.Name, Function: function, Arguments: []byte(args)}); err != nil {
 		t.Fatalf("Call %s: %v", function, err)
 	}
 	return id
@@ -165,7 +165,7 @@ func TestInspect(t *testing.T) {
 			wg.Go(func() {
 				for j := range 12 { // 48 in all: under MaxConcurrent even if none settled yet
 					req := CallRequest{ID: uuid.New(), Toolkit: testtk.Name, Function: "echo", Arguments: fmt.Appendf(nil, `{"j":%d}`, j)}
-					if _, err := r.Call(w.token, req); err != nil {
+					if _, err := r.Call(t.Context(), w.token, req); err != nil {
 						t.Errorf("Call: %v", err)
 					}
 				}

@@ -68,7 +68,15 @@ type Config struct {
 	Logger   *slog.Logger
 	// Now is the clock; tests inject their own.
 	Now func() time.Time
+	// FastCallBudget is how long a tools.call's answer waits after admission for the call to
+	// settle, so a fast tool is answered terminal in one request; zero answers at admission.
+	FastCallBudget time.Duration
 }
+
+// DefaultFastCallBudget is the primary's FastCallBudget unless configured: a few
+// milliseconds cover an in-process tool and a fast tool host, and delay a slow call's first
+// answer by no more than that.
+const DefaultFastCallBudget = 5 * time.Millisecond
 
 // Manager holds the live responses and the grant index that finds them.
 type Manager struct {

@@ -206,7 +206,8 @@ func (s *shell) submit(tool, args string) string {
 	s.t.Helper()
 	_, r := s.cli("tools", "call", tool, args, "--timeout", "0")
 	id, _ := r["call_id"].(string)
-	if r["status"] != "queued" || id == "" {
+	// A call that settles within the primary's fast-call budget is answered terminal at once.
+	if st, _ := r["status"].(string); id == "" || (st != "queued" && st != "running" && st != "completed" && st != "failed") {
 		s.t.Fatalf("submit %s: receipt %v", tool, r)
 	}
 	return id
