@@ -68,6 +68,8 @@ type Config struct {
 	Logger   *slog.Logger
 	// Now is the clock; tests inject their own.
 	Now func() time.Time
+	// Secrets is told of every grant minted and revoked (nil: nobody is).
+	Secrets grant.Tracker
 }
 
 // Manager holds the live responses and the grant index that finds them.
@@ -89,7 +91,7 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, grants: grant.NewRegistry[*Response](cfg.Now), byID: make(map[string]*Response)}
+	return &Manager{cfg: cfg, grants: grant.NewRegistry[*Response](cfg.Now, cfg.Secrets), byID: make(map[string]*Response)}
 }
 
 // OpenOption sets something about a response the runtime cannot ask for.

@@ -35,9 +35,14 @@ type Store struct {
 	write *sql.DB // exactly one connection: the single writer
 	read  *sql.DB // query-only connections
 	now   func() time.Time
+	// operatorsMarker grows by a byte at every change of operators (see OperatorsStamp).
+	operatorsMarker string
 }
 
 var _ store.Store = (*Store)(nil)
+
+// OperatorsMarkerSuffix names the file beside the database that marks changes of operators.
+const OperatorsMarkerSuffix = "-operators"
 
 // Open opens (creating it if needed) the database at path, applies the migrations it lacks
 // and returns the store. It refuses a database written by a newer primary.
@@ -75,7 +80,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	s := &Store{write: write, now: opts.Now}
+	s := &Store{write: write, now: opts.Now, operatorsMarker: abs + OperatorsMarkerSuffix}
 
 	// Migrate before the read pool exists: nothing reads a half-made schema.
 	from, to, err := migrate(ctx, write, migrations, opts.Now)
