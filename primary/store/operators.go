@@ -28,7 +28,7 @@ type Operators interface {
 // changes, so an unknown credential never costs a read.
 type OperatorChanges interface {
 	// OperatorsStamp returns a value that changes whenever an operator is created or removed.
-	OperatorsStamp() (string, error)
+	OperatorsStamp() uint64
 }
 
 // ErrExists: the record to create already exists.

@@ -5,10 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"strconv"
-	"syscall"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -50,9 +46,7 @@ func (s *Store) CreateOperator(ctx context.Context, o store.NewOperator) (store.
 	if err := s.inTx(ctx, func(tx *sql.Tx) error { return insertOperator(ctx, tx, o, now) }); err != nil {
 		return store.Operator{}, err
 	}
-	if err := s.operatorsChanged(); err != nil {
-		return store.Operator{}, err
-	}
+	s.operatorChanges.Add(1)
 	return store.Operator{Name: o.Name, Role: o.Role, Digest: o.Digest, CreatedAt: fromNanos(now)}, nil
 }
 
@@ -77,9 +71,7 @@ func (s *Store) CreateFirstOperator(ctx context.Context, o store.NewOperator) (s
 	if err != nil || !created {
 		return store.Operator{}, false, err
 	}
-	if err := s.operatorsChanged(); err != nil {
-		return store.Operator{}, true, err
-	}
+	s.operatorChanges.Add(1)
 	return store.Operator{Name: o.Name, Role: o.Role, Digest: o.Digest, CreatedAt: fromNanos(now)}, true, nil
 }
 
@@ -126,40 +118,12 @@ func (s *Store) RemoveOperator(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return s.operatorsChanged()
+	s.operatorChanges.Add(1)
+	return nil
 }
 
 var _ store.OperatorChanges = (*Store)(nil)
 
-// operatorsChanged marks a committed change of operators for every process with the database
-// open: it appends one byte to the marker file beside it, so the marker's size grows with each
-// change and a stat tells a reader whether to read the operators again. Appends from several
-// processes never overwrite each other.
-func (s *Store) operatorsChanged() error {
-	f, err := os.OpenFile(s.operatorsMarker, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err == nil {
-		_, err = f.Write([]byte{'+'})
-		err = errors.Join(err, f.Close())
-	}
-	if err != nil {
-		return fmt.Errorf("store: the operators changed, but running primaries may not notice until they restart: %w", err)
-	}
-	return nil
-}
-
-// OperatorsStamp implements store.OperatorChanges: the marker's identity and size, with one
-// stat and no query.
-func (s *Store) OperatorsStamp() (string, error) {
-	fi, err := os.Stat(s.operatorsMarker)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "none", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("store: operators marker: %w", err)
-	}
-	ino := uint64(0)
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
-	return strconv.FormatUint(ino, 10) + ":" + strconv.FormatInt(fi.Size(), 10), nil
-}
+// OperatorsStamp implements store.OperatorChanges: the count of operator changes, read from
+// shared memory without a query or a system call.
+func (s *Store) OperatorsStamp() uint64 { return s.operatorChanges.Load() }

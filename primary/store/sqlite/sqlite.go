@@ -35,14 +35,11 @@ type Store struct {
 	write *sql.DB // exactly one connection: the single writer
 	read  *sql.DB // query-only connections
 	now   func() time.Time
-	// operatorsMarker grows by a byte at every change of operators (see OperatorsStamp).
-	operatorsMarker string
+	// operatorChanges counts changes of operators across processes (see OperatorsStamp).
+	operatorChanges *changeCounter
 }
 
 var _ store.Store = (*Store)(nil)
-
-// OperatorsMarkerSuffix names the file beside the database that marks changes of operators.
-const OperatorsMarkerSuffix = "-operators"
 
 // Open opens (creating it if needed) the database at path, applies the migrations it lacks
 // and returns the store. It refuses a database written by a newer primary.
@@ -80,7 +77,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	s := &Store{write: write, now: opts.Now, operatorsMarker: abs + OperatorsMarkerSuffix}
+	s := &Store{write: write, now: opts.Now}
 
 	// Migrate before the read pool exists: nothing reads a half-made schema.
 	from, to, err := migrate(ctx, write, migrations, opts.Now)
@@ -100,6 +97,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	s.read.SetMaxOpenConns(opts.ReadConns)
 	s.read.SetMaxIdleConns(opts.ReadConns)
+	if s.operatorChanges, err = openChangeCounter(abs + OperatorsMarkerSuffix); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -110,7 +111,7 @@ func dsn(path string, q url.Values) string {
 
 // Close closes the read pool, then the writer (checkpointing the WAL).
 func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
+	return errors.Join(s.read.Close(), s.write.Close(), s.operatorChanges.Close())
 }
 
 // inTx runs f in one write transaction (BEGIN IMMEDIATE on the single writer) and commits it,
