@@ -54,14 +54,36 @@ func NewAuthenticator(ops store.Operators) *Authenticator {
 }
 
 // NewTrackingAuthenticator returns an authenticator over ops that has read the operators
-// already and keeps live told of their credentials' digests.
+// already and keeps live told of their credentials' digests. When live can ask for them to be
+// brought up to date before it redacts (secrets.Registry.BeforeScan), an operator added by
+// another process is redacted before any call authenticates with its credential.
 func NewTrackingAuthenticator(ctx context.Context, ops store.Operators, live SecretTracker) (*Authenticator, error) {
 	a := NewAuthenticator(ops)
 	a.live = live
 	if err := a.current(ctx); err != nil {
 		return nil, err
 	}
+	if s, ok := live.(interface{ BeforeScan(func()) }); ok {
+		s.BeforeScan(a.refresh)
+	}
 	return a, nil
+}
+
+// refresh reads the operators again when they changed, unless a reload is under way already
+// (a scan may run inside one: the store logs, and its log lines are redacted).
+func (a *Authenticator) refresh() {
+	if a.changes == nil {
+		return
+	}
+	stamp := a.changes.OperatorsStamp()
+	a.mu.RLock()
+	fresh := a.loaded && stamp == a.stamp
+	a.mu.RUnlock()
+	if fresh || !a.reload.TryLock() {
+		return
+	}
+	a.reload.Unlock()
+	_ = a.current(context.Background()) // a failed read is retried by the next call
 }
 
 // current reads the operators again when the store says they changed since the last read.

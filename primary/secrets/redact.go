@@ -13,6 +13,7 @@ type span struct{ start, end int }
 
 // spans returns where live secrets are in s, sorted and without overlaps.
 func (r *Registry) spans(s string) []span {
+	r.refresh()
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	var out []span
@@ -122,4 +123,31 @@ func MaskOf(n int) string {
 		return secretmask.Redacted[:n]
 	}
 	return secretmask.Redacted + strings.Repeat("*", n-len(secretmask.Redacted))
+}
+
+// RedactRange returns the bytes [from, to) of text with every live secret redacted, widened
+// to take in whole any secret that crosses either edge. text is a piece read from something
+// longer: reading MaxLength-1 bytes beyond each edge that the whole goes on past lets a
+// secret cut by the edge be found, while what of a secret the read itself cut stays outside.
+func (r *Registry) RedactRange(text string, from, to int) string {
+	from, to = max(from, 0), min(to, len(text))
+	if from >= to {
+		return ""
+	}
+	var b strings.Builder
+	prev := from
+	for _, x := range r.spans(text) {
+		if x.end <= from || x.start >= to {
+			continue
+		}
+		if x.start > prev {
+			b.WriteString(text[prev:x.start])
+		}
+		b.WriteString(secretmask.Redacted)
+		prev = x.end
+	}
+	if prev < to {
+		b.WriteString(text[prev:to])
+	}
+	return b.String()
 }

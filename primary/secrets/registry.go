@@ -24,6 +24,8 @@ type Registry struct {
 	digests map[Digest]int
 	// others holds the secrets of other shapes in clear, with how many owners hold each.
 	others map[string]int
+	// refreshers bring owners' secrets up to date before each scan.
+	refreshers []func()
 }
 
 // New returns an empty Registry.
@@ -75,6 +77,24 @@ func (r *Registry) Remove(secret string) {
 			delete(r.others, secret)
 		}
 		r.mu.Unlock()
+	}
+}
+
+// BeforeScan adds a function every scan calls first, so that an owner whose secrets can change
+// behind its back brings them up to date (the operator index, when another process added an
+// operator). It must be cheap when nothing changed, and must not wait for a scan.
+func (r *Registry) BeforeScan(refresh func()) {
+	r.mu.Lock()
+	r.refreshers = append(r.refreshers, refresh)
+	r.mu.Unlock()
+}
+
+func (r *Registry) refresh() {
+	r.mu.RLock()
+	fs := r.refreshers
+	r.mu.RUnlock()
+	for _, f := range fs {
+		f()
 	}
 }
 

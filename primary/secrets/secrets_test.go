@@ -137,3 +137,27 @@ func TestMaskedReadAcrossCuts(t *testing.T) {
 		t.Errorf("read at the end = %q, want nothing", got)
 	}
 }
+
+func TestRedactRangeTakesInSecretsCrossingItsEdges(t *testing.T) {
+	r := secrets.New()
+	tok := token()
+	r.Add(tok)
+	text := "0123456789" + tok + "abcdefghij"
+	for _, tc := range []struct {
+		name     string
+		from, to int
+		want     string
+	}{
+		{"Whole", 0, len(text), "0123456789(redacted)abcdefghij"},
+		{"StartInsideTheSecret", 30, len(text), "(redacted)abcdefghij"},
+		{"EndInsideTheSecret", 0, 20, "0123456789(redacted)"},
+		{"OutsideTheSecret", 0, 10, "0123456789"},
+		{"Empty", 5, 5, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := r.RedactRange(text, tc.from, tc.to); got != tc.want {
+				t.Errorf("RedactRange(%d, %d) = %q, want %q", tc.from, tc.to, got, tc.want)
+			}
+		})
+	}
+}

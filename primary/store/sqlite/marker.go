@@ -3,6 +3,7 @@ package sqlite
 import (
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -17,7 +18,8 @@ const OperatorsMarkerSuffix = "-operators"
 // others' next load, with no system call on either side. The primary's authenticator loads it
 // on every call to learn whether `mindroom-primary operators` changed the operators meanwhile.
 type changeCounter struct {
-	mem []byte
+	mu  sync.RWMutex // Close unmaps: no load or add may run then
+	mem []byte       // nil once closed
 }
 
 // openChangeCounter maps the counter file at path, creating it (zero) when missing.
@@ -47,14 +49,32 @@ func openChangeCounter(path string) (*changeCounter, error) {
 func (c *changeCounter) word() *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&c.mem[0])) }
 
 // Add counts n changes.
-func (c *changeCounter) Add(n uint64) { c.word().Add(n) }
+func (c *changeCounter) Add(n uint64) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.mem != nil {
+		c.word().Add(n)
+	}
+}
 
-// Load returns the count.
-func (c *changeCounter) Load() uint64 { return c.word().Load() }
+// Load returns the count; zero once closed.
+func (c *changeCounter) Load() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.mem == nil {
+		return 0
+	}
+	return c.word().Load()
+}
 
 // Close unmaps the counter.
 func (c *changeCounter) Close() error {
-	if c == nil || c.mem == nil {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mem == nil {
 		return nil
 	}
 	err := unix.Munmap(c.mem)
