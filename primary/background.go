@@ -3,9 +3,6 @@ package primary
 import (
 	"context"
 	"fmt"
-	"os"
-	"slices"
-	"strings"
 
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
@@ -14,13 +11,10 @@ import (
 
 // startJobs assembles background jobs and the interaction toolkit.
 func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
-	// Clipped: callers append their own secrets to it, which must copy, never share.
-	known := slices.Clip(p.knownSecrets())
-	secrets := func() []string { return known }
 	var err error
 	p.Jobs, err = jobs.New(jobs.Config{
 		Store: db, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify, Events: p.Events,
-		Secrets:        secrets,
+		Secrets:        p.Secrets,
 		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
 		AgentReportGrace: p.cfg.AgentReportGrace,
 		Logger:           p.cfg.Logger,
@@ -37,7 +31,7 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 	}
 	p.Interaction, err = interaction.New(interaction.Config{
 		Store: db, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine,
-		Notify: p.Continuations.Notify, Secrets: secrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
+		Notify: p.Continuations.Notify, Secrets: p.Secrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
 		Logger: p.cfg.Logger,
 	})
 	if err != nil {
@@ -74,17 +68,4 @@ func (p *Primary) recoverJobs(ctx context.Context) error {
 		return fmt.Errorf("recover jobs: %w", err)
 	}
 	return nil
-}
-
-// knownSecrets are the credentials this primary holds in clear, redacted from job output and
-// from what people see: read once, at start (the first admin's credential stays a secret
-// after its file is removed).
-func (p *Primary) knownSecrets() []string {
-	out := []string{p.runtimeToken}
-	if p.operatorFile != "" {
-		if b, err := os.ReadFile(p.operatorFile); err == nil {
-			out = append(out, strings.TrimSpace(string(b)))
-		}
-	}
-	return append(out, p.workerSecrets...)
 }

@@ -95,11 +95,11 @@ func (p *Primary) loadWorkerCredentials() (*workerhub.Credentials, error) {
 		}
 		creds.Add(key, token)
 		p.workerFiles[key] = path
-		p.workerSecrets = append(p.workerSecrets, token)
+		p.Secrets.Add(token)
 	}
 	for key, token := range p.cfg.WorkerCredentials {
 		creds.Add(key, token)
-		p.workerSecrets = append(p.workerSecrets, token)
+		p.Secrets.Add(token)
 	}
 	return creds, nil
 }

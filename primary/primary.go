@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -28,6 +29,7 @@ import (
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
@@ -40,6 +42,7 @@ import (
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
@@ -75,6 +78,9 @@ type Primary struct {
 	Jobs          *jobs.Manager         // background jobs, local and on workers
 	Interaction   *interaction.Service  // the interaction toolkit and approval decisions
 	Events        *events.Bus           // the live feed people watch through the operator API
+	// Secrets are the live secrets (credentials and grants), redacted from everything people
+	// see and logs keep.
+	Secrets *secrets.Registry
 
 	runtimeToken string
 	tokenFile    string
@@ -82,8 +88,6 @@ type Primary struct {
 	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
 	operatorAPI  *operator.Server        // OperatorService; Close ends its event watches
 	workerFiles  map[string]string
-	// workerSecrets are the worker credentials in clear, redacted from agents' reports.
-	workerSecrets []string
 
 	grpcServer     *grpc.Server // public APIs, role-authorised
 	health         *health.Server
@@ -107,7 +111,10 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := os.Chmod(cfg.StateDir, 0o700); err != nil { // MkdirAll keeps an existing dir's mode
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.New()}
+	// First, so that no log line, event or text of what follows shows a live secret.
+	live := secrets.New()
+	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
+	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live}
 
 	db, err := sqlite.Open(ctx, filepath.Join(cfg.StateDir, sqlite.FileName), sqlite.Options{Logger: cfg.Logger.With("component", "store")})
 	if err != nil {
@@ -133,7 +140,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if _, err := os.Stat(adminFile); err == nil {
 		p.operatorFile = adminFile
 	}
-	p.operatorAuth = operator.NewAuthenticator(db)
+	if p.operatorAuth, err = operator.NewTrackingAuthenticator(ctx, db, live); err != nil {
+		return nil, fmt.Errorf("operators: %w", err)
+	}
 
 	p.runtimeToken = cfg.RuntimeToken
 	if p.runtimeToken == "" {
@@ -144,6 +153,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		}
 		p.runtimeToken = token
 	}
+	live.Add(p.runtimeToken)
 
 	shells, err := shellhost.New(shellhost.Config{
 		StateDir:       cfg.StateDir,
@@ -179,6 +189,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers},
 		Logger:         cfg.Logger.With("component", "responses"),
 		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
+		Secrets:        live,
 	})
 	p.Responses.SetCallApprovals(response.CallApprovalConfig{
 		Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
@@ -199,6 +210,11 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// MCP servers are deferred toolkits: none starts before a describe or call needs it, so a
 	// failure here leaves nothing running.
 	for _, sc := range cfg.MCPServers {
+		for k, v := range sc.Env { // a server's credentials, configured in clear
+			if secretmask.Key(k) {
+				live.Add(v)
+			}
+		}
 		tk, err := mcpbridge.New(ctx, sc, mcpbridge.Options{Logger: cfg.Logger.With("component", "mcpbridge", "mcp_server", sc.Name)})
 		if err == nil {
 			err = p.Registry.Register(ctx, tk)
@@ -228,8 +244,12 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Service(operatorv1.OperatorService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated). // by operatorAuth
 		Credential(roleauth.Runtime, p.runtimeToken)
 	p.grpcServer = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(), p.operatorAuth.UnaryInterceptor()),
-		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor()),
+		// Redaction innermost: it sees each response as its handler returns it. Only what people
+		// read is redacted; the runtime's and workers' APIs carry grants on purpose.
+		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(), p.operatorAuth.UnaryInterceptor(),
+			live.UnaryServerInterceptor(redactedServices...)),
+		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
+			live.StreamServerInterceptor(redactedServices...)),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
 	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks
@@ -263,6 +283,13 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	p.internalGRPC = bufconn.Listen(1 << 20)
 	p.internalCLI = bufconn.Listen(1 << 20)
 	return p, nil
+}
+
+// redactedServices are the services whose responses are redacted of live secrets: people read
+// them (the operator API, and continuations, which are posted to conversations).
+var redactedServices = []string{
+	operatorv1.OperatorService_ServiceDesc.ServiceName,
+	continuationv1.ContinuationService_ServiceDesc.ServiceName,
 }
 
 // RuntimeToken is the runtime credential (for in-process clients such as tests).

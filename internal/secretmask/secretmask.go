@@ -38,7 +38,24 @@ func Key(k string) bool {
 // booleans, null) in which the value under every secret-bearing key, at any depth and
 // whatever its type, is Redacted, and every occurrence of a known secret value (8 bytes or
 // longer) in a string is Redacted too. v itself is not changed.
-func Mask(v any, known []string) any {
+func Mask(v any, known []string) any { return MaskWith(v, Values(known)) }
+
+// Values returns a function that replaces every occurrence of the known values (8 bytes or
+// longer) in a string with Redacted.
+func Values(known []string) func(string) string {
+	return func(t string) string {
+		for _, s := range known {
+			if len(s) >= 8 {
+				t = strings.ReplaceAll(t, s, Redacted)
+			}
+		}
+		return t
+	}
+}
+
+// MaskWith is Mask with every string passed through redact (a registry of live secrets)
+// instead of searched for known values.
+func MaskWith(v any, redact func(string) string) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
@@ -46,23 +63,18 @@ func Mask(v any, known []string) any {
 			if Key(k) {
 				out[k] = Redacted
 			} else {
-				out[k] = Mask(x, known)
+				out[k] = MaskWith(x, redact)
 			}
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = Mask(x, known)
+			out[i] = MaskWith(x, redact)
 		}
 		return out
 	case string:
-		for _, s := range known {
-			if len(s) >= 8 {
-				t = strings.ReplaceAll(t, s, Redacted)
-			}
-		}
-		return t
+		return redact(t)
 	default:
 		return v
 	}
@@ -70,7 +82,10 @@ func Mask(v any, known []string) any {
 
 // MaskJSON returns the masked copy of a JSON text (numbers kept as written). A text that is
 // not JSON is returned whole as Redacted: it cannot be shown safely.
-func MaskJSON(text string, known []string) string {
+func MaskJSON(text string, known []string) string { return MaskJSONWith(text, Values(known)) }
+
+// MaskJSONWith is MaskJSON with every string passed through redact.
+func MaskJSONWith(text string, redact func(string) string) string {
 	if text == "" {
 		return ""
 	}
@@ -80,7 +95,7 @@ func MaskJSON(text string, known []string) string {
 	if err := dec.Decode(&v); err != nil {
 		return `"` + Redacted + `"`
 	}
-	b, err := json.Marshal(Mask(v, known))
+	b, err := json.Marshal(MaskWith(v, redact))
 	if err != nil {
 		return `"` + Redacted + `"`
 	}

@@ -8,6 +8,7 @@
 package events
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 )
@@ -21,7 +22,8 @@ type Event struct {
 	Kind string
 	// Subject names what changed, for example "approval/7" or "response/<id>".
 	Subject string
-	// Data is the changed record, as JSON-able values; never secret values.
+	// Data is the changed record, as JSON-able values; never secret values (a redacting bus
+	// replaces a record holding a live secret with its redacted JSON, a json.RawMessage).
 	Data any
 }
 
@@ -33,7 +35,8 @@ const DefaultBuffer = 256
 
 // Bus fans events out to subscribers. The zero value is not usable; call New.
 type Bus struct {
-	now func() time.Time
+	now    func() time.Time
+	redact func(string) string // nil: events are published as they come
 
 	mu   sync.Mutex
 	seq  uint64
@@ -48,8 +51,35 @@ type subscription struct {
 // New returns a Bus without subscribers.
 func New() *Bus { return &Bus{now: time.Now, subs: map[*subscription]struct{}{}} }
 
+// NewRedacting returns a Bus that passes every event's data, as JSON, through redact (a
+// registry of live secrets): the records published hold texts agents and tools wrote, which
+// may quote a credential under any key.
+func NewRedacting(redact func(string) string) *Bus {
+	b := New()
+	b.redact = redact
+	return b
+}
+
+// redacted returns data, or its JSON with secrets redacted when it holds any. Data that
+// cannot be encoded is dropped whole: it could not be shown safely.
+func (b *Bus) redacted(data any) any {
+	if b.redact == nil || data == nil {
+		return data
+	}
+	text, err := json.Marshal(data)
+	if err != nil {
+		return nil
+	}
+	// The mark has no quote or backslash, so JSON with a secret replaced stays JSON.
+	if r := b.redact(string(text)); r != string(text) {
+		return json.RawMessage(r)
+	}
+	return data
+}
+
 // Publish sends an event to every subscriber without waiting for any.
 func (b *Bus) Publish(kind, subject string, data any) {
+	data = b.redacted(data)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.seq++

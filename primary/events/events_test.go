@@ -1,6 +1,11 @@
 package events
 
-import "testing"
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
 
 func TestSubscribersGetEventsInOrderAndALaggardGetsAGap(t *testing.T) {
 	b := New()
@@ -33,4 +38,22 @@ func TestSubscribersGetEventsInOrderAndALaggardGetsAGap(t *testing.T) {
 		t.Fatal("channel open after unsubscribe")
 	}
 	b.Publish("thing.changed", "thing/1", 6) // no send on a closed channel
+}
+
+func TestARedactingBusPublishesNoSecret(t *testing.T) {
+	const secret = "live-secret-value-0123"
+	b := NewRedacting(func(s string) string { return strings.ReplaceAll(s, secret, "(redacted)") })
+	ch, stop := b.Subscribe(4)
+	defer stop()
+	clean := map[string]any{"label": "tests"}
+	b.Publish("job.started", "job/1", clean)
+	b.Publish("prompt.created", "prompt/1", map[string]any{"input": map[string]any{"note": "use " + secret}})
+	if ev := <-ch; !reflect.DeepEqual(ev.Data, clean) {
+		t.Errorf("data without a secret = %#v, want it as published", ev.Data)
+	}
+	ev := <-ch
+	raw, ok := ev.Data.(json.RawMessage)
+	if !ok || string(raw) != `{"input":{"note":"use (redacted)"}}` {
+		t.Errorf("data with a secret = %#v, want its redacted JSON", ev.Data)
+	}
 }

@@ -25,9 +25,17 @@ const MaxTokenLength = 4096
 // Digest is the SHA-256 of a token.
 type Digest [sha256.Size]byte
 
+// Tracker is told of every grant that becomes live and every one revoked, by digest (a
+// secrets.Registry, so that live grants are redacted wherever people or logs see them).
+type Tracker interface {
+	AddDigest(d [sha256.Size]byte)
+	RemoveDigest(d [sha256.Size]byte)
+}
+
 // Registry holds live grants. The zero value is not usable; use NewRegistry.
 type Registry[T any] struct {
-	now func() time.Time
+	now     func() time.Time
+	tracker Tracker
 
 	mu       sync.RWMutex
 	byDigest map[Digest]entry[T]
@@ -39,9 +47,10 @@ type entry[T any] struct {
 	expires time.Time
 }
 
-// NewRegistry returns an empty registry using now as its clock.
-func NewRegistry[T any](now func() time.Time) *Registry[T] {
-	return &Registry[T]{now: now, byDigest: make(map[Digest]entry[T])}
+// NewRegistry returns an empty registry using now as its clock, telling tracker (when not
+// nil) of every grant minted and revoked.
+func NewRegistry[T any](now func() time.Time, tracker Tracker) *Registry[T] {
+	return &Registry[T]{now: now, tracker: tracker, byDigest: make(map[Digest]entry[T])}
 }
 
 // Mint creates a grant for owner, valid for lifetime (capped at MaxLifetime). The token is
@@ -71,6 +80,10 @@ func (r *Registry[T]) mint(owner T, lifetime time.Duration) (token string, diges
 	token = base64.RawURLEncoding.EncodeToString(raw[:])
 	digest = sha256.Sum256([]byte(token))
 	expires = r.now().Add(lifetime)
+	// Tracked before the token leaves this function, so it is never shown unredacted.
+	if r.tracker != nil {
+		r.tracker.AddDigest(digest)
+	}
 	r.mu.Lock()
 	r.byDigest[digest] = entry[T]{digest: digest, owner: owner, expires: expires}
 	r.mu.Unlock()
@@ -111,8 +124,12 @@ func digestOf(token string) Digest {
 // Revoke forgets a grant; its very next use fails.
 func (r *Registry[T]) Revoke(d Digest) {
 	r.mu.Lock()
+	_, live := r.byDigest[d]
 	delete(r.byDigest, d)
 	r.mu.Unlock()
+	if live && r.tracker != nil {
+		r.tracker.RemoveDigest(d)
+	}
 }
 
 // Len reports the number of grants held (expired ones included until revoked).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/primary/grant"
+	"github.com/turncli/turncli/primary/secrets"
 )
 
 // clock is a hand-driven clock.
@@ -32,7 +33,7 @@ func (c *clock) Advance(d time.Duration) {
 
 func newRegistry() (*grant.Registry[string], *clock) {
 	c := &clock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	return grant.NewRegistry[string](c.Now), c
+	return grant.NewRegistry[string](c.Now, nil), c
 }
 
 func TestMintedGrantIs32RandomBytesKeptOnlyAsItsDigest(t *testing.T) {
@@ -191,5 +192,28 @@ func BenchmarkResolveWithManyLiveGrants(b *testing.B) {
 				reg.Resolve(tok)
 			}
 		})
+	}
+}
+
+func TestLiveGrantsAreRedactedUntilRevoked(t *testing.T) {
+	live := secrets.New()
+	c := &clock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+	reg := grant.NewRegistry[string](c.Now, live)
+	token, digest, _ := reg.Mint("r1", time.Hour)
+	job, jobDigest, _ := reg.MintForJob("r2", 48*time.Hour)
+	if !secrets.TokenShaped(token) || !secrets.TokenShaped(job) {
+		t.Fatalf("grants %q and %q are not token-shaped, so a scan would not find them", token, job)
+	}
+	if got := live.Redact("a " + token + " b " + job); got != "a (redacted) b (redacted)" {
+		t.Fatalf("live grants redacted as %q", got)
+	}
+	reg.Revoke(digest)
+	reg.Revoke(digest) // twice: the second changes nothing
+	if got := live.Redact(token + " " + job); got != token+" (redacted)" {
+		t.Fatalf("after revoking one grant: %q, want only the other redacted", got)
+	}
+	reg.Revoke(jobDigest)
+	if live.Len() != 0 {
+		t.Fatalf("%d secrets live after every grant was revoked", live.Len())
 	}
 }

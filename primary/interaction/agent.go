@@ -71,7 +71,7 @@ func (s *Service) startAgent(ctx context.Context, r *response.Response, task, lb
 	spec := jobs.JobSpec{
 		Kind: "agent", Command: s.cfg.Engine.Command, Label: lbl, Channel: sp.Channel, Thread: sp.Thread,
 		Author: sp.Requester, Agent: sp.Agent, WorkerKey: sp.WorkerKey, Binding: r.Binding(),
-		Secrets: append(s.cfg.Secrets(), cliEnv["MINDROOM_AGENT_CLI_TOKEN"]),
+		Secrets: []string{cliEnv["MINDROOM_AGENT_CLI_TOKEN"]}, // live anyway; named for clarity
 		OnEnd:   r.Close,
 	}
 	if sp.WorkerKey == "" {

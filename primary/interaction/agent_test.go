@@ -198,7 +198,7 @@ func TestBackgroundAgentBriefAndRedaction(t *testing.T) {
 	if !c.Post {
 		t.Errorf("continuation is not a post: %+v", c)
 	}
-	for _, want := range []string{"grant=[redacted]\n", "working alone", "final message is your report", "Task:\ncount the files"} {
+	for _, want := range []string{"grant=(redacted)\n", "working alone", "final message is your report", "Task:\ncount the files"} {
 		if !strings.Contains(c.Text, want) {
 			t.Errorf("report does not contain %q:\n%s", want, c.Text)
 		}

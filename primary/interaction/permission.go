@@ -53,7 +53,7 @@ func (s *Service) permissionPrompt(ctx context.Context, call catalog.Call) (cata
 		return deny(why)
 	}
 	id := call.Identity
-	masked, err := canonjson.Marshal(maskSecrets(req.input, s.cfg.Secrets()))
+	masked, err := canonjson.Marshal(maskSecrets(req.input, s.cfg.Secrets))
 	if err != nil {
 		return deny("The tool input could not be read, so permission was not granted.")
 	}

@@ -3,6 +3,8 @@ package interaction
 import (
 	"reflect"
 	"testing"
+
+	"github.com/turncli/turncli/primary/secrets"
 )
 
 func TestSecretKey(t *testing.T) {
@@ -48,7 +50,7 @@ func TestMaskSecrets(t *testing.T) {
 			"bearerToken": Redacted,
 			"count":       3,
 		}
-		if got := maskSecrets(in, nil); !reflect.DeepEqual(got, want) {
+		if got := maskSecrets(in, secrets.New()); !reflect.DeepEqual(got, want) {
 			t.Errorf("masked\n%v\nwant\n%v", got, want)
 		}
 		// The original is untouched: it is what an allow returns.
@@ -59,7 +61,7 @@ func TestMaskSecrets(t *testing.T) {
 
 	t.Run("NonSecretValuesAreKeptAsTheyAre", func(t *testing.T) {
 		for _, v := range []any{nil, true, "text", 1.5, []any{"a", map[string]any{"path": "x"}}, map[string]any{}} {
-			if got := maskSecrets(v, nil); !reflect.DeepEqual(got, v) {
+			if got := maskSecrets(v, secrets.New()); !reflect.DeepEqual(got, v) {
 				t.Errorf("maskSecrets(%v) = %v", v, got)
 			}
 		}
@@ -68,7 +70,11 @@ func TestMaskSecrets(t *testing.T) {
 	t.Run("KnownSecretValuesAreMaskedInsideAnyString", func(t *testing.T) {
 		in := map[string]any{"cmd": "curl -H 'X: runtime-credential-123' host", "args": []any{"runtime-credential-123"}, "short": "abc"}
 		want := map[string]any{"cmd": "curl -H 'X: (redacted)' host", "args": []any{"(redacted)"}, "short": "abc"}
-		if got := maskSecrets(in, []string{"runtime-credential-123", "abc", ""}); !reflect.DeepEqual(got, want) {
+		live := secrets.New()
+		for _, v := range []string{"runtime-credential-123", "abc", ""} {
+			live.Add(v)
+		}
+		if got := maskSecrets(in, live); !reflect.DeepEqual(got, want) {
 			t.Errorf("masked %v, want %v (values shorter than 8 bytes are not masked)", got, want)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -42,9 +43,9 @@ type Config struct {
 	Engine Engine
 	// Notify is called after a commit that wrote a continuation.
 	Notify func()
-	// Secrets returns the secret values known to the primary (credentials), redacted from
-	// background agents' reports.
-	Secrets func() []string
+	// Secrets are the primary's live secrets, redacted from the copies of tool inputs people
+	// see and logs keep (nil: none are known).
+	Secrets *secrets.Registry
 	// PromptWait bounds request_approval and permission_prompt (zero: DefaultPromptWait).
 	PromptWait time.Duration
 	// Events receives every change people should see live; nil publishes nothing.
@@ -76,7 +77,7 @@ func New(cfg Config) (*Service, error) {
 		cfg.Notify = func() {}
 	}
 	if cfg.Secrets == nil {
-		cfg.Secrets = func() []string { return nil }
+		cfg.Secrets = secrets.New()
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

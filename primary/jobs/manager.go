@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/workerhub"
 )
@@ -79,9 +79,9 @@ type Config struct {
 	// MaxLogBytes bounds a job's log: a job whose output passes it is stopped (zero:
 	// jobproc.DefaultMaxLogBytes). Workers apply their own bound to their jobs.
 	MaxLogBytes int64
-	// Secrets returns values redacted from every tail, report and log read (credentials
-	// known to the primary); nil redacts only a job's own.
-	Secrets func() []string
+	// Secrets are the live secrets redacted from every tail, report, continuation and log
+	// read; nil redacts only a job's own (JobSpec.Secrets).
+	Secrets *secrets.Registry
 	// LostWorkerAfter and SweepEvery: a worker job unreported LostWorkerAfter past its ceiling
 	// finishes as unknown; running jobs are checked every SweepEvery.
 	LostWorkerAfter, SweepEvery time.Duration
@@ -120,7 +120,7 @@ func (c *Config) Validate() error {
 		c.MaxLogBytes = jobproc.DefaultMaxLogBytes
 	}
 	if c.Secrets == nil {
-		c.Secrets = func() []string { return nil }
+		c.Secrets = secrets.New()
 	}
 	setDefault(&c.SweepEvery, DefaultSweepEvery)
 	if c.MaxRunning <= 0 {
@@ -173,7 +173,8 @@ type JobSpec struct {
 	AgentCLIEnv, ExtraEnv map[string]string
 	// Ceiling: zero means the kind's default.
 	Ceiling time.Duration
-	// Secrets are values redacted from an agent's report.
+	// Secrets are values redacted from this job's output while it is tracked, besides the
+	// live secrets of Config.Secrets.
 	Secrets []string
 	// OnEnd runs once the job's result is saved (or it could not start), in this process
 	// only: an agent job closes its response there.
@@ -383,15 +384,16 @@ func (m *Manager) tracked(id int64) *tracked {
 // continuation. It reports whether the result is saved (now or before).
 func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult, t *tracked) bool {
 	if res.Tail == "" {
-		res.Tail = jobproc.Tail(rec.LogPath, jobproc.TailChars)
+		res.Tail = m.tail(rec.LogPath, t)
+	} else {
+		res.Tail = m.redact(res.Tail, t)
 	}
-	secrets := m.secretsOf(t)
-	res.Tail = redact(res.Tail, secrets)
+	res.Outcome = m.redact(res.Outcome, t) // a start error can quote the command
 	j := Job{Job: rec, Runtime: max(m.cfg.Now().Sub(rec.CreatedAt), 0)}
 	j.JobResult = res
 	report, post := "", false
 	if rec.Kind == "agent" && res.Outcome == OutcomeSuccess {
-		report, post = redact(readReport(rec.LogPath), secrets), true
+		report, post = m.report(rec.LogPath, t), true
 		if report == "" {
 			report = "(The agent finished without printing a report.)"
 		}
@@ -400,7 +402,7 @@ func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult
 		IdempotencyKey: "job:" + strconv.FormatInt(rec.ID, 10),
 		Channel:        rec.Channel,
 		Thread:         rec.Thread,
-		Text:           continuationText(j, report),
+		Text:           m.redact(continuationText(j, report), t),
 		Post:           post,
 	})
 	if err != nil {
@@ -429,48 +431,6 @@ func (m *Manager) publish(kind string, rec store.Job) {
 		"id": rec.ID, "kind": rec.Kind, "label": rec.Label, "channel": rec.Channel, "thread": rec.Thread,
 		"author": rec.Author, "agent": rec.Agent, "worker_key": rec.WorkerKey, "status": string(rec.Status), "outcome": rec.Outcome,
 	})
-}
-
-// readReport returns an agent job's whole output, cut at MaxReportBytes.
-func readReport(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	buf := make([]byte, MaxReportBytes+1)
-	n, _ := io.ReadFull(f, buf)
-	s := strings.ToValidUTF8(string(buf[:min(n, MaxReportBytes)]), "\uFFFD")
-	if n > MaxReportBytes {
-		s += fmt.Sprintf("\n[The report was cut at %d bytes; the whole output is in the job's log.]", MaxReportBytes)
-	}
-	return strings.TrimSpace(s)
-}
-
-// secretsOf is what is redacted from a job's output: the primary's credentials, and the
-// job's own (an agent's grant) while it is tracked.
-func (m *Manager) secretsOf(t *tracked) []string {
-	out := m.cfg.Secrets()
-	if t != nil {
-		out = append(out, t.secrets...)
-	}
-	return out
-}
-
-// RedactLog returns a read of job id's log with the primary's credentials (and the job's
-// own, while it runs) replaced; a redacted read can be shorter than the bytes it covers.
-func (m *Manager) RedactLog(id int64, data []byte) []byte {
-	return []byte(redact(string(data), m.secretsOf(m.tracked(id))))
-}
-
-// redact replaces every known secret value in s.
-func redact(s string, secrets []string) string {
-	for _, v := range secrets {
-		if len(v) >= 8 {
-			s = strings.ReplaceAll(s, v, "[redacted]")
-		}
-	}
-	return s
 }
 
 // Cancel stops a running job: SIGTERM to its group, SIGKILL after the grace period (on its
@@ -521,7 +481,7 @@ func (m *Manager) List(ctx context.Context, status store.JobStatus) ([]Job, erro
 func (m *Manager) view(rec store.Job) Job {
 	j := Job{Job: rec}
 	if rec.Status == store.JobRunning {
-		j.Tail = redact(jobproc.Tail(rec.LogPath, jobproc.TailChars), m.secretsOf(m.tracked(rec.ID)))
+		j.Tail = m.tail(rec.LogPath, m.tracked(rec.ID))
 		j.Runtime = max(m.cfg.Now().Sub(rec.CreatedAt), 0)
 	} else {
 		j.Runtime = max(rec.EndedAt.Sub(rec.CreatedAt), 0)

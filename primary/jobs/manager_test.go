@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/primary/events"
+	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 )
@@ -587,20 +590,67 @@ func TestJobChangesArePublished(t *testing.T) {
 
 func TestKnownSecretsAreRedactedFromTailsContinuationsAndLogReads(t *testing.T) {
 	const secret = "runtime-credential-0123456789"
-	e := newEnv(t, func(c *Config) { c.Secrets = func() []string { return []string{secret} } })
-	id := e.start(t, e.spec(t, "echo leaked "+secret))
+	live := secrets.New()
+	live.Add(secret)
+	grant := mintedToken() // token-shaped, like every minted credential
+	live.Add(grant)
+	e := newEnv(t, func(c *Config) { c.Secrets = live })
+	id := e.start(t, e.spec(t, "echo leaked "+secret+"; printf 'grant %s\\n' "+grant))
 	j := e.finished(t, id)
 	raw := readFile(t, j.LogPath)
-	if !strings.Contains(raw, secret) {
+	if !strings.Contains(raw, secret) || !strings.Contains(raw, grant) {
 		t.Fatalf("the log itself should hold what the job wrote: %q", raw)
+	}
+	read, err := e.m.ReadLog(id, j.LogPath, 0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != len(raw) {
+		t.Errorf("a masked log read is %d bytes of a %d-byte log: paging by offsets breaks", len(read), len(raw))
 	}
 	for what, text := range map[string]string{
 		"tail":         j.Tail,
 		"continuation": e.continuations(t, id)[0].Text,
-		"log read":     string(e.m.RedactLog(id, []byte(raw))),
+		"log read":     string(read),
 	} {
-		if strings.Contains(text, secret) || !strings.Contains(text, "leaked [redacted]") {
-			t.Errorf("%s = %q, want the secret redacted", what, text)
+		if strings.Contains(text, secret) || strings.Contains(text, grant[:20]) || strings.Contains(text, grant[23:]) ||
+			!strings.Contains(text, "leaked (redacted)") || !strings.Contains(text, "grant (redacted)") {
+			t.Errorf("%s = %q, want the secrets redacted", what, text)
 		}
+	}
+	t.Run("LogReadInSmallPagesNeverShowsAPiece", func(t *testing.T) {
+		var joined []byte
+		for off := 0; off < len(raw); {
+			page, err := e.m.ReadLog(id, j.LogPath, uint64(off), 5)
+			if err != nil || len(page) == 0 {
+				t.Fatalf("page at %d: %q, %v", off, page, err)
+			}
+			joined = append(joined, page...)
+			off += len(page)
+		}
+		if string(joined) != string(read) {
+			t.Fatalf("pages joined = %q, want %q", joined, read)
+		}
+	})
+}
+
+// mintedToken is shaped like every credential the primary mints: 32 random bytes, base64url.
+func mintedToken() string {
+	var raw [32]byte
+	_, _ = rand.Read(raw[:])
+	return base64.RawURLEncoding.EncodeToString(raw[:])
+}
+
+func TestTailCutInsideASecretShowsNoPiece(t *testing.T) {
+	live := secrets.New()
+	grant := mintedToken()
+	live.Add(grant)
+	e := newEnv(t, func(c *Config) { c.Secrets = live })
+	// The tail's window starts 20 bytes into the grant.
+	pad := jobproc.TailChars - (len(grant) - 20)
+	id := e.start(t, e.spec(t, fmt.Sprintf("printf 'x%%.0s' $(seq 100); printf '%%s' %s; head -c %d /dev/zero | tr '\\0' y", grant, pad)))
+	j := e.finished(t, id)
+	if strings.Contains(j.Tail, grant[20:]) || !strings.HasSuffix(j.Tail, strings.Repeat("y", pad)) {
+		t.Fatalf("tail holds the end of a cut secret, or lost its output: %q", j.Tail[:80])
 	}
 }

@@ -2,8 +2,10 @@ package operator
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"strings"
+	"sync"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -18,36 +20,138 @@ var methodPrefix = "/" + operatorv1.OperatorService_ServiceDesc.ServiceName + "/
 
 var errUnauthenticated = status.Error(codes.Unauthenticated, "missing or invalid operator credential")
 
-// Authenticator finds the operator a credential belongs to. It reads the store on every call,
-// so an operator added or removed by `mindroom-primary operators` takes effect at once.
+// Authenticator finds the operator a credential belongs to, from an index of the operators'
+// credential digests kept in memory: an unknown credential costs a hash, a map lookup and a
+// load of the store's change counter from shared memory, never a read of the store. The index is read again from the store only when the
+// store's stamp says operators were created or removed (by `mindroom-primary operators` in
+// another process too), so a change takes effect at the next call.
 type Authenticator struct {
-	ops store.Operators
+	ops     store.Operators
+	changes store.OperatorChanges // nil: the store cannot tell, and is read on every call
+	live    SecretTracker         // nil: nobody is told
+
+	reload sync.Mutex // one reload at a time
+	mu     sync.RWMutex
+	loaded bool
+	stamp  uint64
+	index  map[[sha256.Size]byte]store.Operator
 }
 
-// NewAuthenticator returns an authenticator over ops.
-func NewAuthenticator(ops store.Operators) *Authenticator { return &Authenticator{ops: ops} }
+// SecretTracker is told of every operator credential that becomes valid and every one that
+// stops being valid, by digest (a secrets.Registry, so that operators' credentials are redacted
+// wherever people or logs see them).
+type SecretTracker interface {
+	AddDigest(d [sha256.Size]byte)
+	RemoveDigest(d [sha256.Size]byte)
+}
 
-// Authenticate returns the operator whose credential is token. The token's digest is compared
-// with every operator's in constant time; ok is false for an unknown token.
+// NewAuthenticator returns an authenticator over ops, which reads the operators at its first
+// call.
+func NewAuthenticator(ops store.Operators) *Authenticator {
+	a := &Authenticator{ops: ops}
+	a.changes, _ = ops.(store.OperatorChanges)
+	return a
+}
+
+// NewTrackingAuthenticator returns an authenticator over ops that has read the operators
+// already and keeps live told of their credentials' digests. When live can ask for them to be
+// brought up to date before it redacts (secrets.Registry.BeforeScan), an operator added by
+// another process is redacted before any call authenticates with its credential.
+func NewTrackingAuthenticator(ctx context.Context, ops store.Operators, live SecretTracker) (*Authenticator, error) {
+	a := NewAuthenticator(ops)
+	a.live = live
+	if err := a.current(ctx); err != nil {
+		return nil, err
+	}
+	if s, ok := live.(interface{ BeforeScan(func()) }); ok {
+		s.BeforeScan(a.refresh)
+	}
+	return a, nil
+}
+
+// refresh reads the operators again when they changed, unless a reload is under way already
+// (a scan may run inside one: the store logs, and its log lines are redacted).
+func (a *Authenticator) refresh() {
+	if a.changes == nil {
+		return
+	}
+	stamp := a.changes.OperatorsStamp()
+	a.mu.RLock()
+	fresh := a.loaded && stamp == a.stamp
+	a.mu.RUnlock()
+	if fresh || !a.reload.TryLock() {
+		return
+	}
+	a.reload.Unlock()
+	_ = a.current(context.Background()) // a failed read is retried by the next call
+}
+
+// current reads the operators again when the store says they changed since the last read.
+func (a *Authenticator) current(ctx context.Context) error {
+	var stamp uint64
+	if a.changes != nil {
+		stamp = a.changes.OperatorsStamp()
+		a.mu.RLock()
+		fresh := a.loaded && stamp == a.stamp
+		a.mu.RUnlock()
+		if fresh {
+			return nil
+		}
+	}
+	a.reload.Lock()
+	defer a.reload.Unlock()
+	a.mu.RLock()
+	fresh := a.changes != nil && a.loaded && stamp == a.stamp // another call reloaded meanwhile
+	a.mu.RUnlock()
+	if fresh {
+		return nil
+	}
+	// Stamped before the read: a change committed during it changes the stamp again.
+	ops, err := a.ops.ListOperators(ctx)
+	if err != nil {
+		return err
+	}
+	index := make(map[[sha256.Size]byte]store.Operator, len(ops))
+	for _, op := range ops {
+		index[op.Digest] = op
+	}
+	a.mu.Lock()
+	old := a.index
+	a.index, a.stamp, a.loaded = index, stamp, true
+	a.mu.Unlock()
+	if a.live != nil {
+		for d := range index {
+			if _, ok := old[d]; !ok {
+				a.live.AddDigest(d)
+			}
+		}
+		for d := range old {
+			if _, ok := index[d]; !ok {
+				a.live.RemoveDigest(d)
+			}
+		}
+	}
+	return nil
+}
+
+// Authenticate returns the operator whose credential is token; ok is false for an unknown
+// token. The index is keyed by the token's digest, so a lookup's timing tells nothing about
+// the token; the final equality check is constant-time all the same.
 func (a *Authenticator) Authenticate(ctx context.Context, token string) (op store.Operator, ok bool, err error) {
 	if token == "" || len(token) > 4096 {
 		return store.Operator{}, false, nil
 	}
-	ops, err := a.ops.ListOperators(ctx)
-	if err != nil {
+	d := Digest(token)
+	if err := a.current(ctx); err != nil {
 		return store.Operator{}, false, err
 	}
-	d := Digest(token)
-	found := -1
-	for i := range ops {
-		if subtle.ConstantTimeCompare(ops[i].Digest[:], d[:]) == 1 {
-			found = i
-		}
-	}
-	if found < 0 {
+	a.mu.RLock()
+	op, found := a.index[d]
+	a.mu.RUnlock()
+	if !found || subtle.ConstantTimeCompare(op.Digest[:], d[:]) != 1 {
 		return store.Operator{}, false, nil
 	}
-	return ops[found], true, nil
+	return op, true, nil
 }
 
 // Known reports whether token is an operator credential. The REST edge uses it to refuse

@@ -30,10 +30,11 @@ type Jobs interface {
 	Cancel(ctx context.Context, id int64) error
 }
 
-// LogRedactor is implemented by a jobs engine that knows secret values a log may hold; a
-// log read is passed through it before anyone sees it.
-type LogRedactor interface {
-	RedactLog(id int64, data []byte) []byte
+// LogReader is implemented by a jobs engine that knows secret values a log may hold: it reads
+// a job's log with them masked in place (the read keeps its length, so paging by offsets
+// works), and the log is never read past it.
+type LogReader interface {
+	ReadLog(id int64, path string, offset uint64, limit int) ([]byte, error)
 }
 
 // WithJobs makes j the engine behind ListJobs, GetJob, GetJobLog and CancelJob, which are
@@ -180,13 +181,15 @@ func (s *Server) GetJobLog(ctx context.Context, req *operatorv1.GetJobLogRequest
 	if err != nil {
 		return nil, err
 	}
-	data, err := readLog(j.LogPath, req.GetOffset(), limit)
+	var data []byte
+	if r, ok := s.jobs.(LogReader); ok {
+		data, err = r.ReadLog(j.ID, j.LogPath, req.GetOffset(), limit)
+	} else {
+		data, err = readLog(j.LogPath, req.GetOffset(), limit)
+	}
 	if err != nil {
 		s.logger.Error("job log read failed", "job", j.ID, "err", err)
 		return nil, status.Errorf(codes.Internal, "the log of job %d could not be read; see the primary's log", j.ID)
-	}
-	if r, ok := s.jobs.(LogRedactor); ok {
-		data = r.RedactLog(j.ID, data)
 	}
 	return &httpbody.HttpBody{ContentType: logContentType, Data: data}, nil
 }

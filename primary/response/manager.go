@@ -71,6 +71,8 @@ type Config struct {
 	// FastCallBudget is how long a tools.call's answer waits after admission for the call to
 	// settle, so a fast tool is answered terminal in one request; zero answers at admission.
 	FastCallBudget time.Duration
+	// Secrets is told of every grant minted and revoked (nil: nobody is).
+	Secrets grant.Tracker
 }
 
 // DefaultFastCallBudget is the primary's FastCallBudget unless configured: a few
@@ -97,7 +99,7 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, grants: grant.NewRegistry[*Response](cfg.Now), byID: make(map[string]*Response)}
+	return &Manager{cfg: cfg, grants: grant.NewRegistry[*Response](cfg.Now, cfg.Secrets), byID: make(map[string]*Response)}
 }
 
 // OpenOption sets something about a response the runtime cannot ask for.

@@ -22,6 +22,15 @@ type Operators interface {
 	RemoveOperator(ctx context.Context, name string) error
 }
 
+// OperatorChanges is implemented by a store that can tell whether operators may have been
+// created or removed since an earlier look, by this process or another, without reading them:
+// an authenticator keeps the operators in memory and reads them again only when the stamp
+// changes, so an unknown credential never costs a read.
+type OperatorChanges interface {
+	// OperatorsStamp returns a value that changes whenever an operator is created or removed.
+	OperatorsStamp() uint64
+}
+
 // ErrExists: the record to create already exists.
 var ErrExists = errors.New("already exists")
 

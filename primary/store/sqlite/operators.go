@@ -46,6 +46,7 @@ func (s *Store) CreateOperator(ctx context.Context, o store.NewOperator) (store.
 	if err := s.inTx(ctx, func(tx *sql.Tx) error { return insertOperator(ctx, tx, o, now) }); err != nil {
 		return store.Operator{}, err
 	}
+	s.operatorChanges.Add(1)
 	return store.Operator{Name: o.Name, Role: o.Role, Digest: o.Digest, CreatedAt: fromNanos(now)}, nil
 }
 
@@ -70,6 +71,7 @@ func (s *Store) CreateFirstOperator(ctx context.Context, o store.NewOperator) (s
 	if err != nil || !created {
 		return store.Operator{}, false, err
 	}
+	s.operatorChanges.Add(1)
 	return store.Operator{Name: o.Name, Role: o.Role, Digest: o.Digest, CreatedAt: fromNanos(now)}, true, nil
 }
 
@@ -103,7 +105,7 @@ func (s *Store) ListOperators(ctx context.Context) ([]store.Operator, error) {
 
 // RemoveOperator implements store.Operators.
 func (s *Store) RemoveOperator(ctx context.Context, name string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM operators WHERE name = ?`, name)
 		if err != nil {
 			return fmt.Errorf("store: remove operator: %w", err)
@@ -113,4 +115,15 @@ func (s *Store) RemoveOperator(ctx context.Context, name string) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.operatorChanges.Add(1)
+	return nil
 }
+
+var _ store.OperatorChanges = (*Store)(nil)
+
+// OperatorsStamp implements store.OperatorChanges: the count of operator changes, read from
+// shared memory without a query or a system call.
+func (s *Store) OperatorsStamp() uint64 { return s.operatorChanges.Load() }

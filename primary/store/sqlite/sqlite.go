@@ -35,6 +35,8 @@ type Store struct {
 	write *sql.DB // exactly one connection: the single writer
 	read  *sql.DB // query-only connections
 	now   func() time.Time
+	// operatorChanges counts changes of operators across processes (see OperatorsStamp).
+	operatorChanges *changeCounter
 }
 
 var _ store.Store = (*Store)(nil)
@@ -95,6 +97,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	s.read.SetMaxOpenConns(opts.ReadConns)
 	s.read.SetMaxIdleConns(opts.ReadConns)
+	if s.operatorChanges, err = openChangeCounter(abs + OperatorsMarkerSuffix); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -105,7 +111,7 @@ func dsn(path string, q url.Values) string {
 
 // Close closes the read pool, then the writer (checkpointing the WAL).
 func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
+	return errors.Join(s.read.Close(), s.write.Close(), s.operatorChanges.Close())
 }
 
 // inTx runs f in one write transaction (BEGIN IMMEDIATE on the single writer) and commits it,
