@@ -177,7 +177,8 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	})
 	p.Responses = response.NewManager(response.Config{
 		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers},
-		Logger: cfg.Logger.With("component", "responses"),
+		Logger:  cfg.Logger.With("component", "responses"),
+		MaxOpen: cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential,
 	})
 	p.Responses.SetCallApprovals(response.CallApprovalConfig{
 		Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
@@ -367,6 +368,10 @@ func (p *Primary) Serve(ctx context.Context) error {
 	g.Go(serveGRPC(p.agentCLIServer, p.internalCLI))
 	g.Go(serveHTTP(cliHTTP, p.lis.AgentCLI))
 	g.Go(serveHTTP(apiHTTP, p.lis.HTTP))
+	g.Go(func() error {
+		p.Responses.RunReaper(gctx, p.cfg.ResponseReapEvery)
+		return nil
+	})
 	g.Go(func() error {
 		<-gctx.Done()
 		p.shutdown(cliHTTP, apiHTTP)

@@ -25,6 +25,7 @@ import (
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/mcpbridge"
+	"github.com/turncli/turncli/primary/response"
 )
 
 func main() {
@@ -97,6 +98,9 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs.DurationVar(&cfg.PromptWait, "prompt-wait", 280*time.Second, "longest request_approval and permission_prompt wait for a person")
 	fs.DurationVar(&cfg.AgentReportGrace, "agent-report-grace", 5*time.Minute,
 		"how long after start a worker may take to report a background agent before it is recorded interrupted")
+	fs.IntVar(&cfg.MaxOpenResponses, "max-open-responses", response.DefaultMaxOpen, "most responses open at once on this primary")
+	fs.IntVar(&cfg.MaxOpenResponsesPerCredential, "max-open-responses-per-credential", response.DefaultMaxOpenPerCredential, "most responses one runtime credential may hold open")
+	fs.DurationVar(&cfg.ResponseReapEvery, "response-reap-every", response.DefaultReapEvery, "how often responses whose grant expired are closed")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, err
