@@ -28,6 +28,7 @@ import (
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/enumcheck"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
@@ -228,8 +229,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Service(operatorv1.OperatorService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated). // by operatorAuth
 		Credential(roleauth.Runtime, p.runtimeToken)
 	p.grpcServer = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(), p.operatorAuth.UnaryInterceptor()),
-		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor()),
+		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(), p.operatorAuth.UnaryInterceptor(),
+			enumcheck.UnaryInterceptor()),
+		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(), enumcheck.StreamInterceptor()),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
 	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks

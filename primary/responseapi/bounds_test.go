@@ -69,3 +69,28 @@ func postREST(t *testing.T, env *testenv.Env, path, body string) (int, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// TestUnknownEnumIsRefused: an enum number the proto does not declare is INVALID_ARGUMENT over
+// gRPC and 400 over REST, never read as unspecified.
+func TestUnknownEnumIsRefused(t *testing.T) {
+	env := testenv.Start(t)
+	for name, req := range map[string]*responsev1.OpenResponseRequest{
+		"Origin99":    {AgentName: "tester", Origin: 99},
+		"ShellMode99": {AgentName: "tester", ShellMode: 99},
+	} {
+		if _, err := env.Runtime.OpenResponse(context.Background(), req); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("%s over gRPC: %v, want INVALID_ARGUMENT", name, err)
+		}
+	}
+	for name, body := range map[string]string{
+		"Origin99":    `{"agent_name":"tester","origin":99}`,
+		"ShellMode99": `{"agent_name":"tester","shell_mode":99}`,
+	} {
+		if code, resp := postREST(t, env, "/v1/responses", body); code != http.StatusBadRequest {
+			t.Errorf("%s over REST: %d %s, want 400", name, code, resp)
+		}
+	}
+	if n := env.Primary.Responses.Len(); n != 0 {
+		t.Errorf("%d responses opened", n)
+	}
+}
