@@ -94,3 +94,45 @@ func TestUnknownEnumIsRefused(t *testing.T) {
 		t.Errorf("%d responses opened", n)
 	}
 }
+
+// TestRESTBodyLimit: a REST body of exactly primary.MaxRESTBody bytes is read (and judged on
+// its content), one byte more is 413, whether the client declares its length or streams it.
+func TestRESTBodyLimit(t *testing.T) {
+	env := testenv.Start(t)
+	body := func(size int) string { // valid JSON of exactly size bytes, with a too long requester
+		const head, tail = `{"agent_name":"tester","requester_id":"`, `"}`
+		return head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+	}
+	for _, tc := range []struct {
+		name    string
+		size    int
+		chunked bool
+		want    int
+	}{
+		{"MaximumIsRead", primary.MaxRESTBody, false, http.StatusBadRequest},
+		{"OneOverIs413", primary.MaxRESTBody + 1, false, http.StatusRequestEntityTooLarge},
+		{"MaximumStreamedIsRead", primary.MaxRESTBody, true, http.StatusBadRequest},
+		{"OneOverStreamedIs413", primary.MaxRESTBody + 1, true, http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(body(tc.size))
+			if tc.chunked {
+				r = io.MultiReader(r) // hides the length: sent chunked
+			}
+			req, err := http.NewRequest(http.MethodPost, env.HTTPURL+"/v1/responses", r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+env.Primary.RuntimeToken())
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Fatalf("%d bytes: %d %.200s, want %d", tc.size, resp.StatusCode, b, tc.want)
+			}
+		})
+	}
+}
