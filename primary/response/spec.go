@@ -83,6 +83,10 @@ const (
 	MaxFlagLength       = 128
 )
 
+// ValidIdentity reports whether v may be a requester, channel, thread or worker key: the one
+// rule for those fields, wherever they arrive (a response's spec, an operator's filter).
+func ValidIdentity(v string) bool { return validName(v, MaxIdentityLength) }
+
 // validName reports whether v is valid UTF-8 of at most max bytes without control characters
 // (NUL, newlines, escapes): identities and flags are shown to people and written to logs.
 func validName(v string, max int) bool {
@@ -107,7 +111,7 @@ func (s *Spec) Validate() error {
 	}
 	for _, f := range []struct{ name, v string }{{"requester_id", s.Requester}, {"conversation.channel", s.Channel},
 		{"conversation.thread", s.Thread}, {"worker_key", s.WorkerKey}} {
-		if !validName(f.v, MaxIdentityLength) {
+		if !ValidIdentity(f.v) {
 			return clierr.Invalidf("%s must be valid UTF-8 of at most %d bytes without control characters", f.name, MaxIdentityLength)
 		}
 	}
