@@ -68,6 +68,13 @@ type Config struct {
 	// PromptWait bounds how long request_approval and permission_prompt wait for a person
 	// (zero: about 280 s, as the contract says).
 	PromptWait time.Duration
+	// MaxOpenResponses bounds the responses open at once on the primary, and
+	// MaxOpenResponsesPerCredential those one runtime credential holds (zero: the response
+	// package's defaults). ResponseReapEvery is how often responses whose grant expired are
+	// closed (zero: every 30 s).
+	MaxOpenResponses              int
+	MaxOpenResponsesPerCredential int
+	ResponseReapEvery             time.Duration
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger
@@ -107,6 +114,18 @@ func (c *Config) Validate() error {
 	}
 	if c.JobCommandCeiling < 0 || c.JobAgentCeiling < 0 || c.JobGrace < 0 {
 		return errors.New("job ceilings and grace cannot be negative")
+	}
+	if c.MaxOpenResponses < 0 || c.MaxOpenResponsesPerCredential < 0 || c.ResponseReapEvery < 0 {
+		return errors.New("open response limits and the reap interval cannot be negative")
+	}
+	if c.MaxOpenResponses == 0 {
+		c.MaxOpenResponses = response.DefaultMaxOpen
+	}
+	if c.MaxOpenResponsesPerCredential == 0 {
+		c.MaxOpenResponsesPerCredential = response.DefaultMaxOpenPerCredential
+	}
+	if c.ResponseReapEvery == 0 {
+		c.ResponseReapEvery = response.DefaultReapEvery
 	}
 	if c.ShellDefaultTimeout == 0 {
 		c.ShellDefaultTimeout = shellhost.DefaultCommandTimeout

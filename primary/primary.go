@@ -29,6 +29,7 @@ import (
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/enumcheck"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/agentcli"
@@ -190,6 +191,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Logger:         cfg.Logger.With("component", "responses"),
 		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
 		Secrets:        live,
+		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential,
 	})
 	p.Responses.SetCallApprovals(response.CallApprovalConfig{
 		Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
@@ -247,8 +249,8 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		// Redaction innermost: it sees each response as its handler returns it. Only what people
 		// read is redacted; the runtime's and workers' APIs carry grants on purpose.
 		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(), p.operatorAuth.UnaryInterceptor(),
-			live.UnaryServerInterceptor(redactedServices...)),
-		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
+			enumcheck.UnaryInterceptor(), live.UnaryServerInterceptor(redactedServices...)),
+		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(), enumcheck.StreamInterceptor(),
 			live.StreamServerInterceptor(redactedServices...)),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
@@ -355,7 +357,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 	}
 	// REST clients of the runtime API get snake_case JSON, the proto field names.
 	// HttpBody responses (a job's log) go out as their raw bytes.
-	apiMux := runtime.NewServeMux(runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
+	apiMux := runtime.NewServeMux(runtime.WithErrorHandler(restErrors), runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
 		Marshaler: &runtime.JSONPb{
 			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
@@ -395,6 +397,10 @@ func (p *Primary) Serve(ctx context.Context) error {
 	g.Go(serveGRPC(p.agentCLIServer, p.internalCLI))
 	g.Go(serveHTTP(cliHTTP, p.lis.AgentCLI))
 	g.Go(serveHTTP(apiHTTP, p.lis.HTTP))
+	g.Go(func() error {
+		p.Responses.RunReaper(gctx, p.cfg.ResponseReapEvery)
+		return nil
+	})
 	g.Go(func() error {
 		<-gctx.Done()
 		p.shutdown(cliHTTP, apiHTTP)

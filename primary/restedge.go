@@ -1,13 +1,18 @@
 package primary
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net/http"
 	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 )
 
-// maxRESTBody bounds a REST request body; it matches gRPC's default message limit, which the
+// MaxRESTBody bounds a REST request body; it matches gRPC's default message limit, which the
 // same request would meet on the gRPC path.
-const maxRESTBody = 4 << 20
+const MaxRESTBody = 4 << 20
 
 // restEdge guards the REST API listener, which may face a network: a request must carry a
 // credential of some role (a role credential or an operator's) before its body is read, and
@@ -22,7 +27,47 @@ func (p *Primary) restEdge(next http.Handler) http.Handler {
 			_, _ = w.Write([]byte(`{"code":16,"message":"missing or invalid credential for this API","details":[]}`))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxRESTBody)
+		if r.ContentLength > MaxRESTBody {
+			writeTooLarge(w)
+			return
+		}
+		r.Body = &cappedBody{ReadCloser: http.MaxBytesReader(w, r.Body, MaxRESTBody)}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// tooLargeBody is the REST API's answer to a body over MaxRESTBody, in the gateway's error shape
+// (code 8 is RESOURCE_EXHAUSTED).
+const tooLargeBody = `{"code":8,"message":"request body exceeds 4 MiB","details":[]}`
+
+func writeTooLarge(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	_, _ = w.Write([]byte(tooLargeBody))
+}
+
+// cappedBody remembers that a read went past the cap, so the gateway's error (it reports any
+// body it cannot decode as a bad request) can be answered 413 instead.
+type cappedBody struct {
+	io.ReadCloser
+	exceeded bool
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		b.exceeded = true
+	}
+	return n, err
+}
+
+// restErrors answers 413 for a request whose body went past the cap, and otherwise as the
+// gateway does.
+func restErrors(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	if b, ok := r.Body.(*cappedBody); ok && b.exceeded {
+		writeTooLarge(w)
+		return
+	}
+	runtime.DefaultHTTPErrorHandler(ctx, mux, m, w, r, err)
 }

@@ -100,6 +100,9 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 		"how long a tools.call's answer waits for the call to finish, so a fast tool needs one request (0: answer at once; at most 1s)")
 	fs.DurationVar(&cfg.AgentReportGrace, "agent-report-grace", 5*time.Minute,
 		"how long after start a worker may take to report a background agent before it is recorded interrupted")
+	fs.IntVar(&cfg.MaxOpenResponses, "max-open-responses", response.DefaultMaxOpen, "most responses open at once on this primary")
+	fs.IntVar(&cfg.MaxOpenResponsesPerCredential, "max-open-responses-per-credential", response.DefaultMaxOpenPerCredential, "most responses one runtime credential may hold open")
+	fs.DurationVar(&cfg.ResponseReapEvery, "response-reap-every", response.DefaultReapEvery, "how often responses whose grant expired are closed")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, 0, err

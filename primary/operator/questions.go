@@ -104,11 +104,11 @@ func (s *Server) SaveQuestionDraft(ctx context.Context, req *operatorv1.SaveQues
 	if err != nil {
 		return nil, err
 	}
-	revision, err := questionRevision(req.GetRevision())
-	if err != nil {
-		return nil, err
-	}
 	q, err := s.questionCall(ctx, req.GetQuestionId(), func(engine Questions, id int64) (store.QuestionRequest, error) {
+		revision, err := questionRevision(ctx, engine, id, req.GetRevision())
+		if err != nil {
+			return store.QuestionRequest{}, err
+		}
 		return engine.SaveQuestionDraft(ctx, id, op, revision, json.RawMessage(req.GetAnswersJson()))
 	})
 	if err != nil {
@@ -123,11 +123,11 @@ func (s *Server) SubmitQuestionAnswers(ctx context.Context, req *operatorv1.Subm
 	if err != nil {
 		return nil, err
 	}
-	revision, err := questionRevision(req.GetRevision())
-	if err != nil {
-		return nil, err
-	}
 	q, err := s.questionCall(ctx, req.GetQuestionId(), func(engine Questions, id int64) (store.QuestionRequest, error) {
+		revision, err := questionRevision(ctx, engine, id, req.GetRevision())
+		if err != nil {
+			return store.QuestionRequest{}, err
+		}
 		return engine.SubmitQuestionAnswers(ctx, id, op, revision, json.RawMessage(req.GetAnswersJson()))
 	})
 	if err != nil {
@@ -165,9 +165,13 @@ func (s *Server) questionCall(ctx context.Context, apiID uint64, call func(Quest
 	})
 }
 
-// questionRevision converts a revision from the API: one no form can have is stale.
-func questionRevision(r uint64) (int64, error) {
+// questionRevision converts a revision from the API for form id: one no form can have is stale,
+// once the form is known to exist (a missing form is NOT_FOUND whatever the revision).
+func questionRevision(ctx context.Context, engine Questions, id int64, r uint64) (int64, error) {
 	if r == 0 || r > math.MaxInt64 {
+		if _, err := engine.Question(ctx, id); err != nil {
+			return 0, err
+		}
 		return 0, status.Error(codes.Aborted, "revision is not one this form had; read the form again")
 	}
 	return int64(r), nil

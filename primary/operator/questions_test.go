@@ -53,6 +53,16 @@ func TestQuestionsAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("MissingFormIsNotFoundWhateverTheRevision", func(t *testing.T) {
+		const missing = 1 << 40
+		for _, rev := range []uint64{0, 1} {
+			_, err := e.member.SaveQuestionDraft(ctx, &operatorv1.SaveQuestionDraftRequest{QuestionId: missing, Revision: rev, AnswersJson: "{}"})
+			wantCode(t, "draft on a missing form", err, codes.NotFound)
+			_, err = e.member.SubmitQuestionAnswers(ctx, &operatorv1.SubmitQuestionAnswersRequest{QuestionId: missing, Revision: rev, AnswersJson: "{}"})
+			wantCode(t, "submit on a missing form", err, codes.NotFound)
+		}
+	})
+
 	t.Run("RequesterSavesDraftsByRevisionThenSubmitsOnce", func(t *testing.T) {
 		q := askQuestions(t, e, "t2", "mia")
 		saved, err := e.member.SaveQuestionDraft(ctx, &operatorv1.SaveQuestionDraftRequest{QuestionId: uint64(q.ID), Revision: 1, AnswersJson: stagingAnswer})

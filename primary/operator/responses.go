@@ -2,8 +2,13 @@ package operator
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
+	"slices"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -28,18 +33,37 @@ func (s *Server) WithResponses(m *response.Manager) *Server {
 	return s
 }
 
-// ListResponses implements OperatorService. A response that began closing while it was read
-// is left out.
-func (s *Server) ListResponses(ctx context.Context, _ *operatorv1.ListResponsesRequest) (*operatorv1.ListResponsesResponse, error) {
+// ListResponses implements OperatorService: one page of the live responses in id order. A
+// response that began closing while it was read is left out.
+func (s *Server) ListResponses(ctx context.Context, req *operatorv1.ListResponsesRequest) (*operatorv1.ListResponsesResponse, error) {
 	if _, err := caller(ctx, false, ""); err != nil {
+		return nil, err
+	}
+	limit, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
+	}
+	after, err := parseResponsePageToken(req.GetPageToken())
+	if err != nil {
 		return nil, err
 	}
 	if s.responses == nil {
 		return nil, status.Error(codes.Unavailable, "responses are not available on this primary")
 	}
-	live := s.responses.List()
-	resp := &operatorv1.ListResponsesResponse{Responses: make([]*operatorv1.LiveResponse, 0, len(live))}
-	for _, r := range live {
+	live := s.responses.List() // in id order
+	start, _ := slices.BinarySearchFunc(live, after, func(r *response.Response, id string) int {
+		if r.ID() <= id {
+			return -1
+		}
+		return 1
+	})
+	live = live[start:]
+	resp := &operatorv1.ListResponsesResponse{Responses: make([]*operatorv1.LiveResponse, 0, min(limit, len(live)))}
+	for i, r := range live {
+		if len(resp.Responses) == limit {
+			resp.NextPageToken = responsePageToken(live[i-1].ID())
+			break
+		}
 		in := r.Inspect(responseReceipts)
 		if in.Closing {
 			continue
@@ -47,6 +71,27 @@ func (s *Server) ListResponses(ctx context.Context, _ *operatorv1.ListResponsesR
 		resp.Responses = append(resp.Responses, liveResponseToProto(in))
 	}
 	return resp, nil
+}
+
+// A response page token is the id of the last response of the previous page, which is a UUID,
+// wrapped so that callers treat it as opaque.
+const responsePageTokenPrefix = "responses/v1/"
+
+func responsePageToken(lastID string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(responsePageTokenPrefix + lastID))
+}
+
+// parseResponsePageToken returns the id a page token names; "" for the first page.
+func parseResponsePageToken(t string) (string, error) {
+	if t == "" {
+		return "", nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(t)
+	id, ok := strings.CutPrefix(string(raw), responsePageTokenPrefix)
+	if err != nil || !ok || uuid.Validate(id) != nil || len(t) > 128 {
+		return "", status.Error(codes.InvalidArgument, "page_token is not one this API returned")
+	}
+	return id, nil
 }
 
 func liveResponseToProto(in response.Inspection) *operatorv1.LiveResponse {

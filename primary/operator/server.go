@@ -217,6 +217,9 @@ func conversationFilter(c *operatorv1.Conversation) (channel, thread string, err
 	if c.GetChannel() == "" && c.GetThread() != "" {
 		return "", "", status.Error(codes.InvalidArgument, "a conversation filter with a thread needs its channel")
 	}
+	if !response.ValidIdentity(c.GetChannel()) || !response.ValidIdentity(c.GetThread()) {
+		return "", "", status.Errorf(codes.InvalidArgument, "conversation channel and thread must be valid UTF-8 of at most %d bytes without control characters", response.MaxIdentityLength)
+	}
 	return c.GetChannel(), c.GetThread(), nil
 }
 

@@ -2,6 +2,7 @@ package response
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/grant"
 )
@@ -73,12 +75,24 @@ type Config struct {
 	FastCallBudget time.Duration
 	// Secrets is told of every grant minted and revoked (nil: nobody is).
 	Secrets grant.Tracker
+	// MaxOpen bounds the responses open at once on this primary, and MaxOpenPerCredential
+	// those opened with one runtime credential (zero: the defaults below). Responses the
+	// primary opens itself (background jobs, approved calls) count toward MaxOpen but are
+	// never refused: they carry work already accepted.
+	MaxOpen              int
+	MaxOpenPerCredential int
 }
 
 // DefaultFastCallBudget is the primary's FastCallBudget unless configured: a few
 // milliseconds cover an in-process tool and a fast tool host, and delay a slow call's first
 // answer by no more than that.
 const DefaultFastCallBudget = 5 * time.Millisecond
+
+// Default bounds on open responses.
+const (
+	DefaultMaxOpen              = 4096
+	DefaultMaxOpenPerCredential = 1024
+)
 
 // Manager holds the live responses and the grant index that finds them.
 type Manager struct {
@@ -87,6 +101,10 @@ type Manager struct {
 
 	mu   sync.Mutex
 	byID map[string]*Response
+	// open counts the responses admitted by Open and not yet forgotten (byID holds them once
+	// they are built), in all and by credential key.
+	open             int
+	openByCredential map[string]int
 
 	callApprovals atomic.Pointer[CallApprovals] // nil: calls needing confirmation fail
 }
@@ -99,7 +117,14 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{cfg: cfg, grants: grant.NewRegistry[*Response](cfg.Now, cfg.Secrets), byID: make(map[string]*Response)}
+	if cfg.MaxOpen <= 0 {
+		cfg.MaxOpen = DefaultMaxOpen
+	}
+	if cfg.MaxOpenPerCredential <= 0 {
+		cfg.MaxOpenPerCredential = DefaultMaxOpenPerCredential
+	}
+	return &Manager{cfg: cfg, grants: grant.NewRegistry[*Response](cfg.Now, cfg.Secrets), byID: make(map[string]*Response),
+		openByCredential: make(map[string]int)}
 }
 
 // OpenOption sets something about a response the runtime cannot ask for.
@@ -107,6 +132,14 @@ type OpenOption func(*openOptions)
 
 type openOptions struct {
 	jobLifetime time.Duration
+	credential  string
+}
+
+// ByCredential says the runtime credential whose key (a digest, never the secret) is key asked
+// for the response: it is refused past MaxOpen, or past MaxOpenPerCredential responses of that
+// credential.
+func ByCredential(key string) OpenOption {
+	return func(o *openOptions) { o.credential = key }
 }
 
 // ForBackgroundJob makes the response's grant live as long as the background job it serves
@@ -126,13 +159,17 @@ func (m *Manager) Open(spec Spec, opts ...OpenOption) (*Response, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if err := m.admit(o.credential); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Response{
-		id:     uuid.NewString(),
-		spec:   spec,
-		mgr:    m,
-		ctx:    ctx,
-		cancel: cancel,
+		id:         uuid.NewString(),
+		spec:       spec,
+		credential: o.credential,
+		mgr:        m,
+		ctx:        ctx,
+		cancel:     cancel,
 	}
 	r.identity = catalog.Identity{ResponseID: r.id, Agent: spec.Agent, Requester: spec.Requester,
 		Channel: spec.Channel, Thread: spec.Thread, Origin: spec.Origin, WorkerKey: spec.WorkerKey,
@@ -196,8 +233,39 @@ func (m *Manager) CloseAll() {
 	wg.Wait()
 }
 
-func (m *Manager) forget(id string) {
+// admit counts a response about to open, refusing it when a runtime credential asks past a
+// bound. It runs before anything is built, so a refused open leaves nothing behind.
+func (m *Manager) admit(credential string) error {
 	m.mu.Lock()
-	delete(m.byID, id)
+	defer m.mu.Unlock()
+	if credential != "" {
+		if m.open >= m.cfg.MaxOpen {
+			return clierr.New(clierr.Limit, fmt.Sprintf("this primary already holds %d open responses (its limit, --max-open-responses); close some first", m.cfg.MaxOpen))
+		}
+		if m.openByCredential[credential] >= m.cfg.MaxOpenPerCredential {
+			return clierr.New(clierr.Limit, fmt.Sprintf("this runtime credential already holds %d open responses (its limit, --max-open-responses-per-credential); close some first", m.cfg.MaxOpenPerCredential))
+		}
+		m.openByCredential[credential]++
+	}
+	m.open++
+	return nil
+}
+
+func (m *Manager) forget(r *Response) {
+	m.mu.Lock()
+	delete(m.byID, r.id)
+	m.open--
+	if r.credential != "" {
+		if m.openByCredential[r.credential]--; m.openByCredential[r.credential] <= 0 {
+			delete(m.openByCredential, r.credential)
+		}
+	}
 	m.mu.Unlock()
+}
+
+// openByCredentialCount is how many open responses credential holds (for tests).
+func (m *Manager) openByCredentialCount(credential string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.openByCredential[credential]
 }

@@ -28,6 +28,9 @@ type Response struct {
 	// token is the grant itself. The grant index keeps only its digest; the response keeps the
 	// token solely to place it in the environment of its own shells.
 	token string
+	// credential is the key of the runtime credential that opened the response, empty for
+	// those the primary opened itself.
+	credential string
 	// binding is the worker this response's shells run on (worker-keyed responses only).
 	binding Binding
 
@@ -150,7 +153,7 @@ func (r *Response) Close() {
 		r.receipts = nil
 		r.docs = documents{}
 		r.mu.Unlock()
-		r.mgr.forget(r.id)
+		r.mgr.forget(r)
 		r.mgr.cfg.Logger.Info("response closed", "response_id", r.id)
 	})
 }

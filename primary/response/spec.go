@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/clierr"
@@ -79,7 +80,26 @@ const (
 	MaxDocumentBytes    = 1 << 20
 	MaxToolkitPatterns  = 64
 	MaxBashCallIDLength = 128
+	MaxFlagLength       = 128
 )
+
+// ValidIdentity reports whether v may be a requester, channel, thread or worker key: the one
+// rule for those fields, wherever they arrive (a response's spec, an operator's filter).
+func ValidIdentity(v string) bool { return validName(v, MaxIdentityLength) }
+
+// validName reports whether v is valid UTF-8 of at most max bytes without control characters
+// (NUL, newlines, escapes): identities and flags are shown to people and written to logs.
+func validName(v string, max int) bool {
+	if len(v) > max || !utf8.ValidString(v) {
+		return false
+	}
+	for _, c := range v {
+		if unicode.IsControl(c) {
+			return false
+		}
+	}
+	return true
+}
 
 // agentNamePattern keeps agent names usable as directory names.
 var agentNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
@@ -91,8 +111,8 @@ func (s *Spec) Validate() error {
 	}
 	for _, f := range []struct{ name, v string }{{"requester_id", s.Requester}, {"conversation.channel", s.Channel},
 		{"conversation.thread", s.Thread}, {"worker_key", s.WorkerKey}} {
-		if len(f.v) > MaxIdentityLength || !utf8.ValidString(f.v) {
-			return clierr.Invalidf("%s must be valid UTF-8 of at most %d bytes", f.name, MaxIdentityLength)
+		if !ValidIdentity(f.v) {
+			return clierr.Invalidf("%s must be valid UTF-8 of at most %d bytes without control characters", f.name, MaxIdentityLength)
 		}
 	}
 	switch s.ShellMode {
@@ -111,6 +131,11 @@ func (s *Spec) Validate() error {
 	}
 	if len(s.Flags) > MaxFlags {
 		return clierr.Invalidf("at most %d flags", MaxFlags)
+	}
+	for _, f := range s.Flags {
+		if f == "" || !validName(f, MaxFlagLength) {
+			return clierr.Invalidf("flags must be 1..%d bytes of UTF-8 without control characters", MaxFlagLength)
+		}
 	}
 	if len(s.Toolkits) > MaxToolkitPatterns {
 		return clierr.Invalidf("at most %d toolkit patterns", MaxToolkitPatterns)

@@ -64,8 +64,8 @@ func newWindowToken() string {
 // OpenWindow opens a window for a Bash command with the runtime's id bashCallID, unique within
 // the response.
 func (r *Response) OpenWindow(bashCallID string, opts ...WindowOption) (*Window, error) {
-	if n := utf8.RuneCountInString(bashCallID); n < 1 || n > MaxBashCallIDLength || !utf8.ValidString(bashCallID) {
-		return nil, clierr.Invalidf("bash_call_id must be 1..%d characters", MaxBashCallIDLength)
+	if n := utf8.RuneCountInString(bashCallID); n < 1 || n > MaxBashCallIDLength || !validName(bashCallID, 4*MaxBashCallIDLength) {
+		return nil, clierr.Invalidf("bash_call_id must be 1..%d characters without control characters", MaxBashCallIDLength)
 	}
 	w := &Window{token: newWindowToken(), bashCallID: bashCallID, closed: make(chan struct{})}
 	for _, o := range opts {

@@ -103,7 +103,11 @@ func (s *Server) OpenResponse(ctx context.Context, req *responsev1.OpenResponseR
 			return nil, err
 		}
 	}
-	r, err := s.responses.Open(spec)
+	var opts []response.OpenOption
+	if key := credentialKey(ctx); key != "" {
+		opts = append(opts, response.ByCredential(key))
+	}
+	r, err := s.responses.Open(spec, opts...)
 	if err != nil {
 		return nil, s.toStatus(err)
 	}

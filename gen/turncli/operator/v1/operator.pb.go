@@ -5126,9 +5126,13 @@ func (x *CallReceipt) GetOutcomeShortened() bool {
 	return false
 }
 
-// ListResponsesRequest is empty: every live response is listed.
+// ListResponsesRequest pages the live responses.
 type ListResponsesRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most this many responses, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page; empty for the first page.
+	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5163,11 +5167,27 @@ func (*ListResponsesRequest) Descriptor() ([]byte, []int) {
 	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{59}
 }
 
-// ListResponsesResponse lists the live responses, ordered by id.
+func (x *ListResponsesRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListResponsesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListResponsesResponse is one page of the live responses, ordered by id.
 type ListResponsesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The responses.
-	Responses     []*LiveResponse `protobuf:"bytes,1,rep,name=responses,proto3" json:"responses,omitempty"`
+	Responses []*LiveResponse `protobuf:"bytes,1,rep,name=responses,proto3" json:"responses,omitempty"`
+	// Pass as page_token for the next page; empty when no response follows.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5207,6 +5227,13 @@ func (x *ListResponsesResponse) GetResponses() []*LiveResponse {
 		return x.Responses
 	}
 	return nil
+}
+
+func (x *ListResponsesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 // WatchEventsRequest is empty: every change is streamed.
@@ -6507,10 +6534,14 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x06status\x18\x04 \x01(\x0e2\x1f.turncli.operator.v1.CallStatusR\x06status\x12-\n" +
 	"\x13parent_bash_call_id\x18\x05 \x01(\tR\x10parentBashCallId\x12!\n" +
 	"\foutcome_json\x18\x06 \x01(\tR\voutcomeJson\x12+\n" +
-	"\x11outcome_shortened\x18\a \x01(\bR\x10outcomeShortened\"\x16\n" +
-	"\x14ListResponsesRequest\"X\n" +
+	"\x11outcome_shortened\x18\a \x01(\bR\x10outcomeShortened\"R\n" +
+	"\x14ListResponsesRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"\x80\x01\n" +
 	"\x15ListResponsesResponse\x12?\n" +
-	"\tresponses\x18\x01 \x03(\v2!.turncli.operator.v1.LiveResponseR\tresponses\"\x14\n" +
+	"\tresponses\x18\x01 \x03(\v2!.turncli.operator.v1.LiveResponseR\tresponses\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x14\n" +
 	"\x12WatchEventsRequest\"G\n" +
 	"\x13WatchEventsResponse\x120\n" +
 	"\x05event\x18\x01 \x01(\v2\x1a.turncli.operator.v1.EventR\x05event\"\x90\x01\n" +

@@ -230,11 +230,11 @@ type OperatorServiceClient interface {
 	// recently updated first, filtered by response and conversation. Any operator.
 	// REST: `GET /v1/operator/progress`.
 	ListProgress(ctx context.Context, in *ListProgressRequest, opts ...grpc.CallOption) (*ListProgressResponse, error)
-	// ListResponses returns every live response (an agent's reply turn the runtime opened and
-	// has not closed): whom it answers, where its shells run, its windows and its latest
+	// ListResponses returns the live responses, a page at a time (an agent's reply turn the
+	// runtime opened and has not closed): whom it answers, where its shells run, its windows and its latest
 	// receipts. Never its grant. Any operator. Read from memory: blocks only while each
 	// response's state is copied, never on its calls or commands.
-	// REST: `GET /v1/operator/responses`.
+	// REST: `GET /v1/operator/responses?page_size=&page_token=`.
 	ListResponses(ctx context.Context, in *ListResponsesRequest, opts ...grpc.CallOption) (*ListResponsesResponse, error)
 	// WatchEvents streams the live feed of changes (approvals, prompts, questions, progress,
 	// jobs, responses) as they are published. Any operator.
@@ -773,11 +773,11 @@ type OperatorServiceServer interface {
 	// recently updated first, filtered by response and conversation. Any operator.
 	// REST: `GET /v1/operator/progress`.
 	ListProgress(context.Context, *ListProgressRequest) (*ListProgressResponse, error)
-	// ListResponses returns every live response (an agent's reply turn the runtime opened and
-	// has not closed): whom it answers, where its shells run, its windows and its latest
+	// ListResponses returns the live responses, a page at a time (an agent's reply turn the
+	// runtime opened and has not closed): whom it answers, where its shells run, its windows and its latest
 	// receipts. Never its grant. Any operator. Read from memory: blocks only while each
 	// response's state is copied, never on its calls or commands.
-	// REST: `GET /v1/operator/responses`.
+	// REST: `GET /v1/operator/responses?page_size=&page_token=`.
 	ListResponses(context.Context, *ListResponsesRequest) (*ListResponsesResponse, error)
 	// WatchEvents streams the live feed of changes (approvals, prompts, questions, progress,
 	// jobs, responses) as they are published. Any operator.

@@ -1,0 +1,50 @@
+package operator_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/response"
+)
+
+// TestConversationFilterBounds: a list's conversation filter follows the rule a response's
+// conversation follows: the longest channel and thread pass, one byte more and control
+// characters are INVALID_ARGUMENT, on every list that filters by conversation.
+func TestConversationFilterBounds(t *testing.T) {
+	ctx := context.Background()
+	e := startAPI(t, true)
+	longest := strings.Repeat("c", response.MaxIdentityLength)
+	lists := map[string]func(*operatorv1.Conversation) error{
+		"Jobs": func(c *operatorv1.Conversation) error {
+			_, err := e.member.ListJobs(ctx, &operatorv1.ListJobsRequest{Conversation: c})
+			return err
+		},
+		"Questions": func(c *operatorv1.Conversation) error {
+			_, err := e.member.ListQuestions(ctx, &operatorv1.ListQuestionsRequest{Conversation: c})
+			return err
+		},
+		"Progress": func(c *operatorv1.Conversation) error {
+			_, err := e.member.ListProgress(ctx, &operatorv1.ListProgressRequest{Conversation: c})
+			return err
+		},
+	}
+	for name, list := range lists {
+		t.Run(name, func(t *testing.T) {
+			if err := list(&operatorv1.Conversation{Channel: longest, Thread: longest}); err != nil {
+				t.Errorf("the longest channel and thread: %v", err)
+			}
+			for what, c := range map[string]*operatorv1.Conversation{
+				"ChannelOneOver": {Channel: longest + "c"},
+				"ThreadOneOver":  {Channel: "c", Thread: longest + "t"},
+				"NULChannel":     {Channel: "a\x00b"},
+				"NewlineThread":  {Channel: "c", Thread: "a\nb"},
+			} {
+				wantCode(t, what, list(c), codes.InvalidArgument)
+			}
+		})
+	}
+}
