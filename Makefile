@@ -4,7 +4,7 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 GO_PACKAGES := ./...
 STATE_DIR ?= $(CURDIR)/.turncli
 
-.PHONY: all build proto lint check-gen test test-short bench bench-smoke run run-worker shell clean
+.PHONY: all build proto lint check-gen test test-short fuzz bench bench-smoke run run-worker shell clean
 
 all: build
 
@@ -35,6 +35,24 @@ test: lint check-gen
 
 test-short:
 	$(ISOLATED_HOME) go test -count=1 $(GO_PACKAGES)
+
+## fuzz: run every fuzz target for FUZZTIME each, one at a time (about 15 minutes at 60s).
+## A crash stops the run; its input is saved under the package's testdata/fuzz/, where
+## `make test` runs it from then on. FUZZ_ARGS passes flags, e.g. FUZZ_ARGS='-parallel 1'.
+FUZZTIME ?= 60s
+FUZZ_TARGETS := \
+	./internal/canonjson:FuzzParse ./internal/canonjson:FuzzCanonicalize \
+	./primary/agentcli:FuzzParseOperation ./primary/agentcli:FuzzParseWait \
+	./primary/interaction:FuzzRunInBackgroundArgs ./primary/interaction:FuzzRunAgentInBackgroundArgs \
+	./primary/interaction:FuzzRequestApprovalArgs ./primary/interaction:FuzzPermissionPromptArgs \
+	./primary/interaction:FuzzReportProgressArgs ./primary/interaction:FuzzAskQuestionsArgs \
+	./client:FuzzMCPServe ./client:FuzzMCPLineReader \
+	./primary/mcpbridge:FuzzConvertResult ./primary/mcpbridge:FuzzToolFunction \
+	./primary/workerhub:FuzzHubConnect
+fuzz:
+	$(ISOLATED_HOME) FUZZ_TARGETS="$(FUZZ_TARGETS)" FUZZTIME="$(FUZZTIME)" FUZZ_ARGS="$(FUZZ_ARGS)" bash -ec \
+	  'for t in $$FUZZ_TARGETS; do pkg="$${t%%:*}" name="$${t##*:}"; echo "== $$name ($$pkg), $$FUZZTIME"; \
+	    go test -run "^$$" -fuzz "^$$name\$$" -fuzztime "$$FUZZTIME" $$FUZZ_ARGS "$$pkg"; done'
 
 # Jobs run in login shells (`bash -lc`), which read $$HOME's profile. Tests get a throwaway
 # HOME so a developer's profile (pyenv, nvm, ...) neither slows nor breaks them, and a job a

@@ -244,6 +244,9 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 			return nil, true, err
 		}
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(line) > maxMessageBytes { // within the room for "\r\n", but the line itself is over
+			return nil, true, err
+		}
 		return line, false, err
 	}
 }
