@@ -8,6 +8,7 @@ import (
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/primary/catalog"
+	"github.com/turncli/turncli/primary/secrets"
 )
 
 // approvalText is one of request_approval's texts as its descriptor states it: at most most
@@ -108,7 +109,8 @@ func FuzzPermissionPromptArgs(f *testing.F) {
 		`{"input":{"a":{"b":{"c":{"password":{"deep":1}}}}}}`, `{"tool_name":"  Bash\t","extra":{"k":"v"}}`} {
 		f.Add([]byte(s))
 	}
-	known := []string{fuzzKnownSecret}
+	known := secrets.New()
+	known.Add(fuzzKnownSecret)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		args, ok := fuzzArgs(data)
 		if !ok {
