@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"google.golang.org/grpc"
@@ -175,6 +176,13 @@ func closeWindow(ctx context.Context, api responsev1.ResponseServiceClient, resp
 	}()
 	waiting := func() bool {
 		w, err := api.GetWindow(bg, &responsev1.GetWindowRequest{ResponseId: responseID, BashCallId: bashID})
+		// Offer to cancel only once the primary has taken CloseWindow (the window drains):
+		// closing the response before that would leave CloseWindow nothing to report.
+		for deadline := time.Now().Add(2 * time.Second); err == nil &&
+			w.GetState() == responsev1.WindowState_WINDOW_STATE_OPEN && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+			w, err = api.GetWindow(bg, &responsev1.GetWindowRequest{ResponseId: responseID, BashCallId: bashID})
+		}
 		if err != nil {
 			return false // closed meanwhile, or the primary went away: CloseWindow says which
 		}
