@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 const (
@@ -141,7 +143,7 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := shellpriv.Start(cmd); err != nil { // without privileges, as the shell user
 		p.closeChild()
 		p.closeParent()
 		return Result{}, fmt.Errorf("bashexec: start: %w", err)

@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 // wrapper runs the command and records its exit status. Its trap is a handler, not an
 // ignore, so SIGTERM to the group still reaches the command (handlers reset on exec) while
 // the wrapper waits for the command to end and writes its status. $0 is "jobproc", $1 the
-// command, $2 the status file.
+// command; the status file is open on fd 3 (the job's user may not be able to open its path),
+// which the command itself does not get.
 //
 // The command runs in a login shell, whose profile may set PATH anew (Debian's /etc/profile
 // does); the PATH the job was given (with agent_cli_bin first) is restored before the
@@ -28,9 +30,9 @@ const wrapper = `trap : TERM INT HUP
 keep=
 [ -n "${PATH+set}" ] && keep="export PATH=${PATH@Q}"
 bash -lc "$keep
-$1"
+$1" 3>&-
 code=$?
-printf '%d\n' "$code" >"$2"
+printf '%d\n' "$code" >&3
 exit "$code"`
 
 // Spec is a job process to start.
@@ -68,20 +70,26 @@ func Launch(spec Spec) (*Process, error) {
 		return nil, err
 	}
 	defer logf.Close() // the process holds its own copy
+	statusf, err := os.OpenFile(spec.StatusPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer statusf.Close()
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would make os/exec inherit this process's environment
 	}
 	cmd := &exec.Cmd{
 		Path:        spec.Bash,
-		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, spec.StatusPath},
+		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command},
 		Env:         env,
 		Dir:         spec.Dir,
 		Stdout:      logf,
 		Stderr:      logf,
+		ExtraFiles:  []*os.File{statusf},
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	if err := cmd.Start(); err != nil {
+	if err := shellpriv.Start(cmd); err != nil { // without privileges, as the shell user
 		return nil, err
 	}
 	p := &Process{Pid: cmd.Process.Pid, StatusPath: spec.StatusPath, cmd: cmd}
