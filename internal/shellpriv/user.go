@@ -102,7 +102,6 @@ func Default() *User {
 var current struct {
 	sync.Mutex
 	user *User
-	set  bool
 }
 
 // ErrNotRoot reports a shell user configured for a process that cannot switch to it.
@@ -119,16 +118,14 @@ func Use(u *User) error {
 	}
 	current.Lock()
 	defer current.Unlock()
-	current.user, current.set = u, true
+	current.user = u
 	return nil
 }
 
-// Current is the shell user: the one given to Use, else Default.
+// Current is the shell user given to Use; nil (no switch) until Use is called. The binaries
+// call Use with the configured user or Default.
 func Current() *User {
 	current.Lock()
 	defer current.Unlock()
-	if !current.set {
-		current.user, current.set = Default(), true
-	}
 	return current.user
 }

@@ -44,10 +44,14 @@ func Reachable(t testing.TB, path string) {
 	}
 }
 
-// Own gives path and everything under it to the shell user (nothing to do without one).
+// Own gives path and everything under it to the shell user, or to the user a root primary or
+// worker binary runs shells as by default (nothing to do when not root).
 func Own(t testing.TB, path string) {
 	t.Helper()
 	u := shellpriv.Current()
+	if u == nil {
+		u = shellpriv.Default()
+	}
 	if u == nil {
 		return
 	}
