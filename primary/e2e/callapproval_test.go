@@ -77,7 +77,7 @@ func TestConfirmedCallSurvivesSIGKILLOfThePrimary(t *testing.T) {
 		t.Skip("builds and runs the real binaries")
 	}
 	bin := mpBuild(t)
-	state, work := shellTempDir(t), shellprivtest.Dir(t)
+	state, work := shellTempDir(t), shellprivtest.BinaryDir(t)
 	grpcAddr := freeLoopbackAddr(t)
 	first, _ := startRestartPrimary(t, "mindroom-primary (first)", bin, state, grpcAddr, "--enable-test-toolkit")
 

@@ -185,7 +185,7 @@ func TestJobsAndApprovalsSurviveSIGKILLOfThePrimary(t *testing.T) {
 		t.Skip("builds and runs the real binaries")
 	}
 	bin := mpBuild(t)
-	state, work := shellTempDir(t), shellprivtest.Dir(t)
+	state, work := shellTempDir(t), shellprivtest.BinaryDir(t)
 	grpcAddr := freeLoopbackAddr(t)
 	first, _ := startRestartPrimary(t, "mindroom-primary (first)", bin, state, grpcAddr, "--worker-keys", "key-a")
 	credential, err := os.ReadFile(filepath.Join(state, "credentials", "workers", "key-a.token"))

@@ -44,14 +44,24 @@ func Reachable(t testing.TB, path string) {
 	}
 }
 
-// Own gives path and everything under it to the shell user, or to the user a root primary or
-// worker binary runs shells as by default (nothing to do when not root).
+// BinaryDir is Dir for the shells of a primary or worker binary started by the test, which
+// run as shellpriv.Default when it is root.
+func BinaryDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	Reachable(t, dir)
+	own(t, dir, shellpriv.Default())
+	return dir
+}
+
+// Own gives path and everything under it to the shell user (nothing to do without one).
 func Own(t testing.TB, path string) {
 	t.Helper()
-	u := shellpriv.Current()
-	if u == nil {
-		u = shellpriv.Default()
-	}
+	own(t, path, shellpriv.Current())
+}
+
+func own(t testing.TB, path string, u *shellpriv.User) {
+	t.Helper()
 	if u == nil {
 		return
 	}
