@@ -106,10 +106,12 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := requireLoopback(lis.AgentCLI.Addr().String()); err != nil {
 		return nil, fmt.Errorf("agent cli listener must be on loopback: %w", err)
 	}
-	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+	// 0711: the shell user passes through to its workspace and agent_cli_bin/ but cannot list
+	// the directory; everything else in it is private (shellhost.New enforces that too).
+	if err := os.MkdirAll(cfg.StateDir, 0o711); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	if err := os.Chmod(cfg.StateDir, 0o700); err != nil { // MkdirAll keeps an existing dir's mode
+	if err := os.Chmod(cfg.StateDir, 0o711); err != nil { // MkdirAll keeps an existing dir's mode
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	// First, so that no log line, event or text of what follows shows a live secret.

@@ -23,12 +23,17 @@ import (
 	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 )
 
 func main() {
+	if err := procsec.CloseOnExecAbove2(); err != nil {
+		fmt.Fprintln(os.Stderr, "cannot mark inherited descriptors close-on-exec:", err)
+		os.Exit(1)
+	}
 	if err := procsec.NonDumpable(); err != nil {
 		fmt.Fprintln(os.Stderr, "cannot make the process non-dumpable:", err)
 		os.Exit(1)
@@ -78,7 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs := flag.NewFlagSet("mindroom-primary", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg primary.Config
-	var envAllow, logLevel, workerKeys, mcpConfig string
+	var envAllow, logLevel, workerKeys, mcpConfig, shellUser string
 	fs.StringVar(&cfg.StateDir, "state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
 	fs.StringVar(&cfg.GRPCListen, "grpc-listen", env("MINDROOM_GRPC_LISTEN", "127.0.0.1:7420"), "gRPC API address; port 0 picks one (env MINDROOM_GRPC_LISTEN)")
 	fs.StringVar(&cfg.HTTPListen, "http-listen", env("MINDROOM_HTTP_LISTEN", "127.0.0.1:7421"), "REST API address (env MINDROOM_HTTP_LISTEN)")
@@ -92,6 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(shellhost.DefaultEnvAllow, ",")), "comma-separated variables local shells inherit")
 	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
 	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
+	fs.StringVar(&shellUser, "shell-user", os.Getenv("MINDROOM_SHELL_USER"), "NAME, UID, NAME:GROUP or UID:GID local shells and jobs run as when the primary runs as root; default nobody:nogroup (env MINDROOM_SHELL_USER)")
 	fs.StringVar(&cfg.AgentEngine, "agent-engine", os.Getenv("MINDROOM_AGENT_ENGINE"), "engine of background agents: claude, codex, test, or command:<bash command> reading $MINDROOM_AGENT_TASK; empty refuses them (env MINDROOM_AGENT_ENGINE)")
 	fs.DurationVar(&cfg.JobCommandCeiling, "job-ceiling", 60*time.Minute, "longest a background command may run")
 	fs.DurationVar(&cfg.JobAgentCeiling, "agent-job-ceiling", 7*24*time.Hour, "longest a background agent may run")
@@ -113,7 +119,11 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	if fs.NArg() > 0 {
 		return cfg, 0, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	if err := useShellUser(shellUser); err != nil {
+		return cfg, 0, err
+	}
 	cfg.RuntimeToken = os.Getenv("MINDROOM_RUNTIME_TOKEN")
+	os.Unsetenv("MINDROOM_RUNTIME_TOKEN") // read once; nothing started later inherits it
 	for _, name := range strings.Split(envAllow, ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			cfg.ShellEnvAllow = append(cfg.ShellEnvAllow, name)
@@ -139,6 +149,18 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 		cfg.MCPServers = servers
 	}
 	return cfg, level, nil
+}
+
+// useShellUser makes spec (when given) the user shells run as.
+func useShellUser(spec string) error {
+	if spec == "" {
+		return shellpriv.Use(shellpriv.Default()) // nobody when root, no switch otherwise
+	}
+	u, err := shellpriv.Parse(spec)
+	if err != nil {
+		return err
+	}
+	return shellpriv.Use(u)
 }
 
 // defaultAgentBinary prefers a mindroom-agent installed next to this binary (a small, fast

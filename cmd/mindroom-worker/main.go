@@ -20,10 +20,15 @@ import (
 
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/worker"
 )
 
 func main() {
+	if err := procsec.CloseOnExecAbove2(); err != nil {
+		fmt.Fprintln(os.Stderr, "cannot mark inherited descriptors close-on-exec:", err)
+		os.Exit(1)
+	}
 	if err := procsec.NonDumpable(); err != nil {
 		fmt.Fprintln(os.Stderr, "cannot make the process non-dumpable:", err)
 		os.Exit(1)
@@ -45,7 +50,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mindroom-worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg worker.Config
-	var credentialFile, envAllow, logLevel string
+	var credentialFile, envAllow, logLevel, shellUser string
 	hostname, _ := os.Hostname()
 	fs.StringVar(&cfg.PrimaryAddr, "primary", env("MINDROOM_PRIMARY_ADDR", "127.0.0.1:7420"), "primary gRPC address (env MINDROOM_PRIMARY_ADDR)")
 	fs.StringVar(&cfg.TLSCAFile, "tls-ca", os.Getenv("MINDROOM_PRIMARY_TLS_CA"), "CA bundle to verify the primary with; empty: no TLS (env MINDROOM_PRIMARY_TLS_CA)")
@@ -60,6 +65,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(shellhost.DefaultEnvAllow, ",")), "comma-separated variables shells inherit")
 	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
 	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
+	fs.StringVar(&shellUser, "shell-user", os.Getenv("MINDROOM_SHELL_USER"), "NAME, UID, NAME:GROUP or UID:GID shells and jobs run as when the worker runs as root; default nobody:nogroup (env MINDROOM_SHELL_USER)")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -67,7 +73,24 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 		return 2
 	}
+	{
+		u, err := shellpriv.Default(), error(nil) // nobody when root, no switch otherwise
+		if shellUser != "" {
+			u, err = shellpriv.Parse(shellUser)
+		}
+		if err == nil {
+			err = shellpriv.Use(u)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "mindroom-worker:", err)
+			return 2
+		}
+	}
 	cfg.Credential = os.Getenv("MINDROOM_WORKER_CREDENTIAL")
+	// Read once: nothing this process starts later inherits it. Its initial environment stays
+	// in /proc/<pid>/environ, which a non-dumpable process keeps from anyone without
+	// CAP_SYS_PTRACE, which shells never have.
+	os.Unsetenv("MINDROOM_WORKER_CREDENTIAL")
 	if credentialFile != "" {
 		data, err := os.ReadFile(credentialFile)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/containment"
+	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 const (
@@ -151,7 +152,7 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 	defer leaf.Remove() // after the group kill below: kills whatever left the group, then the leaf
 	leaf.Apply(cmd.SysProcAttr)
 	start := time.Now()
-	err = cmd.Start()
+	err = shellpriv.Start(cmd) // without privileges, as the shell user
 	leaf.Started()
 	if err != nil {
 		p.closeChild()

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 )
 
 // Short bounds for tests that stop real processes. Tests assert on outcomes, never on how fast
@@ -26,14 +28,14 @@ const (
 	exitBound = 10 * time.Second
 )
 
-// testSpec returns a Spec running script in a fresh directory with an environment that holds only
+// testSpec returns a Spec running script in a fresh directory (the shell user's) with an environment that holds only
 // PATH, so tools like sleep, seq and setsid are found.
 func testSpec(t *testing.T, script string) Spec {
 	t.Helper()
 	return Spec{
 		Script: script,
 		Env:    []string{"PATH=" + os.Getenv("PATH")},
-		Dir:    t.TempDir(),
+		Dir:    shellprivtest.Dir(t),
 	}
 }
 
@@ -160,7 +162,7 @@ func mapsEqual(a, b map[string]string) bool {
 func TestCommandRunsInSpecDir(t *testing.T) {
 	t.Parallel()
 	spec := testSpec(t, "pwd -P; cat marker")
-	if err := os.WriteFile(filepath.Join(spec.Dir, "marker"), []byte("here\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(spec.Dir, "marker"), []byte("here\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	wantDir, err := filepath.EvalSymlinks(spec.Dir)

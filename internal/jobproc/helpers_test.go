@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 )
 
 // testDeadline bounds every wait, so a job that never ends fails its test instead of hanging it.
@@ -21,7 +22,7 @@ type job struct {
 	reaped           *bool // Supervise has reaped it
 }
 
-// launch starts command as a job in a fresh directory with env, and stops and reaps what is
+// launch starts command as a job in a fresh directory (the shell user's) with env, and stops and reaps what is
 // left of it at cleanup.
 func launch(t *testing.T, command string, env ...string) job {
 	t.Helper()
@@ -29,7 +30,7 @@ func launch(t *testing.T, command string, env ...string) job {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	dir := t.TempDir()
+	dir := shellprivtest.Dir(t)
 	j := job{dir: dir, log: filepath.Join(dir, "job.log"), status: filepath.Join(dir, "job.status"), reaped: new(bool)}
 	j.Process, err = jobproc.Launch(jobproc.Spec{
 		Bash: bash, Command: command, Dir: dir, Env: env, LogPath: j.log, StatusPath: j.status,

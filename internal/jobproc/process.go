@@ -11,12 +11,14 @@ import (
 
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/containment"
+	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 // wrapper runs the command and records its exit status. Its trap is a handler, not an
 // ignore, so SIGTERM to the group still reaches the command (handlers reset on exec) while
 // the wrapper waits for the command to end and writes its status. $0 is "jobproc", $1 the
-// command, $2 the status file.
+// command; the status file is open on fd 3 (the job's user may not be able to open its path),
+// which the command itself does not get.
 //
 // The command runs in a login shell, whose profile may set PATH anew (Debian's /etc/profile
 // does); the PATH the job was given (with agent_cli_bin first) is restored before the
@@ -29,9 +31,9 @@ const wrapper = `trap : TERM INT HUP
 keep=
 [ -n "${PATH+set}" ] && keep="export PATH=${PATH@Q}"
 bash -lc "$keep
-$1"
+$1" 3>&-
 code=$?
-printf '%d\n' "$code" >"$2"
+printf '%d\n' "$code" >&3
 exit "$code"`
 
 // Spec is a job process to start.
@@ -70,17 +72,23 @@ func Launch(spec Spec) (*Process, error) {
 		return nil, err
 	}
 	defer logf.Close() // the process holds its own copy
+	statusf, err := os.OpenFile(spec.StatusPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer statusf.Close()
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would make os/exec inherit this process's environment
 	}
 	cmd := &exec.Cmd{
 		Path:        spec.Bash,
-		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, spec.StatusPath},
+		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command},
 		Env:         env,
 		Dir:         spec.Dir,
 		Stdout:      logf,
 		Stderr:      logf,
+		ExtraFiles:  []*os.File{statusf},
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	// The job's leaf is named after its status file, so a later process finds it again.
@@ -89,7 +97,7 @@ func Launch(spec Spec) (*Process, error) {
 		return nil, fmt.Errorf("jobproc: %w", err)
 	}
 	leaf.Apply(cmd.SysProcAttr)
-	err = cmd.Start()
+	err = shellpriv.Start(cmd) // without privileges, as the shell user
 	leaf.Started()
 	if err != nil {
 		_ = leaf.Remove()

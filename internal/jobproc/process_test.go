@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 )
 
 func TestLaunchedJobs(t *testing.T) {
@@ -245,9 +246,9 @@ func TestReadStatus(t *testing.T) {
 func ptr(s string) *string { return &s }
 
 func TestLaunchKeepsTheGivenPathAfterTheLoginProfile(t *testing.T) {
-	home := t.TempDir()
+	home := shellprivtest.Dir(t)
 	// A login profile that sets PATH anew, as Debian's /etc/profile does.
-	if err := os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("PATH=/usr/bin:/bin\nexport FROM_PROFILE=yes\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("PATH=/usr/bin:/bin\nexport FROM_PROFILE=yes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	given := "/opt/launcher:" + os.Getenv("PATH")

@@ -12,8 +12,9 @@ import (
 	"syscall"
 )
 
-// launcher keeps agent_cli_bin/mindroom-agent: a private directory (0700) holding only an
-// executable script that runs the real client. It is rewritten atomically (write, then rename)
+// launcher keeps agent_cli_bin/mindroom-agent: a directory (0755, owned by this process's user)
+// holding only an executable script (0755) that runs the real client. Shells running as the shell
+// user can run it but not change it or add to the directory. It is rewritten atomically (write, then rename)
 // whenever it is missing, stale or not executable, and anything else in the directory is removed.
 type launcher struct {
 	dir    string
@@ -71,7 +72,7 @@ func (l *launcher) ensure() error {
 		return nil
 	}
 	l.verified = stamps{}
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o700 {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o755 {
 		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) && l.dirIsPrivate() && l.holdsOnlyLauncher() {
 			l.verified, _ = current(l.dir, path)
 			return nil
@@ -84,13 +85,16 @@ func (l *launcher) ensure() error {
 			return fmt.Errorf("agent_cli_bin: %w", err)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(l.dir), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(l.dir), 0o711); err != nil {
 		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
-	if err := os.Mkdir(l.dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(l.dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
-	if err := os.Chmod(l.dir, 0o700); err != nil {
+	if err := os.Chmod(l.dir, 0o755); err != nil {
+		return fmt.Errorf("agent_cli_bin: %w", err)
+	}
+	if err := os.Lchown(l.dir, os.Geteuid(), os.Getegid()); err != nil { // in case another user made it
 		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
 	// Whatever stands at the launcher's own path is replaced, even a directory.
@@ -119,7 +123,7 @@ func (l *launcher) ensure() error {
 		tmp.Close()
 		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
-	if err := tmp.Chmod(0o700); err != nil {
+	if err := tmp.Chmod(0o755); err != nil {
 		tmp.Close()
 		return fmt.Errorf("agent_cli_bin: %w", err)
 	}
@@ -138,7 +142,11 @@ func (l *launcher) holdsOnlyLauncher() bool {
 	return err == nil && len(entries) == 1 && entries[0].Name() == Name
 }
 
+// dirIsPrivate: only this process's user may change the directory.
 func (l *launcher) dirIsPrivate() bool {
-	fi, err := os.Lstat(l.dir)
-	return err == nil && fi.IsDir() && fi.Mode().Perm() == 0o700
+	var st syscall.Stat_t
+	if syscall.Lstat(l.dir, &st) != nil {
+		return false
+	}
+	return st.Mode&syscall.S_IFMT == syscall.S_IFDIR && st.Mode&0o7777 == 0o755 && int(st.Uid) == os.Geteuid()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 // Config says how local shells run.
@@ -89,6 +90,9 @@ func New(cfg Config) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := prepareStateDir(cfg.StateDir); err != nil {
+		return nil, err
+	}
 	l := &launcher{dir: filepath.Join(cfg.StateDir, "agent_cli_bin"), target: cfg.AgentBinary, args: cfg.AgentArgs}
 	if err := l.ensure(); err != nil {
 		return nil, err
@@ -102,10 +106,13 @@ func (r *Runner) AgentCLIURL() string { return r.cfg.AgentCLIURL }
 // BinDir is the agent_cli_bin/ directory.
 func (r *Runner) BinDir() string { return r.launcher.dir }
 
-// Workspace returns (creating it) the agent's working directory.
+// Workspace returns (creating it) the agent's working directory, owned by the shell user.
 func (r *Runner) Workspace(agent string) (string, error) {
 	dir := filepath.Join(r.cfg.StateDir, "workspaces", agent)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("workspace for %s: %w", agent, err)
+	}
+	if err := ownWorkspace(dir, shellpriv.Current()); err != nil {
 		return "", fmt.Errorf("workspace for %s: %w", agent, err)
 	}
 	return dir, nil

@@ -25,6 +25,8 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/shellpriv"
+	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 	"github.com/turncli/turncli/primary"
 )
 
@@ -57,6 +59,7 @@ func WithConfig(f func(*primary.Config)) Option { return Option(f) }
 func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	stateDir := t.TempDir()
+	shellprivtest.Reachable(t, stateDir) // shells run as the shell user and enter their workspace
 	cfg := primary.Config{
 		WorkerCredentials: map[string]string{"key-a": WorkerCredential("key-a"), "key-b": WorkerCredential("key-b")},
 		StateDir:          stateDir,
@@ -150,6 +153,10 @@ func AgentBinary(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
+		// The launcher runs it as the shell user.
+		if buildErr = os.Chmod(buildDir, 0o755); buildErr != nil {
+			return
+		}
 		out := filepath.Join(buildDir, "mindroom-agent")
 		cmd := exec.Command("go", "build", "-o", out, "github.com/turncli/turncli/cmd/mindroom-agent")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -171,7 +178,7 @@ func Main(m *testing.M) {
 		os.RemoveAll(buildDir)
 	}
 	if code == 0 {
-		if err := goleak.Find(); err != nil {
+		if err := goleak.Find(goleak.IgnoreAnyFunction(shellpriv.SpawnerFunction)); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
 			code = 1
 		}

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 	"github.com/turncli/turncli/worker"
 )
 
@@ -38,12 +39,14 @@ func (w *Worker) Stop() error {
 // sandbox proxy on a loopback port; it stops at cleanup. edit may change its configuration.
 func (e *Env) StartWorker(t testing.TB, key, id string, edit ...func(*worker.Config)) *Worker {
 	t.Helper()
+	stateDir := t.TempDir()
+	shellprivtest.Reachable(t, stateDir) // shells run as the shell user and enter their workspace
 	cfg := worker.Config{
 		PrimaryAddr: "passthrough:///primary",
 		Credential:  WorkerCredential(key),
 		Key:         key,
 		ID:          id,
-		StateDir:    t.TempDir(),
+		StateDir:    stateDir,
 		AgentBinary: e.AgentBinary,
 		EnvAllow:    []string{"HOME", "LANG"},
 		ShellGrace:  500 * time.Millisecond,

@@ -18,6 +18,7 @@ import (
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 )
@@ -76,7 +77,7 @@ func TestConfirmedCallSurvivesSIGKILLOfThePrimary(t *testing.T) {
 		t.Skip("builds and runs the real binaries")
 	}
 	bin := mpBuild(t)
-	state, work := t.TempDir(), t.TempDir()
+	state, work := shellTempDir(t), shellprivtest.BinaryDir(t)
 	grpcAddr := freeLoopbackAddr(t)
 	first, _ := startRestartPrimary(t, "mindroom-primary (first)", bin, state, grpcAddr, "--enable-test-toolkit")
 

@@ -168,7 +168,7 @@ func (p *mpProc) stop(t *testing.T, sig syscall.Signal) int {
 // mpBuild builds the three binaries once into a temporary directory.
 func mpBuild(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := shellTempDir(t)
 	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator),
 		"./cmd/mindroom-primary", "./cmd/mindroom-worker", "./cmd/mindroom-agent")
 	cmd.Dir = filepath.Join("..", "..")
@@ -181,7 +181,7 @@ func mpBuild(t *testing.T) string {
 
 // mpBaseEnv is the whole environment given to a started binary: nothing of the test's own.
 func mpBaseEnv(t *testing.T, extra ...string) []string {
-	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8"}, extra...)
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + shellTempDir(t), "LANG=C.UTF-8"}, extra...)
 }
 
 // mpBash is a finished RunBash.
@@ -242,7 +242,7 @@ func TestMultiProcess(t *testing.T) {
 		t.Skip("builds and runs the real binaries")
 	}
 	bin := mpBuild(t)
-	state := t.TempDir()
+	state := shellTempDir(t)
 	prim := mpStart(t, "mindroom-primary", filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t),
 		"--state-dir", state, "--grpc-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
 		"--agent-cli-listen", "127.0.0.1:0", "--enable-test-toolkit", "--worker-keys", "key-a,key-b", "--log-level", "info")
@@ -278,7 +278,7 @@ func TestMultiProcess(t *testing.T) {
 	startWorker := func(key, id string) mpWorker {
 		p := mpStart(t, "mindroom-worker "+id, filepath.Join(bin, "mindroom-worker"),
 			mpBaseEnv(t, "MINDROOM_WORKER_CREDENTIAL="+credentials[key]),
-			"--primary", ep.GRPC, "--key", key, "--id", id, "--state-dir", t.TempDir(), "--log-level", "info")
+			"--primary", ep.GRPC, "--key", key, "--id", id, "--state-dir", shellTempDir(t), "--log-level", "info")
 		started := p.waitLog(t, "worker starting", 1)
 		p.waitLog(t, "connected to primary", 1)
 		proxy, _ := started["proxy"].(string)

@@ -137,7 +137,7 @@ func (s *interactiveShell) wait(t *testing.T) int {
 // the window close on its own with the call completed.
 func TestInteractiveShellSaysWhatItsWindowWaitsForAndCancelsOnRequest(t *testing.T) {
 	bin := mpBuild(t)
-	state := filepath.Join(t.TempDir(), "state")
+	state := filepath.Join(shellTempDir(t), "state")
 	rig, _ := startRestartPrimary(t, "primary", bin, state, freeLoopbackAddr(t), "--enable-test-toolkit")
 
 	const waits = "its window waits for 1 call to finish: test.gate "
@@ -213,7 +213,7 @@ func TestInteractiveShellSaysWhatItsWindowWaitsForAndCancelsOnRequest(t *testing
 // offered in it, and not in the default standard shell.
 func TestInteractiveShellOpensTheResponseItsFlagsDescribe(t *testing.T) {
 	bin := mpBuild(t)
-	state := filepath.Join(t.TempDir(), "state")
+	state := filepath.Join(shellTempDir(t), "state")
 	startRestartPrimary(t, "primary", bin, state, freeLoopbackAddr(t), "--enable-test-toolkit")
 	const script = "mindroom-agent tools call test.identity\n" +
 		"mindroom-agent tools list --limit 1000 | grep -o '\"function\":\"ask_questions\"' || echo 'no ask_questions'\nexit\n"

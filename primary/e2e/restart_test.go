@@ -21,6 +21,7 @@ import (
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
@@ -184,7 +185,7 @@ func TestJobsAndApprovalsSurviveSIGKILLOfThePrimary(t *testing.T) {
 		t.Skip("builds and runs the real binaries")
 	}
 	bin := mpBuild(t)
-	state, work := t.TempDir(), t.TempDir()
+	state, work := shellTempDir(t), shellprivtest.BinaryDir(t)
 	grpcAddr := freeLoopbackAddr(t)
 	first, _ := startRestartPrimary(t, "mindroom-primary (first)", bin, state, grpcAddr, "--worker-keys", "key-a")
 	credential, err := os.ReadFile(filepath.Join(state, "credentials", "workers", "key-a.token"))
@@ -193,7 +194,7 @@ func TestJobsAndApprovalsSurviveSIGKILLOfThePrimary(t *testing.T) {
 	}
 	w := mpStart(t, "mindroom-worker", filepath.Join(bin, "mindroom-worker"),
 		mpBaseEnv(t, "MINDROOM_WORKER_CREDENTIAL="+strings.TrimSpace(string(credential))),
-		"--primary", grpcAddr, "--key", "key-a", "--id", "w1", "--state-dir", t.TempDir(), "--log-level", "info")
+		"--primary", grpcAddr, "--key", "key-a", "--id", "w1", "--state-dir", shellTempDir(t), "--log-level", "info")
 	w.waitLog(t, "connected to primary", 1)
 
 	first.setMode(t, "$local", operatorv1.Mode_MODE_ADMIN)

@@ -81,7 +81,7 @@ func TestLocalShells(t *testing.T) {
 		if len(entries) != 1 || entries[0].Name() != "mindroom-agent" {
 			t.Errorf("agent_cli_bin holds %v", entries)
 		}
-		for path, want := range map[string]os.FileMode{dir: 0o700, launcher: 0o700} {
+		for path, want := range map[string]os.FileMode{dir: 0o755, launcher: 0o755} {
 			fi, err := os.Stat(path)
 			if err != nil || fi.Mode().Perm() != want {
 				t.Errorf("%s mode = %v, want %v", path, fi.Mode().Perm(), want)
@@ -255,7 +255,7 @@ func TestLauncherIsRestoredWhateverAShellPutsInItsPlace(t *testing.T) {
 			if run.Result.GetExitCode() != 0 {
 				t.Fatalf("the next command could not use mindroom-agent: exit %d error %q stderr %q", run.Result.GetExitCode(), run.Result.GetError(), run.Stderr)
 			}
-			if fi, err := os.Lstat(bin); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+			if fi, err := os.Lstat(bin); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o755 {
 				t.Errorf("agent_cli_bin is not a private directory: %v %v", fi, err)
 			}
 			if entries, _ := os.ReadDir(victim); len(entries) != 1 {

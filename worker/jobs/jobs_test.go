@@ -8,13 +8,17 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/turncli/turncli/internal/shellpriv"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/jobproc"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction(shellpriv.SpawnerFunction))
+}
 
 func TestJobEnv(t *testing.T) {
 	got := jobEnv("http://127.0.0.1:5",

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -60,6 +61,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
+	if err := makePrivate(abs); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
 	migrations, err := loadMigrations(migrationFiles)
 	if err != nil {
 		return nil, err
@@ -102,6 +106,29 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// makePrivate creates the database file 0600 when it is missing and makes an existing one and
+// its -wal and -shm files 0600: it holds credentials' hashes and every conversation's state.
+// SQLite creates -wal and -shm with the database file's mode.
+func makePrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Chmod(path+suffix, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // dsn is a file: URI, so that any character of the path survives.
