@@ -34,7 +34,7 @@ func TestNothingOutlivesAKilledPrimaryOrWorker(t *testing.T) {
 		t.Skipf("no cgroup containment here (%v): a setsid'd process can outlive its parent", err)
 	}
 	bin := mpBuild(t)
-	state := t.TempDir()
+	state := shellTempDir(t)
 	prim := mpStart(t, "mindroom-primary", filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t),
 		"--state-dir", state, "--grpc-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
 		"--agent-cli-listen", "127.0.0.1:0", "--worker-keys", "w", "--log-level", "info")
@@ -53,7 +53,7 @@ func TestNothingOutlivesAKilledPrimaryOrWorker(t *testing.T) {
 	}
 	worker := mpStart(t, "mindroom-worker", filepath.Join(bin, "mindroom-worker"),
 		mpBaseEnv(t, "MINDROOM_WORKER_CREDENTIAL="+token(ep.WorkerTokenFiles["w"])),
-		"--primary", ep.GRPC, "--key", "w", "--id", "w1", "--state-dir", t.TempDir(), "--log-level", "info")
+		"--primary", ep.GRPC, "--key", "w", "--id", "w1", "--state-dir", shellTempDir(t), "--log-level", "info")
 	worker.waitLog(t, "connected to primary", 1)
 
 	conn, err := grpc.NewClient(ep.GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
