@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +19,7 @@ func TestCancelOfAWorkerJobWhileItsWorkerIsAwayIsSentWhenItReturns(t *testing.T)
 	env := testenv.Start(t)
 	ctx := context.Background()
 	w := env.StartWorker(t, "key-a", "w1")
-	id, err := env.Primary.Jobs.Start(ctx, jobs.JobSpec{Kind: "command", Command: "sleep 60", Channel: "!room", Thread: "$t",
+	id, err := env.Primary.Jobs.Start(ctx, jobs.JobSpec{Kind: "command", Command: "echo started; sleep 60", Channel: "!room", Thread: "$t",
 		Agent: "tester", WorkerKey: "key-a"})
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +36,11 @@ func TestCancelOfAWorkerJobWhileItsWorkerIsAwayIsSentWhenItReturns(t *testing.T)
 			}
 		}
 	}
-	poll("ran on the worker", func(j jobs.Job) bool { return j.WorkerID == "w1" })
+	// Its output shows the worker has launched and recorded it, not only been asked to.
+	poll("ran on the worker", func(j jobs.Job) bool {
+		out, _ := os.ReadFile(j.LogPath)
+		return j.WorkerID == "w1" && strings.Contains(string(out), "started")
+	})
 	if err := w.Stop(); err != nil {
 		t.Fatal(err)
 	}
