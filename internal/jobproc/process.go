@@ -15,7 +15,9 @@ import (
 // wrapper runs the command and records its exit status. Its trap is a handler, not an
 // ignore, so SIGTERM to the group still reaches the command (handlers reset on exec) while
 // the wrapper waits for the command to end and writes its status. $0 is "jobproc", $1 the
-// command, $2 the status file.
+// command, $2 the status file, $3 the identity file or empty (see identity.go): created
+// exclusively (noclobber) before the command runs, so when it exists already the launch was
+// given up and the command never runs.
 //
 // The command runs in a login shell, whose profile may set PATH anew (Debian's /etc/profile
 // does); the PATH the job was given (with agent_cli_bin first) is restored before the
@@ -25,6 +27,12 @@ import (
 // first milliseconds of the job) is taken by the handler and missed by the command; the
 // SIGKILL after the grace still stops the job, which then ends with 137.
 const wrapper = `trap : TERM INT HUP
+if [ -n "$3" ]; then
+	read -r stat </proc/$$/stat
+	stat=(${stat##*)})
+	{ set -C; printf '%s %s\n' "$$" "${stat[19]}" >"$3"; } 2>/dev/null || exit 0
+	set +C
+fi
 keep=
 [ -n "${PATH+set}" ] && keep="export PATH=${PATH@Q}"
 bash -lc "$keep
@@ -45,6 +53,9 @@ type Spec struct {
 	Env []string
 	// LogPath receives stdout and stderr, appended. StatusPath receives the exit status.
 	LogPath, StatusPath string
+	// IdentityPath, when set, receives the process's pid and start time before the command
+	// runs, so a launcher that dies before recording them leaves them found (see Settle).
+	IdentityPath string
 }
 
 // Process is a job's process: one this process started (and may reap), or one found again
@@ -74,7 +85,7 @@ func Launch(spec Spec) (*Process, error) {
 	}
 	cmd := &exec.Cmd{
 		Path:        spec.Bash,
-		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, spec.StatusPath},
+		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, spec.StatusPath, spec.IdentityPath},
 		Env:         env,
 		Dir:         spec.Dir,
 		Stdout:      logf,
