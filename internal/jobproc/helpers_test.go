@@ -18,22 +18,28 @@ const testDeadline = 20 * time.Second
 // job is a launched job and its files.
 type job struct {
 	*jobproc.Process
-	dir, log, status string
-	reaped           *bool // Supervise has reaped it
+	dir, log, status, identity string
+	reaped                     *bool // Supervise has reaped it
 }
 
-// launch starts command as a job in a fresh directory (the shell user's) with env, and stops and reaps what is
-// left of it at cleanup.
+// launch starts command as a job in a fresh directory (the shell user's) with env, its
+// identity file job.proc, and stops and reaps what is left of it at cleanup.
 func launch(t *testing.T, command string, env ...string) job {
+	t.Helper()
+	dir := shellprivtest.Dir(t)
+	return launchIn(t, dir, filepath.Join(dir, "job.proc"), command, env...)
+}
+
+// launchIn is launch in dir with the identity file (none when empty).
+func launchIn(t *testing.T, dir, identity, command string, env ...string) job {
 	t.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
 	}
-	dir := shellprivtest.Dir(t)
-	j := job{dir: dir, log: filepath.Join(dir, "job.log"), status: filepath.Join(dir, "job.status"), reaped: new(bool)}
+	j := job{dir: dir, log: filepath.Join(dir, "job.log"), status: filepath.Join(dir, "job.status"), identity: identity, reaped: new(bool)}
 	j.Process, err = jobproc.Launch(jobproc.Spec{
-		Bash: bash, Command: command, Dir: dir, Env: env, LogPath: j.log, StatusPath: j.status,
+		Bash: bash, Command: command, Dir: dir, Env: env, LogPath: j.log, StatusPath: j.status, IdentityPath: identity,
 	})
 	if err != nil {
 		t.Fatalf("Launch: %v", err)

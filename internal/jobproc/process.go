@@ -17,8 +17,12 @@ import (
 // wrapper runs the command and records its exit status. Its trap is a handler, not an
 // ignore, so SIGTERM to the group still reaches the command (handlers reset on exec) while
 // the wrapper waits for the command to end and writes its status. $0 is "jobproc", $1 the
-// command; the status file is open on fd 3 (the job's user may not be able to open its path),
-// which the command itself does not get.
+// command, $2 "identity" when the launch has an identity file (see identity.go). The job's user
+// may not be able to open the files' paths, so they are open on descriptors the command itself
+// does not get: the status file on fd 3, the identity file on fd 4 (appending) and fd 5
+// (reading from its start). The wrapper appends its identity and runs the command only when the
+// file's first line is that identity: a first line already there is the tombstone of a launch
+// given up, and the command never runs.
 //
 // The command runs in a login shell, whose profile may set PATH anew (Debian's /etc/profile
 // does); the PATH the job was given (with agent_cli_bin first) is restored before the
@@ -28,6 +32,15 @@ import (
 // first milliseconds of the job) is taken by the handler and missed by the command; the
 // SIGKILL after the grace still stops the job, which then ends with 137.
 const wrapper = `trap : TERM INT HUP
+if [ -n "$2" ]; then
+	read -r stat </proc/$$/stat
+	stat=(${stat##*)})
+	me="$$ ${stat[19]}"
+	printf '%s\n' "$me" >&4
+	read -r first <&5
+	[ "$first" = "$me" ] || exit 0
+	exec 4>&- 5>&-
+fi
 keep=
 [ -n "${PATH+set}" ] && keep="export PATH=${PATH@Q}"
 bash -lc "$keep
@@ -48,6 +61,9 @@ type Spec struct {
 	Env []string
 	// LogPath receives stdout and stderr, appended. StatusPath receives the exit status.
 	LogPath, StatusPath string
+	// IdentityPath, when set, receives the process's pid and start time before the command
+	// runs, so a launcher that dies before recording them leaves them found (see Settle).
+	IdentityPath string
 }
 
 // Process is a job's process: one this process started (and may reap), or one found again
@@ -77,18 +93,28 @@ func Launch(spec Spec) (*Process, error) {
 		return nil, err
 	}
 	defer statusf.Close()
+	files, identity := []*os.File{statusf}, ""
+	if spec.IdentityPath != "" {
+		idw, idr, err := openIdentity(spec.IdentityPath)
+		if err != nil {
+			return nil, err
+		}
+		defer idw.Close()
+		defer idr.Close()
+		files, identity = append(files, idw, idr), "identity"
+	}
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would make os/exec inherit this process's environment
 	}
 	cmd := &exec.Cmd{
 		Path:        spec.Bash,
-		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command},
+		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, identity},
 		Env:         env,
 		Dir:         spec.Dir,
 		Stdout:      logf,
 		Stderr:      logf,
-		ExtraFiles:  []*os.File{statusf},
+		ExtraFiles:  files,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	// The job's leaf is named after its status file, so a later process finds it again.

@@ -6,7 +6,8 @@
 // log file (written by the process for local jobs, mirrored from the worker for worker jobs)
 // and its rolling tail, the plain-language outcome, and the one transaction that saves the
 // result together with the job's continuation (idempotency key "job:<id>"). Jobs outlive the
-// primary: at boot Recover re-finds each local job by pid and process start time, and worker
+// primary: at boot Recover re-finds each local job by pid and process start time (read from the
+// identity file its process writes, when the primary died before recording them), and worker
 // jobs are re-attached when their worker reports them. Nothing is ever re-run, and a pid now
 // naming another process is never signalled.
 //

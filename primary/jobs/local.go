@@ -10,12 +10,15 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// startLocal launches a recorded job on the primary's host and supervises it.
+// startLocal launches a recorded job on the primary's host and supervises it. The record is
+// committed before the process exists, and the process names itself in its identity file
+// before its command runs: a primary killed at any instant of this leaves a job the next one
+// finds (see Recover).
 func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 	rec := t.rec
 	p, err := jobproc.Launch(jobproc.Spec{
 		Bash: m.cfg.BashPath, Command: rec.Command, Dir: rec.Workspace, Env: env,
-		LogPath: rec.LogPath, StatusPath: m.statusPath(rec.ID),
+		LogPath: rec.LogPath, StatusPath: m.statusPath(rec.ID), IdentityPath: m.identityPath(rec.ID),
 	})
 	if err != nil {
 		m.log.Warn("job could not start", "job", rec.ID, "err", err)
@@ -25,7 +28,7 @@ func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 	rec.Pid, rec.ProcStart = p.Pid, p.Start
 	t.rec = rec
 	if err := m.cfg.Store.SetJobProcess(ctx, rec.ID, rec.Pid, rec.ProcStart); err != nil {
-		// Supervised anyway; only a restart before it ends loses it (finished as unknown).
+		// Supervised anyway; after a restart its identity file names it.
 		m.log.Error("job process not recorded", "job", rec.ID, "pid", rec.Pid, "err", err)
 	}
 	m.log.Info("job started", "job", rec.ID, "pid", rec.Pid)

@@ -36,6 +36,9 @@ const (
 	// DefaultAgentReportGrace is how long after the primary starts a worker may take to report
 	// a background agent started by an earlier primary (see Config.AgentReportGrace).
 	DefaultAgentReportGrace = 5 * time.Minute
+	// DefaultStartWait is how long Recover waits for a job recorded without its process to
+	// name it (see Config.StartWait).
+	DefaultStartWait = 5 * time.Second
 )
 
 // MaxReportBytes bounds an agent's report as delivered; a longer one is cut, saying so.
@@ -74,6 +77,10 @@ type Config struct {
 	Grace time.Duration
 	// Poll is how often a local job's /proc entry is checked for its exit.
 	Poll time.Duration
+	// StartWait: a local job an earlier primary recorded but did not see start is given this
+	// long at boot for its process to write its identity file; one still unnamed then is
+	// given up, and its command never runs.
+	StartWait time.Duration
 	// MaxRunning and MaxPerThread are the caps.
 	MaxRunning, MaxPerThread int
 	// MaxLogBytes bounds a job's log: a job whose output passes it is stopped (zero:
@@ -114,6 +121,7 @@ func (c *Config) Validate() error {
 	setDefault(&c.AgentCeiling, DefaultAgentCeiling)
 	setDefault(&c.Grace, DefaultGrace)
 	setDefault(&c.Poll, DefaultPoll)
+	setDefault(&c.StartWait, DefaultStartWait)
 	setDefault(&c.LostWorkerAfter, DefaultLostWorkerAfter)
 	setDefault(&c.AgentReportGrace, DefaultAgentReportGrace)
 	if c.MaxLogBytes <= 0 {
@@ -275,6 +283,12 @@ func (m *Manager) LogDir() string { return filepath.Join(m.cfg.StateDir, "jobs")
 // StatusPath is where a local job's exit status is written.
 func (m *Manager) statusPath(id int64) string {
 	return filepath.Join(m.LogDir(), strconv.FormatInt(id, 10)+".status")
+}
+
+// identityPath is where a local job's process writes its pid and start time before its
+// command runs (see jobproc.Settle).
+func (m *Manager) identityPath(id int64) string {
+	return filepath.Join(m.LogDir(), strconv.FormatInt(id, 10)+".proc")
 }
 
 // Start records the job (refusing it when a cap is reached), starts it and returns its id.

@@ -18,6 +18,9 @@ const (
 	OutcomeInterrupted   = "interrupted by a restart of the primary; not replayed"
 	OutcomeOutputLimit   = "stopped because its output passed the log size limit"
 	outcomeCouldNotStart = "could not start"
+	// OutcomeNeverStarted: the primary died while launching the job, before its process
+	// started; it was given up at the next boot, so its command never runs.
+	OutcomeNeverStarted = outcomeCouldNotStart + ": the primary restarted while starting it; it never ran and is not retried"
 )
 
 // classify names how a job that ran ended. A status of 128+N is a process stopped by signal N

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"syscall"
+	"time"
 
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/primary/store"
@@ -10,6 +11,9 @@ import (
 
 // Recover is called once at boot, before Start. For every job recorded running that this
 // manager does not hold:
+//   - a local job recorded without its process (the previous primary died while launching it)
+//     is named by its identity file, waiting up to StartWait for its process to write it; one
+//     still unnamed then is given up (its command never runs) and finishes as never started;
 //   - a local command job whose process (same pid and start time) is alive is re-attached;
 //     one found dead finishes as "outcome unknown after restart" (with its recorded exit
 //     status, when its status file has one);
@@ -24,13 +28,21 @@ func (m *Manager) Recover(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// One wait for all: every process launched before the restart has had this long since.
+	nameBy := time.Now().Add(m.cfg.StartWait)
 	for _, rec := range recs {
 		if m.tracked(rec.ID) != nil {
 			continue
 		}
-		switch {
-		case rec.WorkerKey != "":
+		if rec.WorkerKey != "" {
 			m.log.Info("worker job awaits its worker", "job", rec.ID, "worker", rec.WorkerID)
+			continue
+		}
+		rec, started := m.identify(ctx, rec, nameBy)
+		switch {
+		case !started:
+			m.log.Info("job given up: the restart came before its process started", "job", rec.ID)
+			m.finish(ctx, rec, store.JobResult{Outcome: OutcomeNeverStarted}, nil)
 		case rec.Kind == "agent":
 			if p := jobproc.Find(rec.Pid, rec.ProcStart, m.statusPath(rec.ID)); p != nil {
 				_ = p.Signal(syscall.SIGKILL)
@@ -52,4 +64,30 @@ func (m *Manager) Recover(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// identify fills in the process of a local job recorded without one from its identity file
+// (see jobproc.Settle), and records it. started is false when the launch was given up: its
+// command never runs. A process that cannot be named is left unknown (found dead).
+func (m *Manager) identify(ctx context.Context, rec store.Job, nameBy time.Time) (_ store.Job, started bool) {
+	if rec.Pid != 0 {
+		return rec, true
+	}
+	id, st, err := jobproc.Settle(m.identityPath(rec.ID), nameBy, m.cfg.Poll)
+	switch {
+	case err != nil:
+		m.log.Error("job's launch could not be settled", "job", rec.ID, "err", err)
+		return rec, true
+	case st == jobproc.IdentityAbandoned:
+		return rec, false
+	case st != jobproc.IdentityWritten:
+		m.log.Warn("job's identity file is incomplete; its process cannot be found", "job", rec.ID)
+		return rec, true
+	}
+	rec.Pid, rec.ProcStart = id.Pid, id.Start
+	if err := m.cfg.Store.SetJobProcess(ctx, rec.ID, rec.Pid, rec.ProcStart); err != nil {
+		m.log.Error("job process not recorded", "job", rec.ID, "pid", rec.Pid, "err", err)
+	}
+	m.log.Info("job's process named by its identity file", "job", rec.ID, "pid", rec.Pid)
+	return rec, true
 }

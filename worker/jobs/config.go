@@ -12,6 +12,9 @@ import (
 const (
 	DefaultGrace = 2 * time.Second
 	DefaultPoll  = 100 * time.Millisecond
+	// DefaultStartWait is how long Open waits for a job recorded as starting to name its
+	// process (see Config.StartWait).
+	DefaultStartWait = 5 * time.Second
 )
 
 // Shells builds what a job's process sees; *shellhost.Runner is one.
@@ -35,6 +38,10 @@ type Config struct {
 	BashPath string
 	// Poll is how often a job is checked for its exit and its log for new output.
 	Poll time.Duration
+	// StartWait: a job an earlier worker recorded as starting is given this long at Open for
+	// its process to write its identity file; one still unnamed then is given up, and its
+	// command never runs.
+	StartWait time.Duration
 	// Now is the clock ceilings are measured by; time.Now when nil.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -53,6 +60,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Poll <= 0 {
 		c.Poll = DefaultPoll
+	}
+	if c.StartWait <= 0 {
+		c.StartWait = DefaultStartWait
 	}
 	if c.Now == nil {
 		c.Now = time.Now

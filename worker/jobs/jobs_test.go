@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -72,8 +73,17 @@ func TestOpenTakesOverTheRecordsItFinds(t *testing.T) {
 	}
 	write("1.json", `{"id":1,"state":"finished","exit":{"code":2,"code_known":true,"timed_out":true}}`)
 	write("1.log", "kept")
-	write("2.json", `{"id":2,"state":"starting"}`)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// Recorded as starting, its process named itself, wrote its status and is gone.
+	write("2.json", `{"id":2,"state":"starting","started_at":"2026-01-02T03:04:05Z","deadline":"2026-01-02T04:04:05Z"}`)
+	write("2.proc", strconv.Itoa(gone.Process.Pid)+" 1\n")
 	write("2.status", "7\n")
+	// Recorded as starting, no process ever named itself: given up.
+	write("8.json", `{"id":8,"state":"starting","started_at":"2026-01-02T03:04:05Z","deadline":"2026-01-02T04:04:05Z"}`)
+	write("9.proc", "1 1\n")
 	// A recorded pid now used by another process (this one, with another start time).
 	write("3.json", `{"id":3,"state":"running","pid":`+strconv.Itoa(os.Getpid())+`,"proc_start":`+strconv.FormatUint(self+1, 10)+`}`)
 	write("4.json", `{not json`)
@@ -82,7 +92,7 @@ func TestOpenTakesOverTheRecordsItFinds(t *testing.T) {
 	write("7.123.tmp", "half")
 	write("notes.txt", "not ours")
 
-	m, err := Open(Config{Dir: dir, Shells: noShells{}})
+	m, err := Open(Config{Dir: dir, Shells: noShells{}, StartWait: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +105,7 @@ func TestOpenTakesOverTheRecordsItFinds(t *testing.T) {
 		{JobId: 2, Exit: &workerv1.JobExit{Code: 7, CodeKnown: true}}, // its status file tells
 		{JobId: 3, Exit: &workerv1.JobExit{}},                         // a recycled pid is not the job
 		{JobId: 4, Exit: &workerv1.JobExit{}},                         // unreadable, still reported
+		{JobId: 8, Exit: &workerv1.JobExit{StartError: startGivenUp}}, // never started, never runs
 	}
 	if len(states) != len(want) {
 		t.Fatalf("states = %v, want %v", states, want)
@@ -102,20 +113,21 @@ func TestOpenTakesOverTheRecordsItFinds(t *testing.T) {
 	for i := range want {
 		g, w := states[i], want[i]
 		if g.GetJobId() != w.GetJobId() || g.GetRunning() || g.GetExit().GetCode() != w.GetExit().GetCode() ||
-			g.GetExit().GetCodeKnown() != w.GetExit().GetCodeKnown() || g.GetExit().GetTimedOut() != w.GetExit().GetTimedOut() {
+			g.GetExit().GetCodeKnown() != w.GetExit().GetCodeKnown() || g.GetExit().GetTimedOut() != w.GetExit().GetTimedOut() ||
+			g.GetExit().GetStartError() != w.GetExit().GetStartError() {
 			t.Errorf("state %d = %v, want %v", i, g, w)
 		}
 	}
 	for name, kept := range map[string]bool{
-		"1.log": true, "notes.txt": true, "2.status": true,
-		"5.log": false, "6.status": false, "7.123.tmp": false,
+		"1.log": true, "notes.txt": true, "2.status": true, "2.proc": true,
+		"5.log": false, "6.status": false, "7.123.tmp": false, "9.proc": false,
 	} {
 		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != kept {
 			t.Errorf("%s: kept %v, want %v", name, err == nil, kept)
 		}
 	}
 	// The jobs found finished are recorded so, atomically and private.
-	for _, id := range []int64{2, 3, 4} {
+	for _, id := range []int64{2, 3, 4, 8} {
 		rec, err := m.readRecord(id)
 		if err != nil || rec.State != stateFinished {
 			t.Errorf("record %d = %+v, %v; want finished", id, rec, err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/jobproc"
@@ -39,7 +40,10 @@ type job struct {
 
 // Open loads the records in cfg.Dir and takes the jobs over: a recorded process still alive
 // (same pid and start time) is supervised again, with its original ceiling; one that is gone
-// finishes with the status it wrote, or an unknown code. Close stops supervising.
+// finishes with the status it wrote, or an unknown code. A job recorded as starting (the
+// worker died while launching it) is named by its identity file first, waiting up to
+// StartWait for a process still starting; one still unnamed then is given up, its command
+// never runs, and it finishes as one that could not start. Close stops supervising.
 func Open(cfg Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -52,9 +56,17 @@ func Open(cfg Config) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
+	// One wait for all: every process launched before the restart has had this long since.
+	nameBy := time.Now().Add(cfg.StartWait)
 	for _, rec := range recs {
 		j := &job{rec: rec, cancel: make(chan struct{})}
 		m.jobs[rec.ID] = j
+		if rec.State == stateStarting {
+			if !m.identify(j, nameBy) {
+				continue
+			}
+			rec = j.rec
+		}
 		switch rec.State {
 		case stateStarting:
 			m.log.Warn("job's process was not recorded; only its status file can tell how it ended", "job", rec.ID)
@@ -74,6 +86,39 @@ func Open(cfg Config) (*Manager, error) {
 	}
 	return m, nil
 }
+
+// identify settles a job recorded as starting by its identity file (see jobproc.Settle): a
+// named process makes it running (recorded so), a launch given up finishes it as one that
+// could not start. It reports whether the job is still to be taken over; one that stays
+// starting has a process nobody can name.
+func (m *Manager) identify(j *job, nameBy time.Time) bool {
+	if j.rec.unreadable {
+		return true
+	}
+	id, st, err := jobproc.Settle(m.identityPath(j.rec.ID), nameBy, m.cfg.Poll)
+	switch {
+	case err != nil:
+		m.log.Error("job's launch could not be settled", "job", j.rec.ID, "err", err)
+		return true
+	case st == jobproc.IdentityAbandoned:
+		m.log.Info("job given up: the restart came before its process started", "job", j.rec.ID)
+		m.finish(j, Exit{StartError: startGivenUp})
+		return false
+	case st != jobproc.IdentityWritten:
+		m.log.Warn("job's identity file is incomplete; its process cannot be found", "job", j.rec.ID)
+		return true
+	}
+	j.rec.State, j.rec.Pid, j.rec.ProcStart = stateRunning, id.Pid, id.Start
+	if err := m.save(j.rec); err != nil {
+		// Supervised anyway; the next Open names it again from the same file.
+		m.log.Error("job process not recorded", "job", j.rec.ID, "pid", id.Pid, "err", err)
+	}
+	m.log.Info("job's process named by its identity file", "job", j.rec.ID, "pid", id.Pid)
+	return true
+}
+
+// startGivenUp is the start error of a job whose launch a restart interrupted.
+const startGivenUp = "the worker restarted while starting it; it never ran and is not retried"
 
 // Close stops supervising: running jobs keep running, and the next Open takes them over. Close
 // the Session first.
@@ -159,7 +204,7 @@ func (m *Manager) start(s *Session, req *workerv1.StartJob) {
 		m.startFailed(j, err)
 		return
 	}
-	for _, p := range []string{m.logPath(id), m.statusPath(id)} { // a job's log starts at offset 0
+	for _, p := range []string{m.logPath(id), m.statusPath(id), m.identityPath(id)} { // a job's log starts at offset 0
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			m.startFailed(j, err)
 			return
@@ -223,7 +268,7 @@ func (m *Manager) launch(req *workerv1.StartJob) (*jobproc.Process, error) {
 	env := m.cfg.Shells.Environment(jobEnv(m.cfg.AgentCLIURL, req.GetAgentCliEnv(), req.GetExtraEnv()), dir)
 	return jobproc.Launch(jobproc.Spec{
 		Bash: m.cfg.BashPath, Command: req.GetCommand(), Dir: dir, Env: env,
-		LogPath: m.logPath(req.GetJobId()), StatusPath: m.statusPath(req.GetJobId()),
+		LogPath: m.logPath(req.GetJobId()), StatusPath: m.statusPath(req.GetJobId()), IdentityPath: m.identityPath(req.GetJobId()),
 	})
 }
 

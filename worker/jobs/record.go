@@ -18,8 +18,9 @@ import (
 type state string
 
 const (
-	// stateStarting: recorded, not yet known to have launched. Found so after a restart, it
-	// finishes with an unknown outcome; it is never launched again.
+	// stateStarting: recorded, not yet known to have launched. Found so after a restart, it is
+	// named by its identity file and taken over, or given up (its command never runs); it is
+	// never launched again.
 	stateStarting state = "starting"
 	stateRunning  state = "running"
 	stateFinished state = "finished"
@@ -39,6 +40,9 @@ type record struct {
 	Grace     time.Duration `json:"grace_ns"`
 	// Exit is set once finished.
 	Exit *Exit `json:"exit,omitempty"`
+	// unreadable: loaded from a record that could not be read; it names no launch to settle
+	// and no ceiling to supervise by.
+	unreadable bool
 }
 
 // Exit is how a job ended.
@@ -62,6 +66,10 @@ func (e Exit) proto() *workerv1.JobExit {
 func (m *Manager) recordPath(id int64) string { return m.path(id, ".json") }
 func (m *Manager) logPath(id int64) string    { return m.path(id, ".log") }
 func (m *Manager) statusPath(id int64) string { return m.path(id, ".status") }
+
+// identityPath is where the job's process writes its pid and start time before its command
+// runs (see jobproc.Settle).
+func (m *Manager) identityPath(id int64) string { return m.path(id, ".proc") }
 
 func (m *Manager) path(id int64, ext string) string {
 	return filepath.Join(m.cfg.Dir, strconv.FormatInt(id, 10)+ext)
@@ -109,7 +117,7 @@ func syncDir(dir string) error {
 // next load clears.
 func (m *Manager) remove(id int64) error {
 	var errs []error
-	for _, p := range []string{m.recordPath(id), m.logPath(id), m.statusPath(id)} {
+	for _, p := range []string{m.recordPath(id), m.logPath(id), m.statusPath(id), m.identityPath(id)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
@@ -118,7 +126,8 @@ func (m *Manager) remove(id int64) error {
 }
 
 // loadRecords reads every record in the directory and removes what belongs to no record: a
-// half-written temporary record, or the log and status of a job whose record was deleted. A
+// half-written temporary record, or the log, status and identity of a job whose record was
+// deleted. A
 // record that cannot be read is taken as one whose process is unknown (as if it was starting),
 // so the job is still reported, with its status file's code if any, rather than silently lost.
 func (m *Manager) loadRecords() ([]record, error) {
@@ -137,7 +146,7 @@ func (m *Manager) loadRecords() ([]record, error) {
 		rec, err := m.readRecord(id)
 		if err != nil {
 			m.log.Error("job record unreadable; its process cannot be found again", "job", id, "err", err)
-			rec = record{ID: id, State: stateStarting}
+			rec = record{ID: id, State: stateStarting, unreadable: true}
 		}
 		recs = append(recs, rec)
 	}
@@ -147,7 +156,7 @@ func (m *Manager) loadRecords() ([]record, error) {
 		switch {
 		case strings.HasSuffix(name, ".tmp"):
 			orphan = true
-		case strings.HasSuffix(name, ".log"), strings.HasSuffix(name, ".status"):
+		case strings.HasSuffix(name, ".log"), strings.HasSuffix(name, ".status"), strings.HasSuffix(name, ".proc"):
 			id, ok := jobID(name, filepath.Ext(name))
 			orphan = ok && !recorded[id]
 		}
