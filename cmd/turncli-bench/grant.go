@@ -15,16 +15,18 @@ import (
 )
 
 // measureGrant times grant resolution (response.Manager.Authenticate, what every Agent CLI
-// request does first) in a primary holding 100,000 live responses against one holding 10.
-// Each round resolves the same number of grants on each, single-threaded, in a fixed
-// pseudo-random order over all of that primary's live grants; the value is CPU nanoseconds per
-// resolution. Grants are resolved in batches of 256 whose token strings are read just before the
-// batch (untimed), as a request's token is cache-hot when it is resolved; the index and the
-// responses are touched as a real request finds them, cold or not.
+// request does first) in a primary holding 100,000 live responses, against its floor: a bare
+// map[[32]byte]*int of the same digests, looked up in the same order in the same run — no
+// primary code, only the hash index, so the ratio is what resolution adds to what the memory
+// hierarchy alone costs at that size. Each round resolves the same number of grants,
+// single-threaded, in a fixed pseudo-random order over all live grants; the value is CPU
+// nanoseconds per resolution. Grants are resolved in batches of 256 whose token strings are
+// read just before the batch (untimed), as a request's token is cache-hot when it is resolved;
+// the index and the responses are touched as a real request finds them, cold or not.
 //
-// Beside it, the same batches are looked up in a bare map[[32]byte]*int of the same digests:
-// no primary code, only the hash index, to show what the memory hierarchy alone costs at each
-// size on this machine.
+// A second row resolves, in the same primary, only the grants of as many active responses as
+// a primary with 10 live responses holds, against that small primary: nothing in resolution may
+// grow with the number of live responses.
 func measureGrant(ctx context.Context, b *bench) ([]row, error) {
 	s := b.cfg.scale
 	small, err := startRig(ctx, b.cfg, false)
@@ -72,7 +74,7 @@ func measureGrant(ctx context.Context, b *bench) ([]row, error) {
 			return nil, err
 		}
 	}
-	values, floors, err := alternate(s.rounds, resolveLarge, resolveSmall)
+	values, floors, err := alternate(s.rounds, resolveLarge, mapLarge)
 	if err != nil {
 		return nil, err
 	}
@@ -84,18 +86,18 @@ func measureGrant(ctx context.Context, b *bench) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	mapValues, mapFloors, err := alternate(s.rounds, mapLarge, mapSmall)
+	smallMaps, smallResolved, err := alternate(s.rounds, mapSmall, resolveSmall)
 	if err != nil {
 		return nil, err
 	}
 	return []row{{
-		key: "grant", measure: fmt.Sprintf("grant resolution, %d live responses (floor: %d live), requests spread over all", s.grantLive, s.grantSmall), unit: nanos,
+		key: "grant", measure: fmt.Sprintf("grant resolution, %d live responses, requests spread over all (floor: a bare Go map of the same digests)", s.grantLive), unit: nanos,
 		value: median(values), floor: median(floors), rounds: values, floors: floors, ratios: ratios(values, floors),
-		target: target{kind: ratioAtMost, limit: 1.2, text: "≤ 1.2×"},
-		note: fmt.Sprintf("CPU time per resolution, uniformly random over all live grants; a bare Go map of the same digests in the same order takes %.0f ns at %d against %.0f ns at %d (%.2f×): what the memory hierarchy alone costs",
-			median(mapValues), s.grantLive, median(mapFloors), s.grantSmall, median(ratios(mapValues, mapFloors))),
+		target: target{kind: ratioAtMost, limit: 1.5, text: "≤ 1.5×"},
+		note: fmt.Sprintf("CPU time per resolution, uniformly random over all live grants; with %d live: %.0f ns resolved, %.0f ns in a bare map (the memory hierarchy's share at %d is %.2f× the small map's)",
+			s.grantSmall, median(smallResolved), median(smallMaps), s.grantLive, median(floors)/median(smallMaps)),
 	}, {
-		key: "grant-active", measure: fmt.Sprintf("the same, requests from %d active responses among the %d", len(active), s.grantLive), unit: nanos,
+		key: "grant-active", measure: fmt.Sprintf("the same, requests from %d active responses among the %d (floor: a primary with %d live)", len(active), s.grantLive, s.grantSmall), unit: nanos,
 		value: median(activeValues), floor: median(activeFloors), rounds: activeValues, floors: activeFloors, ratios: ratios(activeValues, activeFloors),
 		target: target{kind: ratioAtMost, limit: 1.2, text: "≤ 1.2×"},
 	}}, nil

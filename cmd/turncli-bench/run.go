@@ -29,7 +29,7 @@ var measures = []measure{
 	{"grpc", "completed calls/s over gRPC as a worker's proxy reaches the primary, 64 concurrent callers", measureGRPC},
 	{"receipt", "heap per retained receipt", measureReceiptHeap},
 	{"idle", "heap per idle open response", measureIdleHeap},
-	{"grant", "grant resolution with many live responses against few", measureGrant},
+	{"grant", "grant resolution with many live responses against a bare map of as many digests", measureGrant},
 }
 
 // bench is what every measure gets: the configuration and a progress log.
