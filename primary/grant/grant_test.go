@@ -122,6 +122,22 @@ func TestExpiry(t *testing.T) {
 	}
 }
 
+func TestExpiryByTheSystemClock(t *testing.T) {
+	reg := grant.NewRegistry[string](nil, nil) // the monotonic clock alone, as the primary runs it
+	live, _, expires := reg.Mint("r1", time.Hour)
+	if d := time.Until(expires); d <= 59*time.Minute || d > time.Hour {
+		t.Fatalf("a grant for an hour expires in %v", d)
+	}
+	brief, _, expires := reg.Mint("r2", time.Millisecond)
+	time.Sleep(time.Until(expires) + time.Millisecond)
+	if _, ok := reg.Resolve(brief); ok {
+		t.Error("accepted after its expiry")
+	}
+	if owner, ok := reg.Resolve(live); !ok || owner != "r1" {
+		t.Errorf("Resolve = %q, %v; want the live grant's owner", owner, ok)
+	}
+}
+
 func TestRevokedGrantIsRefusedFromItsNextUse(t *testing.T) {
 	reg, _ := newRegistry()
 	token, digest, _ := reg.Mint("r1", time.Hour)

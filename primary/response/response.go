@@ -66,14 +66,24 @@ func (r *Response) Spec() Spec { return r.spec }
 // GrantExpires is when the response's grant stops working.
 func (r *Response) GrantExpires() time.Time { return r.expires }
 
-// accepts reports whether a request on path p may use this response's grant: a primary-local
-// response only through the primary's listener.
-func (r *Response) accepts(p Path) bool {
-	if r.spec.WorkerKey == "" {
+// grantee is what a response's grant resolves to: the response, and whether its shells are
+// local, kept beside it in the grant index so that resolving a local shell's grant touches
+// only the index (with many live responses, each one touched is a cache miss).
+type grantee struct {
+	r     *Response
+	local bool
+}
+
+func (r *Response) grantee() grantee { return grantee{r: r, local: r.spec.WorkerKey == ""} }
+
+// accepts reports whether a request on path p may use the grant: local shells' on the
+// primary's own listener, a worker's shells' only through the worker the response is bound to.
+func (g grantee) accepts(p Path) bool {
+	if g.local {
 		return p == LocalPath
 	}
-	bound := r.binding.WorkerID()
-	return p.WorkerKey == r.spec.WorkerKey && bound != "" && p.WorkerID == bound
+	bound := g.r.binding.WorkerID()
+	return p.WorkerKey == g.r.spec.WorkerKey && bound != "" && p.WorkerID == bound
 }
 
 // Fence makes every window refuse new calls and describes from the next request on; queued
