@@ -33,32 +33,35 @@ type Config struct {
 
 // scale is how much work each measure does: the full run, or the seconds-long smoke run.
 type scale struct {
-	rounds        int           // rounds of each timed measure; the reported value is their median
-	processRuns   int           // processes per round and path (agent CLI, RunBash)
-	loadClients   int           // concurrent clients of the throughput measures
-	loadWarmup    time.Duration // not counted
-	loadDuration  time.Duration // counted, per round and side
-	grantLive     int           // live responses of the large grant index
-	grantSmall    int           // live responses of the small one
-	grantOps      int           // resolutions per round
-	idleResponses int           // open responses for heap-per-response
-	memRounds     int           // rounds of the memory measures
-	receiptsPer   int           // receipts per response for heap-per-receipt
-	receiptResps  int           // responses holding them
-	waits         int           // concurrent long polls
-	waitRounds    int
+	rounds         int           // rounds of each timed measure; the reported value is their median
+	processRuns    int           // processes per round and path (agent CLI, RunBash)
+	loadClients    int           // concurrent clients of the throughput measures
+	loadWarmup     time.Duration // not counted
+	loadDuration   time.Duration // counted, per round and side
+	grantLive      int           // live responses of the large grant index
+	grantSmall     int           // live responses of the small one
+	grantOps       int           // resolutions per round
+	idleResponses  int           // open responses for heap-per-response
+	memRounds      int           // rounds of the memory measures
+	receiptsPer    int           // receipts per response for heap-per-receipt
+	receiptResps   int           // responses holding them
+	waits          int           // concurrent long polls
+	waitRounds     int
+	shells         int           // concurrent agent shells of the load measure
+	shellToolScale float64       // how long its slow tools take, as a share of 0.5–4 s
+	shellRamp      time.Duration // over which its shells start
 }
 
 var (
 	fullScale = scale{
 		rounds: 5, processRuns: 40, loadClients: 64, loadWarmup: 500 * time.Millisecond, loadDuration: 3 * time.Second,
 		grantLive: 100_000, grantSmall: 10, grantOps: 1 << 21, idleResponses: 10_000, memRounds: 3,
-		receiptsPer: 1000, receiptResps: 10, waits: 5000, waitRounds: 3,
+		receiptsPer: 1000, receiptResps: 10, waits: 5000, waitRounds: 3, shells: 500, shellToolScale: 3, shellRamp: 10 * time.Second,
 	}
 	smokeScale = scale{
 		rounds: 1, processRuns: 3, loadClients: 64, loadWarmup: 50 * time.Millisecond, loadDuration: 200 * time.Millisecond,
 		grantLive: 2000, grantSmall: 10, grantOps: 1 << 14, idleResponses: 500, memRounds: 1,
-		receiptsPer: 250, receiptResps: 4, waits: 200, waitRounds: 1,
+		receiptsPer: 250, receiptResps: 4, waits: 200, waitRounds: 1, shells: 12, shellToolScale: 0.02, shellRamp: 100 * time.Millisecond,
 	}
 )
 

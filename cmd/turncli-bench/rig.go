@@ -40,6 +40,7 @@ type rig struct {
 	grpcAddr    string // the primary's gRPC listener
 	agentCLIURL string // the primary's loopback Agent CLI origin
 	proxyURL    string // the worker's sandbox proxy origin ("" without a worker)
+	dir         string // the temporary directory holding every state directory
 	stops       []func() error
 }
 
@@ -50,7 +51,7 @@ func startRig(ctx context.Context, cfg Config, withWorker bool, tweaks ...func(*
 	if err != nil {
 		return nil, err
 	}
-	r := &rig{}
+	r := &rig{dir: dir}
 	r.stops = append(r.stops, func() error { return os.RemoveAll(dir) })
 	defer func() {
 		if err != nil {
@@ -114,12 +115,18 @@ func startRig(ctx context.Context, cfg Config, withWorker bool, tweaks ...func(*
 }
 
 func (r *rig) startWorker(ctx context.Context, cfg Config, dir string) error {
+	return r.startWorkerAs(ctx, cfg, dir, workerKey, workerID, workerCredential)
+}
+
+// startWorkerAs starts a worker with key, id and credential (which the primary's configuration
+// must hold) and waits until it is connected. The rig's proxyURL is the first worker's.
+func (r *rig) startWorkerAs(ctx context.Context, cfg Config, dir, key, id, credential string) error {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	w, err := worker.New(worker.Config{
-		PrimaryAddr: r.grpcAddr, Credential: workerCredential, Key: workerKey, ID: workerID,
+		PrimaryAddr: r.grpcAddr, Credential: credential, Key: key, ID: id,
 		StateDir: dir, AgentBinary: cfg.AgentBinary, EnvAllow: noEnv,
 		ShellGrace: 500 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
 		Logger: slog.New(slog.DiscardHandler),
@@ -132,11 +139,13 @@ func (r *rig) startWorker(ctx context.Context, cfg Config, dir string) error {
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()
 	r.stops = append(r.stops, func() error { cancel(); return <-done })
-	r.proxyURL = w.ProxyURL()
+	if r.proxyURL == "" {
+		r.proxyURL = w.ProxyURL()
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		for _, id := range r.p.Workers.Workers() {
-			if id.ID == workerID {
+		for _, w := range r.p.Workers.Workers() {
+			if w.ID == id {
 				return nil
 			}
 		}

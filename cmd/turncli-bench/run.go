@@ -29,6 +29,7 @@ var measures = []measure{
 	{"grpc", "completed calls/s over gRPC as a worker's proxy reaches the primary, 64 concurrent callers", measureGRPC},
 	{"receipt", "heap per retained receipt", measureReceiptHeap},
 	{"idle", "heap per idle open response", measureIdleHeap},
+	{"shells", "many agent shells at once, local and on two workers, each calling 20 tools the way agents do", measureShells},
 	{"grant", "grant resolution with many live responses against a bare map of as many digests", measureGrant},
 }
 
