@@ -97,6 +97,13 @@ type mpProc struct {
 
 func mpStart(t *testing.T, name, bin string, env []string, args ...string) *mpProc {
 	t.Helper()
+	return mpStartInheriting(t, name, bin, env, nil, args...)
+}
+
+// mpStartInheriting is mpStart for a process that inherits more than stdio, as one started
+// by a careless parent does: inherited[i] becomes its descriptor 3+i (none where nil).
+func mpStartInheriting(t *testing.T, name, bin string, env []string, inherited []*os.File, args ...string) *mpProc {
+	t.Helper()
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +111,7 @@ func mpStart(t *testing.T, name, bin string, env []string, args ...string) *mpPr
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stderr = pw
+	cmd.ExtraFiles = inherited
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()

@@ -57,7 +57,13 @@ func startRestartPrimary(t *testing.T, name, bin, state, grpcAddr string, extra 
 	t.Helper()
 	args := append([]string{"--state-dir", state, "--grpc-listen", grpcAddr, "--http-listen", "127.0.0.1:0",
 		"--agent-cli-listen", "127.0.0.1:0", "--log-level", "info"}, extra...)
-	p := mpStart(t, name, filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t), args...)
+	return connectRig(t, mpStart(t, name, filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t), args...), state)
+}
+
+// connectRig waits until the started primary p serves on state and returns its clients (as the
+// runtime and as the first admin) and its endpoints.
+func connectRig(t *testing.T, p *mpProc, state string) (*restartRig, primary.Endpoints) {
+	t.Helper()
 	p.waitLog(t, "primary serving", 1)
 	var ep primary.Endpoints
 	data, err := os.ReadFile(filepath.Join(state, primary.EndpointsFile))
