@@ -86,6 +86,19 @@ func (l *mpLog) wait(ctx context.Context, msg string, n int) (map[string]any, er
 	}
 }
 
+// count is how many lines the process has logged with msg.
+func (l *mpLog) count(msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range l.lines {
+		if line["msg"] == msg {
+			n++
+		}
+	}
+	return n
+}
+
 // mpProc is a started binary. Cleanup kills it if it still runs.
 type mpProc struct {
 	name   string

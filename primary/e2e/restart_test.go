@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -101,6 +102,20 @@ func bearerCtx(token string) (context.Context, context.CancelFunc) {
 // returns the id the acknowledgement names (a job id, or an approval id).
 func (r *restartRig) background(t *testing.T, workerKey, thread, command, idField string) int64 {
 	t.Helper()
+	id, out, err := r.launchBackground(workerKey, thread, command, idField)
+	if err != nil {
+		t.Fatalf("run_in_background in %s: %v", thread, err)
+	}
+	if out.result.GetExitCode() != 0 || id == 0 {
+		t.Fatalf("run_in_background in %s: exit %d stdout %q stderr %q", thread, out.result.GetExitCode(), out.stdout, out.stderr)
+	}
+	return id
+}
+
+// launchBackground is background for a primary that may die meanwhile: id is what the
+// acknowledgement named (0 when none arrived, even if the call then failed), err why the call
+// did not complete.
+func (r *restartRig) launchBackground(workerKey, thread, command, idField string) (id int64, out mpBash, err error) {
 	ctx, cancel := bearerCtx(r.runtime)
 	defer cancel()
 	resp, err := r.api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
@@ -110,20 +125,20 @@ func (r *restartRig) background(t *testing.T, workerKey, thread, command, idFiel
 		ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL,
 	})
 	if err != nil {
-		t.Fatalf("OpenResponse: %v", err)
+		return 0, mpBash{}, fmt.Errorf("OpenResponse: %w", err)
 	}
 	args, _ := json.Marshal(map[string]string{"command": command, "label": thread})
-	out, err := mpRunBash(ctx, r.api, resp.GetResponseId(), "ask", "mindroom-agent tools call interaction.run_in_background "+bashQuote(string(args)), nil)
-	if err != nil {
-		t.Fatalf("RunBash: %v", err)
+	var seen strings.Builder // the output so far, kept when the stream breaks
+	out, err = mpRunBash(ctx, r.api, resp.GetResponseId(), "ask", "mindroom-agent tools call interaction.run_in_background "+bashQuote(string(args)),
+		func(b []byte) { seen.Write(b) })
+	if m := regexp.MustCompile(`"` + idField + `":(\d+)`).FindStringSubmatch(seen.String()); m != nil {
+		id, _ = strconv.ParseInt(m[1], 10, 64)
 	}
-	m := regexp.MustCompile(`"` + idField + `":(\d+)`).FindStringSubmatch(out.stdout)
-	if out.result.GetExitCode() != 0 || m == nil {
-		t.Fatalf("run_in_background in %s: exit %d stdout %q stderr %q", thread, out.result.GetExitCode(), out.stdout, out.stderr)
+	if err != nil {
+		return id, out, fmt.Errorf("RunBash: %w", err)
 	}
 	_, _ = r.api.CloseResponse(ctx, &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
-	id, _ := strconv.ParseInt(m[1], 10, 64)
-	return id
+	return id, out, nil
 }
 
 func (r *restartRig) setMode(t *testing.T, thread string, mode operatorv1.Mode) {

@@ -423,6 +423,39 @@ func TestRecover(t *testing.T) {
 			t.Fatalf("%d continuations, want 1", len(cs))
 		}
 	})
+	t.Run("JobThatEndedWhileNoPrimaryWatchedKeepsItsRealOutcome", func(t *testing.T) {
+		e := newEnv(t, nil)
+		gate := filepath.Join(e.dir, "gate")
+		id := e.start(t, e.spec(t, "echo before; while [ ! -e "+gate+" ]; do sleep 0.02; done; echo after; exit 3"))
+		e.m.Close() // the primary goes away before the job ends, and is back only after
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(waitBound); ; time.Sleep(5 * time.Millisecond) {
+			if _, ended := jobproc.ReadStatus(e.m.statusPath(id)); ended {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the job did not end")
+			}
+		}
+		next, err := New(e.m.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(next.Close)
+		e.m = next
+		if err := next.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		j, _ := next.Get(ctx, id)
+		if j.Status != store.JobFinished || j.Outcome != "failed (exit 3)" || deref(j.ExitCode) != 3 || !strings.Contains(j.Tail, "before\nafter") {
+			t.Fatalf("job: %s %q exit %v tail %q; want its real outcome and output", j.Status, j.Outcome, deref(j.ExitCode), j.Tail)
+		}
+		if cs := e.continuations(t, id); len(cs) != 1 || !strings.Contains(cs[0].Text, "failed (exit 3)") {
+			t.Fatalf("continuations: %v", cs)
+		}
+	})
 	t.Run("AliveJobIsReattachedAndFinishesWithOneContinuation", func(t *testing.T) {
 		e := newEnv(t, nil)
 		cmd, in, start := detached(t)

@@ -78,9 +78,6 @@ func continuationText(j Job, report string) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "Background %s finished: %s. Runtime: %s.\n", jobName(j), j.Outcome, j.Runtime.Round(time.Millisecond))
-	if j.Outcome == OutcomeUnknown && j.ExitCode != nil {
-		fmt.Fprintf(&b, "It ended while the primary was down; its recorded exit status is %d.\n", *j.ExitCode)
-	}
 	writeTail(&b, j.Tail)
 	b.WriteString("Continue only if this confirms success. Otherwise tell the user plainly what happened; " +
 		"do not re-launch the same job.")

@@ -15,8 +15,8 @@ import (
 //     is named by its identity file, waiting up to StartWait for its process to write it; one
 //     still unnamed then is given up (its command never runs) and finishes as never started;
 //   - a local command job whose process (same pid and start time) is alive is re-attached;
-//     one found dead finishes as "outcome unknown after restart" (with its recorded exit
-//     status, when its status file has one);
+//     one found dead finishes with the exit status its status file recorded, and as "outcome
+//     unknown after restart" only when it has none;
 //   - a local agent job is interrupted: its response died with the previous primary, so it is
 //     stopped (only when it is still the recorded process) and never replayed;
 //   - a worker job waits for its worker to report it (see WorkerJobs): a running agent is then
@@ -56,11 +56,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 				continue
 			}
 			m.log.Info("job found dead after restart", "job", rec.ID, "pid", rec.Pid)
-			res := store.JobResult{Outcome: OutcomeUnknown}
-			if code, ok := jobproc.ReadStatus(m.statusPath(rec.ID)); ok {
-				res.ExitCode = &code
-			}
-			m.finish(ctx, rec, res, nil)
+			m.finish(ctx, rec, endedUnwatched(m.statusPath(rec.ID)), nil)
 		}
 	}
 	return nil
@@ -90,4 +86,18 @@ func (m *Manager) identify(ctx context.Context, rec store.Job, nameBy time.Time)
 	}
 	m.log.Info("job's process named by its identity file", "job", rec.ID, "pid", rec.Pid)
 	return rec, true
+}
+
+// endedUnwatched is the result of a local job whose process ended while no primary watched
+// it. Its status file says how its command ended, just as it would have told a watching
+// primary (Reap reads the same file first), so the job keeps its real outcome: a primary killed
+// between a job's exit and the save of its result must not turn a known result into an
+// unknown one. Only without a status file (its wrapper was killed before writing it) is the
+// outcome unknown.
+func endedUnwatched(statusPath string) store.JobResult {
+	code, ok := jobproc.ReadStatus(statusPath)
+	if !ok {
+		return store.JobResult{Outcome: OutcomeUnknown}
+	}
+	return store.JobResult{Outcome: classify(jobproc.Exit{Code: code, Known: true}), ExitCode: &code}
 }

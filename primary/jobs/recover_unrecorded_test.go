@@ -124,8 +124,8 @@ func TestRecoverJobsWhoseProcessWasNotRecorded(t *testing.T) {
 			t.Fatal(err)
 		}
 		j, _ := e.m.Get(ctx, rec.ID)
-		if j.Status != store.JobFinished || j.Outcome != OutcomeUnknown || deref(j.ExitCode) != 3 || !strings.Contains(j.Tail, "its-output") {
-			t.Fatalf("job: %s %q exit %v tail %q; want its recorded exit status and output", j.Status, j.Outcome, deref(j.ExitCode), j.Tail)
+		if j.Status != store.JobFinished || j.Outcome != "failed (exit 3)" || deref(j.ExitCode) != 3 || !strings.Contains(j.Tail, "its-output") {
+			t.Fatalf("job: %s %q exit %v tail %q; want its real outcome and output", j.Status, j.Outcome, deref(j.ExitCode), j.Tail)
 		}
 	})
 	t.Run("ALaunchThatNeverStartedIsGivenUpAndNeverRuns", func(t *testing.T) {
