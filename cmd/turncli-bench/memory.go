@@ -13,9 +13,12 @@ type goMemory struct {
 	heap, stacks, goroutines float64
 }
 
-// readGoMemory reads it as it is, without a collection first: what the process holds at that
-// moment, garbage not yet collected and stacks not yet shrunk included.
+// readGoMemory reads it after two full collections, so that what it counts is what the process
+// holds, not garbage that happens not to have been collected yet (the previous measure's
+// primary, the admission's requests).
 func readGoMemory() goMemory {
+	runtime.GC()
+	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return goMemory{heap: float64(ms.HeapInuse), stacks: float64(ms.StackInuse), goroutines: float64(runtime.NumGoroutine())}

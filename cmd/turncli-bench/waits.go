@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -31,6 +27,11 @@ const waitTargetKiB = 16
 // memory and RSS and releases the gate, noting the time; the child notes when each completed
 // receipt arrived (wall clock, the same on both sides of one machine). The value is the slowest
 // wait of all rounds.
+//
+// The floor of both the latency and the memory per wait is the first round's requests, byte
+// for byte, from the same child to a bare net/http server whose handler parks each GET at once
+// (waitsFloor): what net/http alone holds for a request on its own connection, and how fast it
+// answers them all.
 func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 	s := b.cfg.scale
 	soft, hard, err := raiseNoFile(uint64(s.waits + 4*waitsFDReserve))
@@ -62,6 +63,15 @@ func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 		}
 	}
 	n := first.waits
+	var floor waitsFloorResult
+	if n > 0 {
+		if floor, err = waitsFloor(ctx, b, first.calls, soft); err != nil {
+			return nil, err
+		}
+		if floor.failure != "" {
+			failures = append(failures, "floor: "+floor.failure)
+		}
+	}
 	limits := fmt.Sprintf("RLIMIT_NOFILE soft limit raised to %d in both processes", soft)
 	if n < s.waits {
 		limits = fmt.Sprintf("%d waits of the %d this measure is for: RLIMIT_NOFILE's hard limit is %d and cannot be raised here, "+
@@ -69,7 +79,7 @@ func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 	}
 	waitRow := row{
 		key: "waits", measure: fmt.Sprintf("%d concurrent long-poll waits: slowest completion after the tool finished", n), unit: millis,
-		value: quantile(worst, 1), rounds: worst,
+		value: quantile(worst, 1), rounds: worst, floor: floor.worst,
 		target: target{kind: valueAtMost, limit: 1000, text: "all answered ≤ 1 s after the release"},
 		note: fmt.Sprintf("%d of %d waits completed over %d rounds; after release p50 %.1f ms, p99 %.1f ms, max %.1f ms; "+
 			"%d answered before release; CPU per wait from release to last answer: primary process %.0f µs, clients %.0f µs; "+
@@ -84,13 +94,15 @@ func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 	withCall := first.parked.minus(first.before).per(n)
 	memRow := row{
 		key: "waits-memory", measure: "memory per parked long-poll wait (heap + goroutine stacks)", unit: kibibytes,
-		value:  wait.total() / 1024,
+		value: wait.total() / 1024, floor: floor.perWait.total() / 1024,
 		target: target{kind: valueAtMost, limit: waitTargetKiB, text: fmt.Sprintf("≤ %d KiB", waitTargetKiB)},
 		note: fmt.Sprintf("growth from the calls blocked in their tool to the waits parked, per wait: heap in use %.1f KiB, goroutine stacks %.1f KiB, "+
-			"goroutines %.2f (runtime.MemStats HeapInuse and StackInuse, no collection first); with the call it waits on "+
-			"(a test.gate call blocked in its tool, counted from before the calls were admitted) %.1f KiB: heap %.1f KiB, stacks %.1f KiB, goroutines %.2f",
+			"goroutines %.2f (runtime.MemStats HeapInuse and StackInuse, each read after two collections); with the call it waits on "+
+			"(a test.gate call blocked in its tool, counted from before the calls were admitted) %.1f KiB: heap %.1f KiB, stacks %.1f KiB, goroutines %.2f; "+
+			"floor, the same GETs parked at once by a bare net/http handler: heap %.1f KiB, stacks %.1f KiB, goroutines %.2f",
 			wait.heap/1024, wait.stacks/1024, wait.goroutines,
-			withCall.total()/1024, withCall.heap/1024, withCall.stacks/1024, withCall.goroutines),
+			withCall.total()/1024, withCall.heap/1024, withCall.stacks/1024, withCall.goroutines,
+			floor.perWait.heap/1024, floor.perWait.stacks/1024, floor.perWait.goroutines),
 	}
 	rssRow := row{
 		key: "waits-rss", measure: fmt.Sprintf("primary RSS with %d waits parked", n), unit: mebibytes,
@@ -103,12 +115,13 @@ func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 }
 
 type waitsResult struct {
-	waits     int       // long polls parked (want, or what fits under RLIMIT_NOFILE)
-	worst     float64   // ms from release to the last completion
-	latencies []float64 // ms from release, per completed wait answered after it
-	early     int       // completed waits answered before the release (not parked)
-	rssBefore float64   // MiB
-	rssParked float64   // MiB
+	waits     int        // long polls parked (want, or what fits under RLIMIT_NOFILE)
+	calls     []waitCall // their requests, for the floor
+	worst     float64    // ms from release to the last completion
+	latencies []float64  // ms from release, per completed wait answered after it
+	early     int        // completed waits answered before the release (not parked)
+	rssBefore float64    // MiB
+	rssParked float64    // MiB
 	// This process's Go memory before the calls were admitted, once they were blocked in their
 	// tool, and with the long polls parked on them.
 	before, admitted, parked goMemory
@@ -135,7 +148,7 @@ func waitsRound(ctx context.Context, b *bench, want int, nofile uint64, gate str
 	res.before = readGoMemory()
 
 	// Admit n gate calls, 64 per response.
-	job := waitersJob{Origin: r.agentCLIURL, Wait: "30", Parallel: 128, NoFile: nofile, Calls: make([]waitCall, n)}
+	res.calls = make([]waitCall, n)
 	perResponse := response.MaxConcurrent
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -152,7 +165,7 @@ func waitsRound(ctx context.Context, b *bench, want int, nofile uint64, gate str
 				if err != nil {
 					return err
 				}
-				job.Calls[i] = waitCall{Token: sh.token, Window: sh.window, CallID: id}
+				res.calls[i] = waitCall{Token: sh.token, Window: sh.window, CallID: id}
 			}
 			return nil
 		})
@@ -162,68 +175,19 @@ func waitsRound(ctx context.Context, b *bench, want int, nofile uint64, gate str
 	}
 	res.admitted = readGoMemory()
 
-	cmd := exec.CommandContext(ctx, b.cfg.Self, waitersCommand)
-	cmd.Env = []string{}
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	job := waitersJob{Origin: r.agentCLIURL, Wait: "30", Parallel: 128, NoFile: nofile, Calls: res.calls}
+	run, err := runWaiters(ctx, b, job, func() {
+		res.rssParked = rssMiB()
+		res.parked = readGoMemory()
+		b.heapProfile("waits")
+		b.goroutineProfile("waits")
+	}, func() { r.p.TestToolkit.Release(gate) })
 	if err != nil {
 		return res, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return res, err
-	}
-	if err := cmd.Start(); err != nil {
-		return res, err
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	if err := json.NewEncoder(stdin).Encode(job); err != nil {
-		return res, err
-	}
-	stdin.Close()
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(make([]byte, 1<<20), 64<<20)
-	if !lines.Scan() || lines.Text() != "sent" {
-		return res, fmt.Errorf("waiters: expected \"sent\", got %q (%v)", lines.Text(), lines.Err())
-	}
-	sleep(ctx, settle(b))
-	res.rssParked = rssMiB()
-	res.parked = readGoMemory()
-	b.heapProfile("waits")
-	b.goroutineProfile("waits")
-	cpuReleased := processCPU()
-	released := time.Now().UnixNano()
-	r.p.TestToolkit.Release(gate)
-	if !lines.Scan() {
-		return res, fmt.Errorf("waiters: no result (%v)", lines.Err())
-	}
-	res.cpuPerWait = float64(processCPU()-cpuReleased) / float64(time.Microsecond) / float64(n)
-	var out waitersOutput
-	if err := json.Unmarshal(lines.Bytes(), &out); err != nil {
-		return res, fmt.Errorf("waiters: %w", err)
-	}
-	res.clientCPUPerWait = float64(out.CPUNanos) / 1e3 / float64(n)
-	for _, at := range out.Arrivals {
-		d := float64(at-released) / 1e6
-		if d < 0 {
-			res.early++
-			continue
-		}
-		res.latencies = append(res.latencies, d)
-		res.worst = max(res.worst, d)
-	}
-	if out.Failures > 0 {
-		res.failure = fmt.Sprintf("%d waits failed, first: %s", out.Failures, out.FirstError)
-	}
+	res.cpuPerWait = float64(run.cpu) / float64(time.Microsecond) / float64(n)
+	res.clientCPUPerWait = float64(run.out.CPUNanos) / 1e3 / float64(n)
+	res.latencies, res.worst, res.early = run.afterRelease()
+	res.failure = run.failure()
 	return res, nil
-}
-
-// settle is the pause between the child having written every request and the release, so the
-// requests are parked in the primary by then.
-func settle(b *bench) time.Duration {
-	if b.cfg.Smoke {
-		return 200 * time.Millisecond
-	}
-	return time.Second
 }
