@@ -82,10 +82,10 @@ func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 		value: quantile(worst, 1), rounds: worst, floor: floor.worst,
 		target: target{kind: valueAtMost, limit: 1000, text: "all answered ≤ 1 s after the release"},
 		note: fmt.Sprintf("%d of %d waits completed over %d rounds; after release p50 %.1f ms, p99 %.1f ms, max %.1f ms; "+
-			"%d answered before release; CPU per wait from release to last answer: primary process %.0f µs, clients %.0f µs; "+
+			"%d answered before release; CPU per wait from release to last answer: primary process %.0f µs (floor %.0f µs), clients %.0f µs; "+
 			"one keep-alive HTTP/1.1 connection per wait from a child process; %s",
 			completedAll, asked, s.waitRounds, quantile(lat, 0.5), quantile(lat, 0.99), quantile(lat, 1), early,
-			median(cpu), median(clientCPU), limits),
+			median(cpu), floor.cpu, median(clientCPU), limits),
 	}
 	if completedAll != asked || early != 0 || n == 0 {
 		waitRow.broken = strings.Join(append(failures, fmt.Sprintf("%d of %d waits completed, %d of them answered before the release (not parked)", completedAll, asked, early)), "; ")

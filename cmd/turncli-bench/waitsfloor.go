@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/turncli/turncli/internal/benchfloor"
@@ -13,6 +14,7 @@ import (
 type waitsFloorResult struct {
 	perWait goMemory // growth per parked GET
 	worst   float64  // ms from the release to the last answer
+	cpu     float64  // µs of this process's CPU per wait from the release to the last answer
 	failure string
 }
 
@@ -31,6 +33,9 @@ func waitsFloor(ctx context.Context, b *bench, calls []waitCall, nofile uint64) 
 	go srv.Serve(lis)
 	defer srv.Close()
 	job := waitersJob{Origin: "http://" + lis.Addr().String(), Wait: "30", Parallel: 128, NoFile: nofile, Calls: calls}
+	// As waitsRound does: the connections' buffers then come from memory the OS hands out anew,
+	// whose pages are first touched when the answer is written, in both runs.
+	debug.FreeOSMemory()
 	before := readGoMemory()
 	var parked goMemory
 	run, err := runWaiters(ctx, b, job, func() { parked = readGoMemory() }, park.Release)
@@ -39,6 +44,7 @@ func waitsFloor(ctx context.Context, b *bench, calls []waitCall, nofile uint64) 
 	}
 	res.perWait = parked.minus(before).per(len(calls))
 	_, res.worst, _ = run.afterRelease()
+	res.cpu = float64(run.cpu) / float64(time.Microsecond) / float64(len(calls))
 	res.failure = run.failure()
 	return res, nil
 }
