@@ -90,12 +90,13 @@ type Primary struct {
 	operatorAPI  *operator.Server        // OperatorService; Close ends its event watches
 	workerFiles  map[string]string
 
-	grpcServer     *grpc.Server // public APIs, role-authorised
-	health         *health.Server
-	policy         *roleauth.Policy
-	agentCLIServer *grpc.Server // Agent CLI, reached only in-process by the loopback gateway
-	internalGRPC   *bufconn.Listener
-	internalCLI    *bufconn.Listener
+	grpcServer   *grpc.Server // public APIs, role-authorised
+	health       *health.Server
+	policy       *roleauth.Policy
+	internalGRPC *bufconn.Listener
+	// localAgentCLI is the Agent CLI handlers as the loopback listener's gateway calls them, in
+	// this process, every request marked as arriving on the primary's local path.
+	localAgentCLI agentcliv1.AgentCLIServiceServer
 }
 
 // New builds a primary in dependency order. It listens on nothing until Serve.
@@ -278,14 +279,13 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)
 	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
 
-	// The loopback listener's gateway reaches the Agent CLI through its own in-process server,
-	// whose every call is marked as arriving on the primary's local path.
+	// The loopback listener's gateway calls the Agent CLI handlers directly, with no gRPC hop
+	// between: OnPath marks each request as arriving on the primary's local path, all that an
+	// interceptor did on this route; the handlers check the grant themselves.
 	p.policy = policy
-	p.agentCLIServer = grpc.NewServer(grpc.ChainUnaryInterceptor(agentcli.PathInterceptor(response.LocalPath)))
-	agentcliv1.RegisterAgentCLIServiceServer(p.agentCLIServer, cli)
+	p.localAgentCLI = cli.OnPath(response.LocalPath)
 
 	p.internalGRPC = bufconn.Listen(1 << 20)
-	p.internalCLI = bufconn.Listen(1 << 20)
 	return p, nil
 }
 
@@ -339,18 +339,13 @@ func (p *Primary) Serve(ctx context.Context) error {
 	if err := p.recoverJobs(ctx); err != nil {
 		return err
 	}
-	cliConn, err := dialInternal(p.internalCLI)
-	if err != nil {
-		return err
-	}
-	defer cliConn.Close()
 	apiConn, err := dialInternal(p.internalGRPC)
 	if err != nil {
 		return err
 	}
 	defer apiConn.Close()
 
-	cliHandler, err := agentclihttp.NewHandler(ctx, cliConn, func(_ context.Context, token string) bool {
+	cliHandler, err := agentclihttp.NewServerHandler(ctx, p.localAgentCLI, func(_ context.Context, token string) bool {
 		_, ok := p.Responses.Authenticate(token, response.LocalPath)
 		return ok
 	})
@@ -396,7 +391,6 @@ func (p *Primary) Serve(ctx context.Context) error {
 	}
 	g.Go(serveGRPC(p.grpcServer, p.lis.GRPC))
 	g.Go(serveGRPC(p.grpcServer, p.internalGRPC))
-	g.Go(serveGRPC(p.agentCLIServer, p.internalCLI))
 	g.Go(serveHTTP(cliHTTP, p.lis.AgentCLI))
 	g.Go(serveHTTP(apiHTTP, p.lis.HTTP))
 	g.Go(func() error {
@@ -439,15 +433,13 @@ func (p *Primary) shutdown(servers ...*http.Server) {
 	}
 	mcpStopped.Wait()
 	p.ToolHosts.Close() // after responses: their calls were cancelled while hosts could hear it
-	for _, s := range []*grpc.Server{p.grpcServer, p.agentCLIServer} {
-		done := make(chan struct{})
-		go func() { s.GracefulStop(); close(done) }()
-		select {
-		case <-done:
-		case <-stopCtx.Done():
-			s.Stop()
-			<-done
-		}
+	done := make(chan struct{})
+	go func() { p.grpcServer.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-stopCtx.Done():
+		p.grpcServer.Stop()
+		<-done
 	}
 	for _, s := range servers {
 		_ = s.Close()

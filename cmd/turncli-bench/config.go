@@ -56,7 +56,7 @@ var (
 	fullScale = scale{
 		rounds: 5, processRuns: 40, loadClients: 64, loadWarmup: 500 * time.Millisecond, loadDuration: 3 * time.Second,
 		grantLive: 100_000, grantSmall: 10, grantOps: 1 << 21, idleResponses: 10_000, memRounds: 3,
-		receiptsPer: 1000, receiptResps: 10, waits: 5000, waitRounds: 3, shells: 500, shellToolScale: 3, shellRamp: 10 * time.Second,
+		receiptsPer: 1000, receiptResps: 10, waits: 20_000, waitRounds: 3, shells: 500, shellToolScale: 3, shellRamp: 10 * time.Second,
 	}
 	smokeScale = scale{
 		rounds: 1, processRuns: 3, loadClients: 64, loadWarmup: 50 * time.Millisecond, loadDuration: 200 * time.Millisecond,

@@ -6,7 +6,7 @@
 // target and whether it was met. -smoke runs every measure briefly and judges nothing.
 //
 // `turncli-bench waiters` is the load generator of the long-poll measure, which the harness
-// starts as a child process so that the primary's RSS is not mixed with 5,000 clients'.
+// starts as a child process so that the primary's RSS is not mixed with 20,000 clients'.
 //
 // docs/PERFORMANCE.md ("make bench") records a run and how to read it.
 package main
@@ -32,7 +32,7 @@ func main() {
 	flag.IntVar(&cfg.Rounds, "rounds", 0, "rounds per timed measure (default 5, 1 with -smoke)")
 	flag.StringVar(&cfg.Markdown, "markdown", "", "also write the table as markdown to this file (- for stdout)")
 	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the measures to this file")
-	flag.StringVar(&cfg.MemProfile, "memprofile", "", "write heap profiles to this file (.<measure> at each memory peak, and an allocation profile at the end)")
+	flag.StringVar(&cfg.MemProfile, "memprofile", "", "write heap profiles to this file (.<measure> at each memory peak, .waits.goroutines the goroutines with the waits parked, and an allocation profile at the end)")
 	flag.BoolVar(&cfg.Check, "check", false, "exit 1 when a target is missed")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every round's values")
 	flag.Parse()

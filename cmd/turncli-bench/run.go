@@ -55,6 +55,17 @@ func (b *bench) heapProfile(name string) {
 	}
 }
 
+// goroutineProfile writes every goroutine's stack to <memprofile>.<name>.goroutines when
+// -memprofile is set (`go tool pprof -traces` counts them per stack).
+func (b *bench) goroutineProfile(name string) {
+	if b.cfg.MemProfile == "" {
+		return
+	}
+	if err := writeProfile(b.cfg.MemProfile+"."+name+".goroutines", "goroutine"); err != nil {
+		b.progress("goroutine profile: %v", err)
+	}
+}
+
 func writeProfile(path, name string) error {
 	f, err := os.Create(path)
 	if err != nil {

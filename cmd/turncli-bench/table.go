@@ -16,6 +16,7 @@ const (
 	nanos                     // value in ns
 	perSec                    // value in completed calls per second
 	byteCount                 // value in bytes
+	kibibytes                 // value in KiB
 	mebibytes                 // value in MiB
 )
 
@@ -29,6 +30,8 @@ func (u unit) format(v float64) string {
 		return fmt.Sprintf("%.0f calls/s", v)
 	case byteCount:
 		return fmt.Sprintf("%.0f B", v)
+	case kibibytes:
+		return fmt.Sprintf("%.1f KiB", v)
 	case mebibytes:
 		return fmt.Sprintf("%.1f MiB", v)
 	}

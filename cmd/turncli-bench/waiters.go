@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
-	"net/http/httptrace"
+	"net/url"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -19,6 +22,7 @@ type waitersJob struct {
 	Origin   string     `json:"origin"`
 	Wait     string     `json:"wait"`     // the ?wait= of every GET
 	Parallel int        `json:"parallel"` // requests being connected and written at once
+	NoFile   uint64     `json:"nofile"`   // the RLIMIT_NOFILE soft limit to raise to
 	Calls    []waitCall `json:"calls"`
 }
 
@@ -39,18 +43,26 @@ type waitersOutput struct {
 
 // waitersMain runs the long polls of a waitersJob, each on its own connection: it prints "sent"
 // once every request is written, then one waitersOutput line when all have answered.
+//
+// Each wait is one goroutine on a plain TCP connection that writes the GET and reads the
+// answer with http.ReadResponse: an HTTP/1.1 keep-alive client, as mindroom-agent is, without
+// net/http's transport (two more goroutines per connection), so that the clients take as
+// little as they can of the CPU the primary answers with.
 func waitersMain(stdin io.Reader, stdout, stderr io.Writer) int {
 	var job waitersJob
 	if err := json.NewDecoder(stdin).Decode(&job); err != nil {
 		fmt.Fprintln(stderr, "turncli-bench waiters:", err)
 		return 2
 	}
-	if _, err := raiseNoFile(); err != nil {
+	if _, _, err := raiseNoFile(job.NoFile); err != nil {
 		fmt.Fprintln(stderr, "turncli-bench waiters:", err)
 		return 1
 	}
-	// Keep-alive, as mindroom-agent is: the primary answers and keeps the connection.
-	hc := &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: len(job.Calls)}}
+	u, err := url.Parse(job.Origin)
+	if err != nil {
+		fmt.Fprintln(stderr, "turncli-bench waiters:", err)
+		return 2
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
@@ -60,6 +72,7 @@ func waitersMain(stdin io.Reader, stdout, stderr io.Writer) int {
 		done    sync.WaitGroup
 		mu      sync.Mutex
 		out     = waitersOutput{Arrivals: make([]int64, 0, len(job.Calls))}
+		idle    = make([]net.Conn, 0, len(job.Calls)) // referenced, so no finalizer closes them
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -78,33 +91,15 @@ func waitersMain(stdin io.Reader, stdout, stderr io.Writer) int {
 			var once sync.Once
 			wrote := func() { once.Do(func() { <-slots; written.Done() }) }
 			defer wrote()
-			trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { wrote() }}
-			req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodGet,
-				job.Origin+"/api/agent-cli/calls/"+c.CallID+"?wait="+job.Wait, nil)
+			conn, at, err := longPoll(ctx, u.Host, c, job.Wait, wrote)
 			if err != nil {
 				fail(err)
 				return
 			}
-			req.Header.Set("Authorization", "Bearer "+c.Token)
-			req.Header.Set("X-MindRoom-Agent-CLI-Window", c.Window)
-			resp, err := hc.Do(req)
-			if err != nil {
-				fail(err)
-				return
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			at := time.Now().UnixNano()
-			switch {
-			case err != nil:
-				fail(err)
-			case resp.StatusCode != http.StatusOK || !isTerminal(body):
-				fail(fmt.Errorf("HTTP %d: %s", resp.StatusCode, body))
-			default:
-				mu.Lock()
-				out.Arrivals = append(out.Arrivals, at)
-				mu.Unlock()
-			}
+			mu.Lock()
+			out.Arrivals = append(out.Arrivals, at)
+			idle = append(idle, conn)
+			mu.Unlock()
 		}()
 	}
 	written.Wait()
@@ -116,5 +111,45 @@ func waitersMain(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "turncli-bench waiters:", err)
 		return 1
 	}
+	runtime.KeepAlive(idle)
 	return 0
+}
+
+// longPoll connects to host, writes the call's long-poll GET, calls wrote, and returns when the
+// terminal receipt has arrived (Unix ns) with the connection, which the caller keeps open, idle,
+// as a keep-alive client leaves it, until the process exits.
+func longPoll(ctx context.Context, host string, c waitCall, wait string, wrote func()) (net.Conn, int64, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", host)
+	if err != nil {
+		return nil, 0, err
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(deadline)
+	}
+	req := "GET /api/agent-cli/calls/" + c.CallID + "?wait=" + wait + " HTTP/1.1\r\n" +
+		"Host: " + host + "\r\n" +
+		"Authorization: Bearer " + c.Token + "\r\n" +
+		"X-MindRoom-Agent-CLI-Window: " + c.Window + "\r\n\r\n"
+	if _, err := io.WriteString(conn, req); err != nil {
+		conn.Close()
+		return nil, 0, err
+	}
+	wrote()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		conn.Close()
+		return nil, 0, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10+1))
+	at := time.Now().UnixNano()
+	switch {
+	case err != nil:
+		conn.Close()
+		return nil, 0, err
+	case resp.StatusCode != http.StatusOK || !isTerminal(body):
+		conn.Close()
+		return nil, 0, fmt.Errorf("HTTP %d: %s", resp.StatusCode, body)
+	}
+	return conn, at, nil
 }

@@ -1,17 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -19,29 +12,39 @@ import (
 	"github.com/turncli/turncli/primary/response"
 )
 
-// measureWaits parks 5,000 long-poll GETs (?wait=30) on unfinished calls and measures how long
+// waitTargetKiB is the most memory one parked long poll may hold.
+const waitTargetKiB = 16
+
+// measureWaits parks 20,000 long-poll GETs (?wait=30) on unfinished calls and measures how long
 // after their tool finishes each one completes. The calls are test.gate calls on one gate,
-// spread 64 per response (the concurrency limit) over ⌈5000/64⌉ = 79 primary-local responses
+// spread 64 per response (the concurrency limit) over ⌈20000/64⌉ = 313 primary-local responses
 // and admitted over REST. The long polls come from a child process (`turncli-bench waiters`),
 // one keep-alive HTTP/1.1 connection per wait (a connection carries one request at a time), so
 // that this process's RSS is the primary's (plus the harness's small share) rather than the
-// clients'. Both processes raise RLIMIT_NOFILE to its hard limit. When the child has written
-// every request it says so; after a settling pause the harness records its RSS and releases
-// the gate, noting the time; the child notes when each completed receipt arrived (wall clock,
-// the same on both sides of one machine). The value is the slowest wait of all rounds.
+// clients'. Both processes raise RLIMIT_NOFILE to what the waits need, as far as the hard limit
+// lets them; where it is too low for all of them, fewer waits run and the rows say so. When the
+// child has written every request it says so; after a settling pause the harness records its
+// memory and RSS and releases the gate, noting the time; the child notes when each completed
+// receipt arrived (wall clock, the same on both sides of one machine). The value is the slowest
+// wait of all rounds.
+//
+// The floor of both the latency and the memory per wait is the first round's requests, byte
+// for byte, from the same child to a bare net/http server whose handler parks each GET at once
+// (waitsFloor): what net/http alone holds for a request on its own connection, and how fast it
+// answers them all.
 func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 	s := b.cfg.scale
-	nofile, err := raiseNoFile()
+	soft, hard, err := raiseNoFile(uint64(s.waits + 4*waitsFDReserve))
 	if err != nil {
 		return nil, err
 	}
 	var worst, rssParked, cpu, clientCPU []float64
 	var first waitsResult
 	var lat []float64
-	completedAll, early := 0, 0
+	asked, completedAll, early := 0, 0, 0
 	var failures []string
 	for round := 0; round < s.waitRounds; round++ {
-		res, err := waitsRound(ctx, b, s.waits, fmt.Sprint("bench-gate-", round))
+		res, err := waitsRound(ctx, b, s.waits, soft, fmt.Sprint("bench-gate-", round))
 		if err != nil {
 			return nil, err
 		}
@@ -52,65 +55,100 @@ func measureWaits(ctx context.Context, b *bench) ([]row, error) {
 		if round == 0 {
 			first = res // memory growth is read in the first round, before any earlier round's residue
 		}
+		asked += res.waits
 		completedAll += len(res.latencies) + res.early
 		early += res.early
 		if res.failure != "" {
 			failures = append(failures, res.failure)
 		}
 	}
-	want := s.waits * s.waitRounds
-	waitRow := row{
-		key: "waits", measure: fmt.Sprintf("%d concurrent long-poll waits: slowest completion after the tool finished", s.waits), unit: millis,
-		value: quantile(worst, 1), rounds: worst,
-		target: target{kind: valueAtMost, limit: 1000, text: "all within 1 s"},
-		note: fmt.Sprintf("%d of %d waits completed over %d rounds; after release p50 %.1f ms, p99 %.1f ms, max %.1f ms; "+
-			"%d answered before release; CPU per wait from release to last answer: primary process %.0f µs, clients %.0f µs; "+
-			"one keep-alive HTTP/1.1 connection per wait from a child process; RLIMIT_NOFILE soft limit raised to %d in both processes",
-			completedAll, want, s.waitRounds, quantile(lat, 0.5), quantile(lat, 0.99), quantile(lat, 1), early,
-			median(cpu), median(clientCPU), nofile),
+	n := first.waits
+	var floor waitsFloorResult
+	if n > 0 {
+		if floor, err = waitsFloor(ctx, b, first.calls, soft); err != nil {
+			return nil, err
+		}
+		if floor.failure != "" {
+			failures = append(failures, "floor: "+floor.failure)
+		}
 	}
-	if completedAll != want || early != 0 {
-		waitRow.broken = strings.Join(append(failures, fmt.Sprintf("%d of %d waits completed, %d of them answered before the release (not parked)", completedAll, want, early)), "; ")
+	limits := fmt.Sprintf("RLIMIT_NOFILE soft limit raised to %d in both processes", soft)
+	if n < s.waits {
+		limits = fmt.Sprintf("%d waits of the %d this measure is for: RLIMIT_NOFILE's hard limit is %d and cannot be raised here, "+
+			"and this process holds one descriptor per wait beside its own", n, s.waits, hard)
+	}
+	waitRow := row{
+		key: "waits", measure: fmt.Sprintf("%d concurrent long-poll waits: slowest completion after the tool finished", n), unit: millis,
+		value: quantile(worst, 1), rounds: worst, floor: floor.worst,
+		target: target{kind: valueAtMost, limit: 1000, text: "all answered ≤ 1 s after the release"},
+		note: fmt.Sprintf("%d of %d waits completed over %d rounds; after release p50 %.1f ms, p99 %.1f ms, max %.1f ms; "+
+			"%d answered before release; CPU per wait from release to last answer: primary process %.0f µs (floor %.0f µs), clients %.0f µs; "+
+			"one keep-alive HTTP/1.1 connection per wait from a child process; %s",
+			completedAll, asked, s.waitRounds, quantile(lat, 0.5), quantile(lat, 0.99), quantile(lat, 1), early,
+			median(cpu), floor.cpu, median(clientCPU), limits),
+	}
+	if completedAll != asked || early != 0 || n == 0 {
+		waitRow.broken = strings.Join(append(failures, fmt.Sprintf("%d of %d waits completed, %d of them answered before the release (not parked)", completedAll, asked, early)), "; ")
+	}
+	wait := first.parked.minus(first.admitted).per(n)
+	withCall := first.parked.minus(first.before).per(n)
+	memRow := row{
+		key: "waits-memory", measure: "memory per parked long-poll wait (heap + goroutine stacks)", unit: kibibytes,
+		value: wait.total() / 1024, floor: floor.perWait.total() / 1024,
+		target: target{kind: valueAtMost, limit: waitTargetKiB, text: fmt.Sprintf("≤ %d KiB", waitTargetKiB)},
+		note: fmt.Sprintf("growth from the calls blocked in their tool to the waits parked, per wait: heap in use %.1f KiB, goroutine stacks %.1f KiB, "+
+			"goroutines %.2f (runtime.MemStats HeapInuse and StackInuse, each read after two collections); with the call it waits on "+
+			"(a test.gate call blocked in its tool, counted from before the calls were admitted) %.1f KiB: heap %.1f KiB, stacks %.1f KiB, goroutines %.2f; "+
+			"floor, the same GETs parked at once by a bare net/http handler: heap %.1f KiB, stacks %.1f KiB, goroutines %.2f",
+			wait.heap/1024, wait.stacks/1024, wait.goroutines,
+			withCall.total()/1024, withCall.heap/1024, withCall.stacks/1024, withCall.goroutines,
+			floor.perWait.heap/1024, floor.perWait.stacks/1024, floor.perWait.goroutines),
 	}
 	rssRow := row{
-		key: "waits-rss", measure: fmt.Sprintf("primary RSS with %d waits parked", s.waits), unit: mebibytes,
+		key: "waits-rss", measure: fmt.Sprintf("primary RSS with %d waits parked", n), unit: mebibytes,
 		value: median(rssParked), rounds: rssParked,
 		target: target{kind: recordedValue, text: "recorded"},
-		note: fmt.Sprintf("VmRSS of the process hosting the primary (and the harness; the clients are a child process), %.1f MiB before the calls of the first round were admitted; "+
-			"per parked wait (call admitted, long poll parked) the Go heap in use grew %.1f KiB, goroutine stacks %.1f KiB, goroutines %.1f",
-			first.rssBefore, first.heapPerWait/1024, first.stackPerWait/1024, first.goroutinesPerWait),
+		note: fmt.Sprintf("VmRSS of the process hosting the primary (and the harness; the clients are a child process), %.1f MiB before the calls of the first round were admitted",
+			first.rssBefore),
 	}
-	return []row{waitRow, rssRow}, nil
+	return []row{waitRow, memRow, rssRow}, nil
 }
 
 type waitsResult struct {
-	worst     float64   // ms from release to the last completion
-	latencies []float64 // ms from release, per completed wait answered after it
-	early     int       // completed waits answered before the release (not parked)
-	rssBefore float64   // MiB
-	rssParked float64   // MiB
-	// Growth per parked wait of the Go heap in use and of goroutine stacks (bytes), and of the
-	// number of goroutines, in this process.
-	heapPerWait, stackPerWait, goroutinesPerWait float64
+	waits     int        // long polls parked (want, or what fits under RLIMIT_NOFILE)
+	calls     []waitCall // their requests, for the floor
+	worst     float64    // ms from release to the last completion
+	latencies []float64  // ms from release, per completed wait answered after it
+	early     int        // completed waits answered before the release (not parked)
+	rssBefore float64    // MiB
+	rssParked float64    // MiB
+	// This process's Go memory before the calls were admitted, once they were blocked in their
+	// tool, and with the long polls parked on them.
+	before, admitted, parked goMemory
 	// CPU time per wait (µs) from the release to the last answer: this process (the primary)
 	// and the child (the clients).
 	cpuPerWait, clientCPUPerWait float64
 	failure                      string
 }
 
-func waitsRound(ctx context.Context, b *bench, n int, gate string) (waitsResult, error) {
+func waitsRound(ctx context.Context, b *bench, want int, nofile uint64, gate string) (waitsResult, error) {
 	var res waitsResult
 	r, err := startRig(ctx, b.cfg, false)
 	if err != nil {
 		return res, err
 	}
 	defer r.stop()
+	n := waitsThatFit(want, nofile)
+	res.waits = n
+	if n == 0 {
+		return res, nil
+	}
 	debug.FreeOSMemory()
 	res.rssBefore = rssMiB()
-	heapBefore, stackBefore, goBefore := goMemory()
+	res.before = readGoMemory()
 
 	// Admit n gate calls, 64 per response.
-	job := waitersJob{Origin: r.agentCLIURL, Wait: "30", Parallel: 128, Calls: make([]waitCall, n)}
+	res.calls = make([]waitCall, n)
 	perResponse := response.MaxConcurrent
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(8)
@@ -127,7 +165,7 @@ func waitsRound(ctx context.Context, b *bench, n int, gate string) (waitsResult,
 				if err != nil {
 					return err
 				}
-				job.Calls[i] = waitCall{Token: sh.token, Window: sh.window, CallID: id}
+				res.calls[i] = waitCall{Token: sh.token, Window: sh.window, CallID: id}
 			}
 			return nil
 		})
@@ -135,109 +173,21 @@ func waitsRound(ctx context.Context, b *bench, n int, gate string) (waitsResult,
 	if err := g.Wait(); err != nil {
 		return res, err
 	}
+	res.admitted = readGoMemory()
 
-	cmd := exec.CommandContext(ctx, b.cfg.Self, waitersCommand)
-	cmd.Env = []string{}
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
+	job := waitersJob{Origin: r.agentCLIURL, Wait: "30", Parallel: 128, NoFile: nofile, Calls: res.calls}
+	run, err := runWaiters(ctx, b, job, func() {
+		res.rssParked = rssMiB()
+		res.parked = readGoMemory()
+		b.heapProfile("waits")
+		b.goroutineProfile("waits")
+	}, func() { r.p.TestToolkit.Release(gate) })
 	if err != nil {
 		return res, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return res, err
-	}
-	if err := cmd.Start(); err != nil {
-		return res, err
-	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill()
-	if err := json.NewEncoder(stdin).Encode(job); err != nil {
-		return res, err
-	}
-	stdin.Close()
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(make([]byte, 1<<20), 64<<20)
-	if !lines.Scan() || lines.Text() != "sent" {
-		return res, fmt.Errorf("waiters: expected \"sent\", got %q (%v)", lines.Text(), lines.Err())
-	}
-	sleep(ctx, settle(b))
-	res.rssParked = rssMiB()
-	heapParked, stackParked, goParked := goMemory()
-	res.heapPerWait = (heapParked - heapBefore) / float64(n)
-	res.stackPerWait = (stackParked - stackBefore) / float64(n)
-	res.goroutinesPerWait = float64(goParked-goBefore) / float64(n)
-	b.heapProfile("waits")
-	cpuReleased := processCPU()
-	released := time.Now().UnixNano()
-	r.p.TestToolkit.Release(gate)
-	if !lines.Scan() {
-		return res, fmt.Errorf("waiters: no result (%v)", lines.Err())
-	}
-	res.cpuPerWait = float64(processCPU()-cpuReleased) / float64(time.Microsecond) / float64(n)
-	var out waitersOutput
-	if err := json.Unmarshal(lines.Bytes(), &out); err != nil {
-		return res, fmt.Errorf("waiters: %w", err)
-	}
-	res.clientCPUPerWait = float64(out.CPUNanos) / 1e3 / float64(n)
-	for _, at := range out.Arrivals {
-		d := float64(at-released) / 1e6
-		if d < 0 {
-			res.early++
-			continue
-		}
-		res.latencies = append(res.latencies, d)
-		res.worst = max(res.worst, d)
-	}
-	if out.Failures > 0 {
-		res.failure = fmt.Sprintf("%d waits failed, first: %s", out.Failures, out.FirstError)
-	}
+	res.cpuPerWait = float64(run.cpu) / float64(time.Microsecond) / float64(n)
+	res.clientCPUPerWait = float64(run.out.CPUNanos) / 1e3 / float64(n)
+	res.latencies, res.worst, res.early = run.afterRelease()
+	res.failure = run.failure()
 	return res, nil
-}
-
-// settle is the pause between the child having written every request and the release, so the
-// requests are parked in the primary by then.
-func settle(b *bench) time.Duration {
-	if b.cfg.Smoke {
-		return 200 * time.Millisecond
-	}
-	return time.Second
-}
-
-// goMemory is this process's Go heap in use and goroutine stack memory in use (bytes), and its
-// number of goroutines.
-func goMemory() (heap, stacks float64, goroutines int) {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return float64(ms.HeapInuse), float64(ms.StackInuse), runtime.NumGoroutine()
-}
-
-// raiseNoFile raises this process's RLIMIT_NOFILE soft limit to the hard limit.
-func raiseNoFile() (uint64, error) {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return 0, err
-	}
-	if lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-			return 0, err
-		}
-	}
-	return lim.Cur, nil
-}
-
-// rssMiB is this process's resident set size (VmRSS) in MiB.
-func rssMiB() float64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }

@@ -1,6 +1,8 @@
 // Package agentclihttp is the HTTP edge of the Agent CLI: the contract's two REST routes served
-// by grpc-gateway in front of an AgentCLIService connection. The primary's loopback listener and
-// a worker's sandbox proxy both use it, so both answer with identical status codes and bodies.
+// by grpc-gateway in front of AgentCLIService, either over a gRPC connection (a worker's sandbox
+// proxy, to the primary) or by calling the handlers in the same process (the primary's loopback
+// listener). Both use the same front, gateway options and error mapping, so both answer with
+// identical status codes, headers and bodies.
 //
 // It checks the method, then the grant (through an Authenticator, before reading any body),
 // then the 64 KiB cap, and maps gRPC codes to HTTP statuses in one place. It makes no decision
@@ -61,7 +63,30 @@ type Authenticator func(ctx context.Context, token string) bool
 // request passes the gRPC server's interceptors). It authenticates before reading the body,
 // caps the body at 64 KiB, and writes every failure as {"detail": …}.
 func NewHandler(ctx context.Context, conn *grpc.ClientConn, authenticated Authenticator) (http.Handler, error) {
-	mux := runtime.NewServeMux(
+	mux := newGateway()
+	if err := agentcliv1.RegisterAgentCLIServiceHandler(ctx, mux, conn); err != nil {
+		return nil, err
+	}
+	return &front{gateway: mux, authenticated: authenticated}, nil
+}
+
+// NewServerHandler serves the two REST routes as NewHandler does, by calling srv in this
+// process instead of forwarding: no gRPC server runs in between, so no interceptor does, and
+// srv must do itself what one would (agentcli's Server.OnPath marks the path). A parked long
+// poll then holds no gRPC stream, only its HTTP request.
+func NewServerHandler(ctx context.Context, srv agentcliv1.AgentCLIServiceServer, authenticated Authenticator) (http.Handler, error) {
+	mux := newGateway()
+	if err := agentcliv1.RegisterAgentCLIServiceHandlerServer(ctx, mux, srv); err != nil {
+		return nil, err
+	}
+	return &front{gateway: mux, authenticated: authenticated}, nil
+}
+
+// newGateway is the gateway both handlers register on: raw canonical bodies, only the window
+// header forwarded in and no metadata sent out, and every error written by the two functions
+// below.
+func newGateway() *runtime.ServeMux {
+	return runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rawJSON{}),
 		runtime.WithIncomingHeaderMatcher(func(h string) (string, bool) {
 			if strings.EqualFold(h, WindowHeader) {
@@ -76,10 +101,6 @@ func NewHandler(ctx context.Context, conn *grpc.ClientConn, authenticated Authen
 			writeDetail(w, code, http.StatusText(code))
 		}),
 	)
-	if err := agentcliv1.RegisterAgentCLIServiceHandler(ctx, mux, conn); err != nil {
-		return nil, err
-	}
-	return &front{gateway: mux, authenticated: authenticated}, nil
 }
 
 // front is the HTTP edge: method, authority and size, in that order, before the gateway.

@@ -34,3 +34,34 @@ func TestHTTPHandlerAnswersBothRequestsOfACall(t *testing.T) {
 		})
 	}
 }
+
+func TestParkingHoldsGetsUntilReleased(t *testing.T) {
+	p := NewParking()
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	answered := make(chan string, 1)
+	go func() {
+		resp, err := srv.Client().Get(srv.URL + CallsPathPrefix + "c1?wait=30")
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		answered <- string(body)
+	}()
+	resp, err := srv.Client().Post(srv.URL+OperationsPath, "application/json", strings.NewReader(`{"operation":"tools.call"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case got := <-answered:
+		t.Fatalf("answered before the release: %s", got)
+	default:
+	}
+	p.Release()
+	if got := <-answered; !strings.Contains(got, `"status":"completed"`) {
+		t.Fatalf("after the release: %s", got)
+	}
+}

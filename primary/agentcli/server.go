@@ -51,6 +51,34 @@ func PathInterceptor(p response.Path) grpc.UnaryServerInterceptor {
 	}
 }
 
+// OnPath returns the handlers as a caller in the same process reaches them (the loopback
+// listener's gateway calls them directly, with no gRPC server and so no interceptor between):
+// every request arrives on path p, as PathInterceptor(p) would mark it, and one whose context
+// has already ended is not started, as a gRPC client starts no call past its deadline.
+func (s *Server) OnPath(p response.Path) agentcliv1.AgentCLIServiceServer {
+	return onPath{s: s, path: p}
+}
+
+type onPath struct {
+	agentcliv1.UnimplementedAgentCLIServiceServer
+	s    *Server
+	path response.Path
+}
+
+func (o onPath) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*agentcliv1.OperateResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, toStatus(o.s.log, err)
+	}
+	return o.s.Operate(WithPath(ctx, o.path), req)
+}
+
+func (o onPath) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*agentcliv1.GetCallResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, toStatus(o.s.log, err)
+	}
+	return o.s.GetCall(WithPath(ctx, o.path), req)
+}
+
 // authenticate finds the caller's response from the bearer grant in ctx's metadata.
 func (s *Server) authenticate(ctx context.Context) (*response.Response, error) {
 	p, ok := ctx.Value(pathKey{}).(response.Path)
