@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/primary"
 )
 
 // liveHeap is the heap in use after two full collections.
@@ -41,7 +42,10 @@ func measureIdleHeap(ctx context.Context, b *bench) ([]row, error) {
 }
 
 func idleHeapRound(ctx context.Context, b *bench, n int) (float64, error) {
-	r, err := startRig(ctx, b.cfg, false)
+	// One runtime credential opens them all, past the bounds a primary keeps by default.
+	r, err := startRig(ctx, b.cfg, false, func(c *primary.Config) {
+		c.MaxOpenResponses, c.MaxOpenResponsesPerCredential = n+100, n+100
+	})
 	if err != nil {
 		return 0, err
 	}
