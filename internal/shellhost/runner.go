@@ -168,6 +168,7 @@ func (r *Runner) Environment(agentCLI map[string]string, workspace string) []str
 	}
 	vars["PATH"] = r.launcher.dir + string(os.PathListSeparator) + path
 	vars["PWD"] = workspace
+	asShellUser(vars, shellpriv.Current(), workspace)
 	for k, v := range agentCLI {
 		vars[k] = v
 	}
@@ -177,6 +178,28 @@ func (r *Runner) Environment(agentCLI map[string]string, workspace string) []str
 	}
 	sort.Strings(env)
 	return env
+}
+
+// asShellUser makes the identity variables a shell inherited true of the user it runs as, when
+// that is not the primary's: the primary's HOME is not the shell's to read or write (its own
+// workspace is), nor are USER and LOGNAME its name.
+func asShellUser(vars map[string]string, u *shellpriv.User, workspace string) {
+	if u == nil {
+		return
+	}
+	if _, ok := vars["HOME"]; ok {
+		vars["HOME"] = workspace
+	}
+	for _, name := range []string{"USER", "LOGNAME"} {
+		if _, ok := vars[name]; !ok {
+			continue
+		}
+		if u.Name == "" {
+			delete(vars, name)
+		} else {
+			vars[name] = u.Name
+		}
+	}
 }
 
 func allowed(list []string, name string) bool {

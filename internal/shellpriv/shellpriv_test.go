@@ -121,10 +121,10 @@ func TestParse(t *testing.T) {
 		want    shellpriv.User
 		wantErr bool
 	}{
-		{spec: "65534:65534", want: shellpriv.User{Uid: 65534, Gid: 65534}},
+		{spec: "65534:65534", want: shellpriv.User{Uid: 65534, Gid: 65534, Name: "nobody"}},
 		{spec: "1234:5678", want: shellpriv.User{Uid: 1234, Gid: 5678}},
-		{spec: "nobody", want: shellpriv.User{Uid: 65534, Gid: 65534}},
-		{spec: "nobody:0", wantErr: false, want: shellpriv.User{Uid: 65534, Gid: 0}},
+		{spec: "nobody", want: shellpriv.User{Uid: 65534, Gid: 65534, Name: "nobody"}},
+		{spec: "nobody:0", wantErr: false, want: shellpriv.User{Uid: 65534, Gid: 0, Name: "nobody"}},
 		{spec: "0", wantErr: true},
 		{spec: "root", wantErr: true},
 		{spec: "0:65534", wantErr: true},

@@ -13,6 +13,8 @@ import (
 // User is the unprivileged user and group shells run as. Supplementary groups are always empty.
 type User struct {
 	Uid, Gid uint32
+	// Name is the user's login name, empty when the system does not name the uid.
+	Name string
 }
 
 func (u *User) String() string { return fmt.Sprintf("%d:%d", u.Uid, u.Gid) }
@@ -59,6 +61,7 @@ func Parse(spec string) (*User, error) {
 	if u.Uid == 0 {
 		return nil, fmt.Errorf("shell user %q is root: shells would reach the state directory's credentials", spec)
 	}
+	u.Name = nameOf(u.Uid)
 	return u, nil
 }
 
@@ -96,7 +99,16 @@ func Default() *User {
 			break
 		}
 	}
+	u.Name = nameOf(u.Uid)
 	return u
+}
+
+// nameOf is the login name of uid, or empty.
+func nameOf(uid uint32) string {
+	if pw, err := user.LookupId(strconv.FormatUint(uint64(uid), 10)); err == nil {
+		return pw.Username
+	}
+	return ""
 }
 
 var current struct {

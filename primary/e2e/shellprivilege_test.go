@@ -212,6 +212,9 @@ func TestShellsHaveNoPrivilegeBeyondTheirGrant(t *testing.T) {
 				if v := got["write.workspace"]; v != "written" {
 					t.Errorf("create a file in the workspace: %q, want it written", v)
 				}
+				if os.Geteuid() == 0 && got["home"] != got["cwd"] {
+					t.Errorf("HOME is %q, want the workspace %q: a shell of another user cannot use the binary's home", got["home"], got["cwd"])
+				}
 			})
 			t.Run("CanRunButNotChangeMindroomAgent", func(t *testing.T) {
 				launcher := filepath.Join(sh.binDir, "mindroom-agent")
@@ -367,6 +370,7 @@ probe_write() {
 }
 
 echo "cwd=$PWD"
+echo "home=$HOME"
 if err=$( { echo probe >"./.probe-$$"; } 2>&1 ) && rm -f "./.probe-$$"; then
 	echo write.workspace=written
 else

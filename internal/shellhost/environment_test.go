@@ -1,0 +1,34 @@
+package shellhost
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/turncli/turncli/internal/shellpriv"
+)
+
+func TestAShellSwitchedToItsOwnUserIsNotToldItIsThePrimarysUser(t *testing.T) {
+	inherited := map[string]string{"HOME": "/root", "USER": "root", "LOGNAME": "root", "LANG": "C.UTF-8"}
+	for _, tc := range []struct {
+		name      string
+		user      *shellpriv.User
+		inherited map[string]string
+		want      map[string]string
+	}{
+		{"WithoutASwitchNothingChanges", nil, inherited, inherited},
+		{"HomeIsTheWorkspaceAndTheNamesTheShellUsers", &shellpriv.User{Uid: 65534, Gid: 65534, Name: "nobody"}, inherited,
+			map[string]string{"HOME": "/ws", "USER": "nobody", "LOGNAME": "nobody", "LANG": "C.UTF-8"}},
+		{"AnUnnamedUserHasNoName", &shellpriv.User{Uid: 4242, Gid: 4242}, inherited,
+			map[string]string{"HOME": "/ws", "LANG": "C.UTF-8"}},
+		{"WhatWasNotInheritedIsNotAdded", &shellpriv.User{Uid: 65534, Gid: 65534, Name: "nobody"}, map[string]string{"LANG": "C"},
+			map[string]string{"LANG": "C"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vars := maps.Clone(tc.inherited)
+			asShellUser(vars, tc.user, "/ws")
+			if !maps.Equal(vars, tc.want) {
+				t.Errorf("environment %v, want %v", vars, tc.want)
+			}
+		})
+	}
+}
