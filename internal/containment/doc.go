@@ -5,7 +5,8 @@
 // Layout, under the cgroup of the process that uses it (read from /proc/self/cgroup, on the
 // cgroup2 mount found in /proc/self/mountinfo):
 //
-//	turncli.<pid>.commands/c<N>   one leaf per Bash command of this process
+//	turncli.<pid>.commands/c<N>   one leaf per running Bash command of this process (kept for
+//	                              the next command when its command left nothing behind)
 //	turncli.jobs/j<digest>        one leaf per background job, named after its status file
 //
 // Commands must not outlive the process that runs them, even when it is SIGKILLed and cannot

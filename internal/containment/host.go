@@ -18,6 +18,44 @@ type host struct {
 	jobs     string // the jobs parent, shared by every process in the same cgroup
 	next     atomic.Uint64
 	watchdog *os.File // the write end of the watchdog's pipe; never closed
+
+	// idle holds empty command leaves for reuse: creating and removing a cgroup costs more
+	// than the rest of a command's containment together (BenchmarkCommandLeaf). The
+	// watchdog removes them with the rest of the subtree.
+	idleMu sync.Mutex
+	idle   []*Leaf
+}
+
+// maxIdleLeaves bounds the idle leaves: enough for the commands that finish together on a
+// busy host, few enough that their directories and descriptors cost nothing worth counting.
+const maxIdleLeaves = 64
+
+// takeIdle returns an idle leaf, or nil when there is none.
+func (h *host) takeIdle() *Leaf {
+	h.idleMu.Lock()
+	defer h.idleMu.Unlock()
+	n := len(h.idle)
+	if n == 0 {
+		return nil
+	}
+	l := h.idle[n-1]
+	h.idle = h.idle[:n-1]
+	return l
+}
+
+// putIdle keeps an empty leaf, with its descriptor, for the next command; false when there
+// are enough already.
+func (h *host) putIdle(l *Leaf) bool {
+	if l.fd < 0 {
+		return false
+	}
+	h.idleMu.Lock()
+	defer h.idleMu.Unlock()
+	if len(h.idle) == maxIdleLeaves {
+		return false
+	}
+	h.idle = append(h.idle, l)
+	return true
 }
 
 var (

@@ -20,16 +20,32 @@ import (
 type Leaf struct {
 	dir string
 	fd  int // an O_PATH descriptor of dir for clone3's CLONE_INTO_CGROUP; -1 once closed
+	// host is set on a command's leaf, which goes back to its host's idle leaves when the
+	// command is done; a job's leaf is removed instead.
+	host *host
+	// killed: cgroup.kill was written. Such a leaf is never reused: on the kernels this runs
+	// on (Linux 6.18 among them) a process cloned into a cgroup whose cgroup.kill was ever
+	// written (CLONE_INTO_CGROUP) is SIGKILLed at birth.
+	killed bool
 }
 
-// NewCommand creates the leaf of one command in this process's commands subtree, which the
-// watchdog kills if this process dies. It returns nil, nil when containment is unavailable.
+// NewCommand returns an empty leaf for one command in this process's commands subtree, which
+// the watchdog kills if this process dies: one a finished command gave back, or a new one. It
+// returns nil, nil when containment is unavailable.
 func NewCommand() (*Leaf, error) {
 	h, err := current()
 	if err != nil {
 		return nil, nil // unavailable is not an error: callers fall back to process groups
 	}
-	return create(filepath.Join(h.commands, "c"+strconv.FormatUint(h.next.Add(1), 10)))
+	if l := h.takeIdle(); l != nil {
+		return l, nil
+	}
+	l, err := create(filepath.Join(h.commands, "c"+strconv.FormatUint(h.next.Add(1), 10)))
+	if err != nil {
+		return nil, err
+	}
+	l.host = h
+	return l, nil
 }
 
 // ForJob returns the leaf of the job whose exit status goes to statusPath, creating it if
@@ -95,12 +111,19 @@ func (l *Leaf) Apply(attr *syscall.SysProcAttr) {
 }
 
 // Started releases the descriptor Apply used, once the process has started (or failed to).
+// A command's leaf keeps it for the next command that reuses the leaf.
 func (l *Leaf) Started() {
-	if l == nil || l.fd < 0 {
+	if l == nil || l.host != nil {
 		return
 	}
-	_ = unix.Close(l.fd)
-	l.fd = -1
+	l.closeFD()
+}
+
+func (l *Leaf) closeFD() {
+	if l.fd >= 0 {
+		_ = unix.Close(l.fd)
+		l.fd = -1
+	}
 }
 
 // Signal sends sig to every process in the leaf: the command's whole tree, including those
@@ -133,18 +156,25 @@ func (l *Leaf) Kill() error {
 	if l == nil {
 		return nil
 	}
-	return killLeaf(l.dir)
+	killed, err := killLeaf(l.dir)
+	l.killed = l.killed || killed
+	return err
 }
 
-// Remove kills what is left in the leaf and removes it.
+// Remove kills what is left in the leaf and gives it up: a command's leaf, now empty, goes
+// back to the idle leaves for the next command; any other leaf is removed.
 func (l *Leaf) Remove() error {
 	if l == nil {
 		return nil
 	}
-	l.Started()
 	if err := l.Kill(); err != nil {
+		l.closeFD()
 		return err
 	}
+	if l.host != nil && !l.killed && l.host.putIdle(l) {
+		return nil
+	}
+	l.closeFD()
 	if err := os.Remove(l.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("containment: remove %s: %w", l.dir, err)
 	}
@@ -160,24 +190,26 @@ func (l *Leaf) Populated() bool {
 	return err == nil && populated
 }
 
-func killLeaf(dir string) error {
+// killLeaf kills every process in dir and waits until it is empty; killed reports whether
+// it had to write cgroup.kill.
+func killLeaf(dir string) (killed bool, err error) {
 	if populated, err := isPopulated(dir); err != nil || !populated {
-		return err // nothing left: the common case after a command, and no write needed
+		return false, err // nothing left: the common case after a command, and no write needed
 	}
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("containment: kill %s: %w", dir, err)
+		return false, fmt.Errorf("containment: kill %s: %w", dir, err)
 	}
 	deadline := time.Now().Add(killWait)
 	for wait := 50 * time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
 		populated, err := isPopulated(dir)
 		if err != nil || !populated {
-			return err
+			return true, err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("containment: %s still has processes %v after SIGKILL", dir, killWait)
+			return true, fmt.Errorf("containment: %s still has processes %v after SIGKILL", dir, killWait)
 		}
 		time.Sleep(wait)
 	}
@@ -189,7 +221,7 @@ func killTree(dir string) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if err := killLeaf(dir); err != nil {
+	if _, err := killLeaf(dir); err != nil {
 		return err
 	}
 	for _, e := range entries {
