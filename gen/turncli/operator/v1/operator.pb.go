@@ -1805,8 +1805,9 @@ type Job struct {
 	// The outcome in plain language ("success", "stopped at the time limit", …); empty while
 	// running.
 	Outcome string `protobuf:"bytes,10,opt,name=outcome,proto3" json:"outcome,omitempty"`
-	// The exit code; unset while running and when unknown (never started, or re-attached after
-	// a restart).
+	// The exit code, as the job's status file recorded it (also for a job that ended while no
+	// primary watched it); unset while running, and when unknown: never started, or killed
+	// before it could record its exit (outcome "outcome unknown after restart").
 	ExitCode *int32 `protobuf:"varint,11,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
 	// When it was created.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
