@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"google.golang.org/grpc"
@@ -15,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
+	"github.com/turncli/turncli/internal/backoff"
 )
 
 // Host serves toolkits to a primary. Build it with New, then Run it.
@@ -106,31 +106,11 @@ func (h *Host) Run(ctx context.Context) error {
 	defer conn.Close()
 	client := toolhostv1.NewToolHostServiceClient(conn)
 
-	log := h.cfg.Logger
-	backoff := h.cfg.MinBackoff
-	for ctx.Err() == nil {
-		registered, err := h.session(ctx, client)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if permanent(err) {
-			return err
-		}
-		if registered {
-			backoff = h.cfg.MinBackoff
-		}
-		wait := backoff/2 + rand.N(backoff/2+1)
-		log.Warn("connection to primary ended", "err", err, "retry_in", wait)
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil
-		case <-timer.C:
-		}
-		backoff = min(backoff*2, h.cfg.MaxBackoff)
-	}
-	return nil
+	p := backoff.Policy{Min: h.cfg.MinBackoff, Max: h.cfg.MaxBackoff}
+	return p.Loop(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client) }, permanent,
+		func(err error, wait time.Duration) {
+			h.cfg.Logger.Warn("connection to primary ended", "err", err, "retry_in", wait)
+		})
 }
 
 // permanent reports whether err ends Run instead of a reconnect.

@@ -216,6 +216,9 @@ type liveWorker struct {
 	*worker.Worker
 	stateDir string
 	stop     func() // ends Run and waits for it; idempotent, also run at cleanup
+	// exited is what Run returned when it has returned on its own (it then fails stop's
+	// check unless the test took it from here first).
+	exited chan error
 }
 
 // runWorker runs a real worker against fp until the test ends. Its logs go to t.Log.
@@ -250,13 +253,18 @@ func runWorker(t testing.TB, fp *fakePrimary, edit ...func(*worker.Config)) *liv
 		t.Fatalf("worker.New: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	lw := &liveWorker{Worker: w, stateDir: cfg.StateDir}
+	lw := &liveWorker{Worker: w, stateDir: cfg.StateDir, exited: make(chan error, 1)}
+	returned := make(chan struct{})
+	go func() { lw.exited <- w.Run(ctx); close(returned) }()
 	lw.stop = sync.OnceFunc(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("worker.Run: %v", err)
+		<-returned
+		select {
+		case err := <-lw.exited:
+			if err != nil {
+				t.Errorf("worker.Run: %v", err)
+			}
+		default: // taken by the test
 		}
 	})
 	t.Cleanup(lw.stop)

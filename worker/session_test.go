@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -285,30 +286,62 @@ func TestWorkerConnection(t *testing.T) {
 		}
 	})
 
-	refusals := []struct {
-		name   string
-		refuse func(*session)
-	}{
-		{"RefusedWorkerRetries", func(s *session) { s.end <- status.Error(codes.Unauthenticated, "missing or invalid worker credential") }},
-		{"FirstAnswerOtherThanWelcomeMakesTheWorkerReconnect", func(s *session) {
+	t.Run("FirstAnswerOtherThanWelcomeMakesTheWorkerReconnect", func(t *testing.T) {
+		fp := startFakePrimary(t)
+		runWorker(t, fp)
+		for range 3 {
+			s, _ := fp.accept(t)
 			s.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Credit{Credit: &workerv1.Credit{CommandId: "x", Chunks: 1}}})
-		}},
+		}
+		s := fp.welcome(t)
+		s.start(&workerv1.StartCommand{CommandId: "1", Agent: "tester", Command: `echo welcome`})
+		if f := s.collect("1"); f.stdout != "welcome\n" {
+			t.Errorf("command after the refusals = %+v", f)
+		}
+	})
+
+	// A worker the primary refuses stops with a *RefusedError instead of retrying forever:
+	// no reconnect can cure a wrong credential, another key's credential or a bad Hello.
+	// Before a welcome or after one, the same.
+	for _, code := range []codes.Code{codes.Unauthenticated, codes.PermissionDenied, codes.InvalidArgument} {
+		for _, welcomed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("RefusedWith%sStops/welcomed=%v", code, welcomed), func(t *testing.T) {
+				fp := startFakePrimary(t)
+				w := runWorker(t, fp)
+				var s *session
+				if welcomed {
+					s = fp.welcome(t)
+				} else {
+					s, _ = fp.accept(t)
+				}
+				s.end <- status.Error(code, "refused by the test")
+				var err error
+				select {
+				case err = <-w.exited:
+				case <-deadline(t).Done():
+					t.Fatal("the refused worker is still running")
+				}
+				var refused *worker.RefusedError
+				if !errors.As(err, &refused) || refused.Code != code || refused.Message != "refused by the test" {
+					t.Fatalf("Run = %v, want a *RefusedError with %s and the primary's message", err, code)
+				}
+			})
+		}
 	}
-	for _, tc := range refusals {
-		t.Run(tc.name, func(t *testing.T) {
-			fp := startFakePrimary(t)
-			runWorker(t, fp)
-			for range 3 {
-				s, _ := fp.accept(t)
-				tc.refuse(s)
-			}
-			s := fp.welcome(t)
-			s.start(&workerv1.StartCommand{CommandId: "1", Agent: "tester", Command: `echo welcome`})
-			if f := s.collect("1"); f.stdout != "welcome\n" {
-				t.Errorf("command after the refusals = %+v", f)
-			}
-		})
-	}
+
+	t.Run("UnavailableIsRetried", func(t *testing.T) {
+		fp := startFakePrimary(t)
+		runWorker(t, fp)
+		for range 3 {
+			s, _ := fp.accept(t)
+			s.end <- status.Error(codes.Unavailable, "primary restarting")
+		}
+		s := fp.welcome(t)
+		s.start(&workerv1.StartCommand{CommandId: "1", Agent: "tester", Command: `echo back`})
+		if f := s.collect("1"); f.stdout != "back\n" {
+			t.Errorf("command after the retries = %+v", f)
+		}
+	})
 
 	t.Run("StoppingTheWorkerStopsItsCommands", func(t *testing.T) {
 		fp := startFakePrimary(t)

@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,11 +13,14 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/status"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/sandboxproxy"
 	"github.com/turncli/turncli/worker/jobs"
@@ -91,37 +93,55 @@ func (w *Worker) Run(ctx context.Context) error {
 		return err
 	}
 	w.jobs = jm
-	defer jm.Close() // the jobs run on; the next worker on this state dir takes them over
+	defer jm.Close()                     // the jobs run on; the next worker on this state dir takes them over
+	ctx, stop := context.WithCancel(ctx) // a refused worker stops its proxy too
+	defer stop()
 	var wg sync.WaitGroup
 	proxyErr := make(chan error, 1)
 	wg.Go(func() { proxyErr <- sandboxproxy.Serve(ctx, w.proxyLis, w.conn) })
-	w.connectLoop(ctx)
+	refused := w.connectLoop(ctx)
+	stop()
 	wg.Wait()
+	if refused != nil {
+		return refused
+	}
 	return <-proxyErr
 }
 
 // connectLoop keeps one session with the primary, reconnecting with jittered exponential
-// backoff, until ctx ends.
-func (w *Worker) connectLoop(ctx context.Context) {
-	log := w.cfg.Logger
-	backoff := w.cfg.MinBackoff
-	for ctx.Err() == nil {
-		welcomed, err := w.session(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		log.Warn("connection to primary ended", "err", err, "retry_in", backoff)
-		if welcomed {
-			backoff = w.cfg.MinBackoff
-		}
-		wait := backoff/2 + rand.N(backoff/2+1)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		backoff = min(backoff*2, w.cfg.MaxBackoff)
+// backoff, until ctx ends (nil) or the primary refuses this worker (a *RefusedError).
+func (w *Worker) connectLoop(ctx context.Context) error {
+	p := backoff.Policy{Min: w.cfg.MinBackoff, Max: w.cfg.MaxBackoff}
+	err := p.Loop(ctx, w.session, refusal, func(err error, wait time.Duration) {
+		w.cfg.Logger.Warn("connection to primary ended", "err", err, "retry_in", wait)
+	})
+	if err != nil {
+		return &RefusedError{Code: status.Code(err), Message: status.Convert(err).Message()}
 	}
+	return nil
+}
+
+// refusal reports whether the primary refused this worker in a way no reconnect can change:
+// its credential, the key it claims, or what it sent. Anything else (the primary restarting,
+// the network) is worth a retry.
+func refusal(err error) bool {
+	switch status.Code(err) {
+	case codes.Unauthenticated, codes.PermissionDenied, codes.InvalidArgument:
+		return true
+	}
+	return false
+}
+
+// RefusedError is the primary refusing this worker: a wrong credential (Unauthenticated), a
+// credential of another worker key (PermissionDenied) or a Hello it does not accept
+// (InvalidArgument). Retrying would not help, so the worker stops.
+type RefusedError struct {
+	Code    codes.Code
+	Message string // the primary's, which never repeats the credential
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("the primary refused this worker (%s: %s)", e.Code, e.Message)
 }
 
 // Run runs a worker with TCP listeners from cfg until ctx ends.

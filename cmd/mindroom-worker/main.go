@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
@@ -116,8 +118,25 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if err := worker.Run(ctx, cfg); err != nil {
+		var refused *worker.RefusedError
+		if errors.As(err, &refused) {
+			cfg.Logger.Error("the primary refused this worker", "code", refused.Code.String(), "reason", refused.Message, "check", refusalHint(refused))
+			return 2
+		}
 		cfg.Logger.Error("worker failed", "err", err)
 		return 1
 	}
 	return 0
+}
+
+// refusalHint names the flags and variables to check when the primary refuses the worker.
+func refusalHint(e *worker.RefusedError) string {
+	switch e.Code {
+	case codes.Unauthenticated:
+		return "the worker credential: --credential-file (MINDROOM_WORKER_CREDENTIAL_FILE) or MINDROOM_WORKER_CREDENTIAL must hold a credential the primary issued, and --id (MINDROOM_WORKER_ID) must be set"
+	case codes.PermissionDenied:
+		return "--key (MINDROOM_WORKER_KEY): the credential from --credential-file (MINDROOM_WORKER_CREDENTIAL_FILE) or MINDROOM_WORKER_CREDENTIAL is another worker key's"
+	default:
+		return "--id (MINDROOM_WORKER_ID) and --proxy-listen (MINDROOM_PROXY_LISTEN)"
+	}
 }

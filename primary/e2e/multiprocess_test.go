@@ -311,6 +311,42 @@ func TestMultiProcess(t *testing.T) {
 	a1 := startWorker("key-a", "a1")
 	b1 := startWorker("key-b", "b1")
 
+	// A worker the primary refuses exits at once, naming what to check, rather than retrying
+	// forever: a wrong credential, and a credential of another worker key.
+	t.Run("RefusedWorkersExitNamingWhatToCheck", func(t *testing.T) {
+		for _, tc := range []struct {
+			name, credential, code, check string
+		}{
+			{"WrongCredential", "not-a-credential", "Unauthenticated", "MINDROOM_WORKER_CREDENTIAL_FILE"},
+			{"AnotherKeysCredential", credentials["key-b"], "PermissionDenied", "MINDROOM_WORKER_KEY"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				p := mpStart(t, "refused worker", filepath.Join(bin, "mindroom-worker"),
+					mpBaseEnv(t, "MINDROOM_WORKER_CREDENTIAL="+tc.credential),
+					"--primary", ep.GRPC, "--key", "key-a", "--id", "refused-"+tc.name, "--state-dir", shellTempDir(t))
+				line := p.waitLog(t, "the primary refused this worker", 1)
+				select {
+				case <-p.exited:
+				case <-time.After(mpDeadline):
+					t.Fatal("the refused worker did not exit")
+				}
+				if code := p.state.ExitCode(); code != 2 {
+					t.Errorf("exit code %d, want 2", code)
+				}
+				check, _ := line["check"].(string)
+				if line["code"] != tc.code || !strings.Contains(check, tc.check) {
+					t.Errorf("log line %v: want code %s and a check naming %s", line, tc.code, tc.check)
+				}
+				if p.log.count("connection to primary ended") != 0 {
+					t.Error("the refused worker retried")
+				}
+				if strings.Contains(fmt.Sprint(line), tc.credential) {
+					t.Error("the log line repeats the credential")
+				}
+			})
+		}
+	})
+
 	conn, err := grpc.NewClient(ep.GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

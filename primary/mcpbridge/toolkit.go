@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/primary/catalog"
 )
@@ -478,13 +479,9 @@ func (t *Toolkit) discardSession(s *session, cause error) {
 func (t *Toolkit) failedLocked(reason string) {
 	t.failures++
 	t.lastErr = reason
-	delay := time.Duration(0)
+	delay := time.Duration(0) // the first failure may be the server's alone: start again at once
 	if t.failures > 1 {
-		delay = t.opts.BackoffBase
-		for i := 2; i < t.failures && delay < t.opts.BackoffMax; i++ {
-			delay *= 2
-		}
-		delay = min(delay, t.opts.BackoffMax)
+		delay = backoff.Policy{Min: t.opts.BackoffBase, Max: t.opts.BackoffMax}.Delay(t.failures - 1)
 	}
 	t.retryAt = t.opts.Now().Add(delay)
 }
