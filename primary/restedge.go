@@ -5,9 +5,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+
+	"github.com/turncli/turncli/internal/bearer"
 )
 
 // MaxRESTBody bounds a REST request body; it matches gRPC's default message limit, which the
@@ -20,8 +21,8 @@ const MaxRESTBody = 4 << 20
 // which service is still decided by the gRPC interceptors behind the gateway.
 func (p *Primary) restEdge(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || len(r.Header.Values("Authorization")) != 1 || !(p.policy.KnownCredential(token) || p.operatorAuth.Known(r.Context(), token)) {
+		token, ok := bearer.FromHeader(r.Header)
+		if !ok || !(p.policy.KnownCredential(token) || p.operatorAuth.Known(r.Context(), token)) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write([]byte(`{"code":16,"message":"missing or invalid credential for this API","details":[]}`))

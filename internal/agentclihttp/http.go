@@ -26,6 +26,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
+	"github.com/turncli/turncli/internal/bearer"
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clierr"
 )
@@ -38,22 +39,7 @@ const (
 	WindowHeader = "x-mindroom-agent-cli-window"
 	// MaxOperationBytes is the largest operation document accepted.
 	MaxOperationBytes = 64 * 1024
-	// MaxAuthorizationLength bounds the whole Authorization value.
-	MaxAuthorizationLength = 4096
 )
-
-// BearerToken returns the grant from an Authorization value: the exact prefix "Bearer ", one
-// space, a non-empty token without whitespace, the whole value at most 4096 characters.
-func BearerToken(header string) (string, bool) {
-	if len(header) > MaxAuthorizationLength {
-		return "", false
-	}
-	token, ok := strings.CutPrefix(header, "Bearer ")
-	if !ok || token == "" || strings.ContainsAny(token, " \t\r\n") {
-		return "", false
-	}
-	return token, true
-}
 
 // Authenticator tells whether a bearer grant may be used on this listener. The HTTP front asks
 // it before reading any body.
@@ -125,8 +111,8 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeDetail(w, http.StatusMethodNotAllowed, "Method Not Allowed")
 		return
 	}
-	token, ok := BearerToken(r.Header.Get("Authorization"))
-	if !ok || len(r.Header.Values("Authorization")) != 1 || !f.authenticated(r.Context(), token) {
+	token, ok := bearer.FromHeader(r.Header)
+	if !ok || !f.authenticated(r.Context(), token) {
 		writeDetail(w, http.StatusUnauthorized, clierr.UnauthenticatedText)
 		return
 	}

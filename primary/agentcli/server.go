@@ -14,6 +14,7 @@ import (
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/bearer"
 	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/primary/response"
 )
@@ -85,12 +86,7 @@ func (s *Server) authenticate(ctx context.Context) (*response.Response, error) {
 	if !ok {
 		return nil, errUnauthenticated
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	values := md.Get("authorization")
-	if len(values) != 1 {
-		return nil, errUnauthenticated
-	}
-	token, ok := agentclihttp.BearerToken(values[0])
+	token, ok := bearer.FromIncomingContext(ctx)
 	if !ok {
 		return nil, errUnauthenticated
 	}

@@ -9,10 +9,10 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/bearer"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -175,12 +175,7 @@ func (a *Authenticator) authenticate(ctx context.Context, fullMethod string) (co
 	if !strings.HasPrefix(fullMethod, methodPrefix) {
 		return ctx, nil
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	values := md.Get("authorization")
-	if len(values) != 1 {
-		return nil, errUnauthenticated
-	}
-	token, ok := strings.CutPrefix(values[0], "Bearer ")
+	token, ok := bearer.FromIncomingContext(ctx)
 	if !ok {
 		return nil, errUnauthenticated
 	}

@@ -4,22 +4,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 
-	"google.golang.org/grpc/metadata"
+	"github.com/turncli/turncli/internal/bearer"
 )
 
 // credentialKey names the runtime credential a request carries, for counting the responses
 // each credential holds: the hex SHA-256 of its bearer token, never the token itself. The role
 // interceptor has already checked the token; empty means none was found.
 func credentialKey(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	values := md.Get("authorization")
-	if len(values) != 1 {
-		return ""
-	}
-	token, ok := strings.CutPrefix(values[0], "Bearer ")
-	if !ok || token == "" {
+	token, ok := bearer.FromIncomingContext(ctx)
+	if !ok {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(token))

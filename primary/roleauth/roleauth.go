@@ -13,8 +13,9 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/turncli/turncli/internal/bearer"
 )
 
 // Role names a kind of caller.
@@ -74,13 +75,8 @@ func (p *Policy) authorize(ctx context.Context, fullMethod string) error {
 	if role == SelfAuthenticated || role == Public {
 		return nil
 	}
-	md, _ := metadata.FromIncomingContext(ctx)
-	values := md.Get("authorization")
-	if len(values) != 1 {
-		return errUnauthenticated
-	}
-	token, ok := strings.CutPrefix(values[0], "Bearer ")
-	if !ok || token == "" || len(token) > 4096 {
+	token, ok := bearer.FromIncomingContext(ctx)
+	if !ok {
 		return errUnauthenticated
 	}
 	d := sha256.Sum256([]byte(token))
