@@ -37,18 +37,10 @@ func NewServer(responses *response.Manager, log *slog.Logger) *Server {
 	return &Server{responses: responses, log: log}
 }
 
-type pathKey struct{}
-
-// WithPath records on ctx the way the request reached the primary. Requests with no path are
-// refused, so every server that exposes these handlers must say which path it is.
-func WithPath(ctx context.Context, p response.Path) context.Context {
-	return context.WithValue(ctx, pathKey{}, p)
-}
-
 // PathInterceptor marks every request of a gRPC server as arriving on path p.
 func PathInterceptor(p response.Path) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		return h(WithPath(ctx, p), req)
+		return h(response.WithPath(ctx, p), req)
 	}
 }
 
@@ -70,19 +62,19 @@ func (o onPath) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*a
 	if err := ctx.Err(); err != nil {
 		return nil, toStatus(o.s.log, err)
 	}
-	return o.s.Operate(WithPath(ctx, o.path), req)
+	return o.s.Operate(response.WithPath(ctx, o.path), req)
 }
 
 func (o onPath) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*agentcliv1.GetCallResponse, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, toStatus(o.s.log, err)
 	}
-	return o.s.GetCall(WithPath(ctx, o.path), req)
+	return o.s.GetCall(response.WithPath(ctx, o.path), req)
 }
 
 // authenticate finds the caller's response from the bearer grant in ctx's metadata.
 func (s *Server) authenticate(ctx context.Context) (*response.Response, error) {
-	p, ok := ctx.Value(pathKey{}).(response.Path)
+	p, ok := response.PathFrom(ctx)
 	if !ok {
 		return nil, errUnauthenticated
 	}

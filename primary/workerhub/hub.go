@@ -16,8 +16,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
-	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -288,18 +288,21 @@ func (h *Hub) CheckGrant(ctx context.Context, req *workerv1.CheckGrantRequest) (
 	return &workerv1.CheckGrantResponse{}, nil
 }
 
+// agentCLIMethods prefixes the full names of AgentCLIService's methods.
+var agentCLIMethods = "/" + agentcliv1.AgentCLIService_ServiceDesc.ServiceName + "/"
+
 // AgentCLIInterceptor authenticates the worker behind a forwarded Agent CLI call and marks the
 // call with that worker's path. Only AgentCLIService methods pass through it.
 func (h *Hub) AgentCLIInterceptor() grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		if !strings.HasPrefix(info.FullMethod, "/turncli.agentcli.v1.AgentCLIService/") {
+		if !strings.HasPrefix(info.FullMethod, agentCLIMethods) {
 			return handler(ctx, req)
 		}
 		ident, err := h.cfg.Credentials.authenticate(ctx)
 		if err != nil || !h.connected(ident) {
 			return nil, status.Error(codes.Unauthenticated, "Agent CLI authority is unavailable")
 		}
-		return handler(agentcli.WithPath(ctx, response.Path{WorkerKey: ident.Key, WorkerID: ident.ID}), req)
+		return handler(response.WithPath(ctx, response.Path{WorkerKey: ident.Key, WorkerID: ident.ID}), req)
 	}
 }
 
