@@ -19,6 +19,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/workermeta"
 )
 
 // Identity is the worker whose credential and id the proxy's calls carry. Dial the primary
@@ -32,7 +33,7 @@ type Identity struct {
 
 // GetRequestMetadata implements credentials.PerRPCCredentials.
 func (i Identity) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
-	return map[string]string{"turncli-worker-credential": i.Credential, "turncli-worker-id": i.WorkerID}, nil
+	return map[string]string{workermeta.CredentialKey: i.Credential, workermeta.IDKey: i.WorkerID}, nil
 }
 
 // RequireTransportSecurity implements credentials.PerRPCCredentials.

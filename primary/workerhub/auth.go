@@ -9,12 +9,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-)
 
-// Metadata keys a worker sends on every call.
-const (
-	CredentialHeader = "turncli-worker-credential"
-	WorkerIDHeader   = "turncli-worker-id"
+	"github.com/turncli/turncli/internal/workermeta"
 )
 
 // Identity is an authenticated worker.
@@ -66,7 +62,7 @@ var errWorkerUnauthenticated = status.Error(codes.Unauthenticated, "missing or i
 // authenticate reads the worker's credential and id from ctx.
 func (c *Credentials) authenticate(ctx context.Context) (Identity, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
-	creds, ids := md.Get(CredentialHeader), md.Get(WorkerIDHeader)
+	creds, ids := md.Get(workermeta.CredentialKey), md.Get(workermeta.IDKey)
 	if len(creds) != 1 || len(ids) != 1 || len(creds[0]) > 4096 {
 		return Identity{}, errWorkerUnauthenticated
 	}

@@ -20,6 +20,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/workermeta"
 )
 
 // The worker of the fuzz target: authenticated as id fuzzWorkerID of key fuzzWorkerKey.
@@ -253,7 +254,7 @@ func FuzzHubConnect(f *testing.F) {
 		h := New(Config{Credentials: creds, GrantUsable: nil})
 		h.SetJobSink(sink)
 		ctx, cancel := context.WithCancel(metadata.NewIncomingContext(context.Background(),
-			metadata.Pairs(CredentialHeader, fuzzCredential, WorkerIDHeader, fuzzWorkerID)))
+			metadata.Pairs(workermeta.CredentialKey, fuzzCredential, workermeta.IDKey, fuzzWorkerID)))
 		defer cancel()
 		stream := &scriptedStream{ctx: ctx, msgs: append([]*workerv1.ConnectRequest(nil), script...)}
 

@@ -23,7 +23,7 @@ import (
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/testenv"
-	"github.com/turncli/turncli/primary/workerhub"
+	"github.com/turncli/turncli/internal/workermeta"
 	"github.com/turncli/turncli/worker"
 )
 
@@ -48,10 +48,10 @@ func dialPrimary(t testing.TB, env *testenv.Env) *grpc.ClientConn {
 func asWorker(ctx context.Context, credential, id string) context.Context {
 	var kv []string
 	if credential != "" {
-		kv = append(kv, workerhub.CredentialHeader, credential)
+		kv = append(kv, workermeta.CredentialKey, credential)
 	}
 	if id != "" {
-		kv = append(kv, workerhub.WorkerIDHeader, id)
+		kv = append(kv, workermeta.IDKey, id)
 	}
 	return metadata.AppendToOutgoingContext(ctx, kv...)
 }

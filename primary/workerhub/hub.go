@@ -18,6 +18,7 @@ import (
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/workermeta"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -136,7 +137,7 @@ func validateHello(hello *workerv1.Hello, ident Identity) error {
 	case hello == nil:
 		return status.Error(codes.InvalidArgument, "the first message must be Hello")
 	case hello.GetWorkerId() != ident.ID:
-		return status.Error(codes.InvalidArgument, "Hello.worker_id must equal the turncli-worker-id metadata")
+		return status.Error(codes.InvalidArgument, "Hello.worker_id must equal the "+workermeta.IDKey+" metadata")
 	case hello.GetWorkerKey() != ident.Key:
 		return status.Error(codes.PermissionDenied, "this credential does not authorise that worker key")
 	}
