@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/interaction"
@@ -75,6 +76,9 @@ type Config struct {
 	MaxOpenResponses              int
 	MaxOpenResponsesPerCredential int
 	ResponseReapEvery             time.Duration
+	// Clock measures grants, prompts, jobs and the reaping of responses (nil: clock.System;
+	// tests pass a clocktest.Fake).
+	Clock clock.Clock
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger
