@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
@@ -138,7 +139,7 @@ func (c *Config) Validate() error {
 		c.ShellMaxTimeout = shellhost.DefaultMaxTimeout
 	}
 	if c.ShellGrace == 0 {
-		c.ShellGrace = shellhost.DefaultGrace
+		c.ShellGrace = bashexec.DefaultGrace
 	}
 	if c.ShutdownGrace == 0 {
 		c.ShutdownGrace = 10 * time.Second

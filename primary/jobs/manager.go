@@ -26,7 +26,6 @@ import (
 const (
 	DefaultCommandCeiling = 60 * time.Minute
 	DefaultAgentCeiling   = 7 * 24 * time.Hour
-	DefaultGrace          = 2 * time.Second
 	DefaultPoll           = 100 * time.Millisecond
 	DefaultMaxRunning     = 20
 	DefaultMaxPerThread   = 3
@@ -74,7 +73,8 @@ type Config struct {
 	Clock clock.Clock
 	// CommandCeiling and AgentCeiling are the ceilings when JobSpec.Ceiling is zero.
 	CommandCeiling, AgentCeiling time.Duration
-	// Grace is the time between SIGTERM and SIGKILL at the ceiling or on Cancel.
+	// Grace is the time between SIGTERM and SIGKILL at the ceiling or on Cancel
+	// (jobproc.DefaultJobGrace when zero).
 	Grace time.Duration
 	// Poll is how often a local job's /proc entry is checked for its exit.
 	Poll time.Duration
@@ -120,7 +120,7 @@ func (c *Config) Validate() error {
 	}
 	setDefault(&c.CommandCeiling, DefaultCommandCeiling)
 	setDefault(&c.AgentCeiling, DefaultAgentCeiling)
-	setDefault(&c.Grace, DefaultGrace)
+	setDefault(&c.Grace, jobproc.DefaultJobGrace)
 	setDefault(&c.Poll, DefaultPoll)
 	setDefault(&c.StartWait, DefaultStartWait)
 	setDefault(&c.LostWorkerAfter, DefaultLostWorkerAfter)

@@ -10,10 +10,10 @@ import (
 	"github.com/turncli/turncli/internal/clock"
 )
 
-// Defaults for a Config's zero values, and for a StartJob without a grace.
+// Defaults for a Config's zero values. A StartJob without a grace gets
+// jobproc.DefaultJobGrace.
 const (
-	DefaultGrace = 2 * time.Second
-	DefaultPoll  = 100 * time.Millisecond
+	DefaultPoll = 100 * time.Millisecond
 	// DefaultStartWait is how long Open waits for a job recorded as starting to name its
 	// process (see Config.StartWait).
 	DefaultStartWait = 5 * time.Second

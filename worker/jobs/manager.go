@@ -186,7 +186,7 @@ func (m *Manager) start(s *Session, req *workerv1.StartJob) {
 	}
 	grace := req.GetGrace().AsDuration()
 	if grace <= 0 {
-		grace = DefaultGrace
+		grace = jobproc.DefaultJobGrace
 	}
 	m.mu.Lock()
 	if m.closed || m.jobs[id] != nil {
