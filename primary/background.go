@@ -17,6 +17,7 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 		Secrets:        p.Secrets,
 		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
 		AgentReportGrace: p.cfg.AgentReportGrace,
+		Clock:            p.cfg.Clock,
 		Logger:           p.cfg.Logger,
 	})
 	if err != nil {
@@ -32,7 +33,7 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 	p.Interaction, err = interaction.New(interaction.Config{
 		Store: db, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine,
 		Notify: p.Continuations.Notify, Secrets: p.Secrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
-		Logger: p.cfg.Logger,
+		Clock: p.cfg.Clock, Logger: p.cfg.Logger,
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/interaction"
@@ -75,6 +77,9 @@ type Config struct {
 	MaxOpenResponses              int
 	MaxOpenResponsesPerCredential int
 	ResponseReapEvery             time.Duration
+	// Clock measures grants, prompts, jobs and the reaping of responses (nil: clock.System;
+	// tests pass a clocktest.Fake).
+	Clock clock.Clock
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger
@@ -134,7 +139,7 @@ func (c *Config) Validate() error {
 		c.ShellMaxTimeout = shellhost.DefaultMaxTimeout
 	}
 	if c.ShellGrace == 0 {
-		c.ShellGrace = shellhost.DefaultGrace
+		c.ShellGrace = bashexec.DefaultGrace
 	}
 	if c.ShutdownGrace == 0 {
 		c.ShutdownGrace = 10 * time.Second

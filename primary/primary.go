@@ -190,7 +190,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Logger: cfg.Logger.With("component", "workers"),
 	})
 	p.Responses = response.NewManager(response.Config{
-		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers},
+		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers}, Clock: cfg.Clock,
 		Logger:         cfg.Logger.With("component", "responses"),
 		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
 		Secrets:        live,

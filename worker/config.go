@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
 )
@@ -86,7 +87,7 @@ func (c *Config) Validate() error {
 		c.ShellMaxTimeout = shellhost.DefaultMaxTimeout
 	}
 	if c.ShellGrace == 0 {
-		c.ShellGrace = shellhost.DefaultGrace
+		c.ShellGrace = bashexec.DefaultGrace
 	}
 	if c.MinBackoff == 0 {
 		c.MinBackoff = 100 * time.Millisecond

@@ -16,7 +16,9 @@ import (
 )
 
 const (
-	// DefaultGrace is the time between SIGTERM and SIGKILL when Spec.Grace is zero.
+	// DefaultGrace is the time between SIGTERM and SIGKILL of a command a shell runs (a Bash
+	// command of a response, locally or on a worker) when Spec.Grace is zero, and the shell
+	// hosts' default. Background jobs have their own, shorter one: jobproc.DefaultJobGrace.
 	DefaultGrace = 5 * time.Second
 	// DefaultPipeWait bounds how long Run waits for end of file on the output pipes after the
 	// process group is gone, when Spec.PipeWait is zero.

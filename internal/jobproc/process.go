@@ -226,6 +226,12 @@ const DefaultPoll = 100 * time.Millisecond
 // stops the job, so one chatty command cannot fill the disk the state lives on.
 const DefaultMaxLogBytes = 256 << 20
 
+// DefaultJobGrace is the time between SIGTERM and SIGKILL of a background job, at its
+// ceiling or when it is cancelled, unless configured: the interaction-controls contract
+// fixes it at 2 s. It is not bashexec.DefaultGrace (5 s), which the contract does not bind:
+// that one gives a command run in a turn's shell time to clean up.
+const DefaultJobGrace = 2 * time.Second
+
 // Watch says how to supervise a process until it exits.
 type Watch struct {
 	// Deadline is the ceiling: at it the group gets SIGTERM, then SIGKILL after Grace.

@@ -31,7 +31,7 @@ type Config struct {
 	// DefaultTimeout applies when a command asks for none; MaxTimeout caps any request.
 	DefaultTimeout time.Duration
 	MaxTimeout     time.Duration
-	// Grace is the time between TERM and KILL.
+	// Grace is the time between TERM and KILL (bashexec.DefaultGrace when zero).
 	Grace time.Duration
 }
 
@@ -39,7 +39,6 @@ type Config struct {
 const (
 	DefaultCommandTimeout = 10 * time.Minute
 	DefaultMaxTimeout     = time.Hour
-	DefaultGrace          = 5 * time.Second
 )
 
 // DefaultEnvAllow is what a local shell inherits unless configured otherwise.
@@ -79,7 +78,7 @@ func New(cfg Config) (*Runner, error) {
 		cfg.Getenv = os.Getenv
 	}
 	if cfg.Grace <= 0 {
-		cfg.Grace = DefaultGrace
+		cfg.Grace = bashexec.DefaultGrace
 	}
 	if cfg.DefaultTimeout <= 0 {
 		cfg.DefaultTimeout = DefaultCommandTimeout

@@ -14,6 +14,8 @@ import (
 	"encoding/base64"
 	"sync"
 	"time"
+
+	"github.com/turncli/turncli/internal/clock"
 )
 
 // MaxLifetime caps every grant's lifetime.
@@ -34,7 +36,7 @@ type Tracker interface {
 
 // Registry holds live grants. The zero value is not usable; use NewRegistry.
 type Registry[T any] struct {
-	now     func() time.Time
+	clock   clock.Clock
 	epoch   time.Time            // expiries are kept as offsets from it
 	since   func() time.Duration // the clock's time since epoch
 	tracker Tracker
@@ -50,18 +52,21 @@ type entry[T any] struct {
 	expires time.Duration
 }
 
-// NewRegistry returns an empty registry using now as its clock (the system's when nil),
+// NewRegistry returns an empty registry measuring lifetimes by clk (clock.System when nil),
 // telling tracker (when not nil) of every grant minted and revoked.
-func NewRegistry[T any](now func() time.Time, tracker Tracker) *Registry[T] {
-	r := &Registry[T]{now: now, tracker: tracker, byDigest: make(map[Digest]entry[T])}
-	if now == nil {
-		// Resolution reads the clock on every request: the monotonic clock alone costs half
-		// of time.Now, which reads the wall clock too.
-		r.now, r.epoch = time.Now, time.Now()
+func NewRegistry[T any](clk clock.Clock, tracker Tracker) *Registry[T] {
+	if clk == nil {
+		clk = clock.System
+	}
+	r := &Registry[T]{clock: clk, tracker: tracker, byDigest: make(map[Digest]entry[T])}
+	r.epoch = clk.Now()
+	if clk == clock.System {
+		// Resolution reads the clock on every request, so it reads the system's directly:
+		// time.Since of an epoch read by time.Now reads the monotonic clock alone, half the
+		// cost of Now, which reads the wall clock too.
 		r.since = func() time.Duration { return time.Since(r.epoch) }
 	} else {
-		r.epoch = now()
-		r.since = func() time.Duration { return r.now().Sub(r.epoch) }
+		r.since = func() time.Duration { return clk.Now().Sub(r.epoch) }
 	}
 	return r
 }
@@ -92,7 +97,7 @@ func (r *Registry[T]) mint(owner T, lifetime time.Duration) (token string, diges
 	}
 	token = base64.RawURLEncoding.EncodeToString(raw[:])
 	digest = sha256.Sum256([]byte(token))
-	expires = r.now().Add(lifetime)
+	expires = r.clock.Now().Add(lifetime)
 	// Tracked before the token leaves this function, so it is never shown unredacted.
 	if r.tracker != nil {
 		r.tracker.AddDigest(digest)

@@ -9,31 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turncli/turncli/internal/clock"
+	"github.com/turncli/turncli/internal/clock/clocktest"
 	"github.com/turncli/turncli/primary/grant"
 	"github.com/turncli/turncli/primary/secrets"
 )
 
-// clock is a hand-driven clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func newRegistry() (*grant.Registry[string], *clock) {
-	c := &clock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	return grant.NewRegistry[string](c.Now, nil), c
+func newRegistry() (*grant.Registry[string], *clocktest.Fake) {
+	c := clocktest.NewFake(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	return grant.NewRegistry[string](c, nil), c
 }
 
 func TestMintedGrantIs32RandomBytesKeptOnlyAsItsDigest(t *testing.T) {
@@ -198,7 +182,7 @@ func TestConcurrentMintResolveRevoke(t *testing.T) {
 func BenchmarkResolveWithManyLiveGrants(b *testing.B) {
 	for _, n := range []int{10, 100000} {
 		b.Run(fmt.Sprintf("%dLiveGrants", n), func(b *testing.B) {
-			reg, _ := newRegistry()
+			reg := grant.NewRegistry[string](clock.System, nil) // as the primary runs it
 			var tok string
 			for range n {
 				tok, _, _ = reg.Mint("r", time.Hour)
@@ -213,8 +197,8 @@ func BenchmarkResolveWithManyLiveGrants(b *testing.B) {
 
 func TestLiveGrantsAreRedactedUntilRevoked(t *testing.T) {
 	live := secrets.New()
-	c := &clock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	reg := grant.NewRegistry[string](c.Now, live)
+	c := clocktest.NewFake(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	reg := grant.NewRegistry[string](c, live)
 	token, digest, _ := reg.Mint("r1", time.Hour)
 	job, jobDigest, _ := reg.MintForJob("r2", 48*time.Hour)
 	if !secrets.TokenShaped(token) || !secrets.TokenShaped(job) {

@@ -56,7 +56,7 @@ func (s *Service) reportProgress(ctx context.Context, call catalog.Call) (catalo
 	id := call.Identity
 	snap := store.ProgressSnapshot{
 		ResponseID: id.ResponseID, Channel: id.Channel, Thread: id.Thread, Agent: id.Agent, Requester: id.Requester,
-		Title: p.title, Steps: steps, UpdatedAt: time.Now().UTC(),
+		Title: p.title, Steps: steps, UpdatedAt: s.cfg.Clock.Now().UTC(),
 	}
 	if err := db.SaveProgress(ctx, snap); err != nil {
 		s.log.Error("progress not saved", "response", snap.ResponseID, "err", err)

@@ -45,7 +45,7 @@ func (s *Service) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 		call.Progress.Waiting()
 		defer call.Progress.Running()
 	}
-	p.Deadline = time.Now().Add(s.cfg.PromptWait)
+	p.Deadline = s.cfg.Clock.Now().Add(s.cfg.PromptWait)
 	posted, err := ps.CreatePrompt(ctx, p)
 	if err != nil {
 		s.log.Error("prompt not posted", "kind", p.Kind, "call", call.ID, "err", err)
@@ -54,9 +54,9 @@ func (s *Service) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 	s.publishPrompt("prompt.created", posted)
 	s.log.Info("prompt posted", promptAttrs(posted)...)
 
-	bound := time.NewTimer(s.cfg.PromptWait)
+	bound, expired := s.cfg.Clock.NewTimer(s.cfg.PromptWait)
 	defer bound.Stop()
-	recheck := time.NewTicker(promptRecheck)
+	recheck, rechecks := s.cfg.Clock.NewTicker(promptRecheck)
 	defer recheck.Stop()
 	lifetime := call.Lifetime
 	if lifetime == nil {
@@ -69,8 +69,8 @@ func (s *Service) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 			if ev.Kind != events.KindGap && ev.Subject != subject {
 				continue
 			}
-		case <-recheck.C:
-		case <-bound.C:
+		case <-rechecks:
+		case <-expired:
 			return s.closePrompt(ctx, posted, fmt.Sprintf("Nobody decided within %s.", plainDuration(s.cfg.PromptWait)))
 		case <-lifetime.Done():
 			return s.closePrompt(ctx, posted, reasonClosed)

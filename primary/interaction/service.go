@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/events"
@@ -48,6 +49,8 @@ type Config struct {
 	Secrets *secrets.Registry
 	// PromptWait bounds request_approval and permission_prompt (zero: DefaultPromptWait).
 	PromptWait time.Duration
+	// Clock measures PromptWait and dates progress reports (clock.System when nil).
+	Clock clock.Clock
 	// Events receives every change people should see live; nil publishes nothing.
 	Events *events.Bus
 	Logger *slog.Logger
@@ -84,6 +87,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	if cfg.PromptWait <= 0 {
 		cfg.PromptWait = DefaultPromptWait
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System
 	}
 	if cfg.Events == nil {
 		cfg.Events = events.New()

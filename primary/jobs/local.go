@@ -53,7 +53,7 @@ func (m *Manager) superviseLocal(t *tracked, p *jobproc.Process) {
 		rec := t.rec
 		exit, ok := p.Supervise(jobproc.Watch{
 			Deadline: rec.CreatedAt.Add(rec.Ceiling), Grace: m.cfg.Grace, Poll: m.cfg.Poll,
-			Cancel: t.cancel, Stop: m.stop, Now: m.cfg.Now, LogPath: rec.LogPath, MaxLogBytes: m.cfg.MaxLogBytes,
+			Cancel: t.cancel, Stop: m.stop, Now: m.cfg.Clock.Now, LogPath: rec.LogPath, MaxLogBytes: m.cfg.MaxLogBytes,
 		})
 		if !ok {
 			return

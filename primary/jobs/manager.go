@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/response"
@@ -25,7 +26,6 @@ import (
 const (
 	DefaultCommandCeiling = 60 * time.Minute
 	DefaultAgentCeiling   = 7 * 24 * time.Hour
-	DefaultGrace          = 2 * time.Second
 	DefaultPoll           = 100 * time.Millisecond
 	DefaultMaxRunning     = 20
 	DefaultMaxPerThread   = 3
@@ -69,11 +69,12 @@ type Config struct {
 	Workers Workers
 	// Notify is called after a commit that wrote a continuation (continuation.Service.Notify).
 	Notify func()
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
+	// Clock measures ceilings and paces the sweep of worker jobs (clock.System when nil).
+	Clock clock.Clock
 	// CommandCeiling and AgentCeiling are the ceilings when JobSpec.Ceiling is zero.
 	CommandCeiling, AgentCeiling time.Duration
-	// Grace is the time between SIGTERM and SIGKILL at the ceiling or on Cancel.
+	// Grace is the time between SIGTERM and SIGKILL at the ceiling or on Cancel
+	// (jobproc.DefaultJobGrace when zero).
 	Grace time.Duration
 	// Poll is how often a local job's /proc entry is checked for its exit.
 	Poll time.Duration
@@ -114,12 +115,12 @@ func (c *Config) Validate() error {
 	if c.Notify == nil {
 		c.Notify = func() {}
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clock.System
 	}
 	setDefault(&c.CommandCeiling, DefaultCommandCeiling)
 	setDefault(&c.AgentCeiling, DefaultAgentCeiling)
-	setDefault(&c.Grace, DefaultGrace)
+	setDefault(&c.Grace, jobproc.DefaultJobGrace)
 	setDefault(&c.Poll, DefaultPoll)
 	setDefault(&c.StartWait, DefaultStartWait)
 	setDefault(&c.LostWorkerAfter, DefaultLostWorkerAfter)
@@ -228,7 +229,7 @@ func New(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{cfg: cfg, log: cfg.Logger.With("component", "jobs"), running: map[int64]*tracked{}, stop: make(chan struct{}),
-		started: cfg.Now()}
+		started: cfg.Clock.Now()}
 	m.wg.Go(m.sweep)
 	return m, nil
 }
@@ -403,7 +404,7 @@ func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult
 		res.Tail = m.redact(res.Tail, t)
 	}
 	res.Outcome = m.redact(res.Outcome, t) // a start error can quote the command
-	j := Job{Job: rec, Runtime: max(m.cfg.Now().Sub(rec.CreatedAt), 0)}
+	j := Job{Job: rec, Runtime: max(m.cfg.Clock.Now().Sub(rec.CreatedAt), 0)}
 	j.JobResult = res
 	report, post := "", false
 	if rec.Kind == "agent" && res.Outcome == OutcomeSuccess {
@@ -496,7 +497,7 @@ func (m *Manager) view(rec store.Job) Job {
 	j := Job{Job: rec}
 	if rec.Status == store.JobRunning {
 		j.Tail = m.tail(rec.LogPath, m.tracked(rec.ID))
-		j.Runtime = max(m.cfg.Now().Sub(rec.CreatedAt), 0)
+		j.Runtime = max(m.cfg.Clock.Now().Sub(rec.CreatedAt), 0)
 	} else {
 		j.Runtime = max(rec.EndedAt.Sub(rec.CreatedAt), 0)
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turncli/turncli/internal/clock/clocktest"
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/secrets"
@@ -513,10 +514,14 @@ func TestRecover(t *testing.T) {
 	})
 }
 
+// onlyCalled is a SweepEvery no test advances its clock through: the sweep runs only when a
+// test calls it.
+const onlyCalled = 100 * 365 * 24 * time.Hour
+
 func TestSweepFinishesWorkerJobsNeverReportedPastTheirCeiling(t *testing.T) {
 	ctx := context.Background()
-	later := time.Now()
-	e := newEnv(t, func(c *Config) { c.Now = func() time.Time { return later } })
+	clk := clocktest.NewFake(time.Now())
+	e := newEnv(t, func(c *Config) { c.Clock, c.SweepEvery = clk, onlyCalled })
 	record := func(ceiling time.Duration) int64 {
 		rec, err := e.s.CreateJob(ctx, store.NewJob{Kind: "command", Command: "remote", Channel: "room", Thread: "t1",
 			WorkerKey: "key-a", Ceiling: ceiling, LogDir: e.m.LogDir()}, store.JobCaps{})
@@ -527,7 +532,7 @@ func TestSweepFinishesWorkerJobsNeverReportedPastTheirCeiling(t *testing.T) {
 	}
 	lost, alive := record(time.Minute), record(time.Hour)
 	// One minute of ceiling, the grace and the lost-worker margin: lost is overdue, alive not.
-	later = time.Now().Add(time.Minute + e.m.cfg.Grace + e.m.cfg.LostWorkerAfter + time.Second)
+	clk.Advance(time.Since(clk.Now()) + time.Minute + e.m.cfg.Grace + e.m.cfg.LostWorkerAfter + time.Second)
 	e.m.sweepLostWorkerJobs(ctx)
 	if j, _ := e.m.Get(ctx, lost); j.Status != store.JobFinished || j.Outcome != OutcomeUnknown {
 		t.Fatalf("overdue worker job: %s %q", j.Status, j.Outcome)
@@ -547,8 +552,8 @@ func TestSweepFinishesWorkerJobsNeverReportedPastTheirCeiling(t *testing.T) {
 func TestWorkerAgentsUnreportedAfterARestartAreInterrupted(t *testing.T) {
 	ctx := context.Background()
 	boot := time.Now().Add(time.Hour) // this primary starts after the jobs below were recorded
-	later := boot
-	e := newEnv(t, func(c *Config) { c.Now = func() time.Time { return later } })
+	clk := clocktest.NewFake(boot)
+	e := newEnv(t, func(c *Config) { c.Clock, c.SweepEvery = clk, onlyCalled })
 	record := func(kind, thread string, created time.Time) int64 {
 		rec, err := e.s.CreateJob(ctx, store.NewJob{Kind: kind, Command: "remote", Channel: "room", Thread: thread,
 			WorkerKey: "key-a", Ceiling: 7 * 24 * time.Hour, LogDir: e.m.LogDir()}, store.JobCaps{})
@@ -569,13 +574,13 @@ func TestWorkerAgentsUnreportedAfterARestartAreInterrupted(t *testing.T) {
 		t.Fatal("three running agents do not fill the thread's places")
 	}
 
-	later = boot.Add(e.m.cfg.AgentReportGrace - time.Nanosecond)
+	clk.Advance(e.m.cfg.AgentReportGrace - time.Nanosecond)
 	e.m.sweepLostWorkerJobs(ctx)
 	if j, _ := e.m.Get(ctx, agents[0]); j.Status != store.JobRunning {
 		t.Fatalf("an agent was interrupted within the grace: %q", j.Outcome)
 	}
 
-	later = boot.Add(e.m.cfg.AgentReportGrace)
+	clk.Advance(time.Nanosecond)
 	e.m.sweepLostWorkerJobs(ctx)
 	e.m.sweepLostWorkerJobs(ctx) // a second sweep changes nothing
 	for _, id := range agents {

@@ -29,6 +29,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 		return err
 	}
 	// One wait for all: every process launched before the restart has had this long since.
+	// It is a wait for a real process, which jobproc.Settle measures by the system clock.
 	nameBy := time.Now().Add(m.cfg.StartWait)
 	for _, rec := range recs {
 		if m.tracked(rec.ID) != nil {

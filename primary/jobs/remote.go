@@ -247,7 +247,7 @@ func (m *Manager) sweepLostWorkerJobs(ctx context.Context) {
 		m.log.Error("list running jobs", "err", err)
 		return
 	}
-	now := m.cfg.Now()
+	now := m.cfg.Clock.Now()
 	for _, rec := range recs {
 		if rec.WorkerKey == "" {
 			continue
@@ -278,13 +278,13 @@ func (m *Manager) unreportedAgent(rec store.Job, now time.Time) bool {
 
 // sweep runs sweepLostWorkerJobs every SweepEvery until the manager closes.
 func (m *Manager) sweep() {
-	tick := time.NewTicker(m.cfg.SweepEvery)
+	tick, ticks := m.cfg.Clock.NewTicker(m.cfg.SweepEvery)
 	defer tick.Stop()
 	for {
 		select {
 		case <-m.stop:
 			return
-		case <-tick.C:
+		case <-ticks:
 			m.sweepLostWorkerJobs(context.Background())
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/internal/clock/clocktest"
 	"github.com/turncli/turncli/internal/testmcp"
 	"github.com/turncli/turncli/primary/catalog"
 )
@@ -274,7 +275,7 @@ func TestMCPStdioServer(t *testing.T) {
 
 	t.Run("CrashLoopBacksOffInsteadOfSpinning", func(t *testing.T) {
 		startLog := filepath.Join(t.TempDir(), "starts")
-		clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
+		clock := clocktest.NewFake(time.Unix(1_700_000_000, 0))
 		tk := mount(t, stdioConfig("-exit-at-start", "-start-log", startLog), Options{Now: clock.Now, BackoffBase: time.Second, BackoffMax: 4 * time.Second})
 		load := func() error { _, err := tk.Load(context.Background()); return err }
 		expectFailure(t, load(), `MCP server "srv" could not be started`, "exit status 1")
@@ -298,7 +299,7 @@ func TestMCPStdioServer(t *testing.T) {
 
 	t.Run("ConcurrentUsesOfACrashingServerStartItAtMostTwice", func(t *testing.T) {
 		startLog := filepath.Join(t.TempDir(), "starts")
-		clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
+		clock := clocktest.NewFake(time.Unix(1_700_000_000, 0))
 		tk := mount(t, stdioConfig("-exit-at-start", "-start-log", startLog), Options{Now: clock.Now})
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
@@ -429,23 +430,6 @@ func TestMCPConnectionsToNonLoopbackAddressesAreRefused(t *testing.T) {
 	if _, err := New(context.Background(), ServerConfig{Name: "x", URL: "http://192.0.2.1/mcp"}, Options{}); err == nil {
 		t.Error("New accepted a non-loopback URL")
 	}
-}
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
 }
 
 func expectStarts(t *testing.T, path string, want int) {

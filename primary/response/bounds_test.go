@@ -1,11 +1,13 @@
 package response
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/clock/clocktest"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -85,8 +87,8 @@ func TestOpenBounds(t *testing.T) {
 // TestReapExpired: a sweep closes the responses whose grant expired, with their windows and
 // receipts, leaves live ones alone, and closes at most its limit.
 func TestReapExpired(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	m := NewManager(Config{Registry: catalog.NewRegistry(), Now: clock.Now})
+	clock := clocktest.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := NewManager(Config{Registry: catalog.NewRegistry(), Clock: clock})
 	t.Cleanup(m.CloseAll)
 
 	short := make([]*Response, 3)
@@ -135,4 +137,32 @@ func TestReapExpired(t *testing.T) {
 	if m2 != 1 {
 		t.Errorf("credential a counts %d responses, want 1", m2)
 	}
+}
+
+// TestReaperSweepsOnTheManagersClock: RunReaper closes a response whose grant expired at its
+// first sweep after the expiry, paced by the manager's clock, and stops when its context ends.
+func TestReaperSweepsOnTheManagersClock(t *testing.T) {
+	clock := clocktest.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := NewManager(Config{Registry: catalog.NewRegistry(), Clock: clock})
+	t.Cleanup(m.CloseAll)
+	r, err := m.Open(Spec{Agent: "tester", GrantLifetime: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		m.RunReaper(ctx, time.Minute)
+	}()
+	clock.WaitForPending(1)
+
+	clock.Advance(time.Minute) // a sweep before the grant expired
+	clock.Advance(time.Minute) // the first sweep after it
+	<-r.ctx.Done()             // Close cancels the response's context
+	if _, ok := m.Get(r.ID()); ok {
+		t.Error("the reaped response is still listed")
+	}
+	cancel()
+	<-stopped
 }

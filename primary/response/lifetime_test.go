@@ -1,38 +1,20 @@
 package response
 
 import (
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/turncli/turncli/internal/clock/clocktest"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/grant"
 )
-
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // TestGrantLifetimes: a turn's grant dies at 24 hours, however the runtime asks; a response
 // serving a background job keeps its grant for the job's whole lifetime and loses it the
 // moment it closes.
 func TestGrantLifetimes(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	m := NewManager(Config{Registry: catalog.NewRegistry(), Now: clock.Now})
+	clock := clocktest.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := NewManager(Config{Registry: catalog.NewRegistry(), Clock: clock})
 	spec := Spec{Agent: "tester"}
 
 	t.Run("RuntimeCannotAskForMoreThan24Hours", func(t *testing.T) {

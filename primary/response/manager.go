@@ -13,6 +13,7 @@ import (
 
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/grant"
 )
@@ -68,8 +69,8 @@ type Config struct {
 	Registry *catalog.Registry
 	Shells   ShellLauncher
 	Logger   *slog.Logger
-	// Now is the clock; tests inject their own.
-	Now func() time.Time
+	// Clock measures grants' lifetimes and paces the reaper (clock.System when nil).
+	Clock clock.Clock
 	// FastCallBudget is how long a tools.call's answer waits after admission for the call to
 	// settle, so a fast tool is answered terminal in one request; zero answers at admission.
 	FastCallBudget time.Duration
@@ -111,10 +112,10 @@ type Manager struct {
 
 // NewManager returns a Manager with no responses.
 func NewManager(cfg Config) *Manager {
-	grants := grant.NewRegistry[grantee](cfg.Now, cfg.Secrets) // nil: the system clock's fastest reading
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System
 	}
+	grants := grant.NewRegistry[grantee](cfg.Clock, cfg.Secrets)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

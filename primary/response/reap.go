@@ -21,7 +21,7 @@ const (
 // tells), with their windows and receipts, and returns how many it closed. Closing cancels any
 // command still running in them.
 func (m *Manager) ReapExpired(limit int) int {
-	now := m.cfg.Now()
+	now := m.cfg.Clock.Now()
 	m.mu.Lock()
 	var expired []*Response
 	for _, r := range m.byID {
@@ -42,19 +42,19 @@ func (m *Manager) ReapExpired(limit int) int {
 	return len(expired)
 }
 
-// RunReaper sweeps for expired responses every interval (DefaultReapEvery when zero), at most
-// MaxReapedPerSweep each time, until ctx ends.
+// RunReaper sweeps for expired responses every interval of the manager's clock
+// (DefaultReapEvery when zero), at most MaxReapedPerSweep each time, until ctx ends.
 func (m *Manager) RunReaper(ctx context.Context, every time.Duration) {
 	if every <= 0 {
 		every = DefaultReapEvery
 	}
-	t := time.NewTicker(every)
+	t, tick := m.cfg.Clock.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-tick:
 			m.ReapExpired(MaxReapedPerSweep)
 		}
 	}

@@ -6,12 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/turncli/turncli/internal/clock"
 )
 
-// Defaults for a Config's zero values, and for a StartJob without a grace.
+// Defaults for a Config's zero values. A StartJob without a grace gets
+// jobproc.DefaultJobGrace.
 const (
-	DefaultGrace = 2 * time.Second
-	DefaultPoll  = 100 * time.Millisecond
+	DefaultPoll = 100 * time.Millisecond
 	// DefaultStartWait is how long Open waits for a job recorded as starting to name its
 	// process (see Config.StartWait).
 	DefaultStartWait = 5 * time.Second
@@ -42,8 +44,8 @@ type Config struct {
 	// its process to write its identity file; one still unnamed then is given up, and its
 	// command never runs.
 	StartWait time.Duration
-	// Now is the clock ceilings are measured by; time.Now when nil.
-	Now    func() time.Time
+	// Clock measures ceilings (clock.System when nil).
+	Clock  clock.Clock
 	Logger *slog.Logger
 }
 
@@ -64,8 +66,8 @@ func (c *Config) Validate() error {
 	if c.StartWait <= 0 {
 		c.StartWait = DefaultStartWait
 	}
-	if c.Now == nil {
-		c.Now = time.Now
+	if c.Clock == nil {
+		c.Clock = clock.System
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -57,6 +57,7 @@ func Open(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	// One wait for all: every process launched before the restart has had this long since.
+	// It is a wait for a real process, which jobproc.Settle measures by the system clock.
 	nameBy := time.Now().Add(cfg.StartWait)
 	for _, rec := range recs {
 		j := &job{rec: rec, cancel: make(chan struct{})}
@@ -139,7 +140,7 @@ func (m *Manager) superviseLocked(j *job, p *jobproc.Process) {
 	}
 	w := jobproc.Watch{
 		Deadline: j.rec.Deadline, Grace: j.rec.Grace, Poll: m.cfg.Poll,
-		Cancel: j.cancel, Stop: m.stop, Now: m.cfg.Now, LogPath: m.logPath(j.rec.ID),
+		Cancel: j.cancel, Stop: m.stop, Now: m.cfg.Clock.Now, LogPath: m.logPath(j.rec.ID),
 	}
 	m.wg.Go(func() {
 		e, ok := p.Supervise(w)
@@ -185,7 +186,7 @@ func (m *Manager) start(s *Session, req *workerv1.StartJob) {
 	}
 	grace := req.GetGrace().AsDuration()
 	if grace <= 0 {
-		grace = DefaultGrace
+		grace = jobproc.DefaultJobGrace
 	}
 	m.mu.Lock()
 	if m.closed || m.jobs[id] != nil {
@@ -193,7 +194,7 @@ func (m *Manager) start(s *Session, req *workerv1.StartJob) {
 		m.log.Info("StartJob for a job already held ignored", "job", id)
 		return
 	}
-	now := m.cfg.Now()
+	now := m.cfg.Clock.Now()
 	j := &job{rec: record{ID: id, State: stateStarting, StartedAt: now, Deadline: now.Add(req.GetCeiling().AsDuration()), Grace: grace},
 		cancel: make(chan struct{})}
 	m.jobs[id] = j
