@@ -52,10 +52,15 @@ const (
 // start starts a primary whose background jobs are all stopped, and waited for, before it
 // stops: no test leaves a process behind. Its shells do not inherit HOME: a job runs
 // `bash -lc`, and a login shell with the host user's HOME runs that user's profile, which
-// may be slow or print anything; the tests must not depend on it.
+// may be slow or print anything; the tests must not depend on it. Its fast-call budget is
+// off, so `--timeout 0` answers every call at admission: a test that decides a prompt the
+// instant it is posted would otherwise race the budget and see the call settled (exit 0).
 func start(t *testing.T, opts ...testenv.Option) *testenv.Env {
 	t.Helper()
-	opts = append([]testenv.Option{testenv.WithConfig(func(c *primary.Config) { c.ShellEnvAllow = []string{"LANG"} })}, opts...)
+	opts = append([]testenv.Option{testenv.WithConfig(func(c *primary.Config) {
+		c.ShellEnvAllow = []string{"LANG"}
+		c.FastCallBudget = -1
+	})}, opts...)
 	env := testenv.Start(t, opts...)
 	stopJobsAtCleanup(t, env)
 	return env
