@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/turncli/turncli/primary/store"
@@ -48,17 +47,6 @@ func TestOperatorFiles(t *testing.T) {
 			t.Fatal("the digest is not in the database files: the check above proves nothing")
 		}
 	})
-}
-
-func TestOperatorNames(t *testing.T) {
-	for name, valid := range map[string]bool{
-		"admin": true, "@alice:example.org": true, "a" + strings.Repeat("b", 127): true,
-		"a" + strings.Repeat("b", 128): false, "": false, ".hidden": false, "has space": false, "slash/name": false,
-	} {
-		if got := store.ValidOperatorName(name); got != valid {
-			t.Errorf("ValidOperatorName(%q) = %v, want %v", name, got, valid)
-		}
-	}
 }
 
 // TestOperatorsStampChangesWithEveryChangeFromAnyHandle opens the database twice, as the
