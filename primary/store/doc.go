@@ -2,6 +2,16 @@
 // and the few errors it returns. Package store/sqlite implements it on an embedded SQLite file
 // under the state directory; a PostgreSQL implementation is the path past one machine.
 //
+// Portable rules above, persistence below: Portable is the one Store implementation. It checks
+// every argument (required fields, lengths, enum values), decides which state may move to
+// which, and builds what a transition writes with it (its audit entry, its continuations). A
+// Driver only persists: it runs transactions (Driver.Update), answers queries, and writes a
+// record back only while it is still in the prior state Portable read (compare-and-set), so a
+// lost race writes nothing. A new database is a new Driver and nothing more; package
+// store/drivertest is the conformance suite every driver runs from its own tests, against the
+// Store built over it, and states what a driver must do (round trips, not-found, conflicts,
+// list order and paging, concurrent claims, idempotent continuations, reopening).
+//
 // Each method is one purpose-named operation and one transaction: a method that changes state
 // also writes what must change with it (a conversation mode and its audit entry; later a job's
 // result and its continuation) or nothing at all. Callers never see a transaction, a query or a

@@ -1,9 +1,7 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -11,42 +9,18 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// AppendAudit implements store.AuditLog.
-func (s *Store) AppendAudit(ctx context.Context, e store.NewAuditEntry) (id int64, err error) {
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		id, err = insertAudit(ctx, tx, e, s.now())
-		return err
-	})
-	return id, err
-}
-
-// insertAudit appends e inside tx; its detail is stored compacted.
-func insertAudit(ctx context.Context, tx *sql.Tx, e store.NewAuditEntry, now time.Time) (int64, error) {
-	if e.Actor == "" || e.Action == "" {
-		return 0, invalid("an audit entry needs an actor and an action")
-	}
-	detail := []byte("{}")
-	if len(bytes.TrimSpace(e.Detail)) > 0 {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, e.Detail); err != nil || buf.Bytes()[0] != '{' {
-			return 0, invalid("an audit detail must be a JSON object")
-		}
-		detail = buf.Bytes()
-	}
+// InsertAudit implements store.Tx.
+func (t *tx) InsertAudit(ctx context.Context, e store.NewAuditEntry, at time.Time) (int64, error) {
 	var id int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO audit_log (at, actor, action, subject, detail)
-		VALUES (?, ?, ?, ?, ?) RETURNING id`, nanos(now), e.Actor, e.Action, e.Subject, string(detail)).Scan(&id); err != nil {
+	if err := t.tx.QueryRowContext(ctx, `INSERT INTO audit_log (at, actor, action, subject, detail)
+		VALUES (?, ?, ?, ?, ?) RETURNING id`, nanos(at), e.Actor, e.Action, e.Subject, string(e.Detail)).Scan(&id); err != nil {
 		return 0, fmt.Errorf("store: append audit: %w", err)
 	}
 	return id, nil
 }
 
-// ListAudit implements store.AuditLog.
-func (s *Store) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error) {
-	limit, err := listLimit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
+// ListAudit implements store.Reader.
+func (r reader) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error) {
 	var c conditions
 	c.equal("actor", f.Actor)
 	c.equal("action", f.Action)
@@ -54,8 +28,8 @@ func (s *Store) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Aud
 	if f.BeforeID > 0 {
 		c.add("id < ?", f.BeforeID)
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
-		WHERE `+c.sql()+` ORDER BY id DESC LIMIT ?`, append(c.args, limit)...)
+	rows, err := r.q.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
+		WHERE `+c.sql()+` ORDER BY id DESC LIMIT ?`, append(c.args, sqlLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list audit: %w", err)
 	}

@@ -3,103 +3,42 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/google/uuid"
 
 	"github.com/turncli/turncli/primary/store"
 )
 
-// SaveCallApproval implements store.CallApprovals.
-func (s *Store) SaveCallApproval(ctx context.Context, c store.NewCallApproval) (store.CallApproval, error) {
-	if err := validNewCallApproval(c); err != nil {
-		return store.CallApproval{}, err
-	}
-	var out store.CallApproval
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		now := s.now()
-		var id int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO call_approvals (call_id, toolkit, function, arguments, bash_call_id,
-			response_id, agent, requester, channel, thread, worker_key, checkpoint, status, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?)
-			ON CONFLICT (response_id, call_id) DO NOTHING RETURNING id`,
-			c.CallID, c.Toolkit, c.Function, c.Arguments, c.BashCallID, c.ResponseID, c.Agent, c.Requester, c.Channel,
-			c.Thread, c.WorkerKey, nonNilBytes(c.Checkpoint), nanos(now)).Scan(&id)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("%w: response %s already saved call %s", store.ErrConflict, c.ResponseID, c.CallID)
-		case err != nil:
-			return fmt.Errorf("store: save call approval: %w", err)
-		}
-		e, err := callAuditEntry(primaryActor, store.ActionCallApprovalRequest, id, c.CallID, map[string]any{
-			"toolkit": c.Toolkit, "function": c.Function, "response_id": c.ResponseID,
-		})
-		if err != nil {
-			return err
-		}
-		if _, err := insertAudit(ctx, tx, e, now); err != nil {
-			return err
-		}
-		out, err = callApprovalIn(ctx, tx, id)
-		return err
-	})
-	return out, err
-}
-
-func validNewCallApproval(c store.NewCallApproval) error {
-	if u, err := uuid.Parse(c.CallID); err != nil || u.String() != c.CallID {
-		return invalid("a call approval needs its call id as a canonical UUID")
-	}
-	for _, f := range []struct{ name, v string }{{"toolkit", c.Toolkit}, {"function", c.Function},
-		{"response id", c.ResponseID}, {"agent", c.Agent}} {
-		if f.v == "" {
-			return invalid("a call approval needs its %s", f.name)
-		}
-	}
-	for _, f := range []string{c.Toolkit, c.Function, c.BashCallID, c.ResponseID, c.Agent, c.Requester, c.Channel, c.Thread, c.WorkerKey} {
-		if !utf8.ValidString(f) || len(f) > 1024 {
-			return invalid("a call approval's names must be UTF-8 of at most 1024 bytes")
-		}
-	}
+// InsertCallApproval implements store.Tx.
+func (t *tx) InsertCallApproval(ctx context.Context, c store.CallApproval) (int64, error) {
+	var id int64
+	err := t.tx.QueryRowContext(ctx, `INSERT INTO call_approvals (call_id, toolkit, function, arguments, bash_call_id,
+		response_id, agent, requester, channel, thread, worker_key, checkpoint, status, created_at, decided_by, decided_at,
+		note, claimed_at, result_status, outcome, settled_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		c.CallID, c.Toolkit, c.Function, c.Arguments, c.BashCallID, c.ResponseID, c.Agent, c.Requester, c.Channel,
+		c.Thread, c.WorkerKey, nonNilBytes(c.Checkpoint), string(c.Status), nanos(c.CreatedAt), c.DecidedBy,
+		nullNanos(c.DecidedAt), c.Note, nullNanos(c.ClaimedAt), c.Result.Status, c.Result.Outcome, nullNanos(c.SettledAt)).Scan(&id)
 	switch {
-	case len(c.Arguments) > store.MaxCallArguments:
-		return invalid("a call approval's arguments exceed %d bytes", store.MaxCallArguments)
-	case !json.Valid([]byte(c.Arguments)) || !strings.HasPrefix(c.Arguments, "{"):
-		return invalid("a call approval's arguments must be a JSON object")
-	case len(c.Checkpoint) > store.MaxCheckpoint:
-		return invalid("a checkpoint exceeds %d bytes", store.MaxCheckpoint)
+	case isUniqueViolation(err):
+		return 0, fmt.Errorf("store: response %s, call %s: %w", c.ResponseID, c.CallID, store.ErrExists)
+	case err != nil:
+		return 0, fmt.Errorf("store: save call approval: %w", err)
 	}
-	return nil
+	return id, nil
 }
 
-// CallApproval implements store.CallApprovals.
-func (s *Store) CallApproval(ctx context.Context, id int64) (store.CallApproval, error) {
-	return callApprovalIn(ctx, s.read, id)
+// UpdateCallApproval implements store.Tx.
+func (t *tx) UpdateCallApproval(ctx context.Context, from store.CallApprovalStatus, c store.CallApproval) (bool, error) {
+	n, err := t.exec(ctx, "update call approval", `UPDATE call_approvals SET status = ?, decided_by = ?, decided_at = ?,
+		note = ?, claimed_at = ?, result_status = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = ?`,
+		string(c.Status), c.DecidedBy, nullNanos(c.DecidedAt), c.Note, nullNanos(c.ClaimedAt), c.Result.Status,
+		c.Result.Outcome, nullNanos(c.SettledAt), c.ID, string(from))
+	return n == 1, err
 }
 
-// ListCallApprovals implements store.CallApprovals.
-func (s *Store) ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error) {
-	limit, err := listLimit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
-	if f.Status != "" && !f.Status.Valid() {
-		return nil, invalid("call approval status %q is unknown", f.Status)
-	}
-	var c conditions
-	c.equal("status", string(f.Status))
-	c.conversation(f.Channel, f.Thread)
-	c.equal("response_id", f.ResponseID)
-	return queryCallApprovals(ctx, s.read, c.sql(), c.args, limit)
-}
-
-// callApprovalIn returns record id read through q; ErrNotFound when it does not exist.
-func callApprovalIn(ctx context.Context, q querier, id int64) (store.CallApproval, error) {
-	list, err := queryCallApprovals(ctx, q, "id = ?", []any{id}, 1)
+// CallApproval implements store.Reader.
+func (r reader) CallApproval(ctx context.Context, id int64) (store.CallApproval, error) {
+	list, err := r.queryCallApprovals(ctx, "id = ?", []any{id}, 1)
 	if err != nil {
 		return store.CallApproval{}, err
 	}
@@ -109,9 +48,18 @@ func callApprovalIn(ctx context.Context, q querier, id int64) (store.CallApprova
 	return list[0], nil
 }
 
+// ListCallApprovals implements store.Reader.
+func (r reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error) {
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.conversation(f.Channel, f.Thread)
+	c.equal("response_id", f.ResponseID)
+	return r.queryCallApprovals(ctx, c.sql(), c.args, sqlLimit(f.Limit))
+}
+
 // queryCallApprovals returns up to limit records matching where, newest first.
-func queryCallApprovals(ctx context.Context, q querier, where string, args []any, limit int) ([]store.CallApproval, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, call_id, toolkit, function, arguments, bash_call_id, response_id, agent,
+func (r reader) queryCallApprovals(ctx context.Context, where string, args []any, limit int) ([]store.CallApproval, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT id, call_id, toolkit, function, arguments, bash_call_id, response_id, agent,
 		requester, channel, thread, worker_key, checkpoint, status, created_at, decided_by, decided_at, note, claimed_at,
 		result_status, outcome, settled_at FROM call_approvals WHERE `+where+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
@@ -131,15 +79,7 @@ func queryCallApprovals(ctx context.Context, q querier, where string, args []any
 		}
 		c.Status = store.CallApprovalStatus(status)
 		c.CreatedAt = fromNanos(created)
-		if decided.Valid {
-			c.DecidedAt = fromNanos(decided.Int64)
-		}
-		if claimed.Valid {
-			c.ClaimedAt = fromNanos(claimed.Int64)
-		}
-		if settled.Valid {
-			c.SettledAt = fromNanos(settled.Int64)
-		}
+		c.DecidedAt, c.ClaimedAt, c.SettledAt = fromNullNanos(decided), fromNullNanos(claimed), fromNullNanos(settled)
 		if len(c.Checkpoint) == 0 {
 			c.Checkpoint = nil
 		}

@@ -1,5 +1,7 @@
-// Package sqlite implements store.Store on an embedded SQLite database (modernc.org/sqlite, no
-// cgo) in one file under the primary's state directory.
+// Package sqlite is the store.Driver on an embedded SQLite database (modernc.org/sqlite, no
+// cgo) in one file under the primary's state directory; Open returns the portable store.Store
+// over it. It holds SQL only: the rules (arguments, states, transitions, audit entries) are
+// store.Portable's, and the driver passes store/drivertest like every driver.
 //
 // Durability and concurrency: the database runs in WAL mode with synchronous=FULL, so a method
 // that returned nil has reached the disk, and with foreign keys on. All writes go through one
@@ -13,9 +15,9 @@
 // version is newer than the newest migration known here is refused (store.ErrSchemaTooNew).
 // Changing the schema means adding the next file, never editing one that has shipped.
 //
-// Each exported method is one transaction; helpers that take a *sql.Tx (insertContinuation,
-// insertAudit, createJob) let later methods write a continuation, an audit entry or a job in
-// the same transaction as the state change that causes it. Approval transitions are
-// compare-and-swap statements (they match only the state they need), followed by their audit
-// entry in the same transaction.
+// Driver.Update is one BEGIN IMMEDIATE transaction on the single writer, so transactions are
+// serializable and never retried. Each Update method of a transaction is one compare-and-set
+// statement that matches only the prior state it is given; the schema's CHECKs and partial
+// unique indexes (one pending approval per key, one pending question request per person and
+// thread) hold even against another process writing the file.
 package sqlite

@@ -45,7 +45,7 @@ func TestMigrateFromVersion3KeepsJobs(t *testing.T) {
 	}
 	defer s.Close()
 	var version int
-	if err := s.read.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&version); err != nil || version != SchemaVersion() || version < 4 {
+	if err := s.driver.read.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&version); err != nil || version != SchemaVersion() || version < 4 {
 		t.Fatalf("version %d (%v), want %d", version, err, SchemaVersion())
 	}
 	running, err := s.Job(ctx, 1)

@@ -128,7 +128,7 @@ func TestPragmas(t *testing.T) {
 			"journal_mode": "wal", "synchronous": "2", "foreign_keys": "1", "busy_timeout": "10000", "query_only": "0",
 		} {
 			var got string
-			if err := s.write.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+			if err := s.driver.write.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			if got != want {
@@ -140,14 +140,14 @@ func TestPragmas(t *testing.T) {
 	t.Run("ReadersAreQueryOnly", func(t *testing.T) {
 		for pragma, want := range map[string]string{"journal_mode": "wal", "query_only": "1", "busy_timeout": "10000"} {
 			var got string
-			if err := s.read.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+			if err := s.driver.read.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			if got != want {
 				t.Errorf("reader PRAGMA %s = %s, want %s", pragma, got, want)
 			}
 		}
-		if _, err := s.read.ExecContext(ctx, `DELETE FROM audit_log`); err == nil {
+		if _, err := s.driver.read.ExecContext(ctx, `DELETE FROM audit_log`); err == nil {
 			t.Error("a reader wrote")
 		}
 	})

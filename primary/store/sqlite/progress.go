@@ -8,50 +8,24 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// SaveProgress implements store.Progress: one upsert, so a snapshot is replaced whole.
-func (s *Store) SaveProgress(ctx context.Context, p store.ProgressSnapshot) error {
-	switch {
-	case p.ResponseID == "":
-		return invalid("a progress snapshot needs a response id")
-	case p.Channel == "":
-		return invalid("a progress snapshot needs a channel")
-	case p.Title == "":
-		return invalid("a progress snapshot needs a title")
-	}
-	steps, err := compactJSON("progress steps", p.Steps, '[')
-	if err != nil {
-		return err
-	}
-	if string(steps) == "[]" {
-		return invalid("a progress snapshot needs at least one step")
-	}
-	at := p.UpdatedAt
-	if at.IsZero() {
-		at = s.now()
-	}
-	_, err = s.write.ExecContext(ctx, `INSERT INTO progress_snapshots (response_id, channel, thread, agent, requester,
+// PutProgress implements store.Tx: one upsert, so a snapshot is replaced whole.
+func (t *tx) PutProgress(ctx context.Context, p store.ProgressSnapshot) error {
+	_, err := t.exec(ctx, "save progress", `INSERT INTO progress_snapshots (response_id, channel, thread, agent, requester,
 		title, steps, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (response_id) DO UPDATE SET channel = excluded.channel, thread = excluded.thread,
 		agent = excluded.agent, requester = excluded.requester, title = excluded.title, steps = excluded.steps,
 		updated_at = excluded.updated_at`,
-		p.ResponseID, p.Channel, p.Thread, p.Agent, p.Requester, p.Title, string(steps), nanos(at))
-	if err != nil {
-		return fmt.Errorf("store: save progress: %w", err)
-	}
-	return nil
+		p.ResponseID, p.Channel, p.Thread, p.Agent, p.Requester, p.Title, string(p.Steps), nanos(p.UpdatedAt))
+	return err
 }
 
-// ListProgress implements store.Progress.
-func (s *Store) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
-	limit, err := listLimit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
+// ListProgress implements store.Reader.
+func (r reader) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
 	var c conditions
 	c.equal("response_id", f.ResponseID)
 	c.conversation(f.Channel, f.Thread)
-	rows, err := s.read.QueryContext(ctx, `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at
-		FROM progress_snapshots WHERE `+c.sql()+` ORDER BY updated_at DESC, response_id LIMIT ?`, append(c.args, limit)...)
+	rows, err := r.q.QueryContext(ctx, `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at
+		FROM progress_snapshots WHERE `+c.sql()+` ORDER BY updated_at DESC, response_id LIMIT ?`, append(c.args, sqlLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list progress: %w", err)
 	}

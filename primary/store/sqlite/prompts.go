@@ -1,123 +1,45 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/turncli/turncli/primary/store"
 )
 
-// CreatePrompt implements store.Prompts.
-func (s *Store) CreatePrompt(ctx context.Context, p store.NewPrompt) (store.Prompt, error) {
-	masked, err := checkNewPrompt(p)
-	if err != nil {
-		return store.Prompt{}, err
+// InsertPrompt implements store.Tx.
+func (t *tx) InsertPrompt(ctx context.Context, p store.Prompt) (int64, error) {
+	var masked sql.NullString // NULL for none
+	if p.MaskedInput != nil {
+		masked = sql.NullString{String: string(p.MaskedInput), Valid: true}
 	}
-	var out store.Prompt
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		var id int64
-		if err := tx.QueryRowContext(ctx, `INSERT INTO prompts (kind, channel, thread, requester, agent, response_id, call_id,
-			title, details, approve_label, deny_label, tool_name, tool_use_id, masked_input, status, created_at, deadline)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?) RETURNING id`,
-			string(p.Kind), p.Channel, p.Thread, p.Requester, p.Agent, p.ResponseID, p.CallID,
-			p.Title, p.Details, p.ApproveLabel, p.DenyLabel, p.ToolName, p.ToolUseID, masked,
-			nanos(s.now()), nanos(p.Deadline)).Scan(&id); err != nil {
-			return fmt.Errorf("store: create prompt: %w", err)
-		}
-		out, err = promptIn(ctx, tx, id)
-		return err
-	})
-	return out, err
+	var id int64
+	if err := t.tx.QueryRowContext(ctx, `INSERT INTO prompts (kind, channel, thread, requester, agent, response_id, call_id,
+		title, details, approve_label, deny_label, tool_name, tool_use_id, masked_input, status, created_at, deadline,
+		decided_by, decided_at, decision, feedback)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		string(p.Kind), p.Channel, p.Thread, p.Requester, p.Agent, p.ResponseID, p.CallID,
+		p.Title, p.Details, p.ApproveLabel, p.DenyLabel, p.ToolName, p.ToolUseID, masked, string(p.Status),
+		nanos(p.CreatedAt), nanos(p.Deadline), p.DecidedBy, nullNanos(p.DecidedAt), p.Decision, p.Feedback).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store: create prompt: %w", err)
+	}
+	return id, nil
 }
 
-// checkNewPrompt applies the rules of store.NewPrompt and returns the masked input as stored
-// (compacted; nil for an approval).
-func checkNewPrompt(p store.NewPrompt) (masked any, err error) {
-	switch {
-	case !p.Kind.Valid():
-		return nil, invalid("prompt kind %q is not approval or permission", p.Kind)
-	case p.Channel == "":
-		return nil, invalid("a prompt needs a channel")
-	case p.Deadline.IsZero():
-		return nil, invalid("a prompt needs a deadline")
-	}
-	for _, f := range []struct {
-		what, text  string
-		least, most int
-	}{
-		{"an approval's title", p.Title, 0, store.MaxPromptTitle}, {"an approval's details", p.Details, 0, store.MaxPromptDetails},
-		{"an approval's approve label", p.ApproveLabel, 0, store.MaxPromptLabel},
-		{"an approval's deny label", p.DenyLabel, 0, store.MaxPromptLabel},
-		{"a tool name", p.ToolName, 0, store.MaxToolName}, {"a tool use id", p.ToolUseID, 0, store.MaxToolName},
-	} {
-		if err := checkChars(f.what, f.text, f.least, f.most); err != nil {
-			return nil, err
-		}
-	}
-	if p.Kind == store.PromptApproval {
-		if p.Details == "" || p.Title == "" || p.ApproveLabel == "" || p.DenyLabel == "" {
-			return nil, invalid("an approval needs details, a title and both labels")
-		}
-		if p.ToolName != "" || p.ToolUseID != "" || p.MaskedInput != nil {
-			return nil, invalid("an approval has no tool")
-		}
-		return nil, nil
-	}
-	if p.ToolName == "" {
-		return nil, invalid("a permission prompt needs a tool name")
-	}
-	if p.Title != "" || p.Details != "" || p.ApproveLabel != "" || p.DenyLabel != "" {
-		return nil, invalid("a permission prompt has no approval texts")
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, p.MaskedInput); err != nil {
-		return nil, invalid("a permission prompt's input must be one JSON value")
-	}
-	return buf.String(), nil
+// UpdatePrompt implements store.Tx.
+func (t *tx) UpdatePrompt(ctx context.Context, from store.PromptStatus, p store.Prompt) (bool, error) {
+	n, err := t.exec(ctx, "update prompt", `UPDATE prompts SET status = ?, decided_by = ?, decided_at = ?, decision = ?,
+		feedback = ? WHERE id = ? AND status = ?`,
+		string(p.Status), p.DecidedBy, nullNanos(p.DecidedAt), p.Decision, p.Feedback, p.ID, string(from))
+	return n == 1, err
 }
 
-// checkChars checks that text is valid UTF-8 of least..most characters.
-func checkChars(what, text string, least, most int) error {
-	if !utf8.ValidString(text) {
-		return invalid("%s must be valid UTF-8", what)
-	}
-	if n := utf8.RuneCountInString(text); n < least || n > most {
-		return invalid("%s is %d characters; %d..%d are allowed", what, n, least, most)
-	}
-	return nil
-}
-
-// Prompt implements store.Prompts.
-func (s *Store) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
-	return promptIn(ctx, s.read, id)
-}
-
-// ListPrompts implements store.Prompts.
-func (s *Store) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
-	limit, err := listLimit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
-	if f.Status != "" && !f.Status.Valid() {
-		return nil, invalid("prompt status %q is unknown", f.Status)
-	}
-	if f.Kind != "" && !f.Kind.Valid() {
-		return nil, invalid("prompt kind %q is unknown", f.Kind)
-	}
-	var c conditions
-	c.equal("status", string(f.Status))
-	c.equal("kind", string(f.Kind))
-	c.conversation(f.Channel, f.Thread)
-	return queryPrompts(ctx, s.read, c.sql(), c.args, limit)
-}
-
-// promptIn returns prompt id read through q; ErrNotFound when it does not exist.
-func promptIn(ctx context.Context, q querier, id int64) (store.Prompt, error) {
-	ps, err := queryPrompts(ctx, q, "id = ?", []any{id}, 1)
+// Prompt implements store.Reader.
+func (r reader) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
+	ps, err := r.queryPrompts(ctx, "id = ?", []any{id}, 1)
 	if err != nil {
 		return store.Prompt{}, err
 	}
@@ -127,13 +49,22 @@ func promptIn(ctx context.Context, q querier, id int64) (store.Prompt, error) {
 	return ps[0], nil
 }
 
+// ListPrompts implements store.Reader.
+func (r reader) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.equal("kind", string(f.Kind))
+	c.conversation(f.Channel, f.Thread)
+	return r.queryPrompts(ctx, c.sql(), c.args, sqlLimit(f.Limit))
+}
+
 const promptColumns = `id, kind, channel, thread, requester, agent, response_id, call_id, title, details, approve_label,
 	deny_label, tool_name, tool_use_id, masked_input, status, created_at, deadline, decided_by, decided_at, decision, feedback`
 
 // queryPrompts returns up to limit prompts matching where (a condition on the prompts table),
 // newest first.
-func queryPrompts(ctx context.Context, q querier, where string, args []any, limit int) ([]store.Prompt, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+promptColumns+` FROM prompts WHERE `+where+` ORDER BY id DESC LIMIT ?`,
+func (r reader) queryPrompts(ctx context.Context, where string, args []any, limit int) ([]store.Prompt, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT `+promptColumns+` FROM prompts WHERE `+where+` ORDER BY id DESC LIMIT ?`,
 		append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: prompts: %w", err)
@@ -155,14 +86,73 @@ func queryPrompts(ctx context.Context, q querier, where string, args []any, limi
 		if masked.Valid {
 			p.MaskedInput = json.RawMessage(masked.String)
 		}
-		p.CreatedAt, p.Deadline = fromNanos(created), fromNanos(deadline)
-		if decided.Valid {
-			p.DecidedAt = fromNanos(decided.Int64)
-		}
+		p.CreatedAt, p.Deadline, p.DecidedAt = fromNanos(created), fromNanos(deadline), fromNullNanos(decided)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: prompts: %w", err)
+	}
+	return out, nil
+}
+
+// PutPermissionAllowance implements store.Tx.
+func (t *tx) PutPermissionAllowance(ctx context.Context, a store.PermissionAllowance) error {
+	_, err := t.exec(ctx, "allow "+a.ToolName, `INSERT INTO permission_allowances
+		(channel, thread, tool_name, scope, granted_by, granted_at, prompt_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (channel, thread, tool_name, scope) DO UPDATE
+		SET granted_by = excluded.granted_by, granted_at = excluded.granted_at, prompt_id = excluded.prompt_id`,
+		a.Channel, a.Thread, a.ToolName, a.Scope, a.GrantedBy, nanos(a.GrantedAt), a.PromptID)
+	return err
+}
+
+// DeletePermissionAllowance implements store.Tx.
+func (t *tx) DeletePermissionAllowance(ctx context.Context, a store.PermissionAllowance) (store.PermissionAllowance, error) {
+	var gone store.PermissionAllowance
+	var granted int64
+	err := t.tx.QueryRowContext(ctx, `DELETE FROM permission_allowances
+		WHERE channel = ? AND thread = ? AND tool_name = ? AND scope = ?
+		RETURNING channel, thread, tool_name, scope, granted_by, granted_at, prompt_id`,
+		a.Channel, a.Thread, a.ToolName, a.Scope).
+		Scan(&gone.Channel, &gone.Thread, &gone.ToolName, &gone.Scope, &gone.GrantedBy, &granted, &gone.PromptID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.PermissionAllowance{}, fmt.Errorf("%w: allowance", store.ErrNotFound)
+	case err != nil:
+		return store.PermissionAllowance{}, fmt.Errorf("store: revoke allowance: %w", err)
+	}
+	gone.GrantedAt = fromNanos(granted)
+	return gone, nil
+}
+
+// DeletePermissionAllowances implements store.Tx.
+func (t *tx) DeletePermissionAllowances(ctx context.Context, scope string) error {
+	_, err := t.exec(ctx, "drop allowances", `DELETE FROM permission_allowances WHERE scope = ?`, scope)
+	return err
+}
+
+// PermissionAllowances implements store.Reader.
+func (r reader) PermissionAllowances(ctx context.Context, channel, thread, toolName string) ([]store.PermissionAllowance, error) {
+	var c conditions
+	c.conversation(channel, thread)
+	c.equal("tool_name", toolName)
+	rows, err := r.q.QueryContext(ctx, `SELECT channel, thread, tool_name, scope, granted_by, granted_at, prompt_id
+		FROM permission_allowances WHERE `+c.sql()+` ORDER BY granted_at DESC, tool_name`, c.args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: permission allowances: %w", err)
+	}
+	defer rows.Close()
+	var out []store.PermissionAllowance
+	for rows.Next() {
+		var a store.PermissionAllowance
+		var granted int64
+		if err := rows.Scan(&a.Channel, &a.Thread, &a.ToolName, &a.Scope, &a.GrantedBy, &granted, &a.PromptID); err != nil {
+			return nil, fmt.Errorf("store: permission allowances: %w", err)
+		}
+		a.GrantedAt = fromNanos(granted)
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: permission allowances: %w", err)
 	}
 	return out, nil
 }

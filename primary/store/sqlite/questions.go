@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -11,109 +10,49 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// SaveQuestionRequest implements store.Questions. The partial unique index on pending
-// requests makes the insert a no-op while the requester has one pending in the thread,
-// whoever saved it; the pending one is then read in the same transaction.
-func (s *Store) SaveQuestionRequest(ctx context.Context, r store.NewQuestionRequest) (q store.QuestionRequest, created bool, err error) {
+// InsertQuestionRequest implements store.Tx. The partial unique index on pending requests
+// makes the insert a no-op while the requester has one pending in the thread, whoever saved
+// it; the pending one is then read in the same transaction.
+func (t *tx) InsertQuestionRequest(ctx context.Context, key string, q store.QuestionRequest) (int64, bool, error) {
+	var id int64
+	err := t.tx.QueryRowContext(ctx, `INSERT INTO question_requests (key, channel, thread, requester, agent, response_id,
+		title, presentation, questions, status, revision, draft, answers, created_at, updated_at, submitted_at,
+		cancelled_by, cancelled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING RETURNING id`,
+		key, q.Channel, q.Thread, q.Requester, q.Agent, q.ResponseID, q.Title, q.Presentation, string(q.Questions),
+		string(q.Status), q.Revision, string(q.Draft), nullJSON(q.Answers), nanos(q.CreatedAt), nanos(q.UpdatedAt),
+		nullNanos(q.SubmittedAt), q.CancelledBy, nullNanos(q.CancelledAt)).Scan(&id)
 	switch {
-	case r.Channel == "" || r.Thread == "":
-		return store.QuestionRequest{}, false, invalid("a question request needs a channel and a thread")
-	case r.Requester == "":
-		return store.QuestionRequest{}, false, invalid("a question request needs a requester")
-	case r.Title == "":
-		return store.QuestionRequest{}, false, invalid("a question request needs a title")
+	case err == nil:
+		return id, true, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, false, fmt.Errorf("store: save question request: %w", err)
 	}
-	switch r.Presentation {
-	case "auto", "message", "modal":
-	default:
-		return store.QuestionRequest{}, false, invalid("question presentation must be auto, message or modal, not %q", r.Presentation)
+	if err := t.tx.QueryRowContext(ctx, `SELECT id FROM question_requests
+		WHERE channel = ? AND thread = ? AND requester = ? AND status = 'pending'`,
+		q.Channel, q.Thread, q.Requester).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("store: save question request: %w", err)
 	}
-	questions, err := compactJSON("questions", r.Questions, '[')
-	if err != nil {
-		return store.QuestionRequest{}, false, err
-	}
-	if string(questions) == "[]" {
-		return store.QuestionRequest{}, false, invalid("a question request needs at least one question")
-	}
-	r.Questions = questions
-	key := r.Key()
-	var existing store.QuestionRequest
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		now := nanos(s.now())
-		var id int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO question_requests (key, channel, thread, requester, agent, response_id,
-			title, presentation, questions, status, revision, draft, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 1, '{}', ?, ?) ON CONFLICT DO NOTHING RETURNING id`,
-			key, r.Channel, r.Thread, r.Requester, r.Agent, r.ResponseID, r.Title, r.Presentation, string(questions),
-			now, now).Scan(&id)
-		switch {
-		case err == nil:
-			created = true
-			q, err = questionIn(ctx, tx, id)
-			return err
-		case !errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("store: save question request: %w", err)
-		}
-		var pendingKey string
-		if err := tx.QueryRowContext(ctx, `SELECT id, key FROM question_requests
-			WHERE channel = ? AND thread = ? AND requester = ? AND status = 'pending'`,
-			r.Channel, r.Thread, r.Requester).Scan(&id, &pendingKey); err != nil {
-			return fmt.Errorf("store: save question request: %w", err)
-		}
-		if q, err = questionIn(ctx, tx, id); err != nil {
-			return err
-		}
-		if pendingKey != key {
-			existing, q = q, store.QuestionRequest{}
-			return fmt.Errorf("%w: question request %d is still pending for %s in this thread", store.ErrConflict, id, r.Requester)
-		}
-		return nil
-	})
-	if err != nil {
-		return existing, false, err
-	}
-	return q, created, nil
+	return id, false, nil
 }
 
-// QuestionRequest implements store.Questions.
-func (s *Store) QuestionRequest(ctx context.Context, id int64) (store.QuestionRequest, error) {
-	return questionIn(ctx, s.read, id)
+// UpdateQuestionRequest implements store.Tx.
+func (t *tx) UpdateQuestionRequest(ctx context.Context, prev, next store.QuestionRequest) (bool, error) {
+	n, err := t.exec(ctx, "update question request", `UPDATE question_requests SET status = ?, revision = ?, draft = ?,
+		answers = ?, updated_at = ?, submitted_at = ?, cancelled_by = ?, cancelled_at = ?
+		WHERE id = ? AND status = ? AND revision = ?`,
+		string(next.Status), next.Revision, string(next.Draft), nullJSON(next.Answers), nanos(next.UpdatedAt),
+		nullNanos(next.SubmittedAt), next.CancelledBy, nullNanos(next.CancelledAt), next.ID, string(prev.Status), prev.Revision)
+	return n == 1, err
 }
 
-// ListQuestionRequests implements store.Questions.
-func (s *Store) ListQuestionRequests(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
-	limit, err := listLimit(f.Limit)
-	if err != nil {
-		return nil, err
-	}
-	if f.Status != "" && !f.Status.Valid() {
-		return nil, invalid("question status %q is unknown", f.Status)
-	}
-	var c conditions
-	c.equal("status", string(f.Status))
-	c.equal("channel", f.Channel)
-	c.equal("thread", f.Thread)
-	c.equal("requester", f.Requester)
-	return queryQuestions(ctx, s.read, c.sql(), c.args, limit)
+func nullJSON(raw json.RawMessage) sql.NullString {
+	return sql.NullString{String: string(raw), Valid: raw != nil}
 }
 
-// compactJSON checks that raw is a JSON value opening with open ('{' or '[') and returns it
-// compacted.
-func compactJSON(what string, raw json.RawMessage, open byte) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil || buf.Len() == 0 || buf.Bytes()[0] != open {
-		kind := "object"
-		if open == '[' {
-			kind = "array"
-		}
-		return nil, invalid("%s must be a JSON %s", what, kind)
-	}
-	return buf.Bytes(), nil
-}
-
-// questionIn returns request id read through q; ErrNotFound when it does not exist.
-func questionIn(ctx context.Context, q querier, id int64) (store.QuestionRequest, error) {
-	qs, err := queryQuestions(ctx, q, "id = ?", []any{id}, 1)
+// QuestionRequest implements store.Reader.
+func (r reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRequest, error) {
+	qs, err := r.queryQuestions(ctx, "id = ?", []any{id}, 1)
 	if err != nil {
 		return store.QuestionRequest{}, err
 	}
@@ -123,9 +62,19 @@ func questionIn(ctx context.Context, q querier, id int64) (store.QuestionRequest
 	return qs[0], nil
 }
 
+// ListQuestionRequests implements store.Reader.
+func (r reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.equal("channel", f.Channel)
+	c.equal("thread", f.Thread)
+	c.equal("requester", f.Requester)
+	return r.queryQuestions(ctx, c.sql(), c.args, sqlLimit(f.Limit))
+}
+
 // queryQuestions returns up to limit requests matching where, newest first.
-func queryQuestions(ctx context.Context, q querier, where string, args []any, limit int) ([]store.QuestionRequest, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, channel, thread, requester, agent, response_id, title, presentation,
+func (r reader) queryQuestions(ctx context.Context, where string, args []any, limit int) ([]store.QuestionRequest, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT id, channel, thread, requester, agent, response_id, title, presentation,
 		questions, status, revision, draft, answers, created_at, updated_at, submitted_at, cancelled_by, cancelled_at
 		FROM question_requests WHERE `+where+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
@@ -134,28 +83,23 @@ func queryQuestions(ctx context.Context, q querier, where string, args []any, li
 	defer rows.Close()
 	var out []store.QuestionRequest
 	for rows.Next() {
-		var r store.QuestionRequest
+		var q store.QuestionRequest
 		var questions, status, draft string
 		var answers sql.NullString
 		var created, updated int64
 		var submitted, cancelled sql.NullInt64
-		if err := rows.Scan(&r.ID, &r.Channel, &r.Thread, &r.Requester, &r.Agent, &r.ResponseID, &r.Title,
-			&r.Presentation, &questions, &status, &r.Revision, &draft, &answers, &created, &updated, &submitted,
-			&r.CancelledBy, &cancelled); err != nil {
+		if err := rows.Scan(&q.ID, &q.Channel, &q.Thread, &q.Requester, &q.Agent, &q.ResponseID, &q.Title,
+			&q.Presentation, &questions, &status, &q.Revision, &draft, &answers, &created, &updated, &submitted,
+			&q.CancelledBy, &cancelled); err != nil {
 			return nil, fmt.Errorf("store: question requests: %w", err)
 		}
-		r.Questions, r.Status, r.Draft = json.RawMessage(questions), store.QuestionStatus(status), json.RawMessage(draft)
+		q.Questions, q.Status, q.Draft = json.RawMessage(questions), store.QuestionStatus(status), json.RawMessage(draft)
 		if answers.Valid {
-			r.Answers = json.RawMessage(answers.String)
+			q.Answers = json.RawMessage(answers.String)
 		}
-		r.CreatedAt, r.UpdatedAt = fromNanos(created), fromNanos(updated)
-		if submitted.Valid {
-			r.SubmittedAt = fromNanos(submitted.Int64)
-		}
-		if cancelled.Valid {
-			r.CancelledAt = fromNanos(cancelled.Int64)
-		}
-		out = append(out, r)
+		q.CreatedAt, q.UpdatedAt = fromNanos(created), fromNanos(updated)
+		q.SubmittedAt, q.CancelledAt = fromNullNanos(submitted), fromNullNanos(cancelled)
+		out = append(out, q)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("store: question requests: %w", err)

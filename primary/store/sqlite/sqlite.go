@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
@@ -31,20 +32,44 @@ type Options struct {
 	Logger    *slog.Logger
 }
 
-// Store is the SQLite store. Its methods are safe for concurrent use.
+// Store is the SQLite store: the portable store over a Driver, which also tells how operators
+// changed (store.OperatorChanges). Its methods are safe for concurrent use.
 type Store struct {
-	write *sql.DB // exactly one connection: the single writer
-	read  *sql.DB // query-only connections
-	now   func() time.Time
+	*store.Portable
+	driver *Driver
+}
+
+var (
+	_ store.Store           = (*Store)(nil)
+	_ store.OperatorChanges = (*Store)(nil)
+	_ store.Driver          = (*Driver)(nil)
+)
+
+// Open opens (creating it if needed) the database at path, applies the migrations it lacks
+// and returns the store over it. It refuses a database written by a newer primary.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	d, err := OpenDriver(ctx, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{Portable: store.New(d, store.Options{Now: opts.Now}), driver: d}, nil
+}
+
+// OperatorsStamp implements store.OperatorChanges.
+func (s *Store) OperatorsStamp() uint64 { return s.driver.OperatorsStamp() }
+
+// Driver is the SQLite store.Driver. Its methods are safe for concurrent use.
+type Driver struct {
+	reader         // on the read pool
+	write  *sql.DB // exactly one connection: the single writer
+	read   *sql.DB // query-only connections
 	// operatorChanges counts changes of operators across processes (see OperatorsStamp).
 	operatorChanges *changeCounter
 }
 
-var _ store.Store = (*Store)(nil)
-
-// Open opens (creating it if needed) the database at path, applies the migrations it lacks
-// and returns the store. It refuses a database written by a newer primary.
-func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+// OpenDriver opens (creating it if needed) the database at path, applies the migrations it
+// lacks and returns the driver. It refuses a database written by a newer primary.
+func OpenDriver(ctx context.Context, path string, opts Options) (*Driver, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -81,7 +106,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	s := &Store{write: write, now: opts.Now}
+	d := &Driver{write: write}
 
 	// Migrate before the read pool exists: nothing reads a half-made schema.
 	from, to, err := migrate(ctx, write, migrations, opts.Now)
@@ -94,18 +119,19 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 
 	readQuery := url.Values{"_pragma": append([]string{"query_only(ON)"}, common...)}
-	s.read, err = sql.Open("sqlite", dsn(abs, readQuery))
+	d.read, err = sql.Open("sqlite", dsn(abs, readQuery))
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	s.read.SetMaxOpenConns(opts.ReadConns)
-	s.read.SetMaxIdleConns(opts.ReadConns)
-	if s.operatorChanges, err = openChangeCounter(abs + OperatorsMarkerSuffix); err != nil {
-		s.Close()
+	d.read.SetMaxOpenConns(opts.ReadConns)
+	d.read.SetMaxIdleConns(opts.ReadConns)
+	d.reader = reader{d.read}
+	if d.operatorChanges, err = openChangeCounter(abs + OperatorsMarkerSuffix); err != nil {
+		d.Close()
 		return nil, err
 	}
-	return s, nil
+	return d, nil
 }
 
 // makePrivate creates the database file 0600 when it is missing and makes an existing one and
@@ -137,32 +163,123 @@ func dsn(path string, q url.Values) string {
 }
 
 // Close closes the read pool, then the writer (checkpointing the WAL).
-func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close(), s.operatorChanges.Close())
+func (d *Driver) Close() error {
+	return errors.Join(d.read.Close(), d.write.Close(), d.operatorChanges.Close())
 }
 
-// inTx runs f in one write transaction (BEGIN IMMEDIATE on the single writer) and commits it,
-// or rolls it back if f fails.
-func (s *Store) inTx(ctx context.Context, f func(tx *sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
+// OperatorsStamp is the count of operator changes by every process with the database open,
+// read from shared memory without a query or a system call.
+func (d *Driver) OperatorsStamp() uint64 { return d.operatorChanges.Load() }
+
+// Update implements store.Driver: one write transaction (BEGIN IMMEDIATE on the single
+// writer), so transactions run one at a time and f is never retried.
+func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
+	sqlTx, err := d.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	if err := f(tx); err != nil {
-		_ = tx.Rollback()
+	t := &tx{reader: reader{sqlTx}, tx: sqlTx}
+	if err := f(t); err != nil {
+		_ = sqlTx.Rollback()
 		return err
 	}
-	if err := tx.Commit(); err != nil {
+	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
+	}
+	if t.operatorsChanged {
+		d.operatorChanges.Add(1)
 	}
 	return nil
 }
 
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{store.ErrInvalid}, args...)...)
+// tx is one write transaction: store.Tx.
+type tx struct {
+	reader
+	tx *sql.Tx
+	// operatorsChanged: an operator was created or removed; counted once committed.
+	operatorsChanged bool
 }
 
-// Times are stored as Unix nanoseconds.
+// queryer is the read pool or a transaction.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// reader implements store.Reader through a queryer.
+type reader struct{ q queryer }
+
+// exec runs a statement and reports how many rows it changed.
+func (t *tx) exec(ctx context.Context, what, query string, args ...any) (int64, error) {
+	res, err := t.tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, fmt.Errorf("store: %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return n, nil
+}
+
+// Times are stored as Unix nanoseconds; an unset time is NULL.
 func nanos(t time.Time) int64 { return t.UnixNano() }
 
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func nullNanos(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
+}
+
+func fromNullNanos(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return fromNanos(n.Int64)
+}
+
+// sqlLimit is a list's LIMIT: -1 (none) for zero.
+func sqlLimit(limit int) int {
+	if limit <= 0 {
+		return -1
+	}
+	return limit
+}
+
+// conditions builds a list query's WHERE clause from the filters that are set.
+type conditions struct {
+	where []string
+	args  []any
+}
+
+// add adds cond, with the arguments of its placeholders.
+func (c *conditions) add(cond string, args ...any) {
+	c.where = append(c.where, cond)
+	c.args = append(c.args, args...)
+}
+
+// equal adds `column = value` when value is set.
+func (c *conditions) equal(column, value string) {
+	if value != "" {
+		c.add(column+" = ?", value)
+	}
+}
+
+// conversation adds the conversation when channel is set (an empty thread is the channel's
+// main timeline).
+func (c *conditions) conversation(channel, thread string) {
+	if channel != "" {
+		c.add("channel = ? AND thread = ?", channel, thread)
+	}
+}
+
+// sql is the clause: "1" when no filter is set.
+func (c *conditions) sql() string {
+	if len(c.where) == 0 {
+		return "1"
+	}
+	return strings.Join(c.where, " AND ")
+}

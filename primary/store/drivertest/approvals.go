@@ -1,4 +1,4 @@
-package sqlite_test
+package drivertest
 
 import (
 	"context"
@@ -10,11 +10,7 @@ import (
 	"testing"
 	"time"
 
-	sqlitedriver "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
 )
 
 func newApproval(thread, command string) store.NewApproval {
@@ -45,7 +41,7 @@ func auditOf(t *testing.T, s store.Store, id int64) []string {
 	return out
 }
 
-func TestApprovalKey(t *testing.T) {
+func (cf conformance) testApprovalKey(t *testing.T) {
 	base := newApproval("t1", "make test")
 	authority := map[string]func(*store.NewApproval){
 		"Kind":    func(a *store.NewApproval) { a.Kind = "agent" },
@@ -85,12 +81,12 @@ func TestApprovalKey(t *testing.T) {
 	})
 }
 
-func TestSaveApproval(t *testing.T) {
+func (cf conformance) testSaveApproval(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("AnIdenticalPendingRequestReturnsTheSameApproval", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		a := newApproval("t1", "make test")
 		first := save(t, s, a)
 		want := store.Approval{ID: first.ID, NewApproval: a, Key: a.Key(), Status: store.ApprovalPending, CreatedAt: t0}
@@ -110,7 +106,7 @@ func TestSaveApproval(t *testing.T) {
 	})
 
 	t.Run("ADifferentCommandGetsItsOwnApproval", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		a := save(t, s, newApproval("t1", "make test"))
 		b := save(t, s, newApproval("t1", "make lint"))
 		if a.ID == b.ID || a.Key == b.Key {
@@ -119,7 +115,7 @@ func TestSaveApproval(t *testing.T) {
 	})
 
 	t.Run("ADecidedKeyGetsANewApprovalOnTheNextSave", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		a := newApproval("t1", "make test")
 		denied := save(t, s, a)
 		if _, err := s.DenyApproval(ctx, denied.ID, "admin", "not now"); err != nil {
@@ -136,9 +132,9 @@ func TestSaveApproval(t *testing.T) {
 	})
 
 	t.Run("ConcurrentSavesOfOneRequestMakeOneApproval", func(t *testing.T) {
-		dir := t.TempDir()
+		dir := cf.newHarness(t)
 		// Two stores on one file: the saves race within a process and across processes.
-		stores := []*sqlite.Store{open(t, dir, nil), open(t, dir, nil)}
+		stores := []store.Store{cf.open(t, dir, nil), cf.open(t, dir, nil)}
 		const goroutines = 20
 		var wg sync.WaitGroup
 		ids := make([]int64, goroutines)
@@ -169,21 +165,8 @@ func TestSaveApproval(t *testing.T) {
 		}
 	})
 
-	t.Run("TheDatabaseRefusesASecondPendingApprovalForAKey", func(t *testing.T) {
-		dir := t.TempDir()
-		s := open(t, dir, nil)
-		ap := save(t, s, newApproval("t1", "make test"))
-		_, err := raw(t, dir).Exec(`INSERT INTO approvals (key, kind, channel, thread, author, command, workdir, ceiling_ns,
-			label, agent, worker_key, status, created_at) SELECT key, kind, channel, thread, author, command, workdir,
-			ceiling_ns, label, agent, worker_key, 'pending', created_at FROM approvals WHERE id = ?`, ap.ID)
-		var se *sqlitedriver.Error
-		if !errors.As(err, &se) || se.Code() != sqlite3.SQLITE_CONSTRAINT_UNIQUE {
-			t.Fatalf("second pending row: %v, want a UNIQUE violation", err)
-		}
-	})
-
 	t.Run("InvalidRequestsAreRefused", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		for name, change := range map[string]func(*store.NewApproval){
 			"kindAgent":       func(a *store.NewApproval) { a.Kind = "agent" },
 			"noKind":          func(a *store.NewApproval) { a.Kind = "" },
@@ -204,9 +187,9 @@ func TestSaveApproval(t *testing.T) {
 	})
 }
 
-func TestListApprovals(t *testing.T) {
+func (cf conformance) testListApprovals(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, "", nil)
+	s := cf.open(t, nil, nil)
 	var ids []int64
 	for _, a := range []store.NewApproval{
 		newApproval("t1", "a"), newApproval("t2", "b"), newApproval("", "c"), newApproval("t1", "d"),
@@ -269,12 +252,12 @@ func TestListApprovals(t *testing.T) {
 	}
 }
 
-func TestApprovalDecisions(t *testing.T) {
+func (cf conformance) testApprovalDecisions(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("ApproveMovesPendingToExecutingOnce", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		ap := save(t, s, newApproval("t1", "make test"))
 		clk.Set(t0.Add(time.Minute))
 		got, err := s.BeginApproval(ctx, ap.ID, "admin")
@@ -306,7 +289,7 @@ func TestApprovalDecisions(t *testing.T) {
 
 	t.Run("DenyIsFinalAndKeepsTheReason", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		ap := save(t, s, newApproval("t1", "make test"))
 		clk.Set(t0.Add(time.Minute))
 		got, err := s.DenyApproval(ctx, ap.ID, "bob", "use the staging box")
@@ -337,7 +320,7 @@ func TestApprovalDecisions(t *testing.T) {
 
 	t.Run("CommentsKeepItPendingOldestFirst", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		ap := save(t, s, newApproval("t1", "make test"))
 		clk.Set(t0.Add(time.Minute))
 		if _, err := s.CommentApproval(ctx, ap.ID, "bob", "which branch?"); err != nil {
@@ -369,13 +352,10 @@ func TestApprovalDecisions(t *testing.T) {
 	})
 
 	t.Run("AFailedAuditWriteLeavesTheApprovalUnchanged", func(t *testing.T) {
-		dir := t.TempDir()
-		s := open(t, dir, nil)
+		s, failAudit := cf.openFaulty(t, nil, nil)
 		ap := save(t, s, newApproval("t1", "make test"))
-		if _, err := raw(t, dir).Exec(`CREATE TRIGGER fail_audit BEFORE INSERT ON audit_log
-			BEGIN SELECT RAISE(ABORT, 'injected audit failure'); END`); err != nil {
-			t.Fatal(err)
-		}
+		// The audit entry is written after the change, in the same transaction; make it fail.
+		failAudit.Store(true)
 		if _, err := s.BeginApproval(ctx, ap.ID, "admin"); err == nil {
 			t.Fatal("approved without its audit entry")
 		}
@@ -388,7 +368,7 @@ func TestApprovalDecisions(t *testing.T) {
 	})
 
 	t.Run("UnknownApprovalsAreNotFound", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		for name, call := range map[string]func() error{
 			"approve": func() error { _, err := s.BeginApproval(ctx, 999, "admin"); return err },
 			"deny":    func() error { _, err := s.DenyApproval(ctx, 999, "admin", ""); return err },
@@ -406,7 +386,7 @@ func TestApprovalDecisions(t *testing.T) {
 	})
 
 	t.Run("InvalidDecisionsAreRefused", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		ap := save(t, s, newApproval("t1", "make test"))
 		long := strings.Repeat("x", store.MaxApprovalComment+1)
 		for name, call := range map[string]func() error{

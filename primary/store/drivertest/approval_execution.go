@@ -1,4 +1,4 @@
-package sqlite_test
+package drivertest
 
 import (
 	"context"
@@ -28,12 +28,12 @@ func executing(t *testing.T, s store.Store, thread, command string) store.Approv
 	return ap
 }
 
-func TestCreateApprovedJob(t *testing.T) {
+func (cf conformance) testCreateApprovedJob(t *testing.T) {
 	ctx := context.Background()
 	caps := store.JobCaps{Total: 20, PerThread: 3}
 
 	t.Run("TheJobIsLinkedInTheSameTransaction", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		ap := executing(t, s, "t1", "make test")
 		j, err := s.CreateApprovedJob(ctx, ap.ID, approvedJob(ap), caps)
 		if err != nil {
@@ -49,7 +49,7 @@ func TestCreateApprovedJob(t *testing.T) {
 	})
 
 	t.Run("TheFourthJobInAThreadIsRefused", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		for range 3 {
 			if _, err := s.CreateJob(ctx, newJob("t1"), caps); err != nil {
 				t.Fatal(err)
@@ -68,7 +68,7 @@ func TestCreateApprovedJob(t *testing.T) {
 	})
 
 	t.Run("TheTwentyFirstRunningJobIsRefused", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		var first store.Job
 		for i := range 20 {
 			j, err := s.CreateJob(ctx, newJob(fmt.Sprintf("other-%d", i)), caps)
@@ -92,7 +92,7 @@ func TestCreateApprovedJob(t *testing.T) {
 	})
 
 	t.Run("OnlyAnExecutingApprovalWithoutAJobGetsOne", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		pending := save(t, s, newApproval("t1", "pending"))
 		if _, err := s.CreateApprovedJob(ctx, pending.ID, approvedJob(pending), caps); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("job for a pending approval: %v, want ErrConflict", err)
@@ -117,7 +117,7 @@ func TestCreateApprovedJob(t *testing.T) {
 	})
 
 	t.Run("TheJobMustRunWhatWasApproved", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		ap := executing(t, s, "t1", "make test")
 		for name, change := range map[string]func(*store.NewJob){
 			"command": func(j *store.NewJob) { j.Command = "rm -rf /" },
@@ -140,13 +140,13 @@ func TestCreateApprovedJob(t *testing.T) {
 	})
 }
 
-func TestSettleApproval(t *testing.T) {
+func (cf conformance) testSettleApproval(t *testing.T) {
 	ctx := context.Background()
 	caps := store.JobCaps{}
 
 	t.Run("ConsumedNeedsItsJob", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		ap := executing(t, s, "t1", "make test")
 		if _, err := s.SettleApproval(ctx, ap.ID, store.ApprovalConsumed, ""); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("consumed without a job: %v, want ErrConflict", err)
@@ -175,7 +175,7 @@ func TestSettleApproval(t *testing.T) {
 	})
 
 	t.Run("FailedKeepsWhy", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		ap := executing(t, s, "t1", "make test")
 		got, err := s.SettleApproval(ctx, ap.ID, store.ApprovalFailed, "the workdir changed")
 		if err != nil || got.Status != store.ApprovalFailed || got.Note != "the workdir changed" || got.SettledAt.IsZero() {
@@ -194,7 +194,7 @@ func TestSettleApproval(t *testing.T) {
 	})
 
 	t.Run("APendingApprovalCannotBeSettled", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		ap := save(t, s, newApproval("t1", "make test"))
 		if _, err := s.SettleApproval(ctx, ap.ID, store.ApprovalFailed, ""); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("settle pending: %v, want ErrConflict", err)
@@ -205,11 +205,11 @@ func TestSettleApproval(t *testing.T) {
 	})
 }
 
-func TestRecoverApprovals(t *testing.T) {
+func (cf conformance) testRecoverApprovals(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir := cf.newHarness(t)
 	clk := &clock{t: t0}
-	s := open(t, dir, clk)
+	s := cf.open(t, dir, clk)
 	withJob := executing(t, s, "t1", "with job")
 	j, err := s.CreateApprovedJob(ctx, withJob.ID, approvedJob(withJob), store.JobCaps{})
 	if err != nil {
@@ -224,7 +224,7 @@ func TestRecoverApprovals(t *testing.T) {
 
 	// The restart: a new store on the same file.
 	clk.Set(t0.Add(time.Hour))
-	s = open(t, dir, clk)
+	s = cf.open(t, dir, clk)
 	settled, err := s.RecoverApprovals(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package sqlite_test
+package drivertest
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-func TestShellModes(t *testing.T) {
+func (cf conformance) testShellModes(t *testing.T) {
 	ctx := context.Background()
 	subject := store.ShellModeSubject("room", "t", "code")
 
 	t.Run("AnAgentNeverSetIsStandard", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		m, err := s.ShellMode(ctx, "room", "t", "code")
 		if err != nil || m != (store.ShellModeSetting{Mode: store.ShellModeStandard}) {
 			t.Fatalf("mode %+v, %v", m, err)
@@ -25,7 +25,7 @@ func TestShellModes(t *testing.T) {
 
 	t.Run("SettingAModeIsReadBackPerAgentWithItsAuditEntry", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		set, err := s.SetShellMode(ctx, "room", "t", "code", store.ShellModeMinimal, "admin-1")
 		if err != nil {
 			t.Fatal(err)
@@ -55,7 +55,7 @@ func TestShellModes(t *testing.T) {
 
 	t.Run("ResetForgetsTheModeAndIsAudited", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		if _, err := s.SetShellMode(ctx, "room", "t", "code", store.ShellModeMinimal, "admin-1"); err != nil {
 			t.Fatal(err)
 		}
@@ -82,15 +82,12 @@ func TestShellModes(t *testing.T) {
 	})
 
 	t.Run("AFailedAuditWriteRollsBackTheModeWrite", func(t *testing.T) {
-		dir := t.TempDir()
-		s := open(t, dir, nil)
+		s, failAudit := cf.openFaulty(t, nil, nil)
 		if _, err := s.SetShellMode(ctx, "room", "t", "code", store.ShellModeMinimal, "admin-1"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := raw(t, dir).Exec(`CREATE TRIGGER fail_audit BEFORE INSERT ON audit_log
-			BEGIN SELECT RAISE(ABORT, 'injected audit failure'); END`); err != nil {
-			t.Fatal(err)
-		}
+		// The audit entry is written after the change, in the same transaction; make it fail.
+		failAudit.Store(true)
 		if _, err := s.SetShellMode(ctx, "room", "t", "code", store.ShellModeStandard, "admin-2"); err == nil {
 			t.Fatal("SetShellMode succeeded without its audit entry")
 		}
@@ -103,7 +100,7 @@ func TestShellModes(t *testing.T) {
 	})
 
 	t.Run("InvalidChangesAreRefused", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		for name, args := range map[string]struct {
 			channel, agent string
 			mode           store.ShellMode

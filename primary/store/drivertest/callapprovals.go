@@ -1,4 +1,4 @@
-package sqlite_test
+package drivertest
 
 import (
 	"context"
@@ -47,11 +47,11 @@ func saveCall(t *testing.T, s store.Store, c store.NewCallApproval) store.CallAp
 	return rec
 }
 
-func TestSaveCallApproval(t *testing.T) {
+func (cf conformance) testSaveCallApproval(t *testing.T) {
 	ctx := context.Background()
 	t.Run("SavedWaitingWithEveryFieldAndItsAuditEntry", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		rec := saveCall(t, s, newCall(callA))
 		got, err := s.CallApproval(ctx, rec.ID)
 		if err != nil {
@@ -66,7 +66,7 @@ func TestSaveCallApproval(t *testing.T) {
 		}
 	})
 	t.Run("TheSameCallOfTheSameResponseIsAConflict", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		saveCall(t, s, newCall(callA))
 		if _, err := s.SaveCallApproval(ctx, newCall(callA)); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("second save: %v, want ErrConflict", err)
@@ -87,7 +87,7 @@ func TestSaveCallApproval(t *testing.T) {
 	}
 	for name, change := range bad {
 		t.Run(name+"IsInvalid", func(t *testing.T) {
-			s := open(t, "", nil)
+			s := cf.open(t, nil, nil)
 			c := newCall(callA)
 			change(&c)
 			if _, err := s.SaveCallApproval(ctx, c); !errors.Is(err, store.ErrInvalid) {
@@ -97,13 +97,13 @@ func TestSaveCallApproval(t *testing.T) {
 	}
 }
 
-func TestCallApprovalTransitions(t *testing.T) {
+func (cf conformance) testCallApprovalTransitions(t *testing.T) {
 	ctx := context.Background()
 	result := store.CallResult{Status: "completed", Outcome: `{"x":1}`}
 	tell := store.NewContinuation{IdempotencyKey: "call:" + callA, Channel: "room", Thread: "t1", Text: "ran", Checkpoint: []byte{9, 0, 9}}
 
 	t.Run("ApprovedClaimedDoneWithTheContinuationInTheSameTransaction", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		rec := saveCall(t, s, newCall(callA))
 		approved, err := s.ApproveCallApproval(ctx, rec.ID, "admin")
 		if err != nil || approved.Status != store.CallApprovalApproved || approved.DecidedBy != "admin" || !approved.DecidedAt.Equal(t0) {
@@ -130,7 +130,7 @@ func TestCallApprovalTransitions(t *testing.T) {
 		}
 	})
 	t.Run("DeniedWithNoteIsFinal", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		rec := saveCall(t, s, newCall(callA))
 		denied, err := s.DenyCallApproval(ctx, rec.ID, "bob", "not today", tell)
 		if err != nil || denied.Status != store.CallApprovalDenied || denied.Note != "not today" || denied.SettledAt.IsZero() {
@@ -151,7 +151,7 @@ func TestCallApprovalTransitions(t *testing.T) {
 		}
 	})
 	t.Run("ALostRaceWritesNeitherAuditNorContinuation", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		rec := saveCall(t, s, newCall(callA))
 		if _, err := s.FinishCallApproval(ctx, rec.ID, store.CallApprovalInterrupted, result, tell); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("finish of a waiting call: %v, want ErrConflict", err)
@@ -167,7 +167,7 @@ func TestCallApprovalTransitions(t *testing.T) {
 		}
 	})
 	t.Run("ConcurrentApprovalsHaveOneWinner", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		rec := saveCall(t, s, newCall(callA))
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -187,7 +187,7 @@ func TestCallApprovalTransitions(t *testing.T) {
 		}
 	})
 	t.Run("BadArgumentsAreInvalidOrNotFound", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		rec := saveCall(t, s, newCall(callA))
 		if _, err := s.ApproveCallApproval(ctx, rec.ID, ""); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("approve without actor: %v", err)
@@ -210,9 +210,9 @@ func TestCallApprovalTransitions(t *testing.T) {
 	})
 }
 
-func TestListCallApprovals(t *testing.T) {
+func (cf conformance) testListCallApprovals(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, "", nil)
+	s := cf.open(t, nil, nil)
 	a := saveCall(t, s, newCall(callA))
 	other := newCall(callB)
 	other.Thread, other.ResponseID = "t2", "resp-2"
@@ -253,9 +253,9 @@ func TestListCallApprovals(t *testing.T) {
 	}
 }
 
-func TestContinuationCheckpointRoundTrips(t *testing.T) {
+func (cf conformance) testContinuationCheckpointRoundTrips(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, "", nil)
+	s := cf.open(t, nil, nil)
 	for key, cp := range map[string][]byte{"with": {0, 1, 0xfe}, "without": nil} {
 		if _, _, err := s.EnqueueContinuation(ctx, store.NewContinuation{IdempotencyKey: key, Channel: "room", Text: "x", Checkpoint: cp}); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package sqlite_test
+package drivertest
 
 import (
 	"context"
@@ -15,12 +15,12 @@ func newJob(thread string) store.NewJob {
 		Workspace: "/tmp", Ceiling: time.Hour, LogDir: "/state/jobs"}
 }
 
-func TestJobs(t *testing.T) {
+func (cf conformance) testJobs(t *testing.T) {
 	ctx := context.Background()
 	caps := store.JobCaps{Total: 3, PerThread: 2}
 
 	t.Run("CapsAreCountedAgainstRunningJobsInTheSameTransaction", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		a, err := s.CreateJob(ctx, newJob("t1"), caps)
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +46,7 @@ func TestJobs(t *testing.T) {
 	})
 
 	t.Run("FinishTwiceKeepsFirstResultAndOneContinuation", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		j, err := s.CreateJob(ctx, newJob("t1"), caps)
 		if err != nil {
 			t.Fatal(err)
@@ -84,7 +84,7 @@ func TestJobs(t *testing.T) {
 	})
 
 	t.Run("WorkerIsRecordedOnlyOnRunningJobs", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		nj := newJob("t1")
 		nj.WorkerKey = "key-a"
 		j, err := s.CreateJob(ctx, nj, caps)
@@ -115,7 +115,7 @@ func TestJobs(t *testing.T) {
 	})
 
 	t.Run("ListJobsFiltersByStatusNewestFirst", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		a, _ := s.CreateJob(ctx, newJob("t1"), caps)
 		b, _ := s.CreateJob(ctx, newJob("t2"), caps)
 		if _, _, err := s.FinishJob(ctx, a.ID, store.JobResult{Outcome: "success"}, cont(a.ID)); err != nil {

@@ -1,4 +1,4 @@
-package sqlite_test
+package drivertest
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func snapshot(id, thread, step string) store.ProgressSnapshot {
 	}
 }
 
-func TestProgress(t *testing.T) {
+func (cf conformance) testProgress(t *testing.T) {
 	ctx := context.Background()
 	list := func(t *testing.T, s store.Store, f store.ProgressFilter) []store.ProgressSnapshot {
 		t.Helper()
@@ -31,7 +31,7 @@ func TestProgress(t *testing.T) {
 	}
 
 	t.Run("ASnapshotIsReadBackWithTheStoresClockWhenItHasNoTime", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		p := snapshot("r1", "t1", "Build")
 		if err := s.SaveProgress(ctx, p); err != nil {
 			t.Fatal(err)
@@ -43,7 +43,7 @@ func TestProgress(t *testing.T) {
 	})
 
 	t.Run("ANewSnapshotReplacesTheResponsesPreviousOne", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		first := snapshot("r1", "t1", "Build")
 		first.UpdatedAt = t0
 		second := snapshot("r1", "t1", "Test")
@@ -59,7 +59,7 @@ func TestProgress(t *testing.T) {
 	})
 
 	t.Run("SnapshotsListMostRecentlyUpdatedFirstAndFiltered", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		save := func(id, thread string, at time.Duration) {
 			p := snapshot(id, thread, "Step")
 			p.UpdatedAt = t0.Add(at)
@@ -100,7 +100,7 @@ func TestProgress(t *testing.T) {
 	})
 
 	t.Run("InvalidSnapshotsAndFiltersAreRefused", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		for name, change := range map[string]func(*store.ProgressSnapshot){
 			"noResponse":     func(p *store.ProgressSnapshot) { p.ResponseID = "" },
 			"noChannel":      func(p *store.ProgressSnapshot) { p.Channel = "" },

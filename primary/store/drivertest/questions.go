@@ -1,4 +1,4 @@
-package sqlite_test
+package drivertest
 
 import (
 	"context"
@@ -11,11 +11,7 @@ import (
 	"testing"
 	"time"
 
-	sqlitedriver "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
 )
 
 // newQuestions is a request of requester in thread asking one text question titled title.
@@ -67,12 +63,12 @@ func questionAuditOf(t *testing.T, s store.Store, id int64) []string {
 	return out
 }
 
-func TestSaveQuestionRequest(t *testing.T) {
+func (cf conformance) testSaveQuestionRequest(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("ANewRequestIsPendingAtRevisionOneWithAnEmptyDraft", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		want := store.QuestionRequest{ID: q.ID, Channel: "room", Thread: "t1", Requester: "@alice", Agent: "coder",
 			ResponseID: "r-1", Title: "Deploy", Presentation: "auto", Questions: newQuestions("t1", "@alice", "Deploy").Questions,
@@ -86,7 +82,7 @@ func TestSaveQuestionRequest(t *testing.T) {
 	})
 
 	t.Run("TheIdenticalRequestAgainReturnsTheSameOne", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		again := newQuestions("t1", "@alice", "Deploy")
 		again.ResponseID, again.Agent = "r-2", "other" // not what is asked
@@ -97,7 +93,7 @@ func TestSaveQuestionRequest(t *testing.T) {
 	})
 
 	t.Run("ADifferentRequestIsRefusedWhileOneIsPendingAndNamesIt", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		got, created, err := s.SaveQuestionRequest(ctx, newQuestions("t1", "@alice", "Rollback"))
 		if !errors.Is(err, store.ErrConflict) || created || got.ID != q.ID || got.Title != "Deploy" {
@@ -109,7 +105,7 @@ func TestSaveQuestionRequest(t *testing.T) {
 	})
 
 	t.Run("OtherPeopleAndOtherThreadsHaveTheirOwn", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		a := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		b := ask(t, s, newQuestions("t1", "@bob", "Rollback"))
 		c := ask(t, s, newQuestions("t2", "@alice", "Rollback"))
@@ -122,7 +118,7 @@ func TestSaveQuestionRequest(t *testing.T) {
 	})
 
 	t.Run("AnEndedRequestMakesRoomForTheNext", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		first := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		if _, err := s.SubmitQuestionAnswers(ctx, first.ID, 1, "@alice", json.RawMessage(`{}`), tellAbout(first)); err != nil {
 			t.Fatal(err)
@@ -138,8 +134,8 @@ func TestSaveQuestionRequest(t *testing.T) {
 	})
 
 	t.Run("ConcurrentSavesOfOneRequestMakeOne", func(t *testing.T) {
-		dir := t.TempDir()
-		stores := []*sqlite.Store{open(t, dir, nil), open(t, dir, nil)} // two processes on one file
+		dir := cf.newHarness(t)
+		stores := []store.Store{cf.open(t, dir, nil), cf.open(t, dir, nil)} // two processes on one file
 		const goroutines = 20
 		var wg sync.WaitGroup
 		ids := make([]int64, goroutines)
@@ -167,8 +163,8 @@ func TestSaveQuestionRequest(t *testing.T) {
 	})
 
 	t.Run("ConcurrentDifferentRequestsLeaveExactlyOnePending", func(t *testing.T) {
-		dir := t.TempDir()
-		stores := []*sqlite.Store{open(t, dir, nil), open(t, dir, nil)}
+		dir := cf.newHarness(t)
+		stores := []store.Store{cf.open(t, dir, nil), cf.open(t, dir, nil)}
 		const goroutines = 20
 		var wg sync.WaitGroup
 		got := make([]store.QuestionRequest, goroutines)
@@ -200,22 +196,8 @@ func TestSaveQuestionRequest(t *testing.T) {
 		}
 	})
 
-	t.Run("TheDatabaseRefusesASecondPendingRequestForAPersonInAThread", func(t *testing.T) {
-		dir := t.TempDir()
-		s := open(t, dir, nil)
-		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
-		_, err := raw(t, dir).Exec(`INSERT INTO question_requests (key, channel, thread, requester, agent, response_id,
-			title, presentation, questions, status, revision, draft, created_at, updated_at)
-			SELECT substr(key, 2) || 'x', channel, thread, requester, agent, response_id, 'Other', presentation, questions,
-			'pending', 1, '{}', created_at, updated_at FROM question_requests WHERE id = ?`, q.ID)
-		var se *sqlitedriver.Error
-		if !errors.As(err, &se) || se.Code() != sqlite3.SQLITE_CONSTRAINT_UNIQUE {
-			t.Fatalf("second pending row: %v, want a UNIQUE violation", err)
-		}
-	})
-
 	t.Run("InvalidRequestsAreRefused", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		for name, change := range map[string]func(*store.NewQuestionRequest){
 			"noChannel":           func(r *store.NewQuestionRequest) { r.Channel = "" },
 			"noThread":            func(r *store.NewQuestionRequest) { r.Thread = "" },
@@ -238,12 +220,12 @@ func TestSaveQuestionRequest(t *testing.T) {
 	})
 }
 
-func TestQuestionDrafts(t *testing.T) {
+func (cf conformance) testQuestionDrafts(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("ADraftAtTheCurrentRevisionIsSavedAndIncreasesIt", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		clk.Set(t0.Add(time.Minute))
 		got, err := s.SaveQuestionDraft(ctx, q.ID, 1, json.RawMessage(`{ "why": {"values": [], "custom": "x"} }`))
@@ -260,7 +242,7 @@ func TestQuestionDrafts(t *testing.T) {
 	})
 
 	t.Run("AStaleRevisionIsAConflictAndChangesNothing", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		saved, err := s.SaveQuestionDraft(ctx, q.ID, 1, json.RawMessage(`{"a":1}`))
 		if err != nil {
@@ -278,8 +260,8 @@ func TestQuestionDrafts(t *testing.T) {
 	})
 
 	t.Run("ConcurrentDraftsAtOneRevisionHaveOneWinner", func(t *testing.T) {
-		dir := t.TempDir()
-		stores := []*sqlite.Store{open(t, dir, nil), open(t, dir, nil)}
+		dir := cf.newHarness(t)
+		stores := []store.Store{cf.open(t, dir, nil), cf.open(t, dir, nil)}
 		q := ask(t, stores[0], newQuestions("t1", "@alice", "Deploy"))
 		const goroutines = 20
 		var wg sync.WaitGroup
@@ -305,7 +287,7 @@ func TestQuestionDrafts(t *testing.T) {
 	})
 
 	t.Run("DraftsMustBeJSONObjects", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		for _, d := range []string{``, `[]`, `"x"`, `{`, `null`} {
 			if _, err := s.SaveQuestionDraft(ctx, q.ID, 1, json.RawMessage(d)); !errors.Is(err, store.ErrInvalid) {
@@ -315,13 +297,13 @@ func TestQuestionDrafts(t *testing.T) {
 	})
 }
 
-func TestSubmitQuestionAnswers(t *testing.T) {
+func (cf conformance) testSubmitQuestionAnswers(t *testing.T) {
 	ctx := context.Background()
 	answers := json.RawMessage(`{"why":{"values":[],"custom":"because"}}`)
 
 	t.Run("ASubmissionAndItsContinuationAreWrittenTogetherOnce", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		clk.Set(t0.Add(time.Hour))
 		got, err := s.SubmitQuestionAnswers(ctx, q.ID, 1, "@alice", answers, tellAbout(q))
@@ -356,7 +338,7 @@ func TestSubmitQuestionAnswers(t *testing.T) {
 	})
 
 	t.Run("AStaleRevisionIsAConflictAndWritesNothing", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		if _, err := s.SaveQuestionDraft(ctx, q.ID, 1, answers); err != nil {
 			t.Fatal(err)
@@ -373,8 +355,8 @@ func TestSubmitQuestionAnswers(t *testing.T) {
 	})
 
 	t.Run("ConcurrentSubmitsHaveOneWinnerAndOneContinuation", func(t *testing.T) {
-		dir := t.TempDir()
-		stores := []*sqlite.Store{open(t, dir, nil), open(t, dir, nil)}
+		dir := cf.newHarness(t)
+		stores := []store.Store{cf.open(t, dir, nil), cf.open(t, dir, nil)}
 		q := ask(t, stores[0], newQuestions("t1", "@alice", "Deploy"))
 		const goroutines = 20
 		var wg sync.WaitGroup
@@ -400,7 +382,7 @@ func TestSubmitQuestionAnswers(t *testing.T) {
 	})
 
 	t.Run("AFailedContinuationLeavesTheRequestPending", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		enqueue(t, s, store.QuestionContinuationKey(q.ID)) // the key is taken: the submission must not happen without its own
 		if _, err := s.SubmitQuestionAnswers(ctx, q.ID, 1, "@alice", answers, tellAbout(q)); !errors.Is(err, store.ErrConflict) {
@@ -425,13 +407,10 @@ func TestSubmitQuestionAnswers(t *testing.T) {
 	})
 
 	t.Run("AFailedAuditWriteLeavesTheRequestPending", func(t *testing.T) {
-		dir := t.TempDir()
-		s := open(t, dir, nil)
+		s, failAudit := cf.openFaulty(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
-		if _, err := raw(t, dir).Exec(`CREATE TRIGGER fail_audit BEFORE INSERT ON audit_log
-			BEGIN SELECT RAISE(ABORT, 'injected audit failure'); END`); err != nil {
-			t.Fatal(err)
-		}
+		// The audit entry is written after the change, in the same transaction; make it fail.
+		failAudit.Store(true)
 		if _, err := s.SubmitQuestionAnswers(ctx, q.ID, 1, "@alice", answers, tellAbout(q)); err == nil {
 			t.Fatal("submitted without its audit entry")
 		}
@@ -444,7 +423,7 @@ func TestSubmitQuestionAnswers(t *testing.T) {
 	})
 
 	t.Run("InvalidSubmissionsAreRefused", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		if _, err := s.SubmitQuestionAnswers(ctx, q.ID, 1, "", answers, tellAbout(q)); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("no actor: %v", err)
@@ -455,12 +434,12 @@ func TestSubmitQuestionAnswers(t *testing.T) {
 	})
 }
 
-func TestCancelQuestionRequests(t *testing.T) {
+func (cf conformance) testCancelQuestionRequests(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("CancelEndsAPendingRequestOnce", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		clk.Set(t0.Add(time.Second))
 		got, err := s.CancelQuestionRequest(ctx, q.ID, "admin")
@@ -489,7 +468,7 @@ func TestCancelQuestionRequests(t *testing.T) {
 	})
 
 	t.Run("StoppingAThreadCancelsItsPendingRequestsOnly", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		a := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		b := ask(t, s, newQuestions("t1", "@bob", "Deploy"))
 		done := ask(t, s, newQuestions("t1", "@carol", "Deploy"))
@@ -525,7 +504,7 @@ func TestCancelQuestionRequests(t *testing.T) {
 	})
 
 	t.Run("UnknownRequestsAreNotFound", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		for name, call := range map[string]func() error{
 			"read":   func() error { _, err := s.QuestionRequest(ctx, 999); return err },
 			"draft":  func() error { _, err := s.SaveQuestionDraft(ctx, 999, 1, json.RawMessage(`{}`)); return err },
@@ -546,7 +525,7 @@ func TestCancelQuestionRequests(t *testing.T) {
 	})
 
 	t.Run("ACancellationNeedsAnActor", func(t *testing.T) {
-		s := open(t, "", nil)
+		s := cf.open(t, nil, nil)
 		q := ask(t, s, newQuestions("t1", "@alice", "Deploy"))
 		if _, err := s.CancelQuestionRequest(ctx, q.ID, ""); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("cancel: %v", err)
@@ -557,9 +536,9 @@ func TestCancelQuestionRequests(t *testing.T) {
 	})
 }
 
-func TestListQuestionRequests(t *testing.T) {
+func (cf conformance) testListQuestionRequests(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, "", nil)
+	s := cf.open(t, nil, nil)
 	a := ask(t, s, newQuestions("t1", "@alice", "A"))
 	b := ask(t, s, newQuestions("t1", "@bob", "B"))
 	c := ask(t, s, newQuestions("t2", "@alice", "C"))

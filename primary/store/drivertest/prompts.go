@@ -1,11 +1,10 @@
-package sqlite_test
+package drivertest
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
 )
 
 func newApprovalPrompt(thread string) store.NewPrompt {
@@ -51,11 +49,11 @@ func promptAudit(t *testing.T, s store.Store, id int64) []string {
 	return out
 }
 
-func TestCreatePrompt(t *testing.T) {
+func (cf conformance) testCreatePrompt(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("BothKindsAreKeptAsGivenAndPending", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		for _, np := range []store.NewPrompt{newApprovalPrompt("t1"), newPermissionPrompt("t1", "Bash")} {
 			got := createPrompt(t, s, np)
 			want := store.Prompt{ID: got.ID, Kind: np.Kind, Channel: np.Channel, Thread: np.Thread, Requester: np.Requester,
@@ -75,7 +73,7 @@ func TestCreatePrompt(t *testing.T) {
 	})
 
 	t.Run("BrokenRulesAreInvalid", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		for name, edit := range map[string]func(*store.NewPrompt){
 			"UnknownKind":         func(p *store.NewPrompt) { p.Kind = "vote" },
 			"NoChannel":           func(p *store.NewPrompt) { p.Channel = "" },
@@ -120,7 +118,7 @@ func TestCreatePrompt(t *testing.T) {
 	})
 
 	t.Run("AnUnknownIDIsNotFound", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		if _, err := s.Prompt(ctx, 42); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("Prompt(42): %v, want ErrNotFound", err)
 		}
@@ -135,9 +133,9 @@ func TestCreatePrompt(t *testing.T) {
 	})
 }
 
-func TestListPrompts(t *testing.T) {
+func (cf conformance) testListPrompts(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, "", &clock{t: t0})
+	s := cf.open(t, nil, &clock{t: t0})
 	a1 := createPrompt(t, s, newApprovalPrompt("t1"))
 	p1 := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 	a2 := createPrompt(t, s, newApprovalPrompt("t2"))
@@ -181,12 +179,12 @@ func TestListPrompts(t *testing.T) {
 	}
 }
 
-func TestPromptDecisions(t *testing.T) {
+func (cf conformance) testPromptDecisions(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("APromptPastItsDeadlineCannotBeDecidedEvenWhenStillPending", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		p := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 		clk.Set(p.Deadline.Add(-time.Nanosecond))
 		if _, err := s.DecidePrompt(ctx, p.ID, "ada", store.DecisionAllowOnce, ""); err != nil {
@@ -205,7 +203,7 @@ func TestPromptDecisions(t *testing.T) {
 
 	t.Run("ADecisionIsACompareAndSwapWithItsAuditEntry", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		p := createPrompt(t, s, newApprovalPrompt("t1"))
 		clk.Set(t0.Add(time.Minute))
 		got, err := s.DecidePrompt(ctx, p.ID, "ada", store.DecisionApprove, "")
@@ -236,7 +234,7 @@ func TestPromptDecisions(t *testing.T) {
 	})
 
 	t.Run("DenyAndCommentEndItNotApprovedWithTheirText", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		for decision, text := range map[string]string{store.DecisionDeny: "not today", store.DecisionComment: "split it in two"} {
 			p := createPrompt(t, s, newApprovalPrompt("t1"))
 			got, err := s.DecidePrompt(ctx, p.ID, "mia", decision, text)
@@ -250,7 +248,7 @@ func TestPromptDecisions(t *testing.T) {
 	})
 
 	t.Run("ADecisionOfTheOtherKindOrWithoutActorIsInvalidAndChangesNothing", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		ap := createPrompt(t, s, newApprovalPrompt("t1"))
 		pp := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 		for _, c := range []struct {
@@ -275,7 +273,7 @@ func TestPromptDecisions(t *testing.T) {
 
 	t.Run("ExpiryIsFinalAndSaysWhy", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		p := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 		clk.Set(t0.Add(280 * time.Second))
 		got, err := s.ExpirePrompt(ctx, p.ID, "Nobody decided within 280 seconds.")
@@ -303,7 +301,7 @@ func TestPromptDecisions(t *testing.T) {
 	})
 
 	t.Run("RacingDecisionsHaveOneWinner", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		p := createPrompt(t, s, newApprovalPrompt("t1"))
 		var wg sync.WaitGroup
 		errs := make([]error, 8)
@@ -332,7 +330,7 @@ func TestPromptDecisions(t *testing.T) {
 	})
 }
 
-func TestPermissionAllowances(t *testing.T) {
+func (cf conformance) testPermissionAllowances(t *testing.T) {
 	ctx := context.Background()
 	use := func(thread, tool string) store.PermissionUse {
 		return store.PermissionUse{Channel: "room", Thread: thread, ToolName: tool, Agent: "coder", ResponseID: "r2", CallID: "c9", ToolUseID: "toolu_9"}
@@ -347,7 +345,7 @@ func TestPermissionAllowances(t *testing.T) {
 	}
 
 	t.Run("NothingIsAllowedUntilSomeoneAllowsIt", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		if _, ok := allowed(t, s, use("t1", "Bash")); ok {
 			t.Fatal("allowed with an empty allow-list")
 		}
@@ -361,7 +359,7 @@ func TestPermissionAllowances(t *testing.T) {
 
 	t.Run("AnAllowanceCoversItsToolInItsConversationOnlyAndEachUseIsAudited", func(t *testing.T) {
 		clk := &clock{t: t0}
-		s := open(t, "", clk)
+		s := cf.open(t, nil, clk)
 		p := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 		if _, err := s.DecidePrompt(ctx, p.ID, "mia", store.DecisionAllowThread, ""); err != nil {
 			t.Fatal(err)
@@ -392,7 +390,7 @@ func TestPermissionAllowances(t *testing.T) {
 	})
 
 	t.Run("AllowOnceAndDenyGrantNothing", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		for _, d := range []string{store.DecisionAllowOnce, store.DecisionDeny} {
 			p := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 			if _, err := s.DecidePrompt(ctx, p.ID, "ada", d, ""); err != nil {
@@ -405,9 +403,9 @@ func TestPermissionAllowances(t *testing.T) {
 	})
 
 	t.Run("AtBootPendingPromptsExpireThreadAllowancesEndAndConversationAllowancesStay", func(t *testing.T) {
-		dir := t.TempDir()
+		dir := cf.newHarness(t)
 		clk := &clock{t: t0}
-		s := open(t, dir, clk)
+		s := cf.open(t, dir, clk)
 		pending := createPrompt(t, s, newApprovalPrompt("t1"))
 		decided := createPrompt(t, s, newApprovalPrompt("t1"))
 		if _, err := s.DecidePrompt(ctx, decided.ID, "ada", store.DecisionDeny, "no"); err != nil {
@@ -427,11 +425,7 @@ func TestPermissionAllowances(t *testing.T) {
 		}
 
 		clk.Set(t0.Add(time.Hour))
-		s2, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{Now: clk.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s2.Close() })
+		s2 := cf.open(t, dir, clk) // the restart: the same storage, a new store
 		expired, err := s2.ExpirePendingPrompts(ctx, store.PromptRestartReason)
 		if err != nil {
 			t.Fatal(err)
@@ -467,7 +461,7 @@ func TestPermissionAllowances(t *testing.T) {
 	})
 
 	t.Run("AConversationAllowanceIsUsedBeforeAThreadOne", func(t *testing.T) {
-		s := open(t, "", &clock{t: t0})
+		s := cf.open(t, nil, &clock{t: t0})
 		for _, d := range []string{store.DecisionAllowThread, store.DecisionAllowConversation} {
 			p := createPrompt(t, s, newPermissionPrompt("t1", "Bash"))
 			if _, err := s.DecidePrompt(ctx, p.ID, "ada", d, ""); err != nil {
@@ -480,9 +474,9 @@ func TestPermissionAllowances(t *testing.T) {
 	})
 }
 
-func TestListAndRevokePermissionAllowances(t *testing.T) {
+func (cf conformance) testListAndRevokePermissionAllowances(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, "", &clock{t: t0})
+	s := cf.open(t, nil, &clock{t: t0})
 	for _, tc := range []struct{ thread, tool, decision string }{
 		{"t1", "Bash", store.DecisionAllowConversation}, {"t1", "Read", store.DecisionAllowThread}, {"t2", "Bash", store.DecisionAllowConversation},
 	} {

@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Driver persists the store's records for Portable, which decides everything else. It checks
+// no argument and knows no state machine: it inserts, reads, and updates a record only while
+// the record is still in the state the caller read (compare-and-set), inside transactions the
+// caller scopes. Every driver passes package store/drivertest.
+//
+// A driver returns ErrNotFound (wrapped) for a record named by id or key that does not exist
+// and ErrExists for an insert that a uniqueness rule of its schema refuses; any other error is
+// a failure of the database.
+type Driver interface {
+	Reader
+	// Update runs f in one transaction and commits it when f returns nil; when f fails, nothing
+	// f wrote is kept and f's error is returned as it is. Transactions are serializable: no
+	// other transaction's writes become visible to f, and none of f's are seen before the
+	// commit. A driver may run f again when the database reports a serialization failure, so f
+	// keeps nothing outside tx between runs but its results.
+	Update(ctx context.Context, f func(tx Tx) error) error
+	// Close releases the driver. No method may be called after it.
+	Close() error
+}
+
+// Reader is a driver's queries: on the driver they read the latest committed state, on a Tx
+// they read inside the transaction (its own writes included). A list's Limit is positive, or
+// zero for no limit (Portable applies the default and the bound); lists are newest first
+// unless their method says otherwise.
+type Reader interface {
+	// PendingContinuations returns up to limit unacknowledged continuations with an id above
+	// after, oldest first.
+	PendingContinuations(ctx context.Context, after int64, limit int) ([]Continuation, error)
+	// ConversationMode returns the conversation's stored mode; ErrNotFound when none is.
+	ConversationMode(ctx context.Context, channel, thread string) (ModeSetting, error)
+	// ShellMode returns the agent's stored shell mode; ErrNotFound when none is.
+	ShellMode(ctx context.Context, channel, thread, agent string) (ShellModeSetting, error)
+	// ListAudit returns the entries matching f; newest (highest id) first.
+	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+	// ListOperators returns every operator, by name.
+	ListOperators(ctx context.Context) ([]Operator, error)
+	Job(ctx context.Context, id int64) (Job, error)
+	// ListJobs returns the jobs with the status (every job when empty).
+	ListJobs(ctx context.Context, status JobStatus) ([]Job, error)
+	// Approval returns one approval with its comments, oldest first.
+	Approval(ctx context.Context, id int64) (Approval, error)
+	ListApprovals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
+	CallApproval(ctx context.Context, id int64) (CallApproval, error)
+	ListCallApprovals(ctx context.Context, f CallApprovalFilter) ([]CallApproval, error)
+	Prompt(ctx context.Context, id int64) (Prompt, error)
+	ListPrompts(ctx context.Context, f PromptFilter) ([]Prompt, error)
+	// PermissionAllowances returns the allowances of the conversation (of every conversation
+	// when channel is empty) for toolName (every tool when empty), most recently granted
+	// first, then by tool name.
+	PermissionAllowances(ctx context.Context, channel, thread, toolName string) ([]PermissionAllowance, error)
+	QuestionRequest(ctx context.Context, id int64) (QuestionRequest, error)
+	ListQuestionRequests(ctx context.Context, f QuestionFilter) ([]QuestionRequest, error)
+	// ListProgress returns the snapshots matching f, most recently updated first, then by
+	// response id.
+	ListProgress(ctx context.Context, f ProgressFilter) ([]ProgressSnapshot, error)
+}
+
+// Tx is one transaction of a driver: its reads and its writes. Inserts take the whole record
+// as Portable made it (its initial state and times included) and return the id they assigned;
+// an Update method writes the record's changeable fields only while the stored record is
+// still in the prior state it is given, and reports with false, writing nothing, when it is
+// not (or no longer exists).
+type Tx interface {
+	Reader
+
+	// InsertAudit appends e (its Detail a compact JSON object) at the time given.
+	InsertAudit(ctx context.Context, e NewAuditEntry, at time.Time) (int64, error)
+
+	// InsertContinuation adds c unless a continuation with its idempotency key exists; then it
+	// returns that one's id and created false.
+	InsertContinuation(ctx context.Context, c NewContinuation, at time.Time) (id int64, created bool, err error)
+	// CountContinuationDelivery adds one to the delivery count of a continuation that is not
+	// acknowledged and returns the new count; pending is false, and nothing is written, when
+	// it is acknowledged or does not exist.
+	CountContinuationDelivery(ctx context.Context, id int64) (attempt int, pending bool, err error)
+	// AckContinuation marks a continuation acknowledged at the time given, keeping the time of
+	// an earlier acknowledgement; ErrNotFound when it does not exist.
+	AckContinuation(ctx context.Context, id int64, at time.Time) error
+
+	// PutConversationMode stores a conversation's mode, replacing any.
+	PutConversationMode(ctx context.Context, channel, thread string, m ModeSetting) error
+	// PutShellMode stores an agent's shell mode, replacing any.
+	PutShellMode(ctx context.Context, channel, thread, agent string, m ShellModeSetting) error
+	// DeleteShellMode forgets an agent's shell mode; deleting none is not an error.
+	DeleteShellMode(ctx context.Context, channel, thread, agent string) error
+
+	// InsertOperator adds o; ErrExists when its name is taken.
+	InsertOperator(ctx context.Context, o Operator) error
+	// DeleteOperator removes an operator; ErrNotFound when there is none by that name.
+	DeleteOperator(ctx context.Context, name string) error
+
+	// InsertJob adds j (its ID ignored) and returns its id.
+	InsertJob(ctx context.Context, j Job) (int64, error)
+	// UpdateJob writes j's log path, status, worker, cancel request, process, end time and
+	// result while job j.ID is in state from.
+	UpdateJob(ctx context.Context, from JobStatus, j Job) (bool, error)
+
+	// InsertApproval adds a (its ID and comments ignored) unless a pending approval with a.Key
+	// exists: then it returns that one's id and created false.
+	InsertApproval(ctx context.Context, a Approval) (id int64, created bool, err error)
+	// UpdateApproval writes next's status, decider, decision time, job, note and settle time
+	// while approval next.ID still has prev's status and job.
+	UpdateApproval(ctx context.Context, prev, next Approval) (bool, error)
+	// InsertApprovalComment adds a comment to approval id while it is in state from.
+	InsertApprovalComment(ctx context.Context, id int64, from ApprovalStatus, c ApprovalComment) (bool, error)
+
+	// InsertCallApproval adds c (its ID ignored); ErrExists when its response already saved
+	// a call with its call id.
+	InsertCallApproval(ctx context.Context, c CallApproval) (int64, error)
+	// UpdateCallApproval writes next's status, decider, decision time, note, claim time,
+	// result and settle time while record next.ID is in state from.
+	UpdateCallApproval(ctx context.Context, from CallApprovalStatus, next CallApproval) (bool, error)
+
+	// InsertPrompt adds p (its ID ignored; MaskedInput compact JSON or nil).
+	InsertPrompt(ctx context.Context, p Prompt) (int64, error)
+	// UpdatePrompt writes next's status, decider, decision time, decision and feedback while
+	// prompt next.ID is in state from.
+	UpdatePrompt(ctx context.Context, from PromptStatus, next Prompt) (bool, error)
+	// PutPermissionAllowance stores a, replacing the allowance of its conversation, tool and
+	// scope.
+	PutPermissionAllowance(ctx context.Context, a PermissionAllowance) error
+	// DeletePermissionAllowance removes the allowance of a's conversation, tool and scope and
+	// returns it as it was; ErrNotFound when there is none.
+	DeletePermissionAllowance(ctx context.Context, a PermissionAllowance) (PermissionAllowance, error)
+	// DeletePermissionAllowances removes every allowance of the scope.
+	DeletePermissionAllowances(ctx context.Context, scope string) error
+
+	// InsertQuestionRequest adds q (its ID ignored) under key unless its requester has a
+	// pending request in its thread: then it returns that one's id and created false.
+	InsertQuestionRequest(ctx context.Context, key string, q QuestionRequest) (id int64, created bool, err error)
+	// UpdateQuestionRequest writes next's status, revision, draft, answers, update time,
+	// submission and cancellation while request next.ID still has prev's status and revision.
+	UpdateQuestionRequest(ctx context.Context, prev, next QuestionRequest) (bool, error)
+
+	// PutProgress stores p (Steps compact JSON), replacing its response's snapshot.
+	PutProgress(ctx context.Context, p ProgressSnapshot) error
+}

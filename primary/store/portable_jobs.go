@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+func checkJob(j NewJob) error {
+	switch {
+	case j.Kind != "command" && j.Kind != "agent":
+		return invalid("job kind must be command or agent, not %q", j.Kind)
+	case j.Command == "":
+		return invalid("a job needs a command")
+	case j.Channel == "":
+		return invalid("a job needs a channel")
+	case j.LogDir == "":
+		return invalid("a job needs a log directory")
+	case j.Ceiling < 0:
+		return invalid("a job's ceiling cannot be negative")
+	}
+	return nil
+}
+
+// CreateJob implements Jobs.
+func (p *Portable) CreateJob(ctx context.Context, j NewJob, caps JobCaps) (Job, error) {
+	if err := checkJob(j); err != nil {
+		return Job{}, err
+	}
+	at := p.clock()
+	var out Job
+	err := p.update(ctx, func(tx Tx) (err error) {
+		out, err = createJob(ctx, tx, j, caps, at)
+		return err
+	})
+	return out, err
+}
+
+// createJob checks the caps against the running jobs and inserts j as running, inside tx; j
+// has passed checkJob. Every way a job is created goes through here, so the caps are counted
+// in the same transaction as the insert they allow.
+func createJob(ctx context.Context, tx Tx, j NewJob, caps JobCaps, at time.Time) (Job, error) {
+	running, err := tx.ListJobs(ctx, JobRunning)
+	if err != nil {
+		return Job{}, err
+	}
+	thread := 0
+	for _, r := range running {
+		if r.Channel == j.Channel && r.Thread == j.Thread {
+			thread++
+		}
+	}
+	if caps.Total > 0 && len(running) >= caps.Total {
+		return Job{}, fmt.Errorf("%w (%d)", ErrJobCapReached, caps.Total)
+	}
+	if caps.PerThread > 0 && thread >= caps.PerThread {
+		return Job{}, fmt.Errorf("%w (%d)", ErrThreadJobCapReached, caps.PerThread)
+	}
+	// The log's name needs the id: the job is inserted naming its log directory, then given
+	// its log file.
+	job := Job{NewJob: j, Status: JobRunning, CreatedAt: at, LogPath: j.LogDir}
+	if job.ID, err = tx.InsertJob(ctx, job); err != nil {
+		return Job{}, err
+	}
+	job.LogPath = filepath.Join(j.LogDir, strconv.FormatInt(job.ID, 10)+".log")
+	if err := changeJob(ctx, tx, job); err != nil {
+		return Job{}, err
+	}
+	return tx.Job(ctx, job.ID)
+}
+
+// changeRunningJob applies change to running job id in one transaction; ErrNotFound when no
+// running job has id.
+func (p *Portable) changeRunningJob(ctx context.Context, id int64, change func(*Job)) error {
+	return p.update(ctx, func(tx Tx) error {
+		j, err := tx.Job(ctx, id)
+		if errors.Is(err, ErrNotFound) || err == nil && j.Status != JobRunning {
+			return fmt.Errorf("%w: running job %d", ErrNotFound, id)
+		} else if err != nil {
+			return err
+		}
+		change(&j)
+		return changeJob(ctx, tx, j)
+	})
+}
+
+// changeJob writes j over the running job it read.
+func changeJob(ctx context.Context, tx Tx, j Job) error {
+	ok, err := tx.UpdateJob(ctx, JobRunning, j)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: running job %d", ErrNotFound, j.ID)
+	}
+	return err
+}
+
+// SetJobWorker implements Jobs.
+func (p *Portable) SetJobWorker(ctx context.Context, id int64, workerID string) error {
+	if workerID == "" {
+		return invalid("a job's worker needs an id")
+	}
+	return p.changeRunningJob(ctx, id, func(j *Job) { j.WorkerID = workerID })
+}
+
+// RequestJobCancel implements Jobs.
+func (p *Portable) RequestJobCancel(ctx context.Context, id int64) error {
+	return p.changeRunningJob(ctx, id, func(j *Job) { j.CancelRequested = true })
+}
+
+// SetJobProcess implements Jobs.
+func (p *Portable) SetJobProcess(ctx context.Context, id int64, pid int, procStart uint64) error {
+	if pid <= 0 {
+		return invalid("pid must be positive")
+	}
+	return p.changeRunningJob(ctx, id, func(j *Job) { j.Pid, j.ProcStart = pid, procStart })
+}
+
+// FinishJob implements Jobs: running → finished once; the continuation goes in the same
+// transaction whether or not this call finished the job, and its key keeps it single.
+func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error) {
+	if r.Outcome == "" {
+		return false, false, invalid("a finished job needs an outcome")
+	}
+	if err := checkContinuation(c); err != nil {
+		return false, false, err
+	}
+	at := p.clock()
+	err = p.update(ctx, func(tx Tx) error {
+		finished, created = false, false
+		j, err := tx.Job(ctx, id)
+		if err != nil {
+			return err
+		}
+		if j.Status == JobRunning {
+			j.Status, j.EndedAt, j.JobResult = JobFinished, at, r
+			if finished, err = tx.UpdateJob(ctx, JobRunning, j); err != nil {
+				return err
+			}
+		}
+		_, created, err = enqueue(ctx, tx, c, at)
+		return err
+	})
+	if err != nil {
+		return false, false, err
+	}
+	return finished, created, nil
+}
+
+// Job implements Jobs.
+func (p *Portable) Job(ctx context.Context, id int64) (Job, error) { return p.d.Job(ctx, id) }
+
+// ListJobs implements Jobs.
+func (p *Portable) ListJobs(ctx context.Context, status JobStatus) ([]Job, error) {
+	return p.d.ListJobs(ctx, status)
+}

@@ -1,0 +1,41 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// SaveProgress implements Progress.
+func (p *Portable) SaveProgress(ctx context.Context, s ProgressSnapshot) error {
+	switch {
+	case s.ResponseID == "":
+		return invalid("a progress snapshot needs a response id")
+	case s.Channel == "":
+		return invalid("a progress snapshot needs a channel")
+	case s.Title == "":
+		return invalid("a progress snapshot needs a title")
+	}
+	steps, err := compactJSON("progress steps", s.Steps, '[')
+	if err != nil {
+		return err
+	}
+	if string(steps) == "[]" {
+		return invalid("a progress snapshot needs at least one step")
+	}
+	s.Steps = steps
+	if s.UpdatedAt.IsZero() {
+		s.UpdatedAt = p.clock()
+	} else {
+		s.UpdatedAt = time.Unix(0, s.UpdatedAt.UnixNano()).UTC()
+	}
+	return p.update(ctx, func(tx Tx) error { return tx.PutProgress(ctx, s) })
+}
+
+// ListProgress implements Progress.
+func (p *Portable) ListProgress(ctx context.Context, f ProgressFilter) ([]ProgressSnapshot, error) {
+	var err error
+	if f.Limit, err = listLimit(f.Limit); err != nil {
+		return nil, err
+	}
+	return p.d.ListProgress(ctx, f)
+}
