@@ -132,7 +132,7 @@ func decisionText(d operatorv1.Decision, text string) (string, error) {
 }
 
 // decisionStatus words a decision's NOT_FOUND and ABORTED; a replay names the state the
-// approval is in, read after the refusal. Other errors are toStatus's.
+// approval is in, read after the refusal. Other errors keep their kind.
 func (s *Server) decisionStatus(ctx context.Context, id int64, err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):

@@ -151,7 +151,7 @@ func (s *Server) CancelQuestion(ctx context.Context, req *operatorv1.CancelQuest
 }
 
 // questionCall runs call on the engine for the form the API id names, mapping a missing form
-// to NOT_FOUND and other errors with toStatus.
+// to NOT_FOUND; other errors keep their kind.
 func (s *Server) questionCall(ctx context.Context, apiID uint64, call func(Questions, int64) (store.QuestionRequest, error)) (store.QuestionRequest, error) {
 	return readRecord(apiID, "question request", func(id int64) (store.QuestionRequest, error) {
 		engine, err := s.questionsEngine()
