@@ -30,6 +30,7 @@ import (
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/enumcheck"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/agentcli"
@@ -248,13 +249,16 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Service(healthpb.Health_ServiceDesc.ServiceName, roleauth.Public).
 		Service(operatorv1.OperatorService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated). // by operatorAuth
 		Credential(roleauth.Runtime, p.runtimeToken)
+	faults := cfg.Logger.With("component", "grpc")
 	p.grpcServer = grpc.NewServer(
-		// Redaction innermost: it sees each response as its handler returns it. Only what people
-		// read is redacted; the runtime's and workers' APIs carry grants on purpose.
-		grpc.ChainUnaryInterceptor(policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(), p.operatorAuth.UnaryInterceptor(),
-			enumcheck.UnaryInterceptor(), live.UnaryServerInterceptor(redactedServices...)),
-		grpc.ChainStreamInterceptor(policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(), enumcheck.StreamInterceptor(),
-			live.StreamServerInterceptor(redactedServices...)),
+		// Faults outermost: every error below it, the authenticators' included, becomes its one
+		// status there. Redaction innermost: it sees each response as its handler returns it.
+		// Only what people read is redacted; the runtime's and workers' APIs carry grants on
+		// purpose.
+		grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(faults), policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(),
+			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), live.UnaryServerInterceptor(redactedServices...)),
+		grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(faults), policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
+			enumcheck.StreamInterceptor(), live.StreamServerInterceptor(redactedServices...)),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
 	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks

@@ -138,12 +138,14 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.gateway.ServeHTTP(w, r)
 }
 
-// httpStatus maps AgentCLIService codes to HTTP (the table in agent_cli.proto).
-func httpStatus(c codes.Code) int {
+// HTTPStatus maps AgentCLIService codes to HTTP (the table in agent_cli.proto), the one place
+// the Agent CLI routes choose a status. FAILED_PRECONDITION is mapped like ABORTED for a proxy
+// that forwards to an older primary, which answered these refusals with it.
+func HTTPStatus(c codes.Code) int {
 	switch c {
 	case codes.Unauthenticated:
 		return http.StatusUnauthorized
-	case codes.FailedPrecondition:
+	case codes.Aborted, codes.FailedPrecondition:
 		return http.StatusConflict
 	case codes.InvalidArgument, codes.ResourceExhausted:
 		return http.StatusUnprocessableEntity
@@ -158,7 +160,7 @@ func httpStatus(c codes.Code) int {
 
 func writeStatusError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
 	st, _ := status.FromError(err)
-	code := httpStatus(st.Code())
+	code := HTTPStatus(st.Code())
 	msg := st.Message()
 	if code == http.StatusInternalServerError {
 		msg = "Agent CLI internal error"

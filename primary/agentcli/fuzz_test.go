@@ -14,6 +14,7 @@ import (
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // contractField is one field of an operation as the contract's section 5 writes it, kept apart
@@ -167,7 +168,7 @@ func FuzzParseOperation(f *testing.F) {
 		obj, strictErr := canonjson.ParseObject(body)
 		want := strictErr == nil && contractAccepts(obj)
 		if err != nil {
-			if clierr.KindOf(err) != clierr.Invalid {
+			if !fault.Is(err, fault.InvalidArgument) {
 				t.Fatalf("parseOperation(%q): error %v is not of kind Invalid", body, err)
 			}
 			msg := err.Error()
@@ -218,7 +219,7 @@ func FuzzParseWait(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		d, err := parseWait(s)
 		if err != nil {
-			if want := clierr.InvalidOperation + ": wait must be a number of seconds from 0 to 60"; clierr.KindOf(err) != clierr.Invalid || err.Error() != want {
+			if want := clierr.InvalidOperation + ": wait must be a number of seconds from 0 to 60"; !fault.Is(err, fault.InvalidArgument) || err.Error() != want {
 				t.Fatalf("parseWait(%q): error %v, want the Invalid error %q", s, err, want)
 			}
 			return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -82,7 +83,7 @@ var defaultLimits = map[string]int{
 }
 
 func invalid(format string, args ...any) error {
-	return clierr.Invalidf(clierr.InvalidOperation+": "+format, args...)
+	return fault.Newf(fault.InvalidArgument, clierr.InvalidOperation+": "+format, args...)
 }
 
 // parseOperation reads one operation document strictly (contract section 4) and checks it
@@ -154,7 +155,7 @@ func (op *operation) set(key string, spec fieldSpec, v any) error {
 			return invalid("%q must be a string of at most %d characters or null", key, catalog.MaxCursor)
 		}
 		if s == "" {
-			return clierr.New(clierr.Invalid, clierr.InvalidCursor)
+			return fault.New(fault.InvalidArgument, clierr.InvalidCursor)
 		}
 		op.cursor = s
 	case intField:

@@ -15,6 +15,7 @@ import (
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/response"
 )
@@ -27,7 +28,7 @@ func serveAgentCLI(t *testing.T, responses *response.Manager, path *response.Pat
 	if path != nil {
 		opts = append(opts, grpc.ChainUnaryInterceptor(agentcli.PathInterceptor(*path)))
 	}
-	srv := grpc.NewServer(opts...)
+	srv := grpc.NewServer(append(faultgrpc.ServerOptions(nil), opts...)...)
 	agentcliv1.RegisterAgentCLIServiceServer(srv, agentcli.NewServer(responses, nil))
 	lis := bufconn.Listen(1 << 20)
 	done := make(chan struct{})

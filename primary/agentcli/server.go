@@ -16,6 +16,8 @@ import (
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/bearer"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -46,8 +48,9 @@ func PathInterceptor(p response.Path) grpc.UnaryServerInterceptor {
 
 // OnPath returns the handlers as a caller in the same process reaches them (the loopback
 // listener's gateway calls them directly, with no gRPC server and so no interceptor between):
-// every request arrives on path p, as PathInterceptor(p) would mark it, and one whose context
-// has already ended is not started, as a gRPC client starts no call past its deadline.
+// every request arrives on path p, as PathInterceptor(p) would mark it, its errors are mapped
+// to statuses by faultgrpc.Status, as the fault interceptor would map them, and one whose
+// context has already ended is not started, as a gRPC client starts no call past its deadline.
 func (s *Server) OnPath(p response.Path) agentcliv1.AgentCLIServiceServer {
 	return onPath{s: s, path: p}
 }
@@ -60,31 +63,42 @@ type onPath struct {
 
 func (o onPath) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*agentcliv1.OperateResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, toStatus(o.s.log, err)
+		return nil, o.status(agentcliv1.AgentCLIService_Operate_FullMethodName, err)
 	}
-	return o.s.Operate(response.WithPath(ctx, o.path), req)
+	resp, err := o.s.Operate(response.WithPath(ctx, o.path), req)
+	if err != nil {
+		return nil, o.status(agentcliv1.AgentCLIService_Operate_FullMethodName, err)
+	}
+	return resp, nil
 }
 
 func (o onPath) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*agentcliv1.GetCallResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, toStatus(o.s.log, err)
+		return nil, o.status(agentcliv1.AgentCLIService_GetCall_FullMethodName, err)
 	}
-	return o.s.GetCall(response.WithPath(ctx, o.path), req)
+	resp, err := o.s.GetCall(response.WithPath(ctx, o.path), req)
+	if err != nil {
+		return nil, o.status(agentcliv1.AgentCLIService_GetCall_FullMethodName, err)
+	}
+	return resp, nil
 }
+
+// status maps err as the gRPC server's fault interceptor would, since none runs on this path.
+func (o onPath) status(method string, err error) error { return faultgrpc.Status(o.s.log, method, err) }
 
 // authenticate finds the caller's response from the bearer grant in ctx's metadata.
 func (s *Server) authenticate(ctx context.Context) (*response.Response, error) {
 	p, ok := response.PathFrom(ctx)
 	if !ok {
-		return nil, errUnauthenticated
+		return nil, clierr.ErrUnauthenticated
 	}
 	token, ok := bearer.FromIncomingContext(ctx)
 	if !ok {
-		return nil, errUnauthenticated
+		return nil, clierr.ErrUnauthenticated
 	}
 	r, ok := s.responses.Authenticate(token, p)
 	if !ok {
-		return nil, errUnauthenticated
+		return nil, clierr.ErrUnauthenticated
 	}
 	return r, nil
 }
@@ -104,11 +118,11 @@ func (s *Server) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*
 		return nil, err
 	}
 	if len(req.GetOperationJson()) > agentclihttp.MaxOperationBytes {
-		return nil, toStatus(s.log, clierr.New(clierr.TooLarge, clierr.RequestTooLarge))
+		return nil, fault.New(fault.TooLarge, clierr.RequestTooLarge)
 	}
 	body, err := s.operate(ctx, r, req.GetOperationJson())
 	if err != nil {
-		return nil, toStatus(s.log, err)
+		return nil, err
 	}
 	return &agentcliv1.OperateResponse{CanonicalJson: body}, nil
 }
@@ -144,20 +158,20 @@ func (s *Server) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*
 	}
 	id, err := uuid.Parse(req.GetCallId())
 	if err != nil {
-		return nil, errUnauthenticated
+		return nil, clierr.ErrUnauthenticated
 	}
 	// The receipt is looked up before the wait is judged: a call the caller cannot see is the
 	// uniform 401 whatever else the request says.
 	if !r.HasCall(id) {
-		return nil, errUnauthenticated
+		return nil, clierr.ErrUnauthenticated
 	}
 	wait, err := parseWait(req.GetWait())
 	if err != nil {
-		return nil, toStatus(s.log, err)
+		return nil, err
 	}
 	body, err := r.GetCall(ctx, id, wait)
 	if err != nil {
-		return nil, toStatus(s.log, err)
+		return nil, err
 	}
 	return &agentcliv1.GetCallResponse{CanonicalJson: body}, nil
 }

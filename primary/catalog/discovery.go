@@ -6,6 +6,7 @@ import (
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // Bounds of what discovery and calls take (contract section 5), for every route that offers
@@ -153,7 +154,7 @@ func (v *View) Search(query, toolkit string, limit int) ([]byte, error) {
 	})
 	out = append(out, "]}"...)
 	if len(out) > MaxSearchBytes {
-		return nil, clierr.New(clierr.Invalid, clierr.SearchTooLarge)
+		return nil, fault.New(fault.InvalidArgument, clierr.SearchTooLarge)
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // View is a response's snapshot of the registry: the toolkits it may see, in catalog order.
@@ -129,16 +130,16 @@ func (r Resolved) Validate(canonicalArgs []byte) error { return r.function.valid
 func (v *View) Resolve(ctx context.Context, toolkit, function string) (Resolved, error) {
 	i, ok := v.index[toolkit]
 	if !ok {
-		return Resolved{}, clierr.Invalidf("Unknown toolkit %q; available toolkits: %s", toolkit, v.toolkitNames())
+		return Resolved{}, fault.Newf(fault.InvalidArgument, "Unknown toolkit %q; available toolkits: %s", toolkit, v.toolkitNames())
 	}
 	e := v.entries[i]
 	l, err := e.load(ctx)
 	if err != nil {
-		return Resolved{}, clierr.Invalidf("%s", err.Error())
+		return Resolved{}, fault.Newf(fault.InvalidArgument, "%s", err.Error())
 	}
 	f, ok := l.byName[function]
 	if !ok || !v.offered(e, f) {
-		return Resolved{}, clierr.Invalidf("Unknown function %q in toolkit %q; its functions: %s", function, toolkit, v.functionNames(e, l))
+		return Resolved{}, fault.Newf(fault.InvalidArgument, "Unknown function %q in toolkit %q; its functions: %s", function, toolkit, v.functionNames(e, l))
 	}
 	return Resolved{Entry: e, function: f}, nil
 }
@@ -195,7 +196,7 @@ func functionDigest(function string) string {
 }
 
 func (v *View) decodeCursor(c string) (position, error) {
-	bad := clierr.New(clierr.Invalid, clierr.InvalidCursor)
+	bad := fault.New(fault.InvalidArgument, clierr.InvalidCursor)
 	raw, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return position{}, bad

@@ -3,20 +3,21 @@ package continuation
 import (
 	"context"
 	"errors"
+	"google.golang.org/protobuf/types/known/timestamppb"
 	"math"
 	"sync/atomic"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/timestamppb"
-
 	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
 )
 
 var subscriberSeq atomic.Uint64
 
-var errStopping = status.Error(codes.Unavailable, "the primary is stopping; subscribe again")
+var (
+	errStopping       = fault.New(fault.Unavailable, "the primary is stopping; subscribe again")
+	errNoContinuation = fault.New(fault.NotFound, "no such continuation")
+)
 
 // Subscribe streams every pending continuation, oldest first, then each new one as it is
 // committed, until the subscriber leaves or the service closes.
@@ -35,13 +36,13 @@ func (s *Service) Subscribe(_ *continuationv1.SubscribeRequest, stream continuat
 		changed := s.changedSignal()
 		batch, err := s.cfg.Store.PendingContinuations(ctx, after, s.cfg.BatchSize)
 		if err != nil {
-			return s.toStatus(ctx, err)
+			return s.storeErr(ctx, err)
 		}
 		for _, c := range batch {
 			after = c.ID
 			attempt, pending, err := s.cfg.Store.RecordContinuationDelivery(ctx, c.ID)
 			if err != nil {
-				return s.toStatus(ctx, err)
+				return s.storeErr(ctx, err)
 			}
 			if !pending { // acknowledged since the read
 				continue
@@ -58,7 +59,7 @@ func (s *Service) Subscribe(_ *continuationv1.SubscribeRequest, stream continuat
 		case <-s.closed:
 			return errStopping
 		case <-ctx.Done():
-			return status.FromContextError(ctx.Err()).Err()
+			return ctx.Err()
 		}
 	}
 }
@@ -66,30 +67,32 @@ func (s *Service) Subscribe(_ *continuationv1.SubscribeRequest, stream continuat
 // Ack acknowledges a continuation; acknowledging twice is not an error.
 func (s *Service) Ack(ctx context.Context, req *continuationv1.AckRequest) (*continuationv1.AckResponse, error) {
 	if req.GetId() == 0 {
-		return nil, status.Error(codes.InvalidArgument, "id is required")
+		return nil, fault.New(fault.InvalidArgument, "id is required")
 	}
 	if req.GetId() > math.MaxInt64 {
-		return nil, status.Error(codes.NotFound, "no such continuation")
+		return nil, errNoContinuation
 	}
 	if err := s.cfg.Store.AckContinuation(ctx, int64(req.GetId())); err != nil {
-		return nil, s.toStatus(ctx, err)
+		return nil, s.storeErr(ctx, err)
 	}
 	s.cfg.Logger.Debug("continuation acknowledged", "continuation_id", req.GetId())
 	return &continuationv1.AckResponse{}, nil
 }
 
-// toStatus chooses the status code of a store error, once, here.
-func (s *Service) toStatus(ctx context.Context, err error) error {
+// storeErr is a store error as the runtime reads it: the caller's own end, an unknown id, and
+// a refused argument keep their kinds; any other failure of the outbox is logged and is
+// UNAVAILABLE, since the runtime's retry is the remedy.
+func (s *Service) storeErr(ctx context.Context, err error) error {
 	switch {
 	case ctx.Err() != nil:
-		return status.FromContextError(ctx.Err()).Err()
+		return ctx.Err()
 	case errors.Is(err, store.ErrNotFound):
-		return status.Error(codes.NotFound, "no such continuation")
+		return errNoContinuation
 	case errors.Is(err, store.ErrInvalid):
-		return status.Error(codes.InvalidArgument, err.Error())
+		return err
 	}
 	s.cfg.Logger.Error("continuation store failed", "err", err)
-	return status.Error(codes.Unavailable, "the continuation outbox is unavailable; retry")
+	return fault.New(fault.Unavailable, "the continuation outbox is unavailable; retry")
 }
 
 func toProto(c store.Continuation, attempt int) *continuationv1.Continuation {

@@ -8,9 +8,14 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
 )
+
+// ErrRefused is what Approve wraps when a gate refuses an approved command, as
+// fmt.Errorf("%w: <why, in plain words>", ErrRefused): a FailedPrecondition whose whole
+// message is shown to the operator, so it must hold no secret.
+var ErrRefused = fault.New(fault.FailedPrecondition, "the command cannot start now")
 
 // Approve starts an approved command exactly once. Every gate is checked again against
 // current settings first (only an admin approves; the conversation's mode still allows
@@ -20,7 +25,7 @@ import (
 // approval is consumed, or failed when the job could not be recorded.
 func (s *Service) Approve(ctx context.Context, id int64, by store.Operator) (store.Approval, error) {
 	if by.Role != store.RoleAdmin {
-		return store.Approval{}, fmt.Errorf("%w: only an admin can approve; %q is a %s", operator.ErrRefused, by.Name, by.Role)
+		return store.Approval{}, fmt.Errorf("%w: only an admin can approve; %q is a %s", ErrRefused, by.Name, by.Role)
 	}
 	ap, err := s.cfg.Store.Approval(ctx, id)
 	if err != nil {
@@ -76,17 +81,17 @@ func (s *Service) recheck(ctx context.Context, ap store.Approval) error {
 	}
 	if setting.Mode != store.ModeAuto && setting.Mode != store.ModeAdmin {
 		return fmt.Errorf("%w: the conversation's mode is now %s, which does not allow background commands; set it to auto or admin first",
-			operator.ErrRefused, setting.Mode)
+			ErrRefused, setting.Mode)
 	}
 	pl, err := s.placeOf(ap.Agent, ap.WorkerKey)
 	if err != nil {
 		return err
 	}
 	if pl.workdir != ap.Workdir {
-		return fmt.Errorf("%w: the command would now run in %s, not %s as requested", operator.ErrRefused, pl.workdir, ap.Workdir)
+		return fmt.Errorf("%w: the command would now run in %s, not %s as requested", ErrRefused, pl.workdir, ap.Workdir)
 	}
 	if err := s.cfg.Jobs.CheckCaps(ctx, ap.Channel, ap.Thread); err != nil {
-		return fmt.Errorf("%w: %w", operator.ErrRefused, s.jobError(err))
+		return fmt.Errorf("%w: %w", ErrRefused, s.jobError(err))
 	}
 	return nil
 }

@@ -7,17 +7,18 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/store"
 )
 
-// PromptDecision is an operator's decision on a prompt: Action is one of the store's Decision
-// constants that fits the prompt's kind; Text is the deny reason or comment (required for a
-// comment), at most store.MaxPromptText characters after trimming. It is the operator API's
-// own type, so that the Service is the engine behind the API's prompt methods as it is.
-type PromptDecision = operator.PromptDecision
-
-var _ operator.Prompts = (*Service)(nil)
+// PromptDecision is an operator's decision on a prompt.
+type PromptDecision struct {
+	// Action is one of the store's Decision constants (store.DecisionApprove, …) that fits the
+	// prompt's kind.
+	Action string
+	// Text is the feedback: a denial's reason, a comment's requested changes (required for a
+	// comment), at most store.MaxPromptText characters after trimming.
+	Text string
+}
 
 // ListPrompts returns the prompts matching f, newest first (as store.Prompts.ListPrompts).
 func (s *Service) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {

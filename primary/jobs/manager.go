@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/clock"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/response"
@@ -47,9 +48,9 @@ const MaxReportBytes = 1 << 20
 // Errors Start and Cancel return; compare with errors.Is. Cap refusals also match
 // store.ErrJobCapReached and store.ErrThreadJobCapReached.
 var (
-	ErrInvalid    = errors.New("invalid job")
-	ErrCapReached = errors.New("job cap reached")
-	ErrNotRunning = errors.New("job is not running")
+	ErrInvalid    = fault.New(fault.InvalidArgument, "invalid job")
+	ErrCapReached = fault.New(fault.LimitExceeded, "job cap reached")
+	ErrNotRunning = fault.New(fault.FailedPrecondition, "job is not running")
 )
 
 // Workers carries jobs to workers (workerhub.Hub).

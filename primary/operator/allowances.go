@@ -2,14 +2,13 @@ package operator
 
 import (
 	"context"
-	"log/slog"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
+	"log/slog"
 )
+
+var errNoAllowances = fault.New(fault.Unavailable, "permission allow-lists are not available on this primary")
 
 // Allowances keeps the permission allow-lists (the store does).
 type Allowances interface {
@@ -40,7 +39,7 @@ func (s *Server) ListPermissionAllowances(ctx context.Context, req *operatorv1.L
 		return nil, err
 	}
 	if s.allowances == nil {
-		return nil, status.Error(codes.Unavailable, "permission allow-lists are not available on this primary")
+		return nil, errNoAllowances
 	}
 	channel, thread, err := conversationFilter(req.GetConversation())
 	if err != nil {
@@ -49,7 +48,7 @@ func (s *Server) ListPermissionAllowances(ctx context.Context, req *operatorv1.L
 	list, err := s.allowances.ListPermissionAllowances(ctx, channel, thread)
 	if err != nil {
 		s.logger.Error("permission allowances not listed", "err", err)
-		return nil, toStatus(err)
+		return nil, err
 	}
 	out := &operatorv1.ListPermissionAllowancesResponse{Allowances: make([]*operatorv1.PermissionAllowance, 0, len(list))}
 	for _, a := range list {
@@ -68,24 +67,21 @@ func (s *Server) RevokePermissionAllowance(ctx context.Context, req *operatorv1.
 		return nil, err
 	}
 	if s.allowances == nil {
-		return nil, status.Error(codes.Unavailable, "permission allow-lists are not available on this primary")
+		return nil, errNoAllowances
 	}
 	scope, ok := scopeFromProto[req.GetScope()]
 	switch {
 	case req.GetConversation().GetChannel() == "":
-		return nil, status.Error(codes.InvalidArgument, "conversation.channel is required")
+		return nil, fault.New(fault.InvalidArgument, "conversation.channel is required")
 	case req.GetToolName() == "":
-		return nil, status.Error(codes.InvalidArgument, "tool_name is required")
+		return nil, fault.New(fault.InvalidArgument, "tool_name is required")
 	case !ok:
-		return nil, status.Error(codes.InvalidArgument, "scope must be PERMISSION_SCOPE_THREAD or PERMISSION_SCOPE_CONVERSATION")
+		return nil, fault.New(fault.InvalidArgument, "scope must be PERMISSION_SCOPE_THREAD or PERMISSION_SCOPE_CONVERSATION")
 	}
 	a := store.PermissionAllowance{Channel: req.GetConversation().GetChannel(), Thread: req.GetConversation().GetThread(),
 		ToolName: req.GetToolName(), Scope: scope}
 	if err := s.allowances.RevokePermissionAllowance(ctx, a, op.Name); err != nil {
-		if status.Code(toStatus(err)) == codes.Internal {
-			s.logger.Error("permission allowance not revoked", "err", err)
-		}
-		return nil, toStatus(err)
+		return nil, err
 	}
 	s.logger.Info("permission allowance revoked", slog.String("operator", op.Name), slog.String("tool", a.ToolName),
 		slog.String("scope", scope), slog.String("channel", a.Channel))

@@ -3,13 +3,11 @@ package operator
 import (
 	"context"
 	"errors"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/durationpb"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -20,18 +18,14 @@ import (
 type Approvals interface {
 	// Approve approves a pending approval as by, an admin: it re-runs every gate against the
 	// current settings (conversation mode, caps, workdir) and starts the saved command once.
-	// A gate that now refuses returns an error wrapping ErrRefused.
+	// A gate that now refuses returns a fault.FailedPrecondition saying why (the engine's
+	// ErrRefused, wrapped), shown to the operator as is.
 	Approve(ctx context.Context, id int64, by store.Operator) (store.Approval, error)
 	// Deny denies a pending approval as by, with a reason (may be empty).
 	Deny(ctx context.Context, id int64, by store.Operator, reason string) (store.Approval, error)
 	// Comment adds by's comment to a pending approval, which stays pending.
 	Comment(ctx context.Context, id int64, by store.Operator, text string) (store.Approval, error)
 }
-
-// ErrRefused is wrapped by an Approvals implementation when a gate refuses an approved
-// command, as fmt.Errorf("%w: <why, in plain words>", ErrRefused). The whole message is shown
-// to the operator, so it must hold no secret.
-var ErrRefused = errors.New("the command cannot start now")
 
 // WithApprovals makes a the engine behind DecideApproval, which is UNAVAILABLE without one,
 // and returns s. Call it before s serves. Listing and reading approvals need only the store.
@@ -47,7 +41,7 @@ func (s *Server) ListApprovals(ctx context.Context, req *operatorv1.ListApproval
 	}
 	st, ok := approvalStatusFromProto[req.GetStatus()]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "status is not an approval status")
+		return nil, fault.New(fault.InvalidArgument, "status is not an approval status")
 	}
 	channel, thread, err := conversationFilter(req.GetConversation())
 	if err != nil {
@@ -59,7 +53,7 @@ func (s *Server) ListApprovals(ctx context.Context, req *operatorv1.ListApproval
 	}
 	list, err := s.store.ListApprovals(ctx, store.ApprovalFilter{Status: st, Channel: channel, Thread: thread, Limit: limit})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	resp := &operatorv1.ListApprovalsResponse{Approvals: make([]*operatorv1.Approval, 0, len(list))}
 	for _, a := range list {
@@ -97,7 +91,7 @@ func (s *Server) DecideApproval(ctx context.Context, req *operatorv1.DecideAppro
 		return nil, notFound("approval", req.GetApprovalId())
 	}
 	if s.approvals == nil {
-		return nil, status.Error(codes.Unavailable, "approvals cannot be decided on this primary")
+		return nil, fault.New(fault.Unavailable, "approvals cannot be decided on this primary")
 	}
 	var a store.Approval
 	switch d {
@@ -118,38 +112,38 @@ func (s *Server) DecideApproval(ctx context.Context, req *operatorv1.DecideAppro
 // decisionText checks a decision and its text and returns the text to record, trimmed.
 func decisionText(d operatorv1.Decision, text string) (string, error) {
 	if len(text) > store.MaxApprovalComment {
-		return "", status.Errorf(codes.InvalidArgument, "text is %d bytes; at most %d are allowed", len(text), store.MaxApprovalComment)
+		return "", fault.Newf(fault.InvalidArgument, "text is %d bytes; at most %d are allowed", len(text), store.MaxApprovalComment)
 	}
 	text = strings.TrimSpace(text)
 	switch d {
 	case operatorv1.Decision_DECISION_APPROVE:
 		if text != "" {
-			return "", status.Error(codes.InvalidArgument, "an approval takes no text; add a comment first, then approve")
+			return "", fault.New(fault.InvalidArgument, "an approval takes no text; add a comment first, then approve")
 		}
 	case operatorv1.Decision_DECISION_DENY:
 	case operatorv1.Decision_DECISION_COMMENT:
 		if text == "" {
-			return "", status.Error(codes.InvalidArgument, "a comment needs text")
+			return "", fault.New(fault.InvalidArgument, "a comment needs text")
 		}
 	default:
-		return "", status.Error(codes.InvalidArgument, "decision must be DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT")
+		return "", fault.New(fault.InvalidArgument, "decision must be DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT")
 	}
 	return text, nil
 }
 
 // decisionStatus words a decision's NOT_FOUND and ABORTED; a replay names the state the
-// approval is in, read after the refusal. Other errors are toStatus's.
+// approval is in, read after the refusal. Other errors keep their kind.
 func (s *Server) decisionStatus(ctx context.Context, id int64, err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return notFound("approval", uint64(id))
 	case errors.Is(err, store.ErrConflict):
 		if a, rerr := s.store.Approval(ctx, id); rerr == nil {
-			return status.Errorf(codes.Aborted, "approval %d was already decided: %s", id, a.Status)
+			return fault.Newf(fault.Conflict, "approval %d was already decided: %s", id, a.Status)
 		}
-		return status.Errorf(codes.Aborted, "approval %d was already decided", id)
+		return fault.Newf(fault.Conflict, "approval %d was already decided", id)
 	}
-	return toStatus(err)
+	return err
 }
 
 var approvalStatusFromProto = map[operatorv1.ApprovalStatus]store.ApprovalStatus{

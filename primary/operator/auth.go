@@ -7,18 +7,16 @@ import (
 	"strings"
 	"sync"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/bearer"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
+	"google.golang.org/grpc"
 )
 
 var methodPrefix = "/" + operatorv1.OperatorService_ServiceDesc.ServiceName + "/"
 
-var errUnauthenticated = status.Error(codes.Unauthenticated, "missing or invalid operator credential")
+var errUnauthenticated = fault.New(fault.Unauthenticated, "missing or invalid operator credential")
 
 // Authenticator finds the operator a credential belongs to, from an index of the operators'
 // credential digests kept in memory: an unknown credential costs a hash, a map lookup and a
@@ -182,7 +180,7 @@ func (a *Authenticator) authenticate(ctx context.Context, fullMethod string) (co
 	op, ok, err := a.Authenticate(ctx, token)
 	switch {
 	case err != nil:
-		return nil, status.Error(codes.Unavailable, "operators cannot be read right now")
+		return nil, fault.New(fault.Unavailable, "operators cannot be read right now")
 	case !ok:
 		return nil, errUnauthenticated
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
@@ -70,7 +71,7 @@ func TestUnknownCredentialsNeverReadTheStore(t *testing.T) {
 	if got := live.Redact(adaToken); got != "(redacted)" {
 		t.Fatalf("an operator's credential is not a live secret: %q", got)
 	}
-	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.UnaryInterceptor()))
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()))
 	operatorv1.RegisterOperatorServiceServer(gs, operator.NewServer(counted, nil))
 	lis := bufconn.Listen(1 << 20)
 	go func() { _ = gs.Serve(lis) }()

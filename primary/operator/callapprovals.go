@@ -3,15 +3,12 @@ package operator
 import (
 	"context"
 	"errors"
-	"github.com/turncli/turncli/internal/secretmask"
-	"strings"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
+	"strings"
 )
 
 // CallApprovals is the engine behind the call approval methods: it keeps the Agent CLI calls
@@ -39,7 +36,7 @@ func (s *Server) WithCallApprovals(c CallApprovals) *Server {
 
 func (s *Server) callApprovalsEngine() (CallApprovals, error) {
 	if s.callApprovals == nil {
-		return nil, status.Error(codes.Unavailable, "call approvals are not available on this primary")
+		return nil, fault.New(fault.Unavailable, "call approvals are not available on this primary")
 	}
 	return s.callApprovals, nil
 }
@@ -51,7 +48,7 @@ func (s *Server) ListCallApprovals(ctx context.Context, req *operatorv1.ListCall
 	}
 	st, ok := callApprovalStatusFromProto[req.GetStatus()]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "status is not a call approval status")
+		return nil, fault.New(fault.InvalidArgument, "status is not a call approval status")
 	}
 	channel, thread, err := conversationFilter(req.GetConversation())
 	if err != nil {
@@ -67,7 +64,7 @@ func (s *Server) ListCallApprovals(ctx context.Context, req *operatorv1.ListCall
 	}
 	list, err := engine.ListCallApprovals(ctx, store.CallApprovalFilter{Status: st, Channel: channel, Thread: thread, Limit: limit})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	resp := &operatorv1.ListCallApprovalsResponse{CallApprovals: make([]*operatorv1.CallApproval, 0, len(list))}
 	for _, c := range list {
@@ -103,17 +100,17 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 		return nil, err
 	}
 	if len(req.GetNote()) > store.MaxApprovalComment {
-		return nil, status.Errorf(codes.InvalidArgument, "note is %d bytes; at most %d are allowed", len(req.GetNote()), store.MaxApprovalComment)
+		return nil, fault.Newf(fault.InvalidArgument, "note is %d bytes; at most %d are allowed", len(req.GetNote()), store.MaxApprovalComment)
 	}
 	note := strings.TrimSpace(req.GetNote())
 	switch d {
 	case operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE:
 		if note != "" {
-			return nil, status.Error(codes.InvalidArgument, "an approval takes no note")
+			return nil, fault.New(fault.InvalidArgument, "an approval takes no note")
 		}
 	case operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_DENY:
 	default:
-		return nil, status.Error(codes.InvalidArgument, "decision must be CALL_APPROVAL_DECISION_APPROVE or CALL_APPROVAL_DECISION_DENY")
+		return nil, fault.New(fault.InvalidArgument, "decision must be CALL_APPROVAL_DECISION_APPROVE or CALL_APPROVAL_DECISION_DENY")
 	}
 	id, ok := storeID(req.GetCallApprovalId())
 	if !ok {
@@ -134,11 +131,11 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 		return nil, notFound("call approval", req.GetCallApprovalId())
 	case errors.Is(err, store.ErrConflict):
 		if now, rerr := engine.CallApproval(ctx, id); rerr == nil {
-			return nil, status.Errorf(codes.Aborted, "call approval %d was already decided: %s", id, now.Status)
+			return nil, fault.Newf(fault.Conflict, "call approval %d was already decided: %s", id, now.Status)
 		}
-		return nil, status.Errorf(codes.Aborted, "call approval %d was already decided", id)
+		return nil, fault.Newf(fault.Conflict, "call approval %d was already decided", id)
 	case err != nil:
-		return nil, toStatus(err)
+		return nil, err
 	}
 	s.logger.Info("call approval decided", "operator", op.Name, "call_approval", id, "decision", d.String(), "status", string(c.Status))
 	return &operatorv1.DecideCallApprovalResponse{CallApproval: callApprovalToProto(c)}, nil

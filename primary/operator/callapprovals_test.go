@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/response"
@@ -47,7 +48,7 @@ func startCallAPI(t *testing.T) *callAPI {
 	adminToken, memberToken := mustAdd(t, st, "ada", store.RoleAdmin), mustAdd(t, st, "mia", store.RoleMember)
 	serve := func(srv *operator.Server) *bufconn.Listener {
 		auth := operator.NewAuthenticator(st)
-		gs := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.UnaryInterceptor()))
+		gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()))
 		operatorv1.RegisterOperatorServiceServer(gs, srv)
 		lis := bufconn.Listen(1 << 20)
 		go func() { _ = gs.Serve(lis) }()

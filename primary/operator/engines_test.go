@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
-	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 )
@@ -87,13 +87,13 @@ func (e *storeApprovals) Approve(ctx context.Context, id int64, by store.Operato
 		return store.Approval{}, err
 	}
 	if mode.Mode != store.ModeAuto {
-		return e.fail(ctx, id, fmt.Errorf("%w: the conversation is no longer in auto mode", operator.ErrRefused))
+		return e.fail(ctx, id, fmt.Errorf("%w: the conversation is no longer in auto mode", interaction.ErrRefused))
 	}
 	if _, err := e.st.CreateApprovedJob(ctx, id, store.NewJob{
 		Kind: a.Kind, Command: a.Command, Label: a.Label, Channel: a.Channel, Thread: a.Thread, Author: a.Author,
 		Agent: a.Agent, Workspace: e.workspace, WorkerKey: a.WorkerKey, Ceiling: a.Ceiling, LogDir: e.logDir,
 	}, e.caps); err != nil {
-		return e.fail(ctx, id, err)
+		return e.fail(ctx, id, fmt.Errorf("%w: %w", interaction.ErrRefused, err)) // a cap is a gate, as in the engine
 	}
 	return e.st.SettleApproval(ctx, id, store.ApprovalConsumed, "")
 }
@@ -126,7 +126,7 @@ func (e storePrompts) Prompt(ctx context.Context, id int64) (store.Prompt, error
 	return e.st.Prompt(ctx, id)
 }
 
-func (e storePrompts) DecidePrompt(ctx context.Context, id int64, by store.Operator, d operator.PromptDecision) (store.Prompt, error) {
+func (e storePrompts) DecidePrompt(ctx context.Context, id int64, by store.Operator, d interaction.PromptDecision) (store.Prompt, error) {
 	if d.Action == store.DecisionAllowConversation && by.Role != store.RoleAdmin {
 		return store.Prompt{}, fmt.Errorf("%w: only an admin can allow a tool for the whole conversation", store.ErrForbidden)
 	}

@@ -21,6 +21,7 @@ import (
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/operator"
@@ -91,12 +92,12 @@ func startAPI(t *testing.T, engines bool) *apiEnv {
 	ended := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 		err := h(srv, ss)
 		select {
-		case e.streamEnded <- err:
+		case e.streamEnded <- faultgrpc.Status(nil, "", err): // as the caller will see it
 		default:
 		}
 		return err
 	}
-	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(auth.StreamInterceptor(), ended))
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(nil), auth.StreamInterceptor(), ended))
 	operatorv1.RegisterOperatorServiceServer(gs, e.srv)
 	lis := bufconn.Listen(1 << 20)
 	e.lis = lis

@@ -9,11 +9,10 @@ import (
 	"strconv"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -53,7 +52,7 @@ func JobSubject(id int64) string { return "job/" + strconv.FormatInt(id, 10) }
 // jobsEngine returns the jobs engine, or UNAVAILABLE when the primary runs none.
 func (s *Server) jobsEngine() (Jobs, error) {
 	if s.jobs == nil {
-		return nil, status.Error(codes.Unavailable, "background jobs are not available on this primary")
+		return nil, fault.New(fault.Unavailable, "background jobs are not available on this primary")
 	}
 	return s.jobs, nil
 }
@@ -66,7 +65,7 @@ func (s *Server) ListJobs(ctx context.Context, req *operatorv1.ListJobsRequest) 
 	}
 	st, ok := jobStatusFromProto[req.GetStatus()]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "status must be JOB_STATUS_RUNNING, JOB_STATUS_FINISHED or unset")
+		return nil, fault.New(fault.InvalidArgument, "status must be JOB_STATUS_RUNNING, JOB_STATUS_FINISHED or unset")
 	}
 	channel, thread, err := conversationFilter(req.GetConversation())
 	if err != nil {
@@ -86,7 +85,7 @@ func (s *Server) ListJobs(ctx context.Context, req *operatorv1.ListJobsRequest) 
 	}
 	all, err := engine.List(ctx, st)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	// Newest first by id, so that a page token (an id) splits the list exactly.
 	slices.SortStableFunc(all, func(a, b jobs.Job) int { return cmp.Compare(b.ID, a.ID) })
@@ -128,24 +127,24 @@ func (s *Server) CancelJob(ctx context.Context, req *operatorv1.CancelJobRequest
 		return nil, err
 	}
 	if j.Status != store.JobRunning {
-		return nil, status.Errorf(codes.FailedPrecondition, "job %d has already finished (%s); there is nothing to cancel", j.ID, j.Outcome)
+		return nil, fault.Newf(fault.FailedPrecondition, "job %d has already finished (%s); there is nothing to cancel", j.ID, j.Outcome)
 	}
 	if err := s.jobs.Cancel(ctx, j.ID); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, notFound("job", req.GetJobId())
 		}
-		return nil, toStatus(err) // jobs.ErrNotRunning: FAILED_PRECONDITION, saying why
+		return nil, err // jobs.ErrNotRunning: FAILED_PRECONDITION, saying why
 	}
 	detail, err := json.Marshal(map[string]int64{"job": j.ID})
 	if err != nil {
-		return nil, status.Error(codes.Internal, "could not encode the audit entry")
+		return nil, fault.New(fault.Internal, "could not encode the audit entry")
 	}
 	// The cancel happened: record it even if the caller has gone meanwhile.
 	if _, err := s.store.AppendAudit(context.WithoutCancel(ctx), store.NewAuditEntry{
 		Actor: op.Name, Action: ActionJobCancel, Subject: JobSubject(j.ID), Detail: detail,
 	}); err != nil {
 		s.logger.Error("job cancel audit failed", "operator", op.Name, "job", j.ID, "err", err)
-		return nil, status.Errorf(codes.Internal, "job %d was told to stop, but its audit entry could not be written; see the primary's log", j.ID)
+		return nil, fault.Newf(fault.Internal, "job %d was told to stop, but its audit entry could not be written; see the primary's log", j.ID)
 	}
 	s.logger.Info("job cancelled", "operator", op.Name, "job", j.ID)
 	if after, err := s.jobs.Get(ctx, j.ID); err == nil {
@@ -173,7 +172,7 @@ func (s *Server) GetJobLog(ctx context.Context, req *operatorv1.GetJobLogRequest
 	limit := maxLogRead
 	if n := req.GetLimit(); n != 0 {
 		if n > maxLogRead {
-			return nil, status.Errorf(codes.InvalidArgument, "limit must be 1..%d bytes", maxLogRead)
+			return nil, fault.Newf(fault.InvalidArgument, "limit must be 1..%d bytes", maxLogRead)
 		}
 		limit = int(n)
 	}
@@ -189,7 +188,7 @@ func (s *Server) GetJobLog(ctx context.Context, req *operatorv1.GetJobLogRequest
 	}
 	if err != nil {
 		s.logger.Error("job log read failed", "job", j.ID, "err", err)
-		return nil, status.Errorf(codes.Internal, "the log of job %d could not be read; see the primary's log", j.ID)
+		return nil, fault.Newf(fault.Internal, "the log of job %d could not be read; see the primary's log", j.ID)
 	}
 	return &httpbody.HttpBody{ContentType: logContentType, Data: data}, nil
 }

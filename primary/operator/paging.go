@@ -1,10 +1,8 @@
 package operator
 
 import (
+	"github.com/turncli/turncli/internal/fault"
 	"strconv"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // Paging of the list methods: a page holds 1..maxPageSize items (defaultPageSize when the
@@ -21,19 +19,23 @@ func pageSize(n uint32) (int, error) {
 	case n == 0:
 		return defaultPageSize, nil
 	case n > maxPageSize:
-		return 0, status.Errorf(codes.InvalidArgument, "page_size must be 1..%d", maxPageSize)
+		return 0, fault.Newf(fault.InvalidArgument, "page_size must be 1..%d", maxPageSize)
 	}
 	return int(n), nil
 }
 
 // parsePageToken returns the id a page token names; 0 for the first page.
+// errBadPageToken refuses a page token of any list: each list makes its own, none accepts
+// another's.
+var errBadPageToken = fault.New(fault.InvalidArgument, "page_token is not one this API returned")
+
 func parsePageToken(t string) (int64, error) {
 	if t == "" {
 		return 0, nil
 	}
 	id, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, status.Error(codes.InvalidArgument, "page_token is not one this API returned")
+		return 0, errBadPageToken
 	}
 	return id, nil
 }

@@ -2,11 +2,8 @@ package operator
 
 import (
 	"context"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -38,11 +35,11 @@ func (s *Server) ListProgress(ctx context.Context, req *operatorv1.ListProgressR
 		return nil, err
 	}
 	if s.progress == nil {
-		return nil, status.Error(codes.Unavailable, "progress reports are not available on this primary")
+		return nil, fault.New(fault.Unavailable, "progress reports are not available on this primary")
 	}
 	list, err := s.progress.ListProgress(ctx, store.ProgressFilter{ResponseID: req.GetResponseId(), Channel: channel, Thread: thread, Limit: limit})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	resp := &operatorv1.ListProgressResponse{Snapshots: make([]*operatorv1.ProgressSnapshot, 0, len(list))}
 	for _, p := range list {

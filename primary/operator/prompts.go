@@ -3,11 +3,9 @@ package operator
 import (
 	"context"
 	"errors"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -23,15 +21,7 @@ type Prompts interface {
 	// does not take, a comment without text or an over-long text; store.ErrForbidden when by
 	// may not take the action; store.ErrConflict when the prompt is no longer pending, in
 	// which case nothing changed.
-	DecidePrompt(ctx context.Context, id int64, by store.Operator, d PromptDecision) (store.Prompt, error)
-}
-
-// PromptDecision is an operator's decision on a prompt.
-type PromptDecision struct {
-	// Action is one of the store's Decision constants (store.DecisionApprove, …).
-	Action string
-	// Text is the feedback: a denial's reason, a comment's requested changes.
-	Text string
+	DecidePrompt(ctx context.Context, id int64, by store.Operator, d interaction.PromptDecision) (store.Prompt, error)
 }
 
 // WithPrompts makes p the engine behind ListPrompts, GetPrompt and DecidePrompt, which are
@@ -43,7 +33,7 @@ func (s *Server) WithPrompts(p Prompts) *Server {
 
 func (s *Server) promptsEngine() (Prompts, error) {
 	if s.prompts == nil {
-		return nil, status.Error(codes.Unavailable, "prompts are not available on this primary")
+		return nil, fault.New(fault.Unavailable, "prompts are not available on this primary")
 	}
 	return s.prompts, nil
 }
@@ -55,11 +45,11 @@ func (s *Server) ListPrompts(ctx context.Context, req *operatorv1.ListPromptsReq
 	}
 	st, ok := promptStatusFromProto[req.GetStatus()]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "status is not a prompt status")
+		return nil, fault.New(fault.InvalidArgument, "status is not a prompt status")
 	}
 	kind, ok := promptKindFromProto[req.GetKind()]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "kind must be PROMPT_KIND_APPROVAL, PROMPT_KIND_PERMISSION or unset")
+		return nil, fault.New(fault.InvalidArgument, "kind must be PROMPT_KIND_APPROVAL, PROMPT_KIND_PERMISSION or unset")
 	}
 	channel, thread, err := conversationFilter(req.GetConversation())
 	if err != nil {
@@ -75,7 +65,7 @@ func (s *Server) ListPrompts(ctx context.Context, req *operatorv1.ListPromptsReq
 	}
 	list, err := engine.ListPrompts(ctx, store.PromptFilter{Status: st, Kind: kind, Channel: channel, Thread: thread, Limit: limit})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	resp := &operatorv1.ListPromptsResponse{Prompts: make([]*operatorv1.Prompt, 0, len(list))}
 	for _, p := range list {
@@ -112,7 +102,7 @@ func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptR
 	}
 	action, ok := promptActionFromProto[a]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "action must be one of PROMPT_ACTION_APPROVE, PROMPT_ACTION_DENY, PROMPT_ACTION_COMMENT, "+
+		return nil, fault.New(fault.InvalidArgument, "action must be one of PROMPT_ACTION_APPROVE, PROMPT_ACTION_DENY, PROMPT_ACTION_COMMENT, "+
 			"PROMPT_ACTION_ALLOW_ONCE, PROMPT_ACTION_ALLOW_THREAD and PROMPT_ACTION_ALLOW_CONVERSATION")
 	}
 	id, ok := storeID(req.GetPromptId())
@@ -123,18 +113,18 @@ func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptR
 	if err != nil {
 		return nil, err
 	}
-	p, err := engine.DecidePrompt(ctx, id, op, PromptDecision{Action: action, Text: req.GetText()})
+	p, err := engine.DecidePrompt(ctx, id, op, interaction.PromptDecision{Action: action, Text: req.GetText()})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, notFound("prompt", req.GetPromptId())
 	case errors.Is(err, store.ErrConflict):
 		// A replay names the state the prompt is in, read after the refusal.
 		if now, rerr := engine.Prompt(ctx, id); rerr == nil {
-			return nil, status.Errorf(codes.Aborted, "prompt %d can no longer be decided: it is %s", id, now.Status)
+			return nil, fault.Newf(fault.Conflict, "prompt %d can no longer be decided: it is %s", id, now.Status)
 		}
-		return nil, status.Errorf(codes.Aborted, "prompt %d can no longer be decided", id)
+		return nil, fault.Newf(fault.Conflict, "prompt %d can no longer be decided", id)
 	case err != nil:
-		return nil, toStatus(err)
+		return nil, err
 	}
 	s.logger.Info("prompt decided", "operator", op.Name, "prompt", id, "action", action, "status", string(p.Status))
 	return &operatorv1.DecidePromptResponse{Prompt: promptToProto(p)}, nil

@@ -3,13 +3,10 @@ package operator
 import (
 	"context"
 	"encoding/json"
-	"math"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
+	"math"
 )
 
 // Questions is the engine behind the question methods: it keeps the forms of ask_questions,
@@ -45,7 +42,7 @@ func (s *Server) WithQuestions(q Questions) *Server {
 
 func (s *Server) questionsEngine() (Questions, error) {
 	if s.questions == nil {
-		return nil, status.Error(codes.Unavailable, "questions are not available on this primary")
+		return nil, fault.New(fault.Unavailable, "questions are not available on this primary")
 	}
 	return s.questions, nil
 }
@@ -57,7 +54,7 @@ func (s *Server) ListQuestions(ctx context.Context, req *operatorv1.ListQuestion
 	}
 	st, ok := questionStatusFromProto[req.GetStatus()]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "status is not a question status")
+		return nil, fault.New(fault.InvalidArgument, "status is not a question status")
 	}
 	channel, thread, err := conversationFilter(req.GetConversation())
 	if err != nil {
@@ -75,7 +72,7 @@ func (s *Server) ListQuestions(ctx context.Context, req *operatorv1.ListQuestion
 		Status: st, Channel: channel, Thread: thread, Requester: req.GetRequester(), Limit: limit,
 	})
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	resp := &operatorv1.ListQuestionsResponse{Questions: make([]*operatorv1.QuestionForm, 0, len(list))}
 	for _, q := range list {
@@ -154,7 +151,7 @@ func (s *Server) CancelQuestion(ctx context.Context, req *operatorv1.CancelQuest
 }
 
 // questionCall runs call on the engine for the form the API id names, mapping a missing form
-// to NOT_FOUND and other errors with toStatus.
+// to NOT_FOUND; other errors keep their kind.
 func (s *Server) questionCall(ctx context.Context, apiID uint64, call func(Questions, int64) (store.QuestionRequest, error)) (store.QuestionRequest, error) {
 	return readRecord(apiID, "question request", func(id int64) (store.QuestionRequest, error) {
 		engine, err := s.questionsEngine()
@@ -172,7 +169,7 @@ func questionRevision(ctx context.Context, engine Questions, id int64, r uint64)
 		if _, err := engine.Question(ctx, id); err != nil {
 			return 0, err
 		}
-		return 0, status.Error(codes.Aborted, "revision is not one this form had; read the form again")
+		return 0, fault.New(fault.Conflict, "revision is not one this form had; read the form again")
 	}
 	return int64(r), nil
 }

@@ -9,12 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -48,7 +45,7 @@ func (s *Server) ListResponses(ctx context.Context, req *operatorv1.ListResponse
 		return nil, err
 	}
 	if s.responses == nil {
-		return nil, status.Error(codes.Unavailable, "responses are not available on this primary")
+		return nil, fault.New(fault.Unavailable, "responses are not available on this primary")
 	}
 	live := s.responses.List() // in id order
 	start, _ := slices.BinarySearchFunc(live, after, func(r *response.Response, id string) int {
@@ -89,7 +86,7 @@ func parseResponsePageToken(t string) (string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(t)
 	id, ok := strings.CutPrefix(string(raw), responsePageTokenPrefix)
 	if err != nil || !ok || uuid.Validate(id) != nil || len(t) > 128 {
-		return "", status.Error(codes.InvalidArgument, "page_token is not one this API returned")
+		return "", errBadPageToken
 	}
 	return id, nil
 }

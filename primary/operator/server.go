@@ -3,18 +3,15 @@ package operator
 import (
 	"context"
 	"errors"
+	"google.golang.org/protobuf/types/known/timestamppb"
 	"log/slog"
 	"math"
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/timestamppb"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/events"
-	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -77,7 +74,7 @@ func caller(ctx context.Context, admin bool, what string) (store.Operator, error
 		return store.Operator{}, errUnauthenticated
 	}
 	if admin && op.Role != store.RoleAdmin {
-		return store.Operator{}, status.Errorf(codes.PermissionDenied, "only an admin can %s; operator %q is a %s", what, op.Name, op.Role)
+		return store.Operator{}, fault.Newf(fault.PermissionDenied, "only an admin can %s; operator %q is a %s", what, op.Name, op.Role)
 	}
 	return op, nil
 }
@@ -99,11 +96,11 @@ func (s *Server) SetConversationMode(ctx context.Context, req *operatorv1.SetCon
 	}
 	mode, ok := modeFromProto[req.GetMode()]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "mode must be MODE_ASK, MODE_AUTO or MODE_ADMIN")
+		return nil, fault.New(fault.InvalidArgument, "mode must be MODE_ASK, MODE_AUTO or MODE_ADMIN")
 	}
 	setting, err := s.store.SetConversationMode(ctx, req.GetConversation().GetChannel(), req.GetConversation().GetThread(), mode, op.Name)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	s.logger.Info("conversation mode set", "operator", op.Name, "channel", req.GetConversation().GetChannel(),
 		"thread", req.GetConversation().GetThread(), "mode", string(mode))
@@ -116,11 +113,11 @@ func (s *Server) GetConversationMode(ctx context.Context, req *operatorv1.GetCon
 		return nil, err
 	}
 	if req.GetConversation().GetChannel() == "" {
-		return nil, status.Error(codes.InvalidArgument, "a conversation needs a channel")
+		return nil, errNoChannel
 	}
 	setting, err := s.store.ConversationMode(ctx, req.GetConversation().GetChannel(), req.GetConversation().GetThread())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &operatorv1.GetConversationModeResponse{Setting: settingToProto(setting)}, nil
 }
@@ -142,7 +139,7 @@ func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogR
 	f := store.AuditFilter{Actor: req.GetActor(), Action: req.GetAction(), Subject: req.GetSubject(), Limit: limit, BeforeID: before}
 	entries, err := s.store.ListAudit(ctx, f)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	resp := &operatorv1.ListAuditLogResponse{Entries: make([]*operatorv1.AuditEntry, 0, len(entries))}
 	for _, e := range entries {
@@ -157,28 +154,8 @@ func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogR
 	return resp, nil
 }
 
-// toStatus maps the errors of the store and the engines to gRPC codes; this is the only
-// place that chooses a code for them (handlers may word a NOT_FOUND or ABORTED themselves, to
-// name the record). A refusal's own message is kept: it says why, and holds no secret.
-func toStatus(err error) error {
-	switch {
-	case errors.Is(err, store.ErrInvalid):
-		return status.Error(codes.InvalidArgument, err.Error())
-	case errors.Is(err, store.ErrForbidden):
-		return status.Error(codes.PermissionDenied, err.Error())
-	case errors.Is(err, store.ErrNotFound):
-		return status.Error(codes.NotFound, err.Error())
-	case errors.Is(err, store.ErrConflict):
-		return status.Error(codes.Aborted, err.Error())
-	case errors.Is(err, ErrRefused), errors.Is(err, store.ErrJobCapReached), errors.Is(err, store.ErrThreadJobCapReached),
-		errors.Is(err, jobs.ErrNotRunning):
-		return status.Error(codes.FailedPrecondition, err.Error())
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return status.FromContextError(err).Err()
-	default:
-		return status.Error(codes.Internal, "the store failed; see the primary's log")
-	}
-}
+// errNoChannel refuses a request naming a conversation without its channel.
+var errNoChannel = fault.New(fault.InvalidArgument, "a conversation needs a channel")
 
 // storeID converts an id from the API; ok is false for an id no record can have.
 func storeID(id uint64) (int64, bool) {
@@ -187,12 +164,11 @@ func storeID(id uint64) (int64, bool) {
 
 // notFound is the NOT_FOUND of a record: what it is ("job", "prompt", …) and the id asked for.
 func notFound(what string, id uint64) error {
-	return status.Errorf(codes.NotFound, "%s %d does not exist", what, id)
+	return fault.Newf(fault.NotFound, "%s %d does not exist", what, id)
 }
 
 // readRecord reads the record apiID names with read: an id no record can have, and
-// store.ErrNotFound from read, are NOT_FOUND naming what; a gRPC status from read (an engine
-// not configured) is kept; other errors are mapped by toStatus.
+// store.ErrNotFound from read, are NOT_FOUND naming what; other errors are returned as they are.
 func readRecord[T any](apiID uint64, what string, read func(id int64) (T, error)) (T, error) {
 	var zero T
 	id, ok := storeID(apiID)
@@ -206,19 +182,16 @@ func readRecord[T any](apiID uint64, what string, read func(id int64) (T, error)
 	if errors.Is(err, store.ErrNotFound) {
 		return zero, notFound(what, apiID)
 	}
-	if _, isStatus := status.FromError(err); isStatus {
-		return zero, err
-	}
-	return zero, toStatus(err)
+	return zero, err
 }
 
 // conversationFilter checks a list filter's conversation: a thread needs its channel.
 func conversationFilter(c *operatorv1.Conversation) (channel, thread string, err error) {
 	if c.GetChannel() == "" && c.GetThread() != "" {
-		return "", "", status.Error(codes.InvalidArgument, "a conversation filter with a thread needs its channel")
+		return "", "", fault.New(fault.InvalidArgument, "a conversation filter with a thread needs its channel")
 	}
 	if !response.ValidIdentity(c.GetChannel()) || !response.ValidIdentity(c.GetThread()) {
-		return "", "", status.Errorf(codes.InvalidArgument, "conversation channel and thread must be valid UTF-8 of at most %d bytes without control characters", response.MaxIdentityLength)
+		return "", "", fault.Newf(fault.InvalidArgument, "conversation channel and thread must be valid UTF-8 of at most %d bytes without control characters", response.MaxIdentityLength)
 	}
 	return c.GetChannel(), c.GetThread(), nil
 }

@@ -15,6 +15,7 @@ import (
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/operator"
@@ -26,8 +27,8 @@ import (
 // own.
 type servicePrompts struct{ *interaction.Service }
 
-func (s servicePrompts) DecidePrompt(ctx context.Context, id int64, by store.Operator, d operator.PromptDecision) (store.Prompt, error) {
-	return s.Service.DecidePrompt(ctx, id, by, interaction.PromptDecision(d))
+func (s servicePrompts) DecidePrompt(ctx context.Context, id int64, by store.Operator, d interaction.PromptDecision) (store.Prompt, error) {
+	return s.Service.DecidePrompt(ctx, id, by, d)
 }
 
 // serviceAPI is OperatorService over a real primary's interaction service, responses and feed,
@@ -46,7 +47,7 @@ func startServiceAPI(t *testing.T) *serviceAPI {
 		WithPrompts(servicePrompts{p.Interaction}).WithQuestions(p.Interaction).WithProgress(p.Interaction).
 		WithResponses(p.Responses).WithEvents(p.Events)
 	auth := operator.NewAuthenticator(p.Store)
-	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(auth.StreamInterceptor()))
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(nil), auth.StreamInterceptor()))
 	operatorv1.RegisterOperatorServiceServer(gs, srv)
 	lis := bufconn.Listen(1 << 20)
 	go func() { _ = gs.Serve(lis) }()

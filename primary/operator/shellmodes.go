@@ -2,15 +2,8 @@ package operator
 
 import (
 	"context"
-	"errors"
-	"fmt"
-
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
-	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
@@ -35,20 +28,16 @@ func (s *Server) WithShellModes(st store.ShellModes, preflight ShellPreflight) *
 	return s
 }
 
-var errNoShellModes = status.Error(codes.Unavailable, "this primary keeps no shell modes")
+var errNoShellModes = fault.New(fault.Unavailable, "this primary keeps no shell modes")
 
 // shellModeKey checks the conversation and agent a request names, with the rules of a response.
 func shellModeKey(c *operatorv1.Conversation, agent, workerKey string) error {
 	if c.GetChannel() == "" {
-		return status.Error(codes.InvalidArgument, "a conversation needs a channel")
+		return errNoChannel
 	}
 	spec := response.Spec{Agent: agent, Channel: c.GetChannel(), Thread: c.GetThread(), WorkerKey: workerKey}
 	if err := spec.Validate(); err != nil {
-		var e *clierr.Error
-		if errors.As(err, &e) {
-			return status.Error(codes.InvalidArgument, e.Message)
-		}
-		return status.Error(codes.InvalidArgument, err.Error())
+		return err // InvalidArgument, saying which rule
 	}
 	return nil
 }
@@ -67,7 +56,7 @@ func (s *Server) GetShellMode(ctx context.Context, req *operatorv1.GetShellModeR
 	}
 	setting, err := s.shellModes.store.ShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName())
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	return &operatorv1.GetShellModeResponse{Setting: shellModeSettingToProto(setting)}, nil
 }
@@ -84,7 +73,7 @@ func (s *Server) SetShellMode(ctx context.Context, req *operatorv1.SetShellModeR
 	}
 	mode, ok := shellModeToStore[req.GetMode()]
 	if !ok {
-		return nil, status.Error(codes.InvalidArgument, "mode must be SHELL_MODE_STANDARD or SHELL_MODE_MINIMAL")
+		return nil, fault.New(fault.InvalidArgument, "mode must be SHELL_MODE_STANDARD or SHELL_MODE_MINIMAL")
 	}
 	c := req.GetConversation()
 	if err := shellModeKey(c, req.GetAgentName(), req.GetWorkerKey()); err != nil {
@@ -95,12 +84,12 @@ func (s *Server) SetShellMode(ctx context.Context, req *operatorv1.SetShellModeR
 		if problems := s.shellModes.preflight.Check(ctx, target); len(problems) > 0 {
 			s.logger.Info("minimal shell mode refused", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
 				"agent", req.GetAgentName(), "worker_key", req.GetWorkerKey(), "problems", len(problems))
-			return nil, preflightFailure(req.GetAgentName(), problems)
+			return nil, shellmode.Refusal(req.GetAgentName(), "nothing was saved", problems)
 		}
 	}
 	setting, err := s.shellModes.store.SetShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName(), mode, op.Name)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	s.logger.Info("shell mode set", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
 		"agent", req.GetAgentName(), "mode", string(mode))
@@ -122,29 +111,11 @@ func (s *Server) ResetShellMode(ctx context.Context, req *operatorv1.ResetShellM
 	}
 	setting, err := s.shellModes.store.ResetShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName(), op.Name)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
 	s.logger.Info("shell mode reset", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
 		"agent", req.GetAgentName())
 	return &operatorv1.ResetShellModeResponse{Setting: shellModeSettingToProto(setting)}, nil
-}
-
-// preflightFailure is FAILED_PRECONDITION naming every problem and its fix, in the message for
-// people and as PreconditionFailure violations for programs.
-func preflightFailure(agent string, problems []shellmode.Problem) error {
-	msg := fmt.Sprintf("the minimal shell mode cannot be used for agent %q; nothing was saved. %d problem(s): %s",
-		agent, len(problems), shellmode.Explain(problems))
-	details := &errdetails.PreconditionFailure{}
-	for _, p := range problems {
-		details.Violations = append(details.Violations, &errdetails.PreconditionFailure_Violation{
-			Type: p.Check, Subject: agent, Description: p.String(),
-		})
-	}
-	st := status.New(codes.FailedPrecondition, msg)
-	if withDetails, err := st.WithDetails(details); err == nil {
-		st = withDetails
-	}
-	return st.Err()
 }
 
 var shellModeToStore = map[operatorv1.ShellMode]store.ShellMode{

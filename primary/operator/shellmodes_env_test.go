@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/shellmode"
@@ -28,7 +29,7 @@ func shellModeAPI(t *testing.T, env *testenv.Env) operatorv1.OperatorServiceClie
 	p := env.Primary
 	srv := operator.NewServer(p.Store, slog.New(slog.DiscardHandler)).
 		WithShellModes(p.Store, shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers}))
-	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(operator.NewAuthenticator(p.Store).UnaryInterceptor()))
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), operator.NewAuthenticator(p.Store).UnaryInterceptor()))
 	operatorv1.RegisterOperatorServiceServer(gs, srv)
 	lis := bufconn.Listen(1 << 20)
 	go func() { _ = gs.Serve(lis) }()

@@ -2,16 +2,13 @@ package operator
 
 import (
 	"encoding/json"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/events"
 )
 
 // errStopping ends the watches of a closed server.
-var errStopping = status.Error(codes.Unavailable, "the primary is stopping; watch again later")
+var errStopping = fault.New(fault.Unavailable, "the primary is stopping; watch again later")
 
 // WithEvents makes b the feed WatchEvents streams, which is UNAVAILABLE without one, and
 // returns s. Call it before s serves.
@@ -31,7 +28,7 @@ func (s *Server) WatchEvents(_ *operatorv1.WatchEventsRequest, stream operatorv1
 		return err
 	}
 	if s.events == nil {
-		return status.Error(codes.Unavailable, "the event feed is not available on this primary")
+		return fault.New(fault.Unavailable, "the event feed is not available on this primary")
 	}
 	select {
 	case <-s.closed:
@@ -55,7 +52,7 @@ func (s *Server) WatchEvents(_ *operatorv1.WatchEventsRequest, stream operatorv1
 		case <-s.closed:
 			return errStopping
 		case <-ctx.Done():
-			return status.FromContextError(ctx.Err()).Err()
+			return ctx.Err()
 		}
 	}
 }

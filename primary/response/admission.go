@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -94,7 +95,7 @@ func (r *Response) admitReceipt(windowToken string, req CallRequest, how admissi
 	}
 	if rc, ok := r.receipts[req.ID]; ok {
 		if !rc.sameOperation(req.Toolkit, req.Function, req.Arguments) {
-			return nil, nil, clierr.New(clierr.Conflict, clierr.CallIDConflict)
+			return nil, nil, fault.New(fault.Conflict, clierr.CallIDConflict)
 		}
 		return rc, rc.appendJSON(nil), nil
 	}
@@ -103,7 +104,7 @@ func (r *Response) admitReceipt(windowToken string, req CallRequest, how admissi
 		return nil, nil, err
 	}
 	if len(r.receipts) >= MaxReceipts {
-		return nil, nil, clierr.New(clierr.Limit, clierr.ReceiptLimit)
+		return nil, nil, fault.New(fault.LimitExceeded, clierr.ReceiptLimit)
 	}
 	rc := &receipt{
 		id: req.ID, toolkit: req.Toolkit, function: req.Function, args: req.Arguments,
@@ -131,20 +132,20 @@ func (r *Response) admitLocked(windowToken string, how admission) (*Window, *cat
 		w, view = r.nativeWindowLocked(), r.nativeView
 	} else {
 		if windowToken == "" {
-			return nil, nil, clierr.New(clierr.Conflict, clierr.NoWindow)
+			return nil, nil, fault.New(fault.Conflict, clierr.NoWindow)
 		}
 		var ok bool
 		if w, ok = r.windows[windowToken]; !ok || w.state == windowClosed {
-			return nil, nil, clierr.New(clierr.Conflict, clierr.WindowEnded)
+			return nil, nil, fault.New(fault.Conflict, clierr.WindowEnded)
 		}
 	}
 	switch {
 	case r.fenced:
-		return nil, nil, clierr.New(clierr.Conflict, clierr.Fenced)
+		return nil, nil, fault.New(fault.Conflict, clierr.Fenced)
 	case r.retired:
-		return nil, nil, clierr.New(clierr.Conflict, clierr.CatalogRebuilding)
+		return nil, nil, fault.New(fault.Conflict, clierr.CatalogRebuilding)
 	case r.admitted >= MaxConcurrent:
-		return nil, nil, clierr.New(clierr.Limit, clierr.ConcurrencyLimit)
+		return nil, nil, fault.New(fault.LimitExceeded, clierr.ConcurrencyLimit)
 	}
 	return w, view, nil
 }
@@ -294,7 +295,7 @@ func (r *Response) discoveryView(native bool) (*catalog.View, error) {
 	case r.closed:
 		return nil, clierr.ErrUnauthenticated
 	case r.retired:
-		return nil, clierr.New(clierr.Invalid, clierr.CatalogRebuilding)
+		return nil, fault.New(fault.InvalidArgument, clierr.CatalogRebuilding)
 	case native:
 		return r.nativeView, nil
 	}

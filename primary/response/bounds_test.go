@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/internal/clock/clocktest"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -32,7 +32,7 @@ func TestOpenBounds(t *testing.T) {
 			}
 		}
 		_, err := open(ByCredential("a"))
-		if clierr.KindOf(err) != clierr.Limit || !strings.Contains(err.Error(), "--max-open-responses-per-credential") {
+		if !fault.Is(err, fault.LimitExceeded) || !strings.Contains(err.Error(), "--max-open-responses-per-credential") {
 			t.Fatalf("fourth response of credential a: %v, want a limit naming --max-open-responses-per-credential", err)
 		}
 		first.Close()
@@ -52,7 +52,7 @@ func TestOpenBounds(t *testing.T) {
 			t.Fatalf("the fifth response on the primary: %v", err)
 		}
 		_, err = open(ByCredential("c"))
-		if clierr.KindOf(err) != clierr.Limit || !strings.Contains(err.Error(), "--max-open-responses)") {
+		if !fault.Is(err, fault.LimitExceeded) || !strings.Contains(err.Error(), "--max-open-responses)") {
 			t.Fatalf("sixth response: %v, want a limit naming --max-open-responses", err)
 		}
 		fifth.Close()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // MaxContextPageBytes bounds a context.list page and a context.read result.
@@ -60,7 +61,7 @@ func (r *Response) ContextList(cursor string, limit int) ([]byte, error) {
 	if cursor != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(cursor)
 		if err != nil {
-			return nil, clierr.New(clierr.Invalid, clierr.InvalidCursor)
+			return nil, fault.New(fault.InvalidArgument, clierr.InvalidCursor)
 		}
 		start = -1
 		for i, n := range r.docs.names {
@@ -69,7 +70,7 @@ func (r *Response) ContextList(cursor string, limit int) ([]byte, error) {
 			}
 		}
 		if start < 0 {
-			return nil, clierr.New(clierr.Invalid, clierr.InvalidCursor)
+			return nil, fault.New(fault.InvalidArgument, clierr.InvalidCursor)
 		}
 	}
 	out := []byte(`{"items":[`)
@@ -109,11 +110,11 @@ func (r *Response) ContextRead(name string, offset, limit int) ([]byte, error) {
 		return nil, clierr.ErrUnauthenticated
 	}
 	if !ok {
-		return nil, clierr.New(clierr.Invalid, clierr.ContextUnavailable)
+		return nil, fault.New(fault.InvalidArgument, clierr.ContextUnavailable)
 	}
 	runes := []rune(text)
 	if offset > len(runes) {
-		return nil, clierr.Invalidf("offset %d is past the end of context document %q (length %d)", offset, name, len(runes))
+		return nil, fault.Newf(fault.InvalidArgument, "offset %d is past the end of context document %q (length %d)", offset, name, len(runes))
 	}
 	end := min(offset+limit, len(runes))
 	for {

@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/turncli/turncli/internal/bashexec"
-	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/internal/clock"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/grant"
 )
@@ -242,10 +242,10 @@ func (m *Manager) admit(credential string) error {
 	defer m.mu.Unlock()
 	if credential != "" {
 		if m.open >= m.cfg.MaxOpen {
-			return clierr.New(clierr.Limit, fmt.Sprintf("this primary already holds %d open responses (its limit, --max-open-responses); close some first", m.cfg.MaxOpen))
+			return fault.New(fault.LimitExceeded, fmt.Sprintf("this primary already holds %d open responses (its limit, --max-open-responses); close some first", m.cfg.MaxOpen))
 		}
 		if m.openByCredential[credential] >= m.cfg.MaxOpenPerCredential {
-			return clierr.New(clierr.Limit, fmt.Sprintf("this runtime credential already holds %d open responses (its limit, --max-open-responses-per-credential); close some first", m.cfg.MaxOpenPerCredential))
+			return fault.New(fault.LimitExceeded, fmt.Sprintf("this runtime credential already holds %d open responses (its limit, --max-open-responses-per-credential); close some first", m.cfg.MaxOpenPerCredential))
 		}
 		m.openByCredential[credential]++
 	}

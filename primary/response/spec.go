@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/grant"
 )
@@ -107,12 +107,12 @@ var agentNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // Validate reports the first problem with s as an Invalid error.
 func (s *Spec) Validate() error {
 	if !agentNamePattern.MatchString(s.Agent) {
-		return clierr.Invalidf("agent_name must be 1..64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit")
+		return fault.Newf(fault.InvalidArgument, "agent_name must be 1..64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit")
 	}
 	for _, f := range []struct{ name, v string }{{"requester_id", s.Requester}, {"conversation.channel", s.Channel},
 		{"conversation.thread", s.Thread}, {"worker_key", s.WorkerKey}} {
 		if !ValidIdentity(f.v) {
-			return clierr.Invalidf("%s must be valid UTF-8 of at most %d bytes without control characters", f.name, MaxIdentityLength)
+			return fault.Newf(fault.InvalidArgument, "%s must be valid UTF-8 of at most %d bytes without control characters", f.name, MaxIdentityLength)
 		}
 	}
 	switch s.ShellMode {
@@ -120,49 +120,49 @@ func (s *Spec) Validate() error {
 		s.ShellMode = ShellModeStandard
 	case ShellModeStandard, ShellModeMinimal:
 	default:
-		return clierr.Invalidf("shell_mode must be standard or minimal")
+		return fault.Newf(fault.InvalidArgument, "shell_mode must be standard or minimal")
 	}
 	switch s.Origin {
 	case "":
 		s.Origin = OriginForeground
 	case OriginForeground, OriginBackground, OriginScheduled, OriginRecovery, OriginAPI:
 	default:
-		return clierr.Invalidf("origin must be foreground, background, scheduled, recovery or api")
+		return fault.Newf(fault.InvalidArgument, "origin must be foreground, background, scheduled, recovery or api")
 	}
 	if len(s.Flags) > MaxFlags {
-		return clierr.Invalidf("at most %d flags", MaxFlags)
+		return fault.Newf(fault.InvalidArgument, "at most %d flags", MaxFlags)
 	}
 	for _, f := range s.Flags {
 		if f == "" || !validName(f, MaxFlagLength) {
-			return clierr.Invalidf("flags must be 1..%d bytes of UTF-8 without control characters", MaxFlagLength)
+			return fault.Newf(fault.InvalidArgument, "flags must be 1..%d bytes of UTF-8 without control characters", MaxFlagLength)
 		}
 	}
 	if len(s.Toolkits) > MaxToolkitPatterns {
-		return clierr.Invalidf("at most %d toolkit patterns", MaxToolkitPatterns)
+		return fault.Newf(fault.InvalidArgument, "at most %d toolkit patterns", MaxToolkitPatterns)
 	}
 	for _, p := range s.Toolkits {
 		if !catalog.ValidPattern(p) {
-			return clierr.Invalidf("toolkit pattern %q is not a valid pattern", p)
+			return fault.Newf(fault.InvalidArgument, "toolkit pattern %q is not a valid pattern", p)
 		}
 	}
 	if len(s.ContextDocuments) > MaxDocuments {
-		return clierr.Invalidf("at most %d context documents", MaxDocuments)
+		return fault.Newf(fault.InvalidArgument, "at most %d context documents", MaxDocuments)
 	}
 	seen := make(map[string]bool, len(s.ContextDocuments))
 	for _, d := range s.ContextDocuments {
 		if n := utf8.RuneCountInString(d.Name); n < 1 || n > 128 || !utf8.ValidString(d.Name) {
-			return clierr.Invalidf("context document names must be 1..128 characters")
+			return fault.Newf(fault.InvalidArgument, "context document names must be 1..128 characters")
 		}
 		if seen[d.Name] {
-			return clierr.Invalidf("context document %q is given twice", d.Name)
+			return fault.Newf(fault.InvalidArgument, "context document %q is given twice", d.Name)
 		}
 		seen[d.Name] = true
 		if len(d.Text) > MaxDocumentBytes || !utf8.ValidString(d.Text) {
-			return clierr.Invalidf("context document %q must be valid UTF-8 of at most %d bytes", d.Name, MaxDocumentBytes)
+			return fault.Newf(fault.InvalidArgument, "context document %q must be valid UTF-8 of at most %d bytes", d.Name, MaxDocumentBytes)
 		}
 	}
 	if s.GrantLifetime < 0 || s.GrantLifetime > grant.MaxLifetime {
-		return clierr.Invalidf("grant_lifetime must be between 0 and 24h")
+		return fault.Newf(fault.InvalidArgument, "grant_lifetime must be between 0 and 24h")
 	}
 	return nil
 }

@@ -1,11 +1,10 @@
 package response
 
 import (
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/primary/catalog"
 	"strings"
 	"testing"
-
-	"github.com/turncli/turncli/internal/clierr"
-	"github.com/turncli/turncli/primary/catalog"
 )
 
 // TestSpecFieldBounds: each identity field and each flag takes its maximum length and refuses
@@ -42,7 +41,7 @@ func TestSpecFieldBounds(t *testing.T) {
 				s := Spec{Agent: "tester"}
 				set(&s, tc.v)
 				err := s.Validate()
-				if tc.ok != (err == nil) || (err != nil && clierr.KindOf(err) != clierr.Invalid) {
+				if tc.ok != (err == nil) || (err != nil && !fault.Is(err, fault.InvalidArgument)) {
 					t.Fatalf("Validate: %v, want ok=%v", err, tc.ok)
 				}
 			})
@@ -57,7 +56,7 @@ func TestSpecFieldBounds(t *testing.T) {
 			t.Errorf("the longest bash_call_id: %v", err)
 		}
 		for name, id := range map[string]string{"OneOver": strings.Repeat("c", MaxBashCallIDLength+1), "NUL": "a\x00b", "Empty": ""} {
-			if _, err := r.OpenWindow(id); clierr.KindOf(err) != clierr.Invalid {
+			if _, err := r.OpenWindow(id); !fault.Is(err, fault.InvalidArgument) {
 				t.Errorf("%s bash_call_id: %v, want Invalid", name, err)
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"encoding/base64"
 	"unicode/utf8"
 
-	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -65,14 +65,14 @@ func newWindowToken() string {
 // the response.
 func (r *Response) OpenWindow(bashCallID string, opts ...WindowOption) (*Window, error) {
 	if n := utf8.RuneCountInString(bashCallID); n < 1 || n > MaxBashCallIDLength || !validName(bashCallID, 4*MaxBashCallIDLength) {
-		return nil, clierr.Invalidf("bash_call_id must be 1..%d characters without control characters", MaxBashCallIDLength)
+		return nil, fault.Newf(fault.InvalidArgument, "bash_call_id must be 1..%d characters without control characters", MaxBashCallIDLength)
 	}
 	w := &Window{token: newWindowToken(), bashCallID: bashCallID, closed: make(chan struct{})}
 	for _, o := range opts {
 		o(w)
 	}
 	if len(w.checkpoint) > MaxCheckpointBytes {
-		return nil, clierr.Invalidf("checkpoint must be at most %d bytes", MaxCheckpointBytes)
+		return nil, fault.Newf(fault.InvalidArgument, "checkpoint must be at most %d bytes", MaxCheckpointBytes)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -80,7 +80,7 @@ func (r *Response) OpenWindow(bashCallID string, opts ...WindowOption) (*Window,
 		return nil, errResponseClosed
 	}
 	if _, dup := r.bashIDs[bashCallID]; dup {
-		return nil, clierr.New(clierr.Conflict, "bash_call_id is already used in this response")
+		return nil, fault.New(fault.Conflict, "bash_call_id is already used in this response")
 	}
 	if r.windows == nil {
 		r.windows = make(map[string]*Window)

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/shellmode"
@@ -139,7 +140,7 @@ func TestOnlyAnExplicitMinimalModeRunsThePreflight(t *testing.T) {
 				_, _ = env.Runtime.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
 			})
 		}
-		return err
+		return faultgrpc.Status(nil, "", err) // as the server's interceptor maps it
 	}
 
 	for _, mode := range []responsev1.ShellMode{responsev1.ShellMode_SHELL_MODE_STANDARD, responsev1.ShellMode_SHELL_MODE_UNSPECIFIED} {

@@ -6,13 +6,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/response"
 )
@@ -24,7 +23,7 @@ import (
 // long-poll bound.
 const MaxNativeWait = 60 * time.Second
 
-var errNoCall = status.Error(codes.NotFound, "no call of this response has this id")
+var errNoCall = fault.New(fault.NotFound, "no call of this response has this id")
 
 // ListTools lists a page of the native catalog.
 func (s *Server) ListTools(_ context.Context, req *responsev1.ListToolsRequest) (*responsev1.ListToolsResponse, error) {
@@ -37,18 +36,18 @@ func (s *Server) ListTools(_ context.Context, req *responsev1.ListToolsRequest) 
 		return nil, err
 	}
 	if len([]rune(req.GetCursor())) > catalog.MaxCursor {
-		return nil, status.Errorf(codes.InvalidArgument, "cursor must be at most %d characters", catalog.MaxCursor)
+		return nil, fault.Newf(fault.InvalidArgument, "cursor must be at most %d characters", catalog.MaxCursor)
 	}
 	page, err := r.ListNativeTools(req.GetCursor(), limit)
 	if err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	var out struct {
 		Items      []toolItem `json:"items"`
 		NextCursor *string    `json:"next_cursor"`
 	}
 	if err := json.Unmarshal(page, &out); err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	res := &responsev1.ListToolsResponse{Items: itemsToProto(out.Items)}
 	if out.NextCursor != nil {
@@ -64,10 +63,10 @@ func (s *Server) SearchTools(_ context.Context, req *responsev1.SearchToolsReque
 		return nil, err
 	}
 	if !catalog.ValidQuery(req.GetQuery()) {
-		return nil, status.Errorf(codes.InvalidArgument, "query must be 1 to %d characters", catalog.MaxQuery)
+		return nil, fault.Newf(fault.InvalidArgument, "query must be 1 to %d characters", catalog.MaxQuery)
 	}
 	if tk := req.GetToolkit(); tk != "" && !catalog.ValidSelector(tk) {
-		return nil, status.Errorf(codes.InvalidArgument, "toolkit must be 1 to %d characters", catalog.MaxSelector)
+		return nil, fault.Newf(fault.InvalidArgument, "toolkit must be 1 to %d characters", catalog.MaxSelector)
 	}
 	limit, err := nativeLimit(req.GetLimit(), catalog.DefaultSearchLimit, catalog.MaxSearchLimit)
 	if err != nil {
@@ -75,13 +74,13 @@ func (s *Server) SearchTools(_ context.Context, req *responsev1.SearchToolsReque
 	}
 	found, err := r.SearchNativeTools(req.GetQuery(), req.GetToolkit(), limit)
 	if err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	var out struct {
 		Items []toolItem `json:"items"`
 	}
 	if err := json.Unmarshal(found, &out); err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	return &responsev1.SearchToolsResponse{Items: itemsToProto(out.Items)}, nil
 }
@@ -97,7 +96,7 @@ func (s *Server) DescribeTool(ctx context.Context, req *responsev1.DescribeToolR
 	}
 	d, err := r.DescribeNative(ctx, req.GetToolkit(), req.GetFunction())
 	if err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	var desc struct {
 		Description  string          `json:"description"`
@@ -105,7 +104,7 @@ func (s *Server) DescribeTool(ctx context.Context, req *responsev1.DescribeToolR
 		Instructions []string        `json:"instructions"`
 	}
 	if err := json.Unmarshal(d.Descriptor, &desc); err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	return &responsev1.DescribeToolResponse{
 		Toolkit: req.GetToolkit(), Function: req.GetFunction(), Description: desc.Description,
@@ -132,11 +131,11 @@ func (s *Server) CallTool(ctx context.Context, req *responsev1.CallToolRequest) 
 	}
 	rc, err := r.CallNative(response.CallRequest{ID: id, Toolkit: req.GetToolkit(), Function: req.GetFunction(), Arguments: args})
 	if err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	if wait > 0 && !rc.Status.Terminal() {
 		if rc, err = r.Receipt(ctx, id, wait); err != nil {
-			return nil, s.toStatus(err)
+			return nil, engineErr(err)
 		}
 	}
 	return &responsev1.CallToolResponse{Receipt: receiptToProto(rc)}, nil
@@ -157,7 +156,7 @@ func (s *Server) GetToolCall(ctx context.Context, req *responsev1.GetToolCallReq
 	}
 	rc, err := r.Receipt(ctx, id, wait)
 	if err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	return &responsev1.GetToolCallResponse{Receipt: receiptToProto(rc)}, nil
 }
@@ -170,7 +169,7 @@ func (s *Server) call(responseID, callID string) (*response.Response, uuid.UUID,
 	}
 	id, err := uuid.Parse(callID)
 	if err != nil {
-		return nil, uuid.UUID{}, status.Error(codes.InvalidArgument, "call_id must be a UUID")
+		return nil, uuid.UUID{}, fault.New(fault.InvalidArgument, "call_id must be a UUID")
 	}
 	return r, id, nil
 }
@@ -182,22 +181,22 @@ func canonicalArguments(raw string) ([]byte, error) {
 		return []byte("{}"), nil
 	}
 	if len(raw) > agentclihttp.MaxOperationBytes {
-		return nil, status.Errorf(codes.InvalidArgument, "arguments_json exceeds %d bytes", agentclihttp.MaxOperationBytes)
+		return nil, fault.Newf(fault.InvalidArgument, "arguments_json exceeds %d bytes", agentclihttp.MaxOperationBytes)
 	}
 	obj, err := canonjson.ParseObject([]byte(raw))
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "arguments_json must be one strict JSON object: %v", err)
+		return nil, fault.Newf(fault.InvalidArgument, "arguments_json must be one strict JSON object: %v", err)
 	}
 	args, err := canonjson.Marshal(obj)
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "arguments_json: %v", err)
+		return nil, fault.Newf(fault.InvalidArgument, "arguments_json: %v", err)
 	}
 	return args, nil
 }
 
 func checkSelectors(toolkit, function string) error {
 	if !catalog.ValidSelector(toolkit) || !catalog.ValidSelector(function) {
-		return status.Errorf(codes.InvalidArgument, "toolkit and function must be 1 to %d characters each", catalog.MaxSelector)
+		return fault.Newf(fault.InvalidArgument, "toolkit and function must be 1 to %d characters each", catalog.MaxSelector)
 	}
 	return nil
 }
@@ -208,7 +207,7 @@ func nativeLimit(n uint32, def, maxN int) (int, error) {
 	case n == 0:
 		return def, nil
 	case n > uint32(maxN):
-		return 0, status.Errorf(codes.InvalidArgument, "limit must be from 1 to %d", maxN)
+		return 0, fault.Newf(fault.InvalidArgument, "limit must be from 1 to %d", maxN)
 	}
 	return int(n), nil
 }
@@ -218,7 +217,7 @@ func nativeWait(d *durationpb.Duration) (time.Duration, error) {
 		return 0, nil
 	}
 	if err := d.CheckValid(); err != nil || d.AsDuration() < 0 || d.AsDuration() > MaxNativeWait {
-		return 0, status.Errorf(codes.InvalidArgument, "wait must be from 0 to %s", MaxNativeWait)
+		return 0, fault.Newf(fault.InvalidArgument, "wait must be from 0 to %s", MaxNativeWait)
 	}
 	return d.AsDuration(), nil
 }

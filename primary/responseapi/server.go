@@ -3,16 +3,14 @@ package responseapi
 import (
 	"context"
 	"errors"
+	"google.golang.org/protobuf/types/known/timestamppb"
 	"log/slog"
 	"sync"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -39,7 +37,10 @@ func NewServer(responses *response.Manager, preflight Preflight, log *slog.Logge
 // (MAX_ARG_STRLEN, 128 KiB with its terminating NUL), so `bash -c` could not run it anyway.
 const MaxCommandBytes = 128*1024 - 1
 
-var errNoResponse = status.Error(codes.NotFound, "no open response has this id")
+var (
+	errNoResponse = fault.New(fault.NotFound, "no open response has this id")
+	errNoWindow   = fault.New(fault.NotFound, "no window has this bash_call_id")
+)
 
 func (s *Server) get(id string) (*response.Response, error) {
 	r, ok := s.responses.Get(id)
@@ -49,32 +50,14 @@ func (s *Server) get(id string) (*response.Response, error) {
 	return r, nil
 }
 
-// toStatus maps domain errors for the runtime.
-func (s *Server) toStatus(err error) error {
-	if err == nil {
-		return nil
-	}
-	if response.ErrClosed(err) {
+// engineErr is an engine's error as the runtime sees it: the response closing while the
+// request was in it (its grant revoked) is the same NOT_FOUND as a response never opened.
+// Every other error keeps its kind.
+func engineErr(err error) error {
+	if response.ErrClosed(err) || errors.Is(err, clierr.ErrUnauthenticated) {
 		return errNoResponse
 	}
-	var e *clierr.Error
-	if errors.As(err, &e) {
-		switch e.Kind {
-		case clierr.Unauthenticated: // the response closed while the request was in it
-			return errNoResponse
-		case clierr.Conflict:
-			return status.Error(codes.Aborted, e.Message)
-		case clierr.Limit:
-			return status.Error(codes.ResourceExhausted, e.Message)
-		default:
-			return status.Error(codes.InvalidArgument, e.Message)
-		}
-	}
-	if errors.Is(err, context.Canceled) {
-		return status.Error(codes.Canceled, "request cancelled")
-	}
-	s.log.Error("response api internal error", "err", err)
-	return status.Error(codes.Internal, "internal error")
+	return err
 }
 
 // OpenResponse opens a response.
@@ -109,7 +92,7 @@ func (s *Server) OpenResponse(ctx context.Context, req *responsev1.OpenResponseR
 	}
 	r, err := s.responses.Open(spec, opts...)
 	if err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	return &responsev1.OpenResponseResponse{
 		ResponseId:     r.ID(),
@@ -124,7 +107,7 @@ func (s *Server) RunBash(req *responsev1.RunBashRequest, stream responsev1.Respo
 		return err
 	}
 	if req.GetCommand() == "" || len(req.GetCommand()) > MaxCommandBytes {
-		return status.Errorf(codes.InvalidArgument, "command must be 1 to %d bytes (Bash takes no longer -c argument; put longer scripts in a file)", MaxCommandBytes)
+		return fault.Newf(fault.InvalidArgument, "command must be 1 to %d bytes (Bash takes no longer -c argument; put longer scripts in a file)", MaxCommandBytes)
 	}
 	// Output is sent from the command's reader goroutines; gRPC streams take one sender at a
 	// time. A failed send (the runtime went away) cancels the command.
@@ -148,8 +131,8 @@ func (s *Server) RunBash(req *responsev1.RunBashRequest, stream responsev1.Respo
 		response.WithCheckpoint(req.GetCheckpoint()))
 	var runErr string
 	if err != nil {
-		if clierr.KindOf(err) != 0 || response.ErrClosed(err) {
-			return s.toStatus(err) // a bad request, not a command that failed to start
+		if fe := (*fault.Error)(nil); errors.As(err, &fe) || response.ErrClosed(err) {
+			return engineErr(err) // a bad request, not a command that failed to start
 		}
 		runErr = err.Error()
 	}
@@ -184,11 +167,11 @@ func (s *Server) OpenWindow(_ context.Context, req *responsev1.OpenWindowRequest
 	}
 	w, err := r.OpenWindow(req.GetBashCallId())
 	if err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	env, err := r.AgentCLIEnv(w)
 	if err != nil {
-		return nil, status.Error(codes.Unavailable, err.Error())
+		return nil, fault.New(fault.Unavailable, err.Error())
 	}
 	return &responsev1.OpenWindowResponse{Environment: env}, nil
 }
@@ -201,7 +184,7 @@ func (s *Server) CloseWindow(_ context.Context, req *responsev1.CloseWindowReque
 	}
 	w, ok := r.WindowByBashCallID(req.GetBashCallId())
 	if !ok {
-		return nil, status.Error(codes.NotFound, "no window has this bash_call_id")
+		return nil, errNoWindow
 	}
 	receipts := r.DrainWindow(w)
 	return &responsev1.CloseWindowResponse{Receipts: receiptsToProto(receipts), EndsTurn: response.EndsTurn(receipts)}, nil
@@ -215,7 +198,7 @@ func (s *Server) GetWindow(_ context.Context, req *responsev1.GetWindowRequest) 
 	}
 	w, ok := r.WindowByBashCallID(req.GetBashCallId())
 	if !ok {
-		return nil, status.Error(codes.NotFound, "no window has this bash_call_id")
+		return nil, errNoWindow
 	}
 	v := r.ViewWindow(w)
 	return &responsev1.GetWindowResponse{
@@ -256,7 +239,7 @@ func (s *Server) RebindCatalog(_ context.Context, req *responsev1.RebindCatalogR
 		return nil, err
 	}
 	if err := r.RebindCatalog(req.GetToolkits()); err != nil {
-		return nil, s.toStatus(err)
+		return nil, engineErr(err)
 	}
 	return &responsev1.RebindCatalogResponse{}, nil
 }

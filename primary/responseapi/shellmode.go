@@ -2,13 +2,8 @@ package responseapi
 
 import (
 	"context"
-	"fmt"
-
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
@@ -49,10 +44,10 @@ func (s *Server) shellMode(ctx context.Context, req *responsev1.OpenResponseRequ
 	setting, err := s.shellModes.ShellMode(ctx, channel, req.GetConversation().GetThread(), req.GetAgentName())
 	if err != nil {
 		if ctx.Err() != nil {
-			return "", status.FromContextError(ctx.Err()).Err()
+			return "", ctx.Err()
 		}
 		s.log.Error("read stored shell mode", "channel", channel, "agent", req.GetAgentName(), "err", err)
-		return "", status.Error(codes.Unavailable, "the conversation's shell mode could not be read; try again")
+		return "", fault.New(fault.Unavailable, "the conversation's shell mode could not be read; try again")
 	}
 	if setting.Mode == store.ShellModeMinimal {
 		return response.ShellModeMinimal, nil
@@ -66,7 +61,7 @@ func (s *Server) shellMode(ctx context.Context, req *responsev1.OpenResponseRequ
 // fix, in the message for people and as PreconditionFailure violations for programs.
 func (s *Server) checkMinimal(ctx context.Context, spec response.Spec) error {
 	if err := spec.Validate(); err != nil {
-		return s.toStatus(err)
+		return engineErr(err)
 	}
 	problems := s.preflight.Check(ctx, shellmode.Target{
 		Agent: spec.Agent, Channel: spec.Channel, Thread: spec.Thread, WorkerKey: spec.WorkerKey,
@@ -75,21 +70,9 @@ func (s *Server) checkMinimal(ctx context.Context, spec response.Spec) error {
 		return nil
 	}
 	if ctx.Err() != nil {
-		return status.FromContextError(ctx.Err()).Err()
+		return ctx.Err()
 	}
 	s.log.Info("minimal response refused", "agent", spec.Agent, "channel", spec.Channel, "thread", spec.Thread,
 		"worker_key", spec.WorkerKey, "problems", len(problems))
-	st := status.New(codes.FailedPrecondition, fmt.Sprintf(
-		"the minimal shell mode cannot be used for agent %q; no response was opened. %d problem(s): %s",
-		spec.Agent, len(problems), shellmode.Explain(problems)))
-	details := &errdetails.PreconditionFailure{}
-	for _, p := range problems {
-		details.Violations = append(details.Violations, &errdetails.PreconditionFailure_Violation{
-			Type: p.Check, Subject: spec.Agent, Description: p.String(),
-		})
-	}
-	if withDetails, err := st.WithDetails(details); err == nil {
-		st = withDetails
-	}
-	return st.Err()
+	return shellmode.Refusal(spec.Agent, "no response was opened", problems)
 }

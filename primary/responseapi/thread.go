@@ -2,11 +2,8 @@ package responseapi
 
 import (
 	"context"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // ThreadStopper ends what waits on a thread's people when the thread stops (the interaction
@@ -23,15 +20,15 @@ func (s *Server) WithThreadStopper(f ThreadStopper) *Server {
 func (s *Server) StopThread(ctx context.Context, req *responsev1.StopThreadRequest) (*responsev1.StopThreadResponse, error) {
 	c := req.GetConversation()
 	if c.GetChannel() == "" || c.GetThread() == "" {
-		return nil, status.Error(codes.InvalidArgument, "conversation.channel and conversation.thread are required")
+		return nil, fault.New(fault.InvalidArgument, "conversation.channel and conversation.thread are required")
 	}
 	if s.stopThread == nil {
-		return nil, status.Error(codes.Unavailable, "this primary keeps nothing that waits on threads")
+		return nil, fault.New(fault.Unavailable, "this primary keeps nothing that waits on threads")
 	}
 	n, err := s.stopThread(ctx, c.GetChannel(), c.GetThread())
 	if err != nil {
 		s.log.Error("stop thread", "channel", c.GetChannel(), "err", err)
-		return nil, status.Error(codes.Internal, "the thread's pending requests could not be cancelled; try again")
+		return nil, fault.New(fault.Internal, "the thread's pending requests could not be cancelled; try again")
 	}
 	s.log.Info("thread stopped", "channel", c.GetChannel(), "thread", c.GetThread(), "cancelled_questions", n)
 	return &responsev1.StopThreadResponse{CancelledQuestions: uint32(n)}, nil

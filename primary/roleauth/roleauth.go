@@ -11,11 +11,9 @@ import (
 	"crypto/subtle"
 	"strings"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/turncli/turncli/internal/bearer"
+	"github.com/turncli/turncli/internal/fault"
+	"google.golang.org/grpc"
 )
 
 // Role names a kind of caller.
@@ -60,7 +58,7 @@ func (p *Policy) Credential(role Role, token string) *Policy {
 	return p
 }
 
-var errUnauthenticated = status.Error(codes.Unauthenticated, "missing or invalid credential for this API")
+var errUnauthenticated = fault.New(fault.Unauthenticated, "missing or invalid credential for this API")
 
 // authorize checks the bearer token in ctx for the service of fullMethod.
 func (p *Policy) authorize(ctx context.Context, fullMethod string) error {
@@ -70,7 +68,7 @@ func (p *Policy) authorize(ctx context.Context, fullMethod string) error {
 	}
 	role, ok := p.services[service]
 	if !ok {
-		return status.Error(codes.PermissionDenied, "service is not exposed")
+		return fault.New(fault.PermissionDenied, "service is not exposed")
 	}
 	if role == SelfAuthenticated || role == Public {
 		return nil

@@ -5,9 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"strconv"
 	"time"
+
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // Approvals keeps durable exact-command approvals: a command an agent asked to run in the
@@ -56,7 +57,7 @@ type Approvals interface {
 
 // ErrConflict: the record is not in the state the transition needs (an approval decided
 // already: a replay).
-var ErrConflict = errors.New("conflict")
+var ErrConflict = fault.New(fault.Conflict, "conflict")
 
 // ApprovalStatus is a durable approval's state.
 type ApprovalStatus string

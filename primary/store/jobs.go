@@ -2,8 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // Jobs keeps background jobs: what was launched, the process that runs it, and its result.
@@ -37,9 +38,9 @@ type Jobs interface {
 // Job cap errors; compare with errors.Is.
 var (
 	// ErrJobCapReached: the primary already runs its maximum of jobs.
-	ErrJobCapReached = errors.New("the maximum number of running jobs is reached")
+	ErrJobCapReached = fault.New(fault.LimitExceeded, "the maximum number of running jobs is reached")
 	// ErrThreadJobCapReached: the conversation already runs its maximum of jobs.
-	ErrThreadJobCapReached = errors.New("the maximum number of running jobs in this conversation is reached")
+	ErrThreadJobCapReached = fault.New(fault.LimitExceeded, "the maximum number of running jobs in this conversation is reached")
 )
 
 // JobStatus is a job's state.

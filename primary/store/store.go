@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/url"
 	"time"
+
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // Store is the primary's durable state. Its methods are safe for concurrent use; each is one
@@ -63,15 +65,17 @@ type AuditLog interface {
 	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 }
 
-// Errors the store returns; wrapped with details, compare with errors.Is.
+// Errors the store returns; wrapped with details, compare with errors.Is. They are faults of
+// their kind, so a wrapped one reaches the caller with its whole text: the store wraps them
+// only with words a caller may read.
 var (
 	// ErrNotFound: the record named does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = fault.New(fault.NotFound, "not found")
 	// ErrInvalid: the arguments break a rule stated on the method or type.
-	ErrInvalid = errors.New("invalid argument")
+	ErrInvalid = fault.New(fault.InvalidArgument, "invalid argument")
 	// ErrForbidden: the person may not do this (answer another person's questions, widen a
 	// permission beyond their role).
-	ErrForbidden = errors.New("not allowed")
+	ErrForbidden = fault.New(fault.PermissionDenied, "not allowed")
 	// ErrSchemaTooNew: the database was written by a newer primary; this one refuses to open it
 	// rather than guess at a schema it does not know.
 	ErrSchemaTooNew = errors.New("database schema is newer than this primary")

@@ -11,6 +11,7 @@ import (
 
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -18,7 +19,7 @@ import (
 var (
 	errProtocol  = errors.New("tool host protocol violation")
 	errReplaced  = errors.New("replaced by a newer stream of the same tool host")
-	errStopping  = errors.New("the primary is stopping")
+	errStopping  = fault.New(fault.Unavailable, "the primary is stopping")
 	errNotRead   = errors.New("the tool host is not reading its stream")
 	errConnEnded = errors.New("stream ended")
 )

@@ -8,10 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // Service serves ToolHostService and keeps the toolkits hosts registered.
@@ -44,10 +42,10 @@ func (s *Service) Connect(stream toolhostv1.ToolHostService_ConnectServer) error
 	}
 	hello := first.GetHello()
 	if hello == nil {
-		return status.Error(codes.InvalidArgument, "the first message must be hello")
+		return fault.New(fault.InvalidArgument, "the first message must be hello")
 	}
 	if n := utf8.RuneCountInString(hello.GetHostId()); n < 1 || n > 128 || !utf8.ValidString(hello.GetHostId()) {
-		return status.Error(codes.InvalidArgument, "hello.host_id must be 1..128 characters")
+		return fault.New(fault.InvalidArgument, "hello.host_id must be 1..128 characters")
 	}
 	ctx, cancel := context.WithCancelCause(stream.Context())
 	defer cancel(errConnEnded)
@@ -81,20 +79,20 @@ func (s *Service) Connect(stream toolhostv1.ToolHostService_ConnectServer) error
 				return nil // the host closed its side (after draining, or simply leaving)
 			case errors.Is(err, errProtocol):
 				c.log.Warn("tool host broke the protocol", "err", err)
-				return status.Error(codes.InvalidArgument, err.Error())
+				return fault.New(fault.InvalidArgument, err.Error())
 			}
 			return err
 		case <-ctx.Done():
 			switch cause := context.Cause(ctx); {
 			case errors.Is(cause, errReplaced):
-				return status.Error(codes.Aborted, "replaced by a newer stream with the same host_id")
+				return fault.New(fault.Conflict, "replaced by a newer stream with the same host_id")
 			case errors.Is(cause, errStopping):
-				return status.Error(codes.Unavailable, "the primary is stopping")
+				return errStopping
 			case errors.Is(cause, errNotRead):
 				c.log.Warn("tool host disconnected: it does not read its stream")
-				return status.Error(codes.ResourceExhausted, "the tool host does not read its stream")
+				return fault.New(fault.LimitExceeded, "the tool host does not read its stream")
 			default:
-				return status.FromContextError(ctx.Err()).Err()
+				return ctx.Err()
 			}
 		}
 	}
@@ -105,7 +103,7 @@ func (s *Service) attach(c *conn) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return status.Error(codes.Unavailable, "the primary is stopping")
+		return errStopping
 	}
 	old := s.conns[c.hostID]
 	s.conns[c.hostID] = c

@@ -4,13 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"unicode/utf8"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
-
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/workermeta"
+	"google.golang.org/grpc/metadata"
+	"unicode/utf8"
 )
 
 // Identity is an authenticated worker.
@@ -57,7 +54,7 @@ func (c *Credentials) keyFor(token string) (string, bool) {
 	return found, found != ""
 }
 
-var errWorkerUnauthenticated = status.Error(codes.Unauthenticated, "missing or invalid worker credential")
+var errWorkerUnauthenticated = fault.New(fault.Unauthenticated, "missing or invalid worker credential")
 
 // authenticate reads the worker's credential and id from ctx.
 func (c *Credentials) authenticate(ctx context.Context) (Identity, error) {
@@ -71,7 +68,7 @@ func (c *Credentials) authenticate(ctx context.Context) (Identity, error) {
 		return Identity{}, errWorkerUnauthenticated
 	}
 	if n := utf8.RuneCountInString(ids[0]); n < 1 || n > 128 {
-		return Identity{}, status.Error(codes.InvalidArgument, "worker id must be 1..128 characters")
+		return Identity{}, fault.New(fault.InvalidArgument, "worker id must be 1..128 characters")
 	}
 	return Identity{Key: key, ID: ids[0]}, nil
 }

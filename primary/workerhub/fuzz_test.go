@@ -20,6 +20,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/workermeta"
 )
 
@@ -258,7 +259,7 @@ func FuzzHubConnect(f *testing.F) {
 		defer cancel()
 		stream := &scriptedStream{ctx: ctx, msgs: append([]*workerv1.ConnectRequest(nil), script...)}
 
-		err := h.Connect(stream)
+		err := faultgrpc.Status(nil, "", h.Connect(stream)) // as the server's interceptor maps it
 
 		helloJobs, helloOK := validHello(first.GetHello())
 		if !helloOK {

@@ -12,14 +12,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/workermeta"
 	"github.com/turncli/turncli/primary/response"
+	"google.golang.org/grpc"
 )
 
 // Config is what a Hub needs.
@@ -81,7 +80,7 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 	}
 	held, err := helloJobs(hello.GetJobs())
 	if err != nil {
-		return status.Error(codes.InvalidArgument, err.Error())
+		return fault.New(fault.InvalidArgument, err.Error())
 	}
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
@@ -124,27 +123,27 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 	select {
 	case err := <-received:
 		if errors.Is(err, errProtocol) {
-			return status.Error(codes.InvalidArgument, err.Error())
+			return fault.New(fault.InvalidArgument, err.Error())
 		}
 		return nil
 	case <-ctx.Done(): // replaced by a newer connection of the same worker, or shutting down
-		return status.Error(codes.Aborted, "connection replaced or primary stopping")
+		return fault.New(fault.Conflict, "connection replaced or primary stopping")
 	}
 }
 
 func validateHello(hello *workerv1.Hello, ident Identity) error {
 	switch {
 	case hello == nil:
-		return status.Error(codes.InvalidArgument, "the first message must be Hello")
+		return fault.New(fault.InvalidArgument, "the first message must be Hello")
 	case hello.GetWorkerId() != ident.ID:
-		return status.Error(codes.InvalidArgument, "Hello.worker_id must equal the "+workermeta.IDKey+" metadata")
+		return fault.New(fault.InvalidArgument, "Hello.worker_id must equal the "+workermeta.IDKey+" metadata")
 	case hello.GetWorkerKey() != ident.Key:
-		return status.Error(codes.PermissionDenied, "this credential does not authorise that worker key")
+		return fault.New(fault.PermissionDenied, "this credential does not authorise that worker key")
 	}
 	u, err := url.Parse(hello.GetAgentCliUrl())
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return status.Error(codes.InvalidArgument, "Hello.agent_cli_url must be an http(s) origin")
+		return fault.New(fault.InvalidArgument, "Hello.agent_cli_url must be an http(s) origin")
 	}
 	return nil
 }
@@ -156,10 +155,10 @@ func (h *Hub) register(c *conn) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return status.Error(codes.Unavailable, "the primary is stopping")
+		return fault.New(fault.Unavailable, "the primary is stopping")
 	}
 	if old := h.byID[c.ident.ID]; old != nil && old.ident.Key != c.ident.Key {
-		return status.Error(codes.AlreadyExists, "a worker with this id is connected under another key")
+		return fault.New(fault.AlreadyExists, "a worker with this id is connected under another key")
 	}
 	if old := h.byID[c.ident.ID]; old != nil {
 		old.cancel()
@@ -284,7 +283,7 @@ func (h *Hub) CheckGrant(ctx context.Context, req *workerv1.CheckGrantRequest) (
 		return nil, err
 	}
 	if !h.connected(ident) || !h.cfg.GrantUsable(req.GetGrant(), response.Path{WorkerKey: ident.Key, WorkerID: ident.ID}) {
-		return nil, status.Error(codes.Unauthenticated, "Agent CLI authority is unavailable")
+		return nil, clierr.ErrUnauthenticated
 	}
 	return &workerv1.CheckGrantResponse{}, nil
 }
@@ -301,7 +300,7 @@ func (h *Hub) AgentCLIInterceptor() grpc.UnaryServerInterceptor {
 		}
 		ident, err := h.cfg.Credentials.authenticate(ctx)
 		if err != nil || !h.connected(ident) {
-			return nil, status.Error(codes.Unauthenticated, "Agent CLI authority is unavailable")
+			return nil, clierr.ErrUnauthenticated
 		}
 		return handler(response.WithPath(ctx, response.Path{WorkerKey: ident.Key, WorkerID: ident.ID}), req)
 	}

@@ -14,6 +14,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -29,7 +30,7 @@ func serveHub(t *testing.T, cfg workerhub.Config) (*workerhub.Hub, *fakeWorker) 
 	cfg.GrantUsable = func(string, response.Path) bool { return false }
 	hub := workerhub.New(cfg)
 	lis := bufconn.Listen(1 << 20)
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(faultgrpc.ServerOptions(nil)...)
 	workerv1.RegisterWorkerServiceServer(srv, hub)
 	served := make(chan struct{})
 	go func() {

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -29,7 +30,7 @@ func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.En
 		hub.SetJobSink(sink)
 	}
 	lis := bufconn.Listen(1 << 20)
-	srv := grpc.NewServer()
+	srv := grpc.NewServer(faultgrpc.ServerOptions(nil)...)
 	workerv1.RegisterWorkerServiceServer(srv, hub)
 	served := make(chan struct{})
 	go func() {

@@ -47,7 +47,7 @@ const (
 // Status codes and their HTTP mapping (the detail is the status message):
 //
 //	UNAUTHENTICATED     401  authority unavailable
-//	FAILED_PRECONDITION 409  no window, window ended, fenced, catalog being rebuilt,
+//	ABORTED             409  no window, window ended, fenced, catalog being rebuilt,
 //	                         call_id reused for a different operation
 //	INVALID_ARGUMENT    422  validation, bad cursor, unknown tool, search too large
 //	RESOURCE_EXHAUSTED  422  receipt limit (1024) or concurrency limit (64) reached
@@ -124,7 +124,7 @@ func (c *agentCLIServiceClient) GetCall(ctx context.Context, in *GetCallRequest,
 // Status codes and their HTTP mapping (the detail is the status message):
 //
 //	UNAUTHENTICATED     401  authority unavailable
-//	FAILED_PRECONDITION 409  no window, window ended, fenced, catalog being rebuilt,
+//	ABORTED             409  no window, window ended, fenced, catalog being rebuilt,
 //	                         call_id reused for a different operation
 //	INVALID_ARGUMENT    422  validation, bad cursor, unknown tool, search too large
 //	RESOURCE_EXHAUSTED  422  receipt limit (1024) or concurrency limit (64) reached

@@ -1,0 +1,105 @@
+// Package faultgrpc is the gRPC edge of the fault vocabulary: the one table from fault.Kind to a
+// gRPC code, and the server interceptors that apply it to every service's errors. A REST edge
+// then maps the code to HTTP once (grpc-gateway's table for the public REST API, the Agent CLI
+// contract's table for its two routes).
+//
+// It chooses codes and hides internal faults; it decides nothing about who may call what.
+package faultgrpc
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/turncli/turncli/internal/fault"
+)
+
+// codeOf is the one mapping from a kind to its gRPC code.
+var codeOf = map[fault.Kind]codes.Code{
+	fault.Internal:           codes.Internal,
+	fault.InvalidArgument:    codes.InvalidArgument,
+	fault.NotFound:           codes.NotFound,
+	fault.AlreadyExists:      codes.AlreadyExists,
+	fault.Conflict:           codes.Aborted,
+	fault.FailedPrecondition: codes.FailedPrecondition,
+	fault.LimitExceeded:      codes.ResourceExhausted,
+	fault.TooLarge:           codes.OutOfRange,
+	fault.PermissionDenied:   codes.PermissionDenied,
+	fault.Unauthenticated:    codes.Unauthenticated,
+	fault.Unavailable:        codes.Unavailable,
+	fault.Canceled:           codes.Canceled,
+	fault.DeadlineExceeded:   codes.DeadlineExceeded,
+}
+
+// Code returns the gRPC code of kind k.
+func Code(k fault.Kind) codes.Code {
+	if c, ok := codeOf[k]; ok {
+		return c
+	}
+	return codes.Internal
+}
+
+// Status returns err as the gRPC status error its caller receives. A status error already made
+// (by gRPC itself, or by a stream it ended) passes unchanged; an error that is not a fault.Error
+// is logged on log (nil discards) and answered as Internal with fault.InternalMessage.
+func Status(log *slog.Logger, method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var fe *fault.Error
+	var se interface{ GRPCStatus() *status.Status }
+	if !errors.As(err, &fe) && errors.As(err, &se) {
+		return err
+	}
+	if _, ok := fault.KindOf(err); !ok {
+		log.Error("internal error", "method", method, "err", err)
+	}
+	k, msg, details := fault.Public(err)
+	st := status.New(Code(k), msg)
+	if len(details) > 0 {
+		v1 := make([]protoadapt.MessageV1, len(details))
+		for i, d := range details {
+			v1[i] = protoadapt.MessageV1Of(d)
+		}
+		if withDetails, derr := st.WithDetails(v1...); derr == nil {
+			st = withDetails
+		}
+	}
+	return st.Err()
+}
+
+// ServerOptions installs both interceptors on a gRPC server, ahead of any chained after them.
+// A nil log discards.
+func ServerOptions(log *slog.Logger) []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(UnaryServerInterceptor(log)),
+		grpc.ChainStreamInterceptor(StreamServerInterceptor(log)),
+	}
+}
+
+// UnaryServerInterceptor maps every unary handler's error with Status. It goes first in the
+// chain, so the errors of the interceptors after it (authentication included) are mapped too.
+func UnaryServerInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		resp, err := h(ctx, req)
+		if err != nil {
+			return nil, Status(log, info.FullMethod, err)
+		}
+		return resp, nil
+	}
+}
+
+// StreamServerInterceptor maps every streaming handler's error with Status.
+func StreamServerInterceptor(log *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		return Status(log, info.FullMethod, h(srv, ss))
+	}
+}
