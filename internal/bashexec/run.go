@@ -157,12 +157,11 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		// No cgroup here: a supervisor holds the tree instead, alone in the group Run signals.
 		// It forwards SIGTERM; SIGKILL would end it before it could kill the tree, so the kill
 		// is asked of it.
-		if err := checkExecutable(bash); err != nil {
+		if err := reaper.Wrap(cmd, true); err != nil {
 			p.closeChild()
 			p.closeParent()
 			return Result{}, fmt.Errorf("bashexec: start: %w", err)
 		}
-		reaper.Wrap(cmd, true)
 		kill = reaper.KillSignal
 	}
 	start := time.Now()
@@ -224,19 +223,6 @@ func superviseUntilExit(ctx context.Context, pgid int, timeout, grace time.Durat
 	}
 	stopGroup(pgid, grace, kill, exited)
 	return timedOut, cancelled
-}
-
-// checkExecutable refuses a bash that cannot be started, as starting it would: under a
-// supervisor the exec happens in the supervisor, too late to be Run's error.
-func checkExecutable(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("%s: %w", path, syscall.EACCES)
-	}
-	return nil
 }
 
 func checkDir(dir string) error {

@@ -139,9 +139,11 @@ func Launch(spec Spec) (*Process, error) {
 	}
 	leaf.Apply(cmd.SysProcAttr)
 	if leaf == nil {
-		reaper.Wrap(cmd, false)
+		err = reaper.Wrap(cmd, false)
 	}
-	err = shellpriv.Start(cmd) // without privileges, as the shell user
+	if err == nil {
+		err = shellpriv.Start(cmd) // without privileges, as the shell user
+	}
 	leaf.Started()
 	if err != nil {
 		_ = leaf.Remove()

@@ -33,7 +33,9 @@ func TestMain(m *testing.M) {
 		if !detached {
 			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 		}
-		reaper.Wrap(cmd, !detached)
+		if err := reaper.Wrap(cmd, !detached); err != nil {
+			panic(err)
+		}
 		if err := cmd.Start(); err != nil {
 			panic(err)
 		}
@@ -51,7 +53,9 @@ func bash(t *testing.T, script string) *exec.Cmd {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	cmd.Dir = t.TempDir()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	reaper.Wrap(cmd, true)
+	if err := reaper.Wrap(cmd, true); err != nil {
+		t.Fatal(err)
+	}
 	return cmd
 }
 
@@ -279,18 +283,39 @@ func TestAKilledParent(t *testing.T) {
 	}
 }
 
-// TestAMissingCommandIsReported: the supervisor cannot start the command; it says so on the
-// command's stderr and exits 127, as a shell does for a command not found.
-func TestAMissingCommandIsReported(t *testing.T) {
+// TestACommandThatCannotStart: Wrap fails as cmd.Start would have, since the supervisor
+// starts the command too late to make cmd.Start fail; a command that disappears in between is
+// reported on its stderr, with 127 as a shell does for a command not found.
+func TestACommandThatCannotStart(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(filepath.Join(t.TempDir(), "no-such-bash"))
+	dir := t.TempDir()
+	notExecutable := filepath.Join(dir, "not-executable")
+	if err := os.WriteFile(notExecutable, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(dir, "missing"), notExecutable, dir} {
+		if err := reaper.Wrap(exec.Command(path), true); err == nil {
+			t.Errorf("Wrap(%s) = nil, want the error starting it would give", path)
+		}
+	}
+
+	gone := filepath.Join(dir, "gone")
+	if err := os.WriteFile(gone, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gone)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	reaper.Wrap(cmd, true)
+	if err := reaper.Wrap(cmd, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if ws := waitStatus(t, cmd); !ws.Exited() || ws.ExitStatus() != 127 || !strings.Contains(stderr.String(), "no-such-bash") {
+	if ws := waitStatus(t, cmd); !ws.Exited() || ws.ExitStatus() != 127 || !strings.Contains(stderr.String(), gone) {
 		t.Errorf("wait status %#x, stderr %q; want exit 127 naming the command", ws, stderr.String())
 	}
 }

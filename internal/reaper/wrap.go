@@ -2,9 +2,11 @@ package reaper
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 
 	"github.com/turncli/turncli/internal/reaper/supervisor"
 )
@@ -25,7 +27,17 @@ const selfExe = "/proc/self/exe"
 //
 // withParent makes the supervisor, and so the command's whole tree, end when this process dies,
 // however it dies: for commands. Jobs, which outlive the process that starts them, pass false.
-func Wrap(cmd *exec.Cmd, withParent bool) {
+//
+// The command is started by the supervisor, too late for cmd.Start to fail when it cannot be;
+// Wrap fails instead, as cmd.Start would have, when cmd.Path is not an executable file.
+func Wrap(cmd *exec.Cmd, withParent bool) error {
+	fi, err := os.Stat(cmd.Path)
+	if err == nil && (!fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0) {
+		err = &fs.PathError{Op: "exec", Path: cmd.Path, Err: syscall.EACCES}
+	}
+	if err != nil {
+		return err
+	}
 	parent := 0
 	if withParent {
 		parent = os.Getpid()
@@ -33,6 +45,7 @@ func Wrap(cmd *exec.Cmd, withParent bool) {
 	args := []string{supervisor.Argv0, strconv.Itoa(parent), strconv.Itoa(len(cmd.ExtraFiles)), cmd.Path}
 	cmd.Args = append(args, cmd.Args...)
 	cmd.Path = selfExe
+	return nil
 }
 
 // Is reports whether pid is a supervisor started by Wrap.
