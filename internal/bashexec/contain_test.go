@@ -16,20 +16,13 @@ import (
 	"github.com/turncli/turncli/internal/containment"
 )
 
-func requireContainment(t *testing.T) {
-	t.Helper()
-	requireSetsid(t)
-	if err := containment.Available(); err != nil {
-		t.Skipf("no cgroup containment here (%v): processes that leave the group can outlive a command", err)
-	}
-}
-
 // TestProcessesThatLeftTheGroupDoNotOutliveTheCommand: setsid takes a process out of the
-// command's group and session; the command's cgroup leaf still holds it, so it dies with the
-// command however the command ends.
+// command's group and session; the command's cgroup leaf, or without one its supervisor, still
+// holds it, so it dies with the command however the command ends. Run the package with
+// TURNCLI_NO_CGROUPS=1 to test the supervisor.
 func TestProcessesThatLeftTheGroupDoNotOutliveTheCommand(t *testing.T) {
 	t.Parallel()
-	requireContainment(t)
+	requireSetsid(t)
 	for _, tc := range []struct {
 		name    string
 		after   string
@@ -72,15 +65,28 @@ func runChildIfAsked() {
 
 // TestNothingOutlivesAKilledParent: the process running the command (the primary or a
 // worker) is SIGKILLed and can clean up nothing; a grandchild that called setsid dies with it
-// within two seconds, by the watchdog of its commands.
+// within two seconds: by the watchdog of its commands' cgroups, or, where there are none (the
+// host has none, or TURNCLI_NO_CGROUPS is set), by the command's supervisor.
 func TestNothingOutlivesAKilledParent(t *testing.T) {
 	t.Parallel()
-	requireContainment(t)
+	requireSetsid(t)
+	for _, tc := range []struct{ name, noCgroups string }{
+		{"CgroupsWhereTheHostHasThem", ""},
+		{"Supervisor", "1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			testKilledParent(t, tc.noCgroups)
+		})
+	}
+}
+
+func testKilledParent(t *testing.T, noCgroups string) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "escaped.pid")
 	script := `setsid bash --noprofile --norc -c 'echo $$ >` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 301' </dev/null >/dev/null 2>&1 & sleep 300`
 	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), childEnv+"="+script)
+	child.Env = append(os.Environ(), childEnv+"="+script, containment.DisableEnv+"="+noCgroups)
 	child.Dir = dir
 	var stderr bytes.Buffer
 	child.Stderr = &stderr

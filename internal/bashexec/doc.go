@@ -16,9 +16,12 @@
 //     (internal/containment), which also holds the processes that called setsid and left the
 //     group. A command's descendants therefore do not outlive the command, nor the process that
 //     runs it (the leaf's watchdog kills them when that process dies). Where the host offers no
-//     cgroup v2 hierarchy, only the group is killed and a setsid'd process can escape. Every
-//     group signal is sent while the leader is alive or an unreaped zombie, so the group id
-//     cannot have been reused by an unrelated process.
+//     cgroup v2 hierarchy, bash runs under a supervisor (internal/reaper) that leads the group
+//     alone: it forwards SIGTERM to bash's own group, is asked rather than forced to kill (a
+//     SIGKILL would leave the tree), and kills every descendant, setsid'd ones included, when
+//     bash exits or this process dies; it then exits as bash did, so the Result is the same.
+//     Every group signal is sent while the leader is alive or an unreaped zombie, so the group
+//     id cannot have been reused by an unrelated process.
 //   - Its pipes: stdout and stderr are read by two goroutines started and awaited by Run, and
 //     handed to Output one call at a time; Output blocking is the backpressure. After the group
 //     is gone Run waits at most Spec.PipeWait for end of file (the role cmd.WaitDelay plays in

@@ -19,15 +19,16 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 }
 
 // stopGroup asks the group to stop with SIGTERM and, if its leader has not exited after grace,
-// kills the group with SIGKILL. It returns once the leader has exited.
-func stopGroup(pgid int, grace time.Duration, exited <-chan struct{}) {
+// kills the group with kill (SIGKILL, or a supervisor's kill request). It returns once the
+// leader has exited.
+func stopGroup(pgid int, grace time.Duration, kill syscall.Signal, exited <-chan struct{}) {
 	_ = signalGroup(pgid, syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-exited:
 	case <-t.C:
-		_ = signalGroup(pgid, syscall.SIGKILL)
+		_ = signalGroup(pgid, kill)
 		<-exited
 	}
 }

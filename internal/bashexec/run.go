@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/containment"
+	"github.com/turncli/turncli/internal/reaper"
 	"github.com/turncli/turncli/internal/shellpriv"
 )
 
@@ -153,6 +154,18 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 	}
 	defer leaf.Remove() // after the group kill below: kills whatever left the group, then the leaf
 	leaf.Apply(cmd.SysProcAttr)
+	kill := syscall.SIGKILL
+	if leaf == nil {
+		// No cgroup here: a supervisor holds the tree instead, alone in the group Run signals.
+		// It forwards SIGTERM; SIGKILL would end it before it could kill the tree, so the kill
+		// is asked of it.
+		if err := reaper.Wrap(cmd, true); err != nil {
+			p.closeChild()
+			p.closeParent()
+			return Result{}, fmt.Errorf("bashexec: start: %w", err)
+		}
+		kill = reaper.KillSignal
+	}
 	start := time.Now()
 	err = shellpriv.Start(cmd) // without privileges, as the shell user
 	leaf.Started()
@@ -170,12 +183,13 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 	p.startCopying(&wg, spec.Stdin, out)
 
 	res := Result{}
-	res.TimedOut, res.Cancelled = superviseUntilExit(ctx, pgid, spec.Timeout, orDefault(spec.Grace, DefaultGrace), exited)
+	res.TimedOut, res.Cancelled = superviseUntilExit(ctx, pgid, spec.Timeout, orDefault(spec.Grace, DefaultGrace), kill, exited)
 	res.Duration = time.Since(start)
 
 	// The leader has exited but is not yet reaped, so the group id still names this group.
 	// Kill what is left of it: background children do not survive their command. The leaf
-	// holds the rest of the tree, including what called setsid and left the group.
+	// holds the rest of the tree, including what called setsid and left the group. (A
+	// supervisor, the leader where there is no leaf, has killed its tree before exiting.)
 	_ = signalGroup(pgid, syscall.SIGKILL)
 	_ = leaf.Kill()
 	_ = cmd.Wait() // reap; the status is read from ProcessState below
@@ -188,8 +202,8 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 }
 
 // superviseUntilExit returns once the process behind exited has exited, first stopping its group
-// when the timeout fires or ctx ends.
-func superviseUntilExit(ctx context.Context, pgid int, timeout, grace time.Duration, exited <-chan struct{}) (timedOut, cancelled bool) {
+// (SIGTERM, then kill after grace) when the timeout fires or ctx ends.
+func superviseUntilExit(ctx context.Context, pgid int, timeout, grace time.Duration, kill syscall.Signal, exited <-chan struct{}) (timedOut, cancelled bool) {
 	var expired <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
@@ -209,7 +223,7 @@ func superviseUntilExit(ctx context.Context, pgid int, timeout, grace time.Durat
 		return false, false
 	default:
 	}
-	stopGroup(pgid, grace, exited)
+	stopGroup(pgid, grace, kill, exited)
 	return timedOut, cancelled
 }
 

@@ -20,5 +20,6 @@
 //
 // Containment needs a writable cgroup v2 hierarchy (root, or a delegated subtree) and a kernel
 // with cgroup.kill (5.14). Where either is missing, Available reports why and every Leaf is
-// nil: a nil *Leaf does nothing, and callers fall back to signalling the process group.
+// nil: a nil *Leaf does nothing, and callers run the command under a supervisor
+// (internal/reaper) instead.
 package containment

@@ -8,6 +8,9 @@
 //
 // It owns the process mechanics shared by the primary's local jobs and the worker's jobs:
 // launch, liveness, the ceiling and cancel protocol (SIGTERM to the group, SIGKILL after a
-// grace period), reaping, and the rolling tail of a log. It does not keep records, decide
-// whether a job may run, or describe outcomes in words.
+// grace period), reaping, and the rolling tail of a log. What a job starts ends with it: its
+// cgroup leaf (internal/containment) holds the whole tree, or where the host has none, the
+// job's process is a supervisor (internal/reaper), detached like the job, that kills the tree
+// when the job ends or is killed. It does not keep records, decide whether a job may run, or
+// describe outcomes in words.
 package jobproc

@@ -11,13 +11,16 @@ import (
 
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/containment"
+	"github.com/turncli/turncli/internal/reaper"
 	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 // wrapper runs the command and records its exit status. Its trap is a handler, not an
 // ignore, so SIGTERM to the group still reaches the command (handlers reset on exec) while
 // the wrapper waits for the command to end and writes its status. $0 is "jobproc", $1 the
-// command, $2 "identity" when the launch has an identity file (see identity.go). The job's user
+// command, $2 "identity" when the launch has an identity file (see identity.go), $3
+// "supervised" when the job's process is a supervisor (internal/reaper), the wrapper's parent,
+// whose identity is then the one written. The job's user
 // may not be able to open the files' paths, so they are open on descriptors the command itself
 // does not get: the status file on fd 3, the identity file on fd 4 (appending) and fd 5
 // (reading from its start). The wrapper appends its identity and runs the command only when the
@@ -33,9 +36,11 @@ import (
 // SIGKILL after the grace still stops the job, which then ends with 137.
 const wrapper = `trap : TERM INT HUP
 if [ -n "$2" ]; then
-	read -r stat </proc/$$/stat
+	pid=$$
+	[ "$3" = supervised ] && pid=$PPID
+	read -r stat </proc/$pid/stat
 	stat=(${stat##*)})
-	me="$$ ${stat[19]}"
+	me="$pid ${stat[19]}"
 	printf '%s\n' "$me" >&4
 	read -r first <&5
 	[ "$first" = "$me" ] || exit 0
@@ -75,10 +80,16 @@ type Process struct {
 	StatusPath string
 	cmd        *exec.Cmd         // nil when found again: not our child
 	leaf       *containment.Leaf // nil where the host offers no cgroup containment
+	// supervised: the process is a supervisor (internal/reaper) holding the job's tree, where
+	// there is no leaf. It is killed by request, never by SIGKILL, which would leave the tree.
+	supervised bool
 }
 
 // Launch starts spec in its own session, so the group can be signalled as one and the job
-// survives this process (no parent-death signal).
+// survives this process (no parent-death signal). Where the host offers no cgroup leaf the
+// session's process is a supervisor instead, detached from this process like the job, that
+// forwards the group's SIGTERM to the job and kills everything the job started when the job
+// ends or is killed.
 func Launch(spec Spec) (*Process, error) {
 	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("the workspace %s is not a usable directory", spec.Dir)
@@ -107,9 +118,18 @@ func Launch(spec Spec) (*Process, error) {
 	if env == nil {
 		env = []string{} // nil would make os/exec inherit this process's environment
 	}
+	// The job's leaf is named after its status file, so a later process finds it again.
+	leaf, err := containment.ForJob(spec.StatusPath)
+	if err != nil {
+		return nil, fmt.Errorf("jobproc: %w", err)
+	}
+	supervised := ""
+	if leaf == nil {
+		supervised = "supervised"
+	}
 	cmd := &exec.Cmd{
 		Path:        spec.Bash,
-		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, identity},
+		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, identity, supervised},
 		Env:         env,
 		Dir:         spec.Dir,
 		Stdout:      logf,
@@ -117,24 +137,24 @@ func Launch(spec Spec) (*Process, error) {
 		ExtraFiles:  files,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
-	// The job's leaf is named after its status file, so a later process finds it again.
-	leaf, err := containment.ForJob(spec.StatusPath)
-	if err != nil {
-		return nil, fmt.Errorf("jobproc: %w", err)
-	}
 	leaf.Apply(cmd.SysProcAttr)
-	err = shellpriv.Start(cmd) // without privileges, as the shell user
+	if leaf == nil {
+		err = reaper.Wrap(cmd, false)
+	}
+	if err == nil {
+		err = shellpriv.Start(cmd) // without privileges, as the shell user
+	}
 	leaf.Started()
 	if err != nil {
 		_ = leaf.Remove()
 		return nil, err
 	}
-	p := &Process{Pid: cmd.Process.Pid, StatusPath: spec.StatusPath, cmd: cmd, leaf: leaf}
+	p := &Process{Pid: cmd.Process.Pid, StatusPath: spec.StatusPath, cmd: cmd, leaf: leaf, supervised: leaf == nil}
 	// Read before anything can reap it: our unreaped child keeps its /proc entry. Without its
 	// start time the process could never be signalled or found again, so it must not run.
 	start, err := StartTime(p.Pid)
 	if err != nil {
-		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(-p.Pid, p.killSignal())
 		_ = leaf.Remove()
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("jobproc: read the start time of the job's process: %w", err)
@@ -157,7 +177,16 @@ func Find(pid int, start uint64, statusPath string) *Process {
 		}
 		return nil
 	}
-	return &Process{Pid: pid, Start: start, StatusPath: statusPath, leaf: leaf}
+	return &Process{Pid: pid, Start: start, StatusPath: statusPath, leaf: leaf, supervised: reaper.Is(pid)}
+}
+
+// killSignal is what kills the job's whole tree: SIGKILL to its group, or a kill request to
+// its supervisor.
+func (p *Process) killSignal() syscall.Signal {
+	if p.supervised {
+		return reaper.KillSignal
+	}
+	return syscall.SIGKILL
 }
 
 // Exited reports whether the process has ended: our child is a zombie awaiting Reap; a found
@@ -171,8 +200,12 @@ func (p *Process) Exited() bool {
 }
 
 // Signal sends sig to the job's process group while it is still the recorded process, and to
-// every other process in the job's cgroup leaf (those that left the group with setsid).
+// every other process in the job's cgroup leaf (those that left the group with setsid). A
+// supervised job's SIGKILL is its supervisor's kill request, which reaches the same processes.
 func (p *Process) Signal(sig syscall.Signal) error {
+	if sig == syscall.SIGKILL {
+		sig = p.killSignal()
+	}
 	err := signalGroup(p.Pid, p.Start, sig)
 	if lerr := p.leaf.Signal(sig); err == nil {
 		err = lerr
@@ -197,7 +230,7 @@ func (p *Process) Reap() Exit {
 	// What the job left behind dies with it: in its group, and in its leaf beyond the group.
 	defer p.leaf.Remove()
 	if p.cmd != nil {
-		_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(-p.Pid, p.killSignal())
 		_ = p.leaf.Kill()
 		_ = p.cmd.Wait()
 		if code, ok := ReadStatus(p.StatusPath); ok {

@@ -25,17 +25,26 @@ import (
 // TestNothingOutlivesAKilledPrimaryOrWorker runs the real binaries: a command starts a
 // grandchild that calls setsid (leaving the command's session and process group), then the
 // process running the command — the worker, then the primary — is SIGKILLed, with no chance to
-// clean up. The grandchild must be gone within 2 s.
+// clean up. The grandchild must be gone within 2 s: by the cgroup watchdog where the host has
+// cgroups, and by the command's supervisor without them (TURNCLI_NO_CGROUPS=1).
 func TestNothingOutlivesAKilledPrimaryOrWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the real binaries")
 	}
-	if err := containment.Available(); err != nil {
-		t.Skipf("no cgroup containment here (%v): a setsid'd process can outlive its parent", err)
-	}
 	bin := mpBuild(t)
+	for _, tc := range []struct{ name, noCgroups string }{
+		{"CgroupsWhereTheHostHasThem", ""},
+		{"Supervisor", "1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			testNothingOutlivesAKilledPrimaryOrWorker(t, bin, containment.DisableEnv+"="+tc.noCgroups)
+		})
+	}
+}
+
+func testNothingOutlivesAKilledPrimaryOrWorker(t *testing.T, bin, cgroupsEnv string) {
 	state := shellTempDir(t)
-	prim := mpStart(t, "mindroom-primary", filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t),
+	prim := mpStart(t, "mindroom-primary", filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t, cgroupsEnv),
 		"--state-dir", state, "--grpc-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
 		"--agent-cli-listen", "127.0.0.1:0", "--worker-keys", "w", "--log-level", "info")
 	prim.waitLog(t, "primary serving", 1)
@@ -52,7 +61,7 @@ func TestNothingOutlivesAKilledPrimaryOrWorker(t *testing.T) {
 		return strings.TrimSpace(string(b))
 	}
 	worker := mpStart(t, "mindroom-worker", filepath.Join(bin, "mindroom-worker"),
-		mpBaseEnv(t, "MINDROOM_WORKER_CREDENTIAL="+token(ep.WorkerTokenFiles["w"])),
+		mpBaseEnv(t, cgroupsEnv, "MINDROOM_WORKER_CREDENTIAL="+token(ep.WorkerTokenFiles["w"])),
 		"--primary", ep.GRPC, "--key", "w", "--id", "w1", "--state-dir", shellTempDir(t), "--log-level", "info")
 	worker.waitLog(t, "connected to primary", 1)
 
