@@ -23,7 +23,6 @@ func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
 	if err != nil {
 		return err
 	}
-	p.Workers.SetJobSink(p.Jobs)
 	var engine interaction.Engine
 	if p.cfg.AgentEngine != "" {
 		if engine, err = interaction.ParseEngine(p.cfg.AgentEngine); err != nil {

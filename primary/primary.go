@@ -203,6 +203,10 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := p.startJobs(ctx, db); err != nil {
 		return nil, err
 	}
+	workerService, err := workerhub.NewService(workerhub.ServiceConfig{Hub: p.Workers, Jobs: p.Jobs})
+	if err != nil {
+		return nil, err
+	}
 
 	if cfg.EnableTestToolkit {
 		p.TestToolkit, p.TestDeferred = testtk.New(), testtk.NewDeferred()
@@ -270,7 +274,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 			return len(cancelled), err
 		}).
 		WithShellModes(db))
-	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
+	workerv1.RegisterWorkerServiceServer(p.grpcServer, workerService)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
 	p.operatorAPI = operator.NewServer(db, cfg.Logger.With("component", "operatorapi")).

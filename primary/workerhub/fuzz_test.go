@@ -253,13 +253,16 @@ func FuzzHubConnect(f *testing.F) {
 		creds.Add(fuzzWorkerKey, fuzzCredential)
 		sink := &recordingSink{}
 		h := New(Config{Credentials: creds, GrantUsable: nil})
-		h.SetJobSink(sink)
+		svc, err := NewService(ServiceConfig{Hub: h, Jobs: sink})
+		if err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithCancel(metadata.NewIncomingContext(context.Background(),
 			metadata.Pairs(workermeta.CredentialKey, fuzzCredential, workermeta.IDKey, fuzzWorkerID)))
 		defer cancel()
 		stream := &scriptedStream{ctx: ctx, msgs: append([]*workerv1.ConnectRequest(nil), script...)}
 
-		err := faultgrpc.Status(nil, "", h.Connect(stream)) // as the server's interceptor maps it
+		err = faultgrpc.Status(nil, "", svc.Connect(stream)) // as the server's interceptor maps it
 
 		helloJobs, helloOK := validHello(first.GetHello())
 		if !helloOK {

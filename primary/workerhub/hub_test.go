@@ -31,7 +31,7 @@ func serveHub(t *testing.T, cfg workerhub.Config) (*workerhub.Hub, *fakeWorker) 
 	hub := workerhub.New(cfg)
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(faultgrpc.ServerOptions(nil)...)
-	workerv1.RegisterWorkerServiceServer(srv, hub)
+	workerv1.RegisterWorkerServiceServer(srv, newService(t, hub, newSink()))
 	served := make(chan struct{})
 	go func() {
 		defer close(served)

@@ -17,8 +17,8 @@ import (
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
-// startHub serves a Hub alone over bufconn, with testenv's worker credentials and sink (nil:
-// none). The returned Env has only DialPrimary, so the fake and real worker helpers reach it.
+// startHub serves a Hub alone over bufconn, with testenv's worker credentials and sink. The
+// returned Env has only DialPrimary, so the fake and real worker helpers reach it.
 func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.Env) {
 	t.Helper()
 	creds := workerhub.NewCredentials()
@@ -26,12 +26,9 @@ func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.En
 		creds.Add(key, testenv.WorkerCredential(key))
 	}
 	hub := workerhub.New(workerhub.Config{Credentials: creds, GrantUsable: func(string, response.Path) bool { return false }})
-	if sink != nil {
-		hub.SetJobSink(sink)
-	}
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(faultgrpc.ServerOptions(nil)...)
-	workerv1.RegisterWorkerServiceServer(srv, hub)
+	workerv1.RegisterWorkerServiceServer(srv, newService(t, hub, sink))
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -43,6 +40,16 @@ func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.En
 		<-served
 	})
 	return hub, &testenv.Env{DialPrimary: func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }}
+}
+
+// newService is the WorkerService over hub, its job reports going to sink.
+func newService(t testing.TB, hub *workerhub.Hub, sink workerhub.JobSink) *workerhub.Service {
+	t.Helper()
+	svc, err := workerhub.NewService(workerhub.ServiceConfig{Hub: hub, Jobs: sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }
 
 // sinkCall is one call a JobSink received.
