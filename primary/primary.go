@@ -184,11 +184,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	}
 	p.Workers = workerhub.New(workerhub.Config{
 		Credentials: workerCreds,
-		GrantUsable: func(token string, path response.Path) bool {
-			_, ok := p.Responses.Authenticate(token, path)
-			return ok
-		},
-		Logger: cfg.Logger.With("component", "workers"),
+		Logger:      cfg.Logger.With("component", "workers"),
 	})
 	p.Responses = response.NewManager(response.Config{
 		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers}, Clock: cfg.Clock,
@@ -203,7 +199,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := p.startJobs(ctx, db); err != nil {
 		return nil, err
 	}
-	workerService, err := workerhub.NewService(workerhub.ServiceConfig{Hub: p.Workers, Jobs: p.Jobs})
+	workerService, err := workerhub.NewService(workerhub.ServiceConfig{Hub: p.Workers, Jobs: p.Jobs, Grants: p.Responses})
 	if err != nil {
 		return nil, err
 	}

@@ -24,9 +24,6 @@ import (
 // Config is what a Hub needs.
 type Config struct {
 	Credentials *Credentials
-	// GrantUsable reports whether a grant may be used on path p (the response manager's
-	// Authenticate).
-	GrantUsable func(token string, p response.Path) bool
 	Logger      *slog.Logger
 	// OutputCredit is how many output chunks a worker may send ahead per command.
 	OutputCredit int
@@ -272,18 +269,6 @@ func (h *Hub) AgentCLIURL(key string, b *response.Binding) (string, error) {
 		return "", err
 	}
 	return c.proxyURL, nil
-}
-
-// checkGrant answers the sandbox proxy's pre-body authority check.
-func (h *Hub) checkGrant(ctx context.Context, req *workerv1.CheckGrantRequest) (*workerv1.CheckGrantResponse, error) {
-	ident, err := h.cfg.Credentials.authenticate(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !h.connected(ident) || !h.cfg.GrantUsable(req.GetGrant(), response.Path{WorkerKey: ident.Key, WorkerID: ident.ID}) {
-		return nil, clierr.ErrUnauthenticated
-	}
-	return &workerv1.CheckGrantResponse{}, nil
 }
 
 // agentCLIMethods prefixes the full names of AgentCLIService's methods.

@@ -25,7 +25,7 @@ func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.En
 	for _, key := range []string{"key-a", "key-b"} {
 		creds.Add(key, testenv.WorkerCredential(key))
 	}
-	hub := workerhub.New(workerhub.Config{Credentials: creds, GrantUsable: func(string, response.Path) bool { return false }})
+	hub := workerhub.New(workerhub.Config{Credentials: creds})
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(faultgrpc.ServerOptions(nil)...)
 	workerv1.RegisterWorkerServiceServer(srv, newService(t, hub, sink))
@@ -45,12 +45,17 @@ func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.En
 // newService is the WorkerService over hub, its job reports going to sink.
 func newService(t testing.TB, hub *workerhub.Hub, sink workerhub.JobSink) *workerhub.Service {
 	t.Helper()
-	svc, err := workerhub.NewService(workerhub.ServiceConfig{Hub: hub, Jobs: sink})
+	svc, err := workerhub.NewService(workerhub.ServiceConfig{Hub: hub, Jobs: sink, Grants: noGrants{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return svc
 }
+
+// noGrants knows no grant.
+type noGrants struct{}
+
+func (noGrants) Authenticate(string, response.Path) (*response.Response, bool) { return nil, false }
 
 // sinkCall is one call a JobSink received.
 type sinkCall struct {
