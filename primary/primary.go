@@ -264,12 +264,19 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks
 	// for it when it opens a response.
 	preflight := shellmode.New(shellmode.Config{Registry: p.Registry, Local: shells, Workers: p.Workers})
-	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, preflight, cfg.Logger.With("component", "responseapi")).
-		WithThreadStopper(func(ctx context.Context, channel, thread string) (int, error) {
-			cancelled, err := p.Interaction.CancelThreadQuestions(ctx, channel, thread)
+	interact := p.Interaction
+	responseAPI, err := responseapi.NewServer(responseapi.Config{
+		Responses: p.Responses, Preflight: preflight, ShellModes: db,
+		StopThread: func(ctx context.Context, channel, thread string) (int, error) {
+			cancelled, err := interact.CancelThreadQuestions(ctx, channel, thread)
 			return len(cancelled), err
-		}).
-		WithShellModes(db))
+		},
+		Logger: cfg.Logger.With("component", "responseapi"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	responsev1.RegisterResponseServiceServer(p.grpcServer, responseAPI)
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, workerService)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
