@@ -192,9 +192,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
 		Secrets:        live,
 		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential,
-	})
-	p.Responses.SetCallApprovals(response.CallApprovalConfig{
-		Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
+		CallApprovals: &response.CallApprovalConfig{
+			Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
+		},
 	})
 	if err := p.startJobs(ctx, db); err != nil {
 		return nil, err

@@ -42,8 +42,7 @@ func startCallAPI(t *testing.T) *callAPI {
 	if err := reg.Register(ctx, testtk.New()); err != nil {
 		t.Fatal(err)
 	}
-	m := response.NewManager(response.Config{Registry: reg})
-	m.SetCallApprovals(response.CallApprovalConfig{Store: st})
+	m := response.NewManager(response.Config{Registry: reg, CallApprovals: &response.CallApprovalConfig{Store: st}})
 	t.Cleanup(m.CloseAll)
 	adminToken, memberToken := mustAdd(t, st, "ada", store.RoleAdmin), mustAdd(t, st, "mia", store.RoleMember)
 	serve := func(srv *operator.Server) *bufconn.Listener {
