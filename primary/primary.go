@@ -280,11 +280,15 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, workerService)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
 	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
-	p.operatorAPI = operator.NewServer(db, cfg.Logger.With("component", "operatorapi")).
-		WithJobs(p.Jobs).WithApprovals(p.Interaction).WithPrompts(p.Interaction).WithAllowances(db).
-		WithQuestions(p.Interaction).WithProgress(p.Interaction).
-		WithResponses(p.Responses).WithEvents(p.Events).WithCallApprovals(p.Responses.CallApprovals()).
-		WithShellModes(db, preflight)
+	p.operatorAPI, err = operator.NewServer(operator.Config{
+		Store: db, Jobs: p.Jobs, Approvals: p.Interaction, Prompts: p.Interaction, Allowances: db,
+		Questions: p.Interaction, Progress: p.Interaction, Responses: p.Responses, Events: p.Events,
+		CallApprovals: p.Responses.CallApprovals(), ShellModes: db, ShellPreflight: preflight,
+		Logger: cfg.Logger.With("component", "operatorapi"),
+	})
+	if err != nil {
+		return nil, err
+	}
 	operatorv1.RegisterOperatorServiceServer(p.grpcServer, p.operatorAPI)
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)
