@@ -6,42 +6,34 @@ import (
 
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
-	"github.com/turncli/turncli/primary/store"
 )
 
-// startJobs assembles background jobs and the interaction toolkit.
-func (p *Primary) startJobs(ctx context.Context, db store.Store) error {
-	var err error
-	p.Jobs, err = jobs.New(jobs.Config{
-		Store: db, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify, Events: p.Events,
+// newJobs is the background jobs manager, local and on the workers.
+func (p *Primary) newJobs() (*jobs.Manager, error) {
+	return jobs.New(jobs.Config{
+		Store: p.Store, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify, Events: p.Events,
 		Secrets:        p.Secrets,
 		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
 		AgentReportGrace: p.cfg.AgentReportGrace,
 		Clock:            p.cfg.Clock,
 		Logger:           p.cfg.Logger,
 	})
-	if err != nil {
-		return err
-	}
-	p.Workers.SetJobSink(p.Jobs)
+}
+
+// newInteraction is the interaction toolkit and the engine of approvals, prompts and questions.
+func (p *Primary) newInteraction() (*interaction.Service, error) {
 	var engine interaction.Engine
 	if p.cfg.AgentEngine != "" {
+		var err error
 		if engine, err = interaction.ParseEngine(p.cfg.AgentEngine); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	p.Interaction, err = interaction.New(interaction.Config{
-		Store: db, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine,
+	return interaction.New(interaction.Config{
+		Store: p.Store, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine,
 		Notify: p.Continuations.Notify, Secrets: p.Secrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
 		Clock: p.cfg.Clock, Logger: p.cfg.Logger,
 	})
-	if err != nil {
-		return err
-	}
-	if err := p.Registry.Register(ctx, p.Interaction); err != nil {
-		return err
-	}
-	return nil
 }
 
 // recoverJobs settles what a previous primary left, before anything is served: executing

@@ -17,8 +17,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -26,14 +24,9 @@ import (
 	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
-	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
-	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
-	"github.com/turncli/turncli/internal/enumcheck"
-	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
-	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/continuation"
 	"github.com/turncli/turncli/primary/events"
@@ -42,10 +35,8 @@ import (
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/response"
-	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/roleauth"
 	"github.com/turncli/turncli/primary/secrets"
-	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 	"github.com/turncli/turncli/primary/toolhost"
@@ -100,20 +91,17 @@ type Primary struct {
 	localAgentCLI agentcliv1.AgentCLIServiceServer
 }
 
-// New builds a primary in dependency order. It listens on nothing until Serve.
+// New builds a primary: every engine is constructed with what it needs, in dependency order,
+// and nothing is wired afterwards. A failure names the step that failed. It listens on nothing
+// until Serve.
 func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	if err := requireLoopback(lis.AgentCLI.Addr().String()); err != nil {
 		return nil, fmt.Errorf("agent cli listener must be on loopback: %w", err)
 	}
-	// 0711: the shell user passes through to its workspace and agent_cli_bin/ but cannot list
-	// the directory; everything else in it is private (shellhost.New enforces that too).
-	if err := os.MkdirAll(cfg.StateDir, 0o711); err != nil {
-		return nil, fmt.Errorf("state dir: %w", err)
-	}
-	if err := os.Chmod(cfg.StateDir, 0o711); err != nil { // MkdirAll keeps an existing dir's mode
+	if err := prepareStateDir(cfg.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	// First, so that no log line, event or text of what follows shows a live secret.
@@ -123,7 +111,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 
 	db, err := sqlite.Open(ctx, filepath.Join(cfg.StateDir, sqlite.FileName), sqlite.Options{Logger: cfg.Logger.With("component", "store")})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	p.Store = db
 	defer func() {
@@ -135,32 +123,14 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		}
 	}()
 	p.Continuations = continuation.New(continuation.Config{Store: db, Logger: cfg.Logger.With("component", "continuations")})
-
-	// The first admin, on a fresh store; its credential file stays named in endpoints.json
-	// for as long as it exists.
-	adminFile := operator.FirstAdminFile(cfg.StateDir)
-	if _, err := operator.EnsureFirstAdmin(ctx, db, adminFile); err != nil {
-		return nil, fmt.Errorf("first operator: %w", err)
+	if err := p.loadOperators(ctx); err != nil {
+		return nil, err
 	}
-	if _, err := os.Stat(adminFile); err == nil {
-		p.operatorFile = adminFile
-	}
-	if p.operatorAuth, err = operator.NewTrackingAuthenticator(ctx, db, live); err != nil {
-		return nil, fmt.Errorf("operators: %w", err)
+	if err := p.loadRuntimeToken(); err != nil {
+		return nil, fmt.Errorf("runtime credential: %w", err)
 	}
 
-	p.runtimeToken = cfg.RuntimeToken
-	if p.runtimeToken == "" {
-		p.tokenFile = filepath.Join(cfg.StateDir, "credentials", "runtime.token")
-		token, _, err := loadOrCreateToken(p.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("runtime credential: %w", err)
-		}
-		p.runtimeToken = token
-	}
-	live.Add(p.runtimeToken)
-
-	shells, err := shellhost.New(shellhost.Config{
+	if p.Shells, err = shellhost.New(shellhost.Config{
 		StateDir:       cfg.StateDir,
 		AgentCLIURL:    "http://" + lis.AgentCLI.Addr().String(),
 		AgentBinary:    cfg.AgentBinary,
@@ -169,128 +139,123 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		DefaultTimeout: cfg.ShellDefaultTimeout,
 		MaxTimeout:     cfg.ShellMaxTimeout,
 		Grace:          cfg.ShellGrace,
-	})
-	if err != nil {
-		return nil, err
+	}); err != nil {
+		return nil, fmt.Errorf("shells: %w", err)
 	}
-	p.Shells = shells
-
 	if err := p.Registry.Register(ctx, shelltk.New(shelltk.Options{})); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("shell toolkit: %w", err)
 	}
 	workerCreds, err := p.loadWorkerCredentials()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("worker credentials: %w", err)
 	}
-	p.Workers = workerhub.New(workerhub.Config{
-		Credentials: workerCreds,
-		GrantUsable: func(token string, path response.Path) bool {
-			_, ok := p.Responses.Authenticate(token, path)
-			return ok
-		},
-		Logger: cfg.Logger.With("component", "workers"),
-	})
+	// The hub first: responses run their commands through it and jobs start through it. What
+	// the hub needs of those two (the grant check, the job reports) goes to the WorkerService,
+	// built with the APIs below.
+	p.Workers = workerhub.New(workerhub.Config{Credentials: workerCreds, Logger: cfg.Logger.With("component", "workers")})
 	p.Responses = response.NewManager(response.Config{
-		Registry: p.Registry, Shells: shellRouter{local: shells, workers: p.Workers}, Clock: cfg.Clock,
+		Registry: p.Registry, Shells: shellRouter{local: p.Shells, workers: p.Workers}, Clock: cfg.Clock,
 		Logger:         cfg.Logger.With("component", "responses"),
 		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
 		Secrets:        live,
 		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential,
+		CallApprovals: &response.CallApprovalConfig{
+			Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
+		},
 	})
-	p.Responses.SetCallApprovals(response.CallApprovalConfig{
-		Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
-	})
-	if err := p.startJobs(ctx, db); err != nil {
-		return nil, err
+	if p.Jobs, err = p.newJobs(); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
 	}
-
+	if p.Interaction, err = p.newInteraction(); err != nil {
+		return nil, fmt.Errorf("interaction: %w", err)
+	}
+	if err := p.Registry.Register(ctx, p.Interaction); err != nil {
+		return nil, fmt.Errorf("interaction toolkit: %w", err)
+	}
 	if cfg.EnableTestToolkit {
 		p.TestToolkit, p.TestDeferred = testtk.New(), testtk.NewDeferred()
 		for _, tk := range []catalog.Toolkit{p.TestToolkit, p.TestDeferred} {
 			if err := p.Registry.Register(ctx, tk); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("test toolkit: %w", err)
 			}
 		}
 	}
+	if err := p.mountMCPServers(ctx); err != nil {
+		return nil, err
+	}
+	// After the built-in toolkits, so their names are reserved before any host connects.
+	if p.ToolHosts, err = toolhost.New(toolhost.Config{Registry: p.Registry, Logger: cfg.Logger.With("component", "toolhosts")}); err != nil {
+		return nil, fmt.Errorf("tool hosts: %w", err)
+	}
+	if err := p.buildAPIs(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
 
-	// MCP servers are deferred toolkits: none starts before a describe or call needs it, so a
-	// failure here leaves nothing running.
-	for _, sc := range cfg.MCPServers {
+// prepareStateDir creates the state directory, mode 0711: the shell user passes through to its
+// workspace and agent_cli_bin/ but cannot list the directory; everything else in it is private
+// (shellhost.New enforces that too).
+func prepareStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o711); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o711) // MkdirAll keeps an existing dir's mode
+}
+
+// loadOperators creates the first admin on a fresh store, and the operator authenticator. The
+// first admin's credential file stays named in endpoints.json for as long as it exists.
+func (p *Primary) loadOperators(ctx context.Context) error {
+	adminFile := operator.FirstAdminFile(p.cfg.StateDir)
+	if _, err := operator.EnsureFirstAdmin(ctx, p.Store, adminFile); err != nil {
+		return fmt.Errorf("first operator: %w", err)
+	}
+	if _, err := os.Stat(adminFile); err == nil {
+		p.operatorFile = adminFile
+	}
+	auth, err := operator.NewTrackingAuthenticator(ctx, p.Store, p.Secrets)
+	if err != nil {
+		return fmt.Errorf("operators: %w", err)
+	}
+	p.operatorAuth = auth
+	return nil
+}
+
+// loadRuntimeToken takes the configured runtime credential, or the one kept in the state
+// directory (created on first start), and makes it a live secret.
+func (p *Primary) loadRuntimeToken() error {
+	p.runtimeToken = p.cfg.RuntimeToken
+	if p.runtimeToken == "" {
+		p.tokenFile = filepath.Join(p.cfg.StateDir, "credentials", "runtime.token")
+		token, _, err := loadOrCreateToken(p.tokenFile)
+		if err != nil {
+			return err
+		}
+		p.runtimeToken = token
+	}
+	p.Secrets.Add(p.runtimeToken)
+	return nil
+}
+
+// mountMCPServers registers the configured MCP servers as deferred toolkits: none starts
+// before a describe or call needs it, so a failure here leaves nothing running.
+func (p *Primary) mountMCPServers(ctx context.Context) error {
+	for _, sc := range p.cfg.MCPServers {
 		for k, v := range sc.Env { // a server's credentials, configured in clear
 			if secretmask.Key(k) {
-				live.Add(v)
+				p.Secrets.Add(v)
 			}
 		}
-		tk, err := mcpbridge.New(ctx, sc, mcpbridge.Options{Logger: cfg.Logger.With("component", "mcpbridge", "mcp_server", sc.Name)})
+		tk, err := mcpbridge.New(ctx, sc, mcpbridge.Options{Logger: p.cfg.Logger.With("component", "mcpbridge", "mcp_server", sc.Name)})
 		if err == nil {
 			err = p.Registry.Register(ctx, tk)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("MCP server %q: %w", sc.Name, err)
+			return fmt.Errorf("MCP server %q: %w", sc.Name, err)
 		}
 		p.MCPServers = append(p.MCPServers, tk)
 	}
-
-	// After the built-in toolkits, so their names are reserved before any host connects.
-	p.ToolHosts, err = toolhost.New(toolhost.Config{Registry: p.Registry, Logger: cfg.Logger.With("component", "toolhosts")})
-	if err != nil {
-		return nil, err
-	}
-	cli := agentcli.NewServer(p.Responses, cfg.Logger.With("component", "agentcli"))
-
-	// The public server: the runtime's API, the workers' connection, and the Agent CLI calls
-	// workers' sandbox proxies forward (marked with the worker's identity by the hub).
-	policy := roleauth.NewPolicy().
-		Service(responsev1.ResponseService_ServiceDesc.ServiceName, roleauth.Runtime).
-		Service(workerv1.WorkerService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
-		Service(toolhostv1.ToolHostService_ServiceDesc.ServiceName, roleauth.Runtime).
-		Service(continuationv1.ContinuationService_ServiceDesc.ServiceName, roleauth.Runtime).
-		Service(agentcliv1.AgentCLIService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
-		Service(healthpb.Health_ServiceDesc.ServiceName, roleauth.Public).
-		Service(operatorv1.OperatorService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated). // by operatorAuth
-		Credential(roleauth.Runtime, p.runtimeToken)
-	faults := cfg.Logger.With("component", "grpc")
-	p.grpcServer = grpc.NewServer(
-		// Faults outermost: every error below it, the authenticators' included, becomes its one
-		// status there. Redaction innermost: it sees each response as its handler returns it.
-		// Only what people read is redacted; the runtime's and workers' APIs carry grants on
-		// purpose.
-		grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(faults), policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(),
-			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), live.UnaryServerInterceptor(redactedServices...)),
-		grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(faults), policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
-			enumcheck.StreamInterceptor(), live.StreamServerInterceptor(redactedServices...)),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
-	)
-	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks
-	// for it when it opens a response.
-	preflight := shellmode.New(shellmode.Config{Registry: p.Registry, Local: shells, Workers: p.Workers})
-	responsev1.RegisterResponseServiceServer(p.grpcServer, responseapi.NewServer(p.Responses, preflight, cfg.Logger.With("component", "responseapi")).
-		WithThreadStopper(func(ctx context.Context, channel, thread string) (int, error) {
-			cancelled, err := p.Interaction.CancelThreadQuestions(ctx, channel, thread)
-			return len(cancelled), err
-		}).
-		WithShellModes(db))
-	workerv1.RegisterWorkerServiceServer(p.grpcServer, p.Workers)
-	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
-	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
-	p.operatorAPI = operator.NewServer(db, cfg.Logger.With("component", "operatorapi")).
-		WithJobs(p.Jobs).WithApprovals(p.Interaction).WithPrompts(p.Interaction).WithAllowances(db).
-		WithQuestions(p.Interaction).WithProgress(p.Interaction).
-		WithResponses(p.Responses).WithEvents(p.Events).WithCallApprovals(p.Responses.CallApprovals()).
-		WithShellModes(db, preflight)
-	operatorv1.RegisterOperatorServiceServer(p.grpcServer, p.operatorAPI)
-	p.health = health.NewServer()
-	healthpb.RegisterHealthServer(p.grpcServer, p.health)
-	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
-
-	// The loopback listener's gateway calls the Agent CLI handlers directly, with no gRPC hop
-	// between: OnPath marks each request as arriving on the primary's local path, all that an
-	// interceptor did on this route; the handlers check the grant themselves.
-	p.policy = policy
-	p.localAgentCLI = cli.OnPath(response.LocalPath)
-
-	p.internalGRPC = bufconn.Listen(1 << 20)
-	return p, nil
+	return nil
 }
 
 // redactedServices are the services whose responses are redacted of live secrets: people read

@@ -8,19 +8,10 @@ import (
 	"log/slog"
 )
 
-var errNoAllowances = fault.New(fault.Unavailable, "permission allow-lists are not available on this primary")
-
 // Allowances keeps the permission allow-lists (the store does).
 type Allowances interface {
 	ListPermissionAllowances(ctx context.Context, channel, thread string) ([]store.PermissionAllowance, error)
 	RevokePermissionAllowance(ctx context.Context, a store.PermissionAllowance, actor string) error
-}
-
-// WithAllowances makes a the keeper behind ListPermissionAllowances and
-// RevokePermissionAllowance, which are UNAVAILABLE without one, and returns s.
-func (s *Server) WithAllowances(a Allowances) *Server {
-	s.allowances = a
-	return s
 }
 
 var scopeToProto = map[string]operatorv1.PermissionScope{
@@ -37,9 +28,6 @@ var scopeFromProto = map[operatorv1.PermissionScope]string{
 func (s *Server) ListPermissionAllowances(ctx context.Context, req *operatorv1.ListPermissionAllowancesRequest) (*operatorv1.ListPermissionAllowancesResponse, error) {
 	if _, err := caller(ctx, false, ""); err != nil {
 		return nil, err
-	}
-	if s.allowances == nil {
-		return nil, errNoAllowances
 	}
 	channel, thread, err := conversationFilter(req.GetConversation())
 	if err != nil {
@@ -65,9 +53,6 @@ func (s *Server) RevokePermissionAllowance(ctx context.Context, req *operatorv1.
 	op, err := caller(ctx, true, "revoke a permission allowance")
 	if err != nil {
 		return nil, err
-	}
-	if s.allowances == nil {
-		return nil, errNoAllowances
 	}
 	scope, ok := scopeFromProto[req.GetScope()]
 	switch {

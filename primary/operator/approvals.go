@@ -27,13 +27,6 @@ type Approvals interface {
 	Comment(ctx context.Context, id int64, by store.Operator, text string) (store.Approval, error)
 }
 
-// WithApprovals makes a the engine behind DecideApproval, which is UNAVAILABLE without one,
-// and returns s. Call it before s serves. Listing and reading approvals need only the store.
-func (s *Server) WithApprovals(a Approvals) *Server {
-	s.approvals = a
-	return s
-}
-
 // ListApprovals implements OperatorService.
 func (s *Server) ListApprovals(ctx context.Context, req *operatorv1.ListApprovalsRequest) (*operatorv1.ListApprovalsResponse, error) {
 	if _, err := caller(ctx, false, ""); err != nil {
@@ -89,9 +82,6 @@ func (s *Server) DecideApproval(ctx context.Context, req *operatorv1.DecideAppro
 	id, ok := storeID(req.GetApprovalId())
 	if !ok {
 		return nil, notFound("approval", req.GetApprovalId())
-	}
-	if s.approvals == nil {
-		return nil, fault.New(fault.Unavailable, "approvals cannot be decided on this primary")
 	}
 	var a store.Approval
 	switch d {

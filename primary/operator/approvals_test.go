@@ -49,7 +49,7 @@ const (
 
 func TestApprovalsAPI(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, true)
+	e := startAPI(t)
 	setAuto(t, e, "t1")
 
 	t.Run("MemberReadsAPendingApprovalAsSaved", func(t *testing.T) {
@@ -265,7 +265,7 @@ func TestApprovalsAPI(t *testing.T) {
 }
 
 func TestApprovalsREST(t *testing.T) {
-	e := startAPI(t, true)
+	e := startAPI(t)
 	setAuto(t, e, "t1")
 	path := func(id int64) string { return fmt.Sprintf("/v1/operator/approvals/%d:decide", id) }
 	// jsonCode is the gRPC code in a gateway error body.

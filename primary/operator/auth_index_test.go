@@ -13,6 +13,7 @@ import (
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
+	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
@@ -72,7 +73,9 @@ func TestUnknownCredentialsNeverReadTheStore(t *testing.T) {
 		t.Fatalf("an operator's credential is not a live secret: %q", got)
 	}
 	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()))
-	operatorv1.RegisterOperatorServiceServer(gs, operator.NewServer(counted, nil))
+	cfg := testEngines(t, counted.Store, t.TempDir(), catalog.NewRegistry())
+	cfg.Store = counted
+	operatorv1.RegisterOperatorServiceServer(gs, newServer(t, cfg))
 	lis := bufconn.Listen(1 << 20)
 	go func() { _ = gs.Serve(lis) }()
 	t.Cleanup(gs.Stop)

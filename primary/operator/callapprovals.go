@@ -6,7 +6,6 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/secretmask"
-	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 	"strings"
 )
@@ -21,24 +20,6 @@ type CallApprovals interface {
 	CallApproval(ctx context.Context, id int64) (store.CallApproval, error)
 	Approve(ctx context.Context, id int64, actor string) (store.CallApproval, error)
 	Deny(ctx context.Context, id int64, actor, note string) (store.CallApproval, error)
-}
-
-// WithCallApprovals makes c the engine behind ListCallApprovals, GetCallApproval and
-// DecideCallApproval, which are UNAVAILABLE without one (or with a nil one), and returns s.
-// Call it before s serves.
-func (s *Server) WithCallApprovals(c CallApprovals) *Server {
-	if rc, ok := c.(*response.CallApprovals); ok && rc == nil {
-		c = nil
-	}
-	s.callApprovals = c
-	return s
-}
-
-func (s *Server) callApprovalsEngine() (CallApprovals, error) {
-	if s.callApprovals == nil {
-		return nil, fault.New(fault.Unavailable, "call approvals are not available on this primary")
-	}
-	return s.callApprovals, nil
 }
 
 // ListCallApprovals implements OperatorService.
@@ -58,11 +39,7 @@ func (s *Server) ListCallApprovals(ctx context.Context, req *operatorv1.ListCall
 	if err != nil {
 		return nil, err
 	}
-	engine, err := s.callApprovalsEngine()
-	if err != nil {
-		return nil, err
-	}
-	list, err := engine.ListCallApprovals(ctx, store.CallApprovalFilter{Status: st, Channel: channel, Thread: thread, Limit: limit})
+	list, err := s.callApprovals.ListCallApprovals(ctx, store.CallApprovalFilter{Status: st, Channel: channel, Thread: thread, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +56,7 @@ func (s *Server) GetCallApproval(ctx context.Context, req *operatorv1.GetCallApp
 		return nil, err
 	}
 	c, err := readRecord(req.GetCallApprovalId(), "call approval", func(id int64) (store.CallApproval, error) {
-		engine, err := s.callApprovalsEngine()
-		if err != nil {
-			return store.CallApproval{}, err
-		}
-		return engine.CallApproval(ctx, id)
+		return s.callApprovals.CallApproval(ctx, id)
 	})
 	if err != nil {
 		return nil, err
@@ -116,21 +89,17 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 	if !ok {
 		return nil, notFound("call approval", req.GetCallApprovalId())
 	}
-	engine, err := s.callApprovalsEngine()
-	if err != nil {
-		return nil, err
-	}
 	var c store.CallApproval
 	if d == operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE {
-		c, err = engine.Approve(ctx, id, op.Name)
+		c, err = s.callApprovals.Approve(ctx, id, op.Name)
 	} else {
-		c, err = engine.Deny(ctx, id, op.Name, note)
+		c, err = s.callApprovals.Deny(ctx, id, op.Name, note)
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, notFound("call approval", req.GetCallApprovalId())
 	case errors.Is(err, store.ErrConflict):
-		if now, rerr := engine.CallApproval(ctx, id); rerr == nil {
+		if now, rerr := s.callApprovals.CallApproval(ctx, id); rerr == nil {
 			return nil, fault.Newf(fault.Conflict, "call approval %d was already decided: %s", id, now.Status)
 		}
 		return nil, fault.Newf(fault.Conflict, "call approval %d was already decided", id)

@@ -16,24 +16,23 @@ import (
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/operator"
-	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
 )
 
-// callAPI is OperatorService with only the call approvals engine (a real one over the test
-// toolkit and a real store), behind the real authenticator.
+// callAPI is OperatorService with a real call approvals engine over the test toolkit and a
+// real store, behind the real authenticator.
 type callAPI struct {
 	st            *sqlite.Store
 	admin, member operatorv1.OperatorServiceClient
-	bare          operatorv1.OperatorServiceClient // a server without the engine
 }
 
 func startCallAPI(t *testing.T) *callAPI {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), sqlite.FileName), sqlite.Options{})
+	dir := t.TempDir()
+	st, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,26 +41,17 @@ func startCallAPI(t *testing.T) *callAPI {
 	if err := reg.Register(ctx, testtk.New()); err != nil {
 		t.Fatal(err)
 	}
-	m := response.NewManager(response.Config{Registry: reg})
-	m.SetCallApprovals(response.CallApprovalConfig{Store: st})
-	t.Cleanup(m.CloseAll)
 	adminToken, memberToken := mustAdd(t, st, "ada", store.RoleAdmin), mustAdd(t, st, "mia", store.RoleMember)
-	serve := func(srv *operator.Server) *bufconn.Listener {
-		auth := operator.NewAuthenticator(st)
-		gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()))
-		operatorv1.RegisterOperatorServiceServer(gs, srv)
-		lis := bufconn.Listen(1 << 20)
-		go func() { _ = gs.Serve(lis) }()
-		t.Cleanup(gs.Stop)
-		return lis
-	}
-	lis := serve(operator.NewServer(st, nil).WithCallApprovals(m.CallApprovals()))
-	bare := serve(operator.NewServer(st, nil).WithCallApprovals((*response.CallApprovals)(nil)))
+	auth := operator.NewAuthenticator(st)
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()))
+	operatorv1.RegisterOperatorServiceServer(gs, newServer(t, testEngines(t, st, dir, reg)))
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
 	return &callAPI{
 		st:     st,
 		admin:  operatorv1.NewOperatorServiceClient(dialBufconn(t, lis, adminToken)),
 		member: operatorv1.NewOperatorServiceClient(dialBufconn(t, lis, memberToken)),
-		bare:   operatorv1.NewOperatorServiceClient(dialBufconn(t, bare, adminToken)),
 	}
 }
 
@@ -174,9 +164,6 @@ func TestCallApprovalsAPI(t *testing.T) {
 			if _, err := a.admin.DecideCallApproval(ctx, tc.req); status.Code(err) != tc.code {
 				t.Errorf("%s: %v, want %v", name, err, tc.code)
 			}
-		}
-		if _, err := a.bare.GetCallApproval(ctx, &operatorv1.GetCallApprovalRequest{CallApprovalId: uint64(rec.ID)}); status.Code(err) != codes.Unavailable {
-			t.Errorf("without an engine: %v, want Unavailable", err)
 		}
 	})
 }

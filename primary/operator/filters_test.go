@@ -16,7 +16,7 @@ import (
 // characters are INVALID_ARGUMENT, on every list that filters by conversation.
 func TestConversationFilterBounds(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, true)
+	e := startAPI(t)
 	longest := strings.Repeat("c", response.MaxIdentityLength)
 	lists := map[string]func(*operatorv1.Conversation) error{
 		"Jobs": func(c *operatorv1.Conversation) error {

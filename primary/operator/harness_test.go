@@ -32,10 +32,7 @@ import (
 )
 
 // apiEnv is OperatorService over bufconn, behind the real authenticator, over a real SQLite
-// store, with its REST gateway. The jobs, approvals, prompts and questions engines are the
-// store-backed doubles of engines_test.go; progress is read from the store itself; responses
-// are a real response.Manager over the test toolkit (shells never run), and the feed a real
-// events.Bus.
+// store, with its REST gateway. Its engines are those of testEngines.
 type apiEnv struct {
 	srv       *operator.Server
 	store     *sqlite.Store
@@ -44,6 +41,7 @@ type apiEnv struct {
 	responses *response.Manager
 	testtk    *testtk.Toolkit
 	bus       *events.Bus
+	preflight *fakePreflight
 	// admin ("ada") and member ("mia") are clients with those operators' credentials.
 	admin, member operatorv1.OperatorServiceClient
 	// adminToken and memberToken are their credentials, for REST.
@@ -54,8 +52,42 @@ type apiEnv struct {
 	streamEnded chan error
 }
 
-// startAPI starts the service; engines says whether its engines are configured.
-func startAPI(t *testing.T, engines bool) *apiEnv {
+// testEngines is a Config over st whose engines are the store-backed doubles of
+// engines_test.go (jobs, approvals, prompts, questions) and st itself (allowances, progress,
+// shell modes); responses are a real response.Manager over reg whose shells never run, with
+// real call approvals over st; the feed is a real events.Bus and the preflight a fakePreflight.
+func testEngines(t *testing.T, st *sqlite.Store, dir string, reg *catalog.Registry) operator.Config {
+	t.Helper()
+	responses := response.NewManager(response.Config{Registry: reg, Shells: noShells{}, CallApprovals: &response.CallApprovalConfig{Store: st}})
+	t.Cleanup(responses.CloseAll)
+	return operator.Config{
+		Store:          st,
+		Jobs:           &storeJobs{st: st},
+		Approvals:      &storeApprovals{st: st, workspace: dir, logDir: filepath.Join(dir, "jobs"), caps: store.JobCaps{Total: 20, PerThread: 3}},
+		Prompts:        storePrompts{st},
+		Allowances:     st,
+		Questions:      storeQuestions{st},
+		Progress:       st,
+		Responses:      responses,
+		Events:         events.New(),
+		CallApprovals:  responses.CallApprovals(),
+		ShellModes:     st,
+		ShellPreflight: &fakePreflight{},
+	}
+}
+
+// newServer is operator.NewServer, failing the test on an error.
+func newServer(t *testing.T, cfg operator.Config) *operator.Server {
+	t.Helper()
+	srv, err := operator.NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// startAPI starts the service over the engines of testEngines.
+func startAPI(t *testing.T) *apiEnv {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -66,8 +98,6 @@ func startAPI(t *testing.T, engines bool) *apiEnv {
 	t.Cleanup(func() { st.Close() })
 	e := &apiEnv{
 		store:      st,
-		jobs:       &storeJobs{st: st},
-		approvals:  &storeApprovals{st: st, workspace: dir, logDir: filepath.Join(dir, "jobs"), caps: store.JobCaps{Total: 20, PerThread: 3}},
 		adminToken: mustAdd(t, st, "ada", store.RoleAdmin),
 	}
 	e.memberToken = mustAdd(t, st, "mia", store.RoleMember)
@@ -77,16 +107,11 @@ func startAPI(t *testing.T, engines bool) *apiEnv {
 	if err := reg.Register(ctx, e.testtk); err != nil {
 		t.Fatal(err)
 	}
-	e.responses = response.NewManager(response.Config{Registry: reg, Shells: noShells{}})
-	t.Cleanup(e.responses.CloseAll)
-	e.bus = events.New()
-
-	logger := slog.New(slog.NewTextHandler(testWriter{t}, nil))
-	e.srv = operator.NewServer(st, logger)
-	if engines {
-		e.srv = e.srv.WithJobs(e.jobs).WithApprovals(e.approvals).WithPrompts(storePrompts{st}).WithQuestions(storeQuestions{st}).
-			WithProgress(st).WithResponses(e.responses).WithEvents(e.bus)
-	}
+	cfg := testEngines(t, st, dir, reg)
+	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	e.jobs, e.approvals, e.responses = cfg.Jobs.(*storeJobs), cfg.Approvals.(*storeApprovals), cfg.Responses
+	e.bus, e.preflight = cfg.Events, cfg.ShellPreflight.(*fakePreflight)
+	e.srv = newServer(t, cfg)
 	auth := operator.NewAuthenticator(st)
 	e.streamEnded = make(chan error, 16)
 	ended := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {

@@ -36,26 +36,11 @@ type LogReader interface {
 	ReadLog(id int64, path string, offset uint64, limit int) ([]byte, error)
 }
 
-// WithJobs makes j the engine behind ListJobs, GetJob, GetJobLog and CancelJob, which are
-// UNAVAILABLE without one, and returns s. Call it before s serves.
-func (s *Server) WithJobs(j Jobs) *Server {
-	s.jobs = j
-	return s
-}
-
 // ActionJobCancel is the audit action of an operator's cancel: detail {"job": id}.
 const ActionJobCancel = "job.cancel"
 
 // JobSubject is the audit subject of a job.
 func JobSubject(id int64) string { return "job/" + strconv.FormatInt(id, 10) }
-
-// jobsEngine returns the jobs engine, or UNAVAILABLE when the primary runs none.
-func (s *Server) jobsEngine() (Jobs, error) {
-	if s.jobs == nil {
-		return nil, fault.New(fault.Unavailable, "background jobs are not available on this primary")
-	}
-	return s.jobs, nil
-}
 
 // ListJobs implements OperatorService. The engine lists the jobs with the status; the
 // conversation filter and the page are applied here.
@@ -79,11 +64,7 @@ func (s *Server) ListJobs(ctx context.Context, req *operatorv1.ListJobsRequest) 
 	if err != nil {
 		return nil, err
 	}
-	engine, err := s.jobsEngine()
-	if err != nil {
-		return nil, err
-	}
-	all, err := engine.List(ctx, st)
+	all, err := s.jobs.List(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +137,7 @@ func (s *Server) CancelJob(ctx context.Context, req *operatorv1.CancelJobRequest
 // job returns the job the API id names, mapping a missing job to NOT_FOUND.
 func (s *Server) job(ctx context.Context, apiID uint64) (jobs.Job, error) {
 	return readRecord(apiID, "job", func(id int64) (jobs.Job, error) {
-		engine, err := s.jobsEngine()
-		if err != nil {
-			return jobs.Job{}, err
-		}
-		return engine.Get(ctx, id)
+		return s.jobs.Get(ctx, id)
 	})
 }
 

@@ -54,7 +54,7 @@ func jobIDs(js []*operatorv1.Job) []int64 {
 
 func TestJobsAPI(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, true)
+	e := startAPI(t)
 	running := createJob(t, e, "t1")
 	remote := createJob(t, e, "t2", func(j *store.NewJob) { j.Kind, j.WorkerKey = "agent", "gpu" })
 	if err := e.store.SetJobWorker(ctx, remote.ID, "gpu-1"); err != nil {
@@ -271,24 +271,4 @@ func TestJobsAPI(t *testing.T) {
 			t.Fatalf("message %q does not say why", msg)
 		}
 	})
-}
-
-func TestEnginesNotConfiguredAreUnavailable(t *testing.T) {
-	ctx := context.Background()
-	e := startAPI(t, false)
-	_, err := e.member.ListJobs(ctx, &operatorv1.ListJobsRequest{})
-	wantCode(t, "ListJobs", err, codes.Unavailable)
-	_, err = e.member.GetJob(ctx, &operatorv1.GetJobRequest{JobId: 1})
-	wantCode(t, "GetJob", err, codes.Unavailable)
-	_, err = e.member.GetJobLog(ctx, &operatorv1.GetJobLogRequest{JobId: 1})
-	wantCode(t, "GetJobLog", err, codes.Unavailable)
-	_, err = e.member.CancelJob(ctx, &operatorv1.CancelJobRequest{JobId: 1})
-	wantCode(t, "CancelJob", err, codes.Unavailable)
-	a := saveApproval(t, e, "t1", "make deploy")
-	_, err = e.admin.DecideApproval(ctx, &operatorv1.DecideApprovalRequest{ApprovalId: uint64(a.ID), Decision: operatorv1.Decision_DECISION_APPROVE})
-	wantCode(t, "DecideApproval", err, codes.Unavailable)
-	got, err := e.member.GetApproval(ctx, &operatorv1.GetApprovalRequest{ApprovalId: uint64(a.ID)})
-	if err != nil || got.GetApproval().GetStatus() != operatorv1.ApprovalStatus_APPROVAL_STATUS_PENDING {
-		t.Fatalf("GetApproval without an engine = %v, %v; want it read from the store, pending", got, err)
-	}
 }

@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
-	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -12,13 +11,6 @@ import (
 type Progress interface {
 	// ListProgress returns the snapshots matching f, most recently updated first.
 	ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error)
-}
-
-// WithProgress makes p the engine behind ListProgress, which is UNAVAILABLE without one, and
-// returns s. Call it before s serves.
-func (s *Server) WithProgress(p Progress) *Server {
-	s.progress = p
-	return s
 }
 
 // ListProgress implements OperatorService.
@@ -33,9 +25,6 @@ func (s *Server) ListProgress(ctx context.Context, req *operatorv1.ListProgressR
 	limit, err := pageSize(req.GetPageSize())
 	if err != nil {
 		return nil, err
-	}
-	if s.progress == nil {
-		return nil, fault.New(fault.Unavailable, "progress reports are not available on this primary")
 	}
 	list, err := s.progress.ListProgress(ctx, store.ProgressFilter{ResponseID: req.GetResponseId(), Channel: channel, Thread: thread, Limit: limit})
 	if err != nil {

@@ -26,7 +26,7 @@ func saveProgress(t *testing.T, e *apiEnv, responseID, thread string, at time.Ti
 
 func TestProgressAPI(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, true)
+	e := startAPI(t)
 	now := time.Now().UTC()
 	saveProgress(t, e, "resp-old", "t1", now.Add(-time.Minute))
 	saveProgress(t, e, "resp-new", "t2", now)

@@ -24,20 +24,6 @@ type Prompts interface {
 	DecidePrompt(ctx context.Context, id int64, by store.Operator, d interaction.PromptDecision) (store.Prompt, error)
 }
 
-// WithPrompts makes p the engine behind ListPrompts, GetPrompt and DecidePrompt, which are
-// UNAVAILABLE without one, and returns s. Call it before s serves.
-func (s *Server) WithPrompts(p Prompts) *Server {
-	s.prompts = p
-	return s
-}
-
-func (s *Server) promptsEngine() (Prompts, error) {
-	if s.prompts == nil {
-		return nil, fault.New(fault.Unavailable, "prompts are not available on this primary")
-	}
-	return s.prompts, nil
-}
-
 // ListPrompts implements OperatorService.
 func (s *Server) ListPrompts(ctx context.Context, req *operatorv1.ListPromptsRequest) (*operatorv1.ListPromptsResponse, error) {
 	if _, err := caller(ctx, false, ""); err != nil {
@@ -59,11 +45,7 @@ func (s *Server) ListPrompts(ctx context.Context, req *operatorv1.ListPromptsReq
 	if err != nil {
 		return nil, err
 	}
-	engine, err := s.promptsEngine()
-	if err != nil {
-		return nil, err
-	}
-	list, err := engine.ListPrompts(ctx, store.PromptFilter{Status: st, Kind: kind, Channel: channel, Thread: thread, Limit: limit})
+	list, err := s.prompts.ListPrompts(ctx, store.PromptFilter{Status: st, Kind: kind, Channel: channel, Thread: thread, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +62,7 @@ func (s *Server) GetPrompt(ctx context.Context, req *operatorv1.GetPromptRequest
 		return nil, err
 	}
 	p, err := readRecord(req.GetPromptId(), "prompt", func(id int64) (store.Prompt, error) {
-		engine, err := s.promptsEngine()
-		if err != nil {
-			return store.Prompt{}, err
-		}
-		return engine.Prompt(ctx, id)
+		return s.prompts.Prompt(ctx, id)
 	})
 	if err != nil {
 		return nil, err
@@ -109,17 +87,13 @@ func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptR
 	if !ok {
 		return nil, notFound("prompt", req.GetPromptId())
 	}
-	engine, err := s.promptsEngine()
-	if err != nil {
-		return nil, err
-	}
-	p, err := engine.DecidePrompt(ctx, id, op, interaction.PromptDecision{Action: action, Text: req.GetText()})
+	p, err := s.prompts.DecidePrompt(ctx, id, op, interaction.PromptDecision{Action: action, Text: req.GetText()})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, notFound("prompt", req.GetPromptId())
 	case errors.Is(err, store.ErrConflict):
 		// A replay names the state the prompt is in, read after the refusal.
-		if now, rerr := engine.Prompt(ctx, id); rerr == nil {
+		if now, rerr := s.prompts.Prompt(ctx, id); rerr == nil {
 			return nil, fault.Newf(fault.Conflict, "prompt %d can no longer be decided: it is %s", id, now.Status)
 		}
 		return nil, fault.Newf(fault.Conflict, "prompt %d can no longer be decided", id)

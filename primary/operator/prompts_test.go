@@ -51,7 +51,7 @@ const (
 
 func TestPromptsAPI(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, true)
+	e := startAPI(t)
 
 	t.Run("MemberReadsAnApprovalRequestAsAsked", func(t *testing.T) {
 		p := createPrompt(t, e, store.PromptApproval, "t1")
@@ -233,7 +233,7 @@ func TestPromptsAPI(t *testing.T) {
 }
 
 func TestPromptsREST(t *testing.T) {
-	e := startAPI(t, true)
+	e := startAPI(t)
 	path := func(id int64) string { return fmt.Sprintf("/v1/operator/prompts/%d:decide", id) }
 
 	t.Run("MemberAllowingEverywhereIsForbidden", func(t *testing.T) {

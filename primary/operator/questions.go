@@ -32,21 +32,6 @@ type Questions interface {
 	CancelQuestion(ctx context.Context, id int64, by store.Operator) (store.QuestionRequest, error)
 }
 
-// WithQuestions makes q the engine behind ListQuestions, GetQuestion, SaveQuestionDraft,
-// SubmitQuestionAnswers and CancelQuestion, which are UNAVAILABLE without one, and returns s.
-// Call it before s serves.
-func (s *Server) WithQuestions(q Questions) *Server {
-	s.questions = q
-	return s
-}
-
-func (s *Server) questionsEngine() (Questions, error) {
-	if s.questions == nil {
-		return nil, fault.New(fault.Unavailable, "questions are not available on this primary")
-	}
-	return s.questions, nil
-}
-
 // ListQuestions implements OperatorService.
 func (s *Server) ListQuestions(ctx context.Context, req *operatorv1.ListQuestionsRequest) (*operatorv1.ListQuestionsResponse, error) {
 	if _, err := caller(ctx, false, ""); err != nil {
@@ -64,11 +49,7 @@ func (s *Server) ListQuestions(ctx context.Context, req *operatorv1.ListQuestion
 	if err != nil {
 		return nil, err
 	}
-	engine, err := s.questionsEngine()
-	if err != nil {
-		return nil, err
-	}
-	list, err := engine.ListQuestions(ctx, store.QuestionFilter{
+	list, err := s.questions.ListQuestions(ctx, store.QuestionFilter{
 		Status: st, Channel: channel, Thread: thread, Requester: req.GetRequester(), Limit: limit,
 	})
 	if err != nil {
@@ -154,11 +135,7 @@ func (s *Server) CancelQuestion(ctx context.Context, req *operatorv1.CancelQuest
 // to NOT_FOUND; other errors keep their kind.
 func (s *Server) questionCall(ctx context.Context, apiID uint64, call func(Questions, int64) (store.QuestionRequest, error)) (store.QuestionRequest, error) {
 	return readRecord(apiID, "question request", func(id int64) (store.QuestionRequest, error) {
-		engine, err := s.questionsEngine()
-		if err != nil {
-			return store.QuestionRequest{}, err
-		}
-		return call(engine, id)
+		return call(s.questions, id)
 	})
 }
 

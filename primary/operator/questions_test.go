@@ -31,7 +31,7 @@ const stagingAnswer = `{"env":{"values":["staging"],"custom":""}}`
 
 func TestQuestionsAPI(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, true)
+	e := startAPI(t)
 
 	t.Run("AnyoneReadsAFormAsAsked", func(t *testing.T) {
 		q := askQuestions(t, e, "t1", "mia")
@@ -148,7 +148,7 @@ func TestQuestionsAPI(t *testing.T) {
 }
 
 func TestQuestionsREST(t *testing.T) {
-	e := startAPI(t, true)
+	e := startAPI(t)
 	q := askQuestions(t, e, "t1", "mia")
 	path := fmt.Sprintf("/v1/operator/questions/%d", q.ID)
 	body := func(revision int) string {

@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/canonjson"
-	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -22,13 +21,6 @@ const (
 	maxOutcomeShown   = 2 << 10
 	outcomeMarkerRoom = 128 // bytes kept free for the shortening marker
 )
-
-// WithResponses makes m the source of ListResponses, which is UNAVAILABLE without one, and
-// returns s. Call it before s serves.
-func (s *Server) WithResponses(m *response.Manager) *Server {
-	s.responses = m
-	return s
-}
 
 // ListResponses implements OperatorService: one page of the live responses in id order. A
 // response that began closing while it was read is left out.
@@ -43,9 +35,6 @@ func (s *Server) ListResponses(ctx context.Context, req *operatorv1.ListResponse
 	after, err := parseResponsePageToken(req.GetPageToken())
 	if err != nil {
 		return nil, err
-	}
-	if s.responses == nil {
-		return nil, fault.New(fault.Unavailable, "responses are not available on this primary")
 	}
 	live := s.responses.List() // in id order
 	start, _ := slices.BinarySearchFunc(live, after, func(r *response.Response, id string) int {

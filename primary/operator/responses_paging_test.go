@@ -17,7 +17,7 @@ import (
 // INVALID_ARGUMENT.
 func TestListResponsesPages(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, true)
+	e := startAPI(t)
 	var want []string
 	for range 7 {
 		r, err := e.responses.Open(response.Spec{Agent: "code"})

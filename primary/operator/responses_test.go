@@ -63,7 +63,7 @@ func findResponse(t *testing.T, list []*operatorv1.LiveResponse, id string) *ope
 
 func TestResponsesAPI(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, true)
+	e := startAPI(t)
 	r, err := e.responses.Open(response.Spec{
 		Agent: "code", Requester: "@sam:example.org", Channel: "!room", Thread: "$t1", ShellMode: "minimal", WorkerKey: "key-a",
 		Origin: response.OriginScheduled, Flags: []string{response.FlagProgressReport, response.FlagRequesterTrusted},

@@ -29,35 +29,37 @@ type Store interface {
 // Server implements OperatorService. Its calls must pass the Authenticator's interceptor.
 type Server struct {
 	operatorv1.UnimplementedOperatorServiceServer
-	store      Store
-	jobs       Jobs              // nil: the jobs methods are UNAVAILABLE
-	approvals  Approvals         // nil: DecideApproval is UNAVAILABLE
-	prompts    Prompts           // nil: the prompt methods are UNAVAILABLE
-	allowances Allowances        // nil: the allow-list methods are UNAVAILABLE
-	questions  Questions         // nil: the question methods are UNAVAILABLE
-	progress   Progress          // nil: ListProgress is UNAVAILABLE
-	responses  *response.Manager // nil: ListResponses is UNAVAILABLE
-	events     *events.Bus       // nil: WatchEvents is UNAVAILABLE
-	logger     *slog.Logger
-
-	// shellModes is nil until WithShellModes; the shell-mode methods are UNAVAILABLE then.
-	shellModes *shellModes
-	// callApprovals is nil until WithCallApprovals; the call approval methods are UNAVAILABLE
-	// then.
+	store         Store
+	jobs          Jobs
+	approvals     Approvals
+	prompts       Prompts
+	allowances    Allowances
+	questions     Questions
+	progress      Progress
+	responses     *response.Manager
+	events        *events.Bus
+	shellModes    *shellModes
 	callApprovals CallApprovals
+	logger        *slog.Logger
 
 	closeOnce sync.Once
 	closed    chan struct{} // closed by Close: every watch ends
 }
 
-// NewServer returns the service over st. The engines are added with the With… methods
-// (WithJobs, WithApprovals, WithPrompts, WithQuestions, WithProgress, WithResponses,
-// WithEvents) before the server serves.
-func NewServer(st Store, logger *slog.Logger) *Server {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// NewServer returns the service over the engines of cfg, every one of which it requires.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
-	return &Server{store: st, logger: logger, closed: make(chan struct{})}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{
+		store: cfg.Store, jobs: cfg.Jobs, approvals: cfg.Approvals, prompts: cfg.Prompts, allowances: cfg.Allowances,
+		questions: cfg.Questions, progress: cfg.Progress, responses: cfg.Responses, events: cfg.Events,
+		shellModes:    &shellModes{store: cfg.ShellModes, preflight: cfg.ShellPreflight},
+		callApprovals: cfg.CallApprovals, logger: cfg.Logger, closed: make(chan struct{}),
+	}, nil
 }
 
 // Close ends every WatchEvents stream with UNAVAILABLE and refuses new ones, so that a

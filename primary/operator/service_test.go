@@ -43,9 +43,10 @@ func startServiceAPI(t *testing.T) *serviceAPI {
 	t.Helper()
 	env := testenv.Start(t)
 	p := env.Primary
-	srv := operator.NewServer(p.Store, slog.New(slog.NewTextHandler(testWriter{t}, nil))).
-		WithPrompts(servicePrompts{p.Interaction}).WithQuestions(p.Interaction).WithProgress(p.Interaction).
-		WithResponses(p.Responses).WithEvents(p.Events)
+	cfg := primaryEngines(env)
+	cfg.Prompts = servicePrompts{p.Interaction}
+	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	srv := newServer(t, cfg)
 	auth := operator.NewAuthenticator(p.Store)
 	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(nil), auth.StreamInterceptor()))
 	operatorv1.RegisterOperatorServiceServer(gs, srv)

@@ -21,15 +21,6 @@ type shellModes struct {
 	preflight ShellPreflight
 }
 
-// WithShellModes adds the stored shell modes and the minimal mode's preflight; without them the
-// shell-mode methods are UNAVAILABLE.
-func (s *Server) WithShellModes(st store.ShellModes, preflight ShellPreflight) *Server {
-	s.shellModes = &shellModes{store: st, preflight: preflight}
-	return s
-}
-
-var errNoShellModes = fault.New(fault.Unavailable, "this primary keeps no shell modes")
-
 // shellModeKey checks the conversation and agent a request names, with the rules of a response.
 func shellModeKey(c *operatorv1.Conversation, agent, workerKey string) error {
 	if c.GetChannel() == "" {
@@ -46,9 +37,6 @@ func shellModeKey(c *operatorv1.Conversation, agent, workerKey string) error {
 func (s *Server) GetShellMode(ctx context.Context, req *operatorv1.GetShellModeRequest) (*operatorv1.GetShellModeResponse, error) {
 	if _, err := caller(ctx, false, ""); err != nil {
 		return nil, err
-	}
-	if s.shellModes == nil {
-		return nil, errNoShellModes
 	}
 	c := req.GetConversation()
 	if err := shellModeKey(c, req.GetAgentName(), ""); err != nil {
@@ -67,9 +55,6 @@ func (s *Server) SetShellMode(ctx context.Context, req *operatorv1.SetShellModeR
 	op, err := caller(ctx, true, "set a shell mode")
 	if err != nil {
 		return nil, err
-	}
-	if s.shellModes == nil {
-		return nil, errNoShellModes
 	}
 	mode, ok := shellModeToStore[req.GetMode()]
 	if !ok {
@@ -101,9 +86,6 @@ func (s *Server) ResetShellMode(ctx context.Context, req *operatorv1.ResetShellM
 	op, err := caller(ctx, true, "reset a shell mode")
 	if err != nil {
 		return nil, err
-	}
-	if s.shellModes == nil {
-		return nil, errNoShellModes
 	}
 	c := req.GetConversation()
 	if err := shellModeKey(c, req.GetAgentName(), ""); err != nil {

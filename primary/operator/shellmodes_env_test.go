@@ -2,7 +2,6 @@ package operator_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,13 +21,12 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// shellModeAPI serves OperatorService over env's store, with the preflight checking env's real
-// catalog, local shell host and worker hub.
+// shellModeAPI serves OperatorService over env's engines, with the preflight checking env's
+// real catalog, local shell host and worker hub.
 func shellModeAPI(t *testing.T, env *testenv.Env) operatorv1.OperatorServiceClient {
 	t.Helper()
 	p := env.Primary
-	srv := operator.NewServer(p.Store, slog.New(slog.DiscardHandler)).
-		WithShellModes(p.Store, shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers}))
+	srv := newServer(t, primaryEngines(env))
 	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), operator.NewAuthenticator(p.Store).UnaryInterceptor()))
 	operatorv1.RegisterOperatorServiceServer(gs, srv)
 	lis := bufconn.Listen(1 << 20)
@@ -124,4 +122,16 @@ func TestMinimalShellModePreflightOnARealPrimary(t *testing.T) {
 			t.Fatalf("stored %+v", m)
 		}
 	})
+}
+
+// primaryEngines is a Config over the engines of env's primary, as the primary assembles it,
+// with a preflight checking its real catalog, local shell host and worker hub.
+func primaryEngines(env *testenv.Env) operator.Config {
+	p := env.Primary
+	return operator.Config{
+		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction, Prompts: p.Interaction, Allowances: p.Store,
+		Questions: p.Interaction, Progress: p.Interaction, Responses: p.Responses, Events: p.Events,
+		CallApprovals: p.Responses.CallApprovals(), ShellModes: p.Store,
+		ShellPreflight: shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers}),
+	}
 }

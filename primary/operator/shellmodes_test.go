@@ -44,9 +44,8 @@ var twoProblems = []shellmode.Problem{
 
 func TestShellModes(t *testing.T) {
 	ctx := context.Background()
-	e := startAPI(t, false)
-	pf := &fakePreflight{}
-	e.srv.WithShellModes(e.store, pf)
+	e := startAPI(t)
+	pf := e.preflight
 	conv := &operatorv1.Conversation{Channel: "room", Thread: "t1"}
 	get := func(t *testing.T) *operatorv1.ShellModeSetting {
 		t.Helper()
@@ -166,18 +165,9 @@ func TestShellModes(t *testing.T) {
 	})
 }
 
-func TestShellModesUnconfiguredAreUnavailable(t *testing.T) {
-	e := startAPI(t, false)
-	_, err := e.member.GetShellMode(context.Background(), &operatorv1.GetShellModeRequest{
-		Conversation: &operatorv1.Conversation{Channel: "room"}, AgentName: "code",
-	})
-	wantCode(t, "GetShellMode", err, codes.Unavailable)
-}
-
 func TestShellModesOverREST(t *testing.T) {
-	e := startAPI(t, false)
-	pf := &fakePreflight{}
-	e.srv.WithShellModes(e.store, pf)
+	e := startAPI(t)
+	pf := e.preflight
 	const target = `"conversation":{"channel":"room","thread":"t1"},"agent_name":"code"`
 	for _, tc := range []struct {
 		name         string

@@ -10,13 +10,6 @@ import (
 // errStopping ends the watches of a closed server.
 var errStopping = fault.New(fault.Unavailable, "the primary is stopping; watch again later")
 
-// WithEvents makes b the feed WatchEvents streams, which is UNAVAILABLE without one, and
-// returns s. Call it before s serves.
-func (s *Server) WithEvents(b *events.Bus) *Server {
-	s.events = b
-	return s
-}
-
 // WatchEvents implements OperatorService. The subscription is in place before the first,
 // empty, message is sent, so a client that lists after receiving it misses no change. The
 // watch ends when the client leaves or Close is called; a watcher that falls behind gets the
@@ -26,9 +19,6 @@ func (s *Server) WatchEvents(_ *operatorv1.WatchEventsRequest, stream operatorv1
 	op, err := caller(ctx, false, "")
 	if err != nil {
 		return err
-	}
-	if s.events == nil {
-		return fault.New(fault.Unavailable, "the event feed is not available on this primary")
 	}
 	select {
 	case <-s.closed:

@@ -58,7 +58,7 @@ func wantEnded(t *testing.T, e *apiEnv, code codes.Code) {
 
 func TestWatchEvents(t *testing.T) {
 	t.Run("StreamsEventsPublishedAfterItBeganInOrder", func(t *testing.T) {
-		e := startAPI(t, true)
+		e := startAPI(t)
 		e.bus.Publish("approval.created", "approval/1", map[string]any{"id": 1}) // before the watch: never sent
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -90,7 +90,7 @@ func TestWatchEvents(t *testing.T) {
 	})
 
 	t.Run("LaggingWatcherGetsAGapInPlaceOfWhatItLost", func(t *testing.T) {
-		e := startAPI(t, true)
+		e := startAPI(t)
 		// Fixed 64 KiB flow-control windows: a watcher that does not read holds up its stream
 		// after a few large events, so the rest queue on the bus and overflow its buffer.
 		conn := dialBufconn(t, e.lis, e.memberToken, grpc.WithInitialWindowSize(64<<10), grpc.WithInitialConnWindowSize(64<<10))
@@ -142,7 +142,7 @@ func TestWatchEvents(t *testing.T) {
 	})
 
 	t.Run("EndsWhenTheClientLeaves", func(t *testing.T) {
-		e := startAPI(t, true)
+		e := startAPI(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		stream := watch(ctx, t, e.member)
 		cancel()
@@ -153,7 +153,7 @@ func TestWatchEvents(t *testing.T) {
 	})
 
 	t.Run("CloseEndsWatchesAndRefusesNewOnes", func(t *testing.T) {
-		e := startAPI(t, true)
+		e := startAPI(t)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		stream := watch(ctx, t, e.admin)
@@ -173,7 +173,7 @@ func TestWatchEvents(t *testing.T) {
 	})
 
 	t.Run("NeedsAnOperatorCredential", func(t *testing.T) {
-		e := startAPI(t, true)
+		e := startAPI(t)
 		stream, err := operatorv1.NewOperatorServiceClient(dialBufconn(t, e.lis, "")).WatchEvents(context.Background(), &operatorv1.WatchEventsRequest{})
 		if err == nil {
 			_, err = stream.Recv()
@@ -199,7 +199,7 @@ type ndjsonLine struct {
 }
 
 func TestWatchEventsREST(t *testing.T) {
-	e := startAPI(t, true)
+	e := startAPI(t)
 	srv := httptest.NewServer(e.rest)
 	defer srv.Close()
 	get := func(ctx context.Context, token string) *http.Response {

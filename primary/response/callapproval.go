@@ -66,10 +66,8 @@ type CallApprovals struct {
 // waiterKey names a waiting call: call ids are unique within a response only.
 type waiterKey struct{ response, call string }
 
-// SetCallApprovals makes calls of functions that need confirmation wait for an operator,
-// recording them in cfg.Store. Without it such calls fail at once. Call it before the manager
-// opens responses.
-func (m *Manager) SetCallApprovals(cfg CallApprovalConfig) {
+// newCallApprovals is m's call approvals engine, recording in cfg.Store.
+func newCallApprovals(m *Manager, cfg CallApprovalConfig) *CallApprovals {
 	if cfg.Logger == nil {
 		cfg.Logger = m.cfg.Logger
 	}
@@ -77,12 +75,12 @@ func (m *Manager) SetCallApprovals(cfg CallApprovalConfig) {
 		cfg.Notify = func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m.callApprovals.Store(&CallApprovals{cfg: cfg, mgr: m, ctx: ctx, cancel: cancel, waiters: map[waiterKey]chan store.CallApproval{}})
+	return &CallApprovals{cfg: cfg, mgr: m, ctx: ctx, cancel: cancel, waiters: map[waiterKey]chan store.CallApproval{}}
 }
 
-// CallApprovals is the engine behind the operators' call approval methods; nil until
-// SetCallApprovals.
-func (m *Manager) CallApprovals() *CallApprovals { return m.callApprovals.Load() }
+// CallApprovals is the engine behind the operators' call approval methods; nil when the
+// manager was built without Config.CallApprovals.
+func (m *Manager) CallApprovals() *CallApprovals { return m.callApprovals }
 
 // CallApproval returns one record.
 func (c *CallApprovals) CallApproval(ctx context.Context, id int64) (store.CallApproval, error) {

@@ -26,7 +26,7 @@ const (
 // call (started, maybe with effects) becomes interrupted, never re-run, with a continuation
 // carrying its checkpoint; every approved call that never started runs once, in the
 // background, like an approval given now. Waiting calls stay waiting for a decision. Without
-// SetCallApprovals it does nothing.
+// Config.CallApprovals it does nothing.
 func (m *Manager) RecoverCallApprovals(ctx context.Context) error {
 	c := m.CallApprovals()
 	if c == nil {

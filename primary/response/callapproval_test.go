@@ -40,8 +40,8 @@ func newConfirmEnv(t *testing.T, dir string) *confirmEnv {
 	if err := reg.Register(context.Background(), testtk.New()); err != nil {
 		t.Fatal(err)
 	}
-	e := &confirmEnv{m: NewManager(Config{Registry: reg}), st: st, bus: events.New(), marker: filepath.Join(dir, "runs")}
-	e.m.SetCallApprovals(CallApprovalConfig{Store: st, Events: e.bus})
+	e := &confirmEnv{st: st, bus: events.New(), marker: filepath.Join(dir, "runs")}
+	e.m = NewManager(Config{Registry: reg, CallApprovals: &CallApprovalConfig{Store: st, Events: e.bus}})
 	t.Cleanup(func() {
 		e.m.CloseAll()
 		st.Close()

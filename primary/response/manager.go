@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -82,6 +81,9 @@ type Config struct {
 	// never refused: they carry work already accepted.
 	MaxOpen              int
 	MaxOpenPerCredential int
+	// CallApprovals makes calls of functions that need confirmation wait for an operator,
+	// recorded in its Store; nil makes such calls fail at once.
+	CallApprovals *CallApprovalConfig
 }
 
 // DefaultFastCallBudget is the primary's FastCallBudget unless configured: a few
@@ -107,7 +109,7 @@ type Manager struct {
 	open             int
 	openByCredential map[string]int
 
-	callApprovals atomic.Pointer[CallApprovals] // nil: calls needing confirmation fail
+	callApprovals *CallApprovals // nil: calls needing confirmation fail
 }
 
 // NewManager returns a Manager with no responses.
@@ -125,8 +127,12 @@ func NewManager(cfg Config) *Manager {
 	if cfg.MaxOpenPerCredential <= 0 {
 		cfg.MaxOpenPerCredential = DefaultMaxOpenPerCredential
 	}
-	return &Manager{cfg: cfg, grants: grants, byID: make(map[string]*Response),
+	m := &Manager{cfg: cfg, grants: grants, byID: make(map[string]*Response),
 		openByCredential: make(map[string]int)}
+	if cfg.CallApprovals != nil {
+		m.callApprovals = newCallApprovals(m, *cfg.CallApprovals)
+	}
+	return m
 }
 
 // OpenOption sets something about a response the runtime cannot ask for.

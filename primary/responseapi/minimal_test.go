@@ -2,7 +2,6 @@ package responseapi_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
-	"github.com/turncli/turncli/primary/responseapi"
 	"github.com/turncli/turncli/primary/shellmode"
 )
 
@@ -131,7 +129,7 @@ func TestOnlyAnExplicitMinimalModeRunsThePreflight(t *testing.T) {
 	ctx := context.Background()
 	env := testenv.Start(t)
 	pf := &recordingPreflight{}
-	api := responseapi.NewServer(env.Primary.Responses, pf, slog.New(slog.DiscardHandler)).WithShellModes(env.Primary.Store)
+	api := newAPI(t, env, pf)
 	open := func(t *testing.T, req *responsev1.OpenResponseRequest) error {
 		t.Helper()
 		resp, err := api.OpenResponse(ctx, req)

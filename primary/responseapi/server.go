@@ -21,16 +21,38 @@ type Server struct {
 	preflight  Preflight
 	log        *slog.Logger
 	stopThread ThreadStopper
-	shellModes ShellModes // nil: a request without a shell mode opens a standard response
+	shellModes ShellModes
 }
 
-// NewServer returns the ResponseService handlers. preflight checks the agent's shell before a
-// response opens in the minimal shell mode the request names.
-func NewServer(responses *response.Manager, preflight Preflight, log *slog.Logger) *Server {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// Config is what the ResponseService handlers need; every field but Logger is required.
+type Config struct {
+	Responses *response.Manager
+	// Preflight checks the agent's shell before a response opens in the minimal shell mode the
+	// request names.
+	Preflight Preflight
+	// ShellModes is where OpenResponse finds the mode of a request that names none.
+	ShellModes ShellModes
+	// StopThread is what StopThread does.
+	StopThread ThreadStopper
+	Logger     *slog.Logger
+}
+
+// NewServer returns the ResponseService handlers.
+func NewServer(cfg Config) (*Server, error) {
+	switch {
+	case cfg.Responses == nil:
+		return nil, errors.New("responseapi: Config.Responses is required")
+	case cfg.Preflight == nil:
+		return nil, errors.New("responseapi: Config.Preflight is required")
+	case cfg.ShellModes == nil:
+		return nil, errors.New("responseapi: Config.ShellModes is required")
+	case cfg.StopThread == nil:
+		return nil, errors.New("responseapi: Config.StopThread is required")
 	}
-	return &Server{responses: responses, preflight: preflight, log: log}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{responses: cfg.Responses, preflight: cfg.Preflight, shellModes: cfg.ShellModes, stopThread: cfg.StopThread, log: cfg.Logger}, nil
 }
 
 // MaxCommandBytes is the longest command RunBash takes: Linux refuses a longer single argument

@@ -20,13 +20,6 @@ type ShellModes interface {
 	ShellMode(ctx context.Context, channel, thread, agent string) (store.ShellModeSetting, error)
 }
 
-// WithShellModes sets where OpenResponse finds the mode of a request that names none; without
-// it such a response is standard.
-func (s *Server) WithShellModes(m ShellModes) *Server {
-	s.shellModes = m
-	return s
-}
-
 // shellMode is the mode a response opens with: the request's, else the one stored for the
 // conversation and agent, else standard. The response keeps it until it closes, whatever is
 // stored later.
@@ -38,7 +31,7 @@ func (s *Server) shellMode(ctx context.Context, req *responsev1.OpenResponseRequ
 		return response.ShellModeStandard, nil
 	}
 	channel := req.GetConversation().GetChannel()
-	if s.shellModes == nil || channel == "" || req.GetAgentName() == "" {
+	if channel == "" || req.GetAgentName() == "" {
 		return response.ShellModeStandard, nil
 	}
 	setting, err := s.shellModes.ShellMode(ctx, channel, req.GetConversation().GetThread(), req.GetAgentName())

@@ -93,7 +93,7 @@ func TestShellModeCatalogsFromRealBash(t *testing.T) {
 func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	ctx := context.Background()
 	env := testenv.Start(t)
-	api := responseapi.NewServer(env.Primary.Responses, &recordingPreflight{}, slog.New(slog.DiscardHandler)).WithShellModes(env.Primary.Store)
+	api := newAPI(t, env, &recordingPreflight{})
 	open := func(t *testing.T, mode responsev1.ShellMode) string {
 		t.Helper()
 		resp, err := api.OpenResponse(ctx, openReq(mode))
@@ -152,4 +152,23 @@ func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	if got := mode(t, open(t, responsev1.ShellMode_SHELL_MODE_UNSPECIFIED)); got != "standard" {
 		t.Errorf("another agent's stored mode applied: %s", got)
 	}
+}
+
+// newAPI is the ResponseService handlers over env's primary with pf as the preflight, as the
+// primary builds them.
+func newAPI(t *testing.T, env *testenv.Env, pf responseapi.Preflight) *responseapi.Server {
+	t.Helper()
+	p := env.Primary
+	api, err := responseapi.NewServer(responseapi.Config{
+		Responses: p.Responses, Preflight: pf, ShellModes: p.Store,
+		StopThread: func(ctx context.Context, channel, thread string) (int, error) {
+			cancelled, err := p.Interaction.CancelThreadQuestions(ctx, channel, thread)
+			return len(cancelled), err
+		},
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api
 }

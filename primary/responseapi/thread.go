@@ -10,20 +10,11 @@ import (
 // toolkit's pending questions) and says how many requests it cancelled.
 type ThreadStopper func(ctx context.Context, channel, thread string) (int, error)
 
-// WithThreadStopper sets what StopThread does; without one StopThread is Unavailable.
-func (s *Server) WithThreadStopper(f ThreadStopper) *Server {
-	s.stopThread = f
-	return s
-}
-
 // StopThread implements ResponseService.
 func (s *Server) StopThread(ctx context.Context, req *responsev1.StopThreadRequest) (*responsev1.StopThreadResponse, error) {
 	c := req.GetConversation()
 	if c.GetChannel() == "" || c.GetThread() == "" {
 		return nil, fault.New(fault.InvalidArgument, "conversation.channel and conversation.thread are required")
-	}
-	if s.stopThread == nil {
-		return nil, fault.New(fault.Unavailable, "this primary keeps nothing that waits on threads")
 	}
 	n, err := s.stopThread(ctx, c.GetChannel(), c.GetThread())
 	if err != nil {

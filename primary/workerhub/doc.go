@@ -9,6 +9,9 @@
 // JobSink in order, on a goroutine of its own so command output never waits for it. It keeps no
 // job state: the sink (primary/jobs) does.
 //
+// The Hub is the connected workers; Service is WorkerService over it, built after the engines
+// it hands reports to, which themselves need the Hub.
+//
 // It also marks Agent CLI calls forwarded by a worker's sandbox proxy with that worker's
 // authenticated identity, so the response can accept its grant only through its own worker.
 // It does not run processes (the worker does) and does not decide what a grant may do.

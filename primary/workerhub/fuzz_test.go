@@ -22,6 +22,7 @@ import (
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/workermeta"
+	"github.com/turncli/turncli/primary/response"
 )
 
 // The worker of the fuzz target: authenticated as id fuzzWorkerID of key fuzzWorkerKey.
@@ -59,6 +60,11 @@ func (s *scriptedStream) Send(m *workerv1.ConnectResponse) error {
 	s.sent = append(s.sent, m)
 	return nil
 }
+
+// noGrants knows no grant.
+type noGrants struct{}
+
+func (noGrants) Authenticate(string, response.Path) (*response.Response, bool) { return nil, false }
 
 // sinkCall is one JobSink call, as a comparable record.
 type sinkCall struct {
@@ -252,14 +258,17 @@ func FuzzHubConnect(f *testing.F) {
 		creds := NewCredentials()
 		creds.Add(fuzzWorkerKey, fuzzCredential)
 		sink := &recordingSink{}
-		h := New(Config{Credentials: creds, GrantUsable: nil})
-		h.SetJobSink(sink)
+		h := New(Config{Credentials: creds})
+		svc, err := NewService(ServiceConfig{Hub: h, Jobs: sink, Grants: noGrants{}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		ctx, cancel := context.WithCancel(metadata.NewIncomingContext(context.Background(),
 			metadata.Pairs(workermeta.CredentialKey, fuzzCredential, workermeta.IDKey, fuzzWorkerID)))
 		defer cancel()
 		stream := &scriptedStream{ctx: ctx, msgs: append([]*workerv1.ConnectRequest(nil), script...)}
 
-		err := faultgrpc.Status(nil, "", h.Connect(stream)) // as the server's interceptor maps it
+		err = faultgrpc.Status(nil, "", svc.Connect(stream)) // as the server's interceptor maps it
 
 		helloJobs, helloOK := validHello(first.GetHello())
 		if !helloOK {

@@ -24,9 +24,6 @@ import (
 // Config is what a Hub needs.
 type Config struct {
 	Credentials *Credentials
-	// GrantUsable reports whether a grant may be used on path p (the response manager's
-	// Authenticate).
-	GrantUsable func(token string, p response.Path) bool
 	Logger      *slog.Logger
 	// OutputCredit is how many output chunks a worker may send ahead per command.
 	OutputCredit int
@@ -34,7 +31,6 @@ type Config struct {
 
 // Hub keeps the connected workers and runs commands on them.
 type Hub struct {
-	workerv1.UnimplementedWorkerServiceServer
 	cfg     Config
 	nextCmd atomic.Uint64
 
@@ -44,7 +40,6 @@ type Hub struct {
 	byKey  map[string]map[string]*conn
 	// changed is closed (and replaced) whenever a worker connects or disconnects.
 	changed chan struct{}
-	sink    JobSink
 	// jobChain holds, per worker id, the jobsDone of its latest connection, so a new
 	// connection's job reports reach the sink only after the previous one's.
 	jobChain map[string]chan struct{}
@@ -64,8 +59,8 @@ func New(cfg Config) *Hub {
 	}
 }
 
-// Connect serves one worker connection until it ends.
-func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
+// serve serves one worker connection until it ends, its job reports going to sink.
+func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) error {
 	ident, err := h.cfg.Credentials.authenticate(stream.Context())
 	if err != nil {
 		return err
@@ -88,7 +83,7 @@ func (h *Hub) Connect(stream workerv1.WorkerService_ConnectServer) error {
 		ident: ident, session: uuid.NewString(), proxyURL: origin(hello.GetAgentCliUrl()),
 		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel, done: ctx.Done(),
 		gone: make(chan struct{}), commands: make(map[string]*remoteCommand),
-		sink: h.jobSink(), jobEvents: make(chan jobEvent, jobQueue), jobsDone: make(chan struct{}),
+		sink: sink, jobEvents: make(chan jobEvent, jobQueue), jobsDone: make(chan struct{}),
 	}
 	log := h.cfg.Logger.With("worker_id", ident.ID, "worker_key", ident.Key, "session", c.session)
 	// Register before the Welcome and under the send lock: a welcomed worker is routable at
@@ -274,18 +269,6 @@ func (h *Hub) AgentCLIURL(key string, b *response.Binding) (string, error) {
 		return "", err
 	}
 	return c.proxyURL, nil
-}
-
-// CheckGrant answers the sandbox proxy's pre-body authority check.
-func (h *Hub) CheckGrant(ctx context.Context, req *workerv1.CheckGrantRequest) (*workerv1.CheckGrantResponse, error) {
-	ident, err := h.cfg.Credentials.authenticate(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !h.connected(ident) || !h.cfg.GrantUsable(req.GetGrant(), response.Path{WorkerKey: ident.Key, WorkerID: ident.ID}) {
-		return nil, clierr.ErrUnauthenticated
-	}
-	return &workerv1.CheckGrantResponse{}, nil
 }
 
 // agentCLIMethods prefixes the full names of AgentCLIService's methods.

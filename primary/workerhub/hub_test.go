@@ -16,7 +16,6 @@ import (
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
-	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
@@ -27,11 +26,10 @@ func serveHub(t *testing.T, cfg workerhub.Config) (*workerhub.Hub, *fakeWorker) 
 	creds := workerhub.NewCredentials()
 	creds.Add("key-a", testenv.WorkerCredential("key-a"))
 	cfg.Credentials = creds
-	cfg.GrantUsable = func(string, response.Path) bool { return false }
 	hub := workerhub.New(cfg)
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(faultgrpc.ServerOptions(nil)...)
-	workerv1.RegisterWorkerServiceServer(srv, hub)
+	workerv1.RegisterWorkerServiceServer(srv, newService(t, hub, newSink()))
 	served := make(chan struct{})
 	go func() {
 		defer close(served)

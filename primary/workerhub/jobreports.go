@@ -90,9 +90,6 @@ func (c *conn) jobReport(msg *workerv1.ConnectRequest) (jobEvent, error) {
 // queueJob hands a report to the connection's dispatcher, in order. It waits while the queue
 // is full, and gives up when the connection has ended.
 func (c *conn) queueJob(ev jobEvent) error {
-	if c.sink == nil {
-		return nil
-	}
 	select {
 	case c.jobEvents <- ev:
 		return nil
@@ -116,8 +113,6 @@ func (h *Hub) dispatchJobs(c *conn) {
 		<-c.prevJobs
 	}
 	for ev := range c.jobEvents {
-		if c.sink != nil {
-			ev(c.sink)
-		}
+		ev(c.sink)
 	}
 }

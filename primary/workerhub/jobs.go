@@ -77,20 +77,6 @@ type Job struct {
 // connection stops reading.
 const jobQueue = 64
 
-// SetJobSink sets where job reports go. Call it before the Hub serves; with no sink (nil) job
-// reports are ignored.
-func (h *Hub) SetJobSink(s JobSink) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.sink = s
-}
-
-func (h *Hub) jobSink() JobSink {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.sink
-}
-
 // StartJob sends the job to a connected worker of key: the response's bound worker when b is
 // non-nil and bound and connected, else any worker of the key (binding b if it is unbound).
 // Returns the worker id, or an error when no worker of the key is connected.

@@ -17,21 +17,18 @@ import (
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
-// startHub serves a Hub alone over bufconn, with testenv's worker credentials and sink (nil:
-// none). The returned Env has only DialPrimary, so the fake and real worker helpers reach it.
+// startHub serves a Hub alone over bufconn, with testenv's worker credentials and sink. The
+// returned Env has only DialPrimary, so the fake and real worker helpers reach it.
 func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.Env) {
 	t.Helper()
 	creds := workerhub.NewCredentials()
 	for _, key := range []string{"key-a", "key-b"} {
 		creds.Add(key, testenv.WorkerCredential(key))
 	}
-	hub := workerhub.New(workerhub.Config{Credentials: creds, GrantUsable: func(string, response.Path) bool { return false }})
-	if sink != nil {
-		hub.SetJobSink(sink)
-	}
+	hub := workerhub.New(workerhub.Config{Credentials: creds})
 	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(faultgrpc.ServerOptions(nil)...)
-	workerv1.RegisterWorkerServiceServer(srv, hub)
+	workerv1.RegisterWorkerServiceServer(srv, newService(t, hub, sink))
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -44,6 +41,21 @@ func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.En
 	})
 	return hub, &testenv.Env{DialPrimary: func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }}
 }
+
+// newService is the WorkerService over hub, its job reports going to sink.
+func newService(t testing.TB, hub *workerhub.Hub, sink workerhub.JobSink) *workerhub.Service {
+	t.Helper()
+	svc, err := workerhub.NewService(workerhub.ServiceConfig{Hub: hub, Jobs: sink, Grants: noGrants{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// noGrants knows no grant.
+type noGrants struct{}
+
+func (noGrants) Authenticate(string, response.Path) (*response.Response, bool) { return nil, false }
 
 // sinkCall is one call a JobSink received.
 type sinkCall struct {

@@ -360,17 +360,6 @@ func TestHubJobReports(t *testing.T) {
 		}
 		runCommandThrough(t, hub, f)
 	})
-
-	t.Run("WithoutASinkJobReportsAreIgnored", func(t *testing.T) {
-		hub, env := startHub(t, nil)
-		f, msg, err := connect(t, env, "test-worker-credential-for-key-a", "w", helloWith("key-a", "w", &workerv1.JobState{JobId: 4, Running: true}))
-		if err != nil || msg.GetWelcome() == nil {
-			t.Fatalf("connect = %v, %v", msg, err)
-		}
-		report(f, output(4, 0, "x"))
-		report(f, finishedMsg(4, &workerv1.JobExit{CodeKnown: true}))
-		runCommandThrough(t, hub, f)
-	})
 }
 
 // runCommandThrough runs a command on the fake worker f through hub.Run, the fake answering it.

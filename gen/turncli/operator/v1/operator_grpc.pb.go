@@ -75,9 +75,7 @@ const (
 // told to stop.
 //
 // Ids of jobs, approvals, prompts, questions and call approvals are positive; an id that names
-// nothing is NOT_FOUND. A method whose engine (jobs, approvals, prompts, questions, call
-// approvals, progress, responses or the event feed) this primary does not run answers
-// UNAVAILABLE.
+// nothing is NOT_FOUND.
 //
 // No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceClient interface {
@@ -618,9 +616,7 @@ func (c *operatorServiceClient) DecideCallApproval(ctx context.Context, in *Deci
 // told to stop.
 //
 // Ids of jobs, approvals, prompts, questions and call approvals are positive; an id that names
-// nothing is NOT_FOUND. A method whose engine (jobs, approvals, prompts, questions, call
-// approvals, progress, responses or the event feed) this primary does not run answers
-// UNAVAILABLE.
+// nothing is NOT_FOUND.
 //
 // No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceServer interface {

@@ -1,0 +1,103 @@
+package primary
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/test/bufconn"
+
+	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
+	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
+	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/enumcheck"
+	"github.com/turncli/turncli/internal/faultgrpc"
+	"github.com/turncli/turncli/primary/agentcli"
+	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/responseapi"
+	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/shellmode"
+	"github.com/turncli/turncli/primary/workerhub"
+)
+
+// buildAPIs builds the API adapters over the engines New built, and the public gRPC server
+// that serves them: the runtime's API, the workers' connection, the operators' API, and the
+// Agent CLI calls workers' sandbox proxies forward (marked with the worker's identity by the
+// hub).
+func (p *Primary) buildAPIs() error {
+	log := p.cfg.Logger
+	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks
+	// for it when it opens a response.
+	preflight := shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers})
+	workerAPI, err := workerhub.NewService(workerhub.ServiceConfig{Hub: p.Workers, Jobs: p.Jobs, Grants: p.Responses})
+	if err != nil {
+		return fmt.Errorf("worker api: %w", err)
+	}
+	interact := p.Interaction
+	responseAPI, err := responseapi.NewServer(responseapi.Config{
+		Responses: p.Responses, Preflight: preflight, ShellModes: p.Store,
+		StopThread: func(ctx context.Context, channel, thread string) (int, error) {
+			cancelled, err := interact.CancelThreadQuestions(ctx, channel, thread)
+			return len(cancelled), err
+		},
+		Logger: log.With("component", "responseapi"),
+	})
+	if err != nil {
+		return fmt.Errorf("response api: %w", err)
+	}
+	p.operatorAPI, err = operator.NewServer(operator.Config{
+		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction, Prompts: p.Interaction, Allowances: p.Store,
+		Questions: p.Interaction, Progress: p.Interaction, Responses: p.Responses, Events: p.Events,
+		CallApprovals: p.Responses.CallApprovals(), ShellModes: p.Store, ShellPreflight: preflight,
+		Logger: log.With("component", "operatorapi"),
+	})
+	if err != nil {
+		return fmt.Errorf("operator api: %w", err)
+	}
+	cli := agentcli.NewServer(p.Responses, log.With("component", "agentcli"))
+
+	p.policy = roleauth.NewPolicy().
+		Service(responsev1.ResponseService_ServiceDesc.ServiceName, roleauth.Runtime).
+		Service(workerv1.WorkerService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
+		Service(toolhostv1.ToolHostService_ServiceDesc.ServiceName, roleauth.Runtime).
+		Service(continuationv1.ContinuationService_ServiceDesc.ServiceName, roleauth.Runtime).
+		Service(agentcliv1.AgentCLIService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
+		Service(healthpb.Health_ServiceDesc.ServiceName, roleauth.Public).
+		Service(operatorv1.OperatorService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated). // by operatorAuth
+		Credential(roleauth.Runtime, p.runtimeToken)
+	faults := log.With("component", "grpc")
+	p.grpcServer = grpc.NewServer(
+		// Faults outermost: every error below it, the authenticators' included, becomes its one
+		// status there. Redaction innermost: it sees each response as its handler returns it.
+		// Only what people read is redacted; the runtime's and workers' APIs carry grants on
+		// purpose.
+		grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(faults), p.policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(),
+			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), p.Secrets.UnaryServerInterceptor(redactedServices...)),
+		grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(faults), p.policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
+			enumcheck.StreamInterceptor(), p.Secrets.StreamServerInterceptor(redactedServices...)),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+	)
+	responsev1.RegisterResponseServiceServer(p.grpcServer, responseAPI)
+	workerv1.RegisterWorkerServiceServer(p.grpcServer, workerAPI)
+	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
+	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
+	operatorv1.RegisterOperatorServiceServer(p.grpcServer, p.operatorAPI)
+	p.health = health.NewServer()
+	healthpb.RegisterHealthServer(p.grpcServer, p.health)
+	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
+
+	// The loopback listener's gateway calls the Agent CLI handlers directly, with no gRPC hop
+	// between: OnPath marks each request as arriving on the primary's local path, all that an
+	// interceptor did on this route; the handlers check the grant themselves.
+	p.localAgentCLI = cli.OnPath(response.LocalPath)
+	p.internalGRPC = bufconn.Listen(1 << 20)
+	return nil
+}
