@@ -17,7 +17,7 @@ func TestInteractionSourcesNotConfiguredAreUnavailable(t *testing.T) {
 		"ListPrompts": func() error { _, err := e.member.ListPrompts(ctx, &operatorv1.ListPromptsRequest{}); return err },
 		"GetPrompt":   func() error { _, err := e.member.GetPrompt(ctx, &operatorv1.GetPromptRequest{PromptId: 1}); return err },
 		"DecidePrompt": func() error {
-			_, err := e.member.DecidePrompt(ctx, &operatorv1.DecidePromptRequest{PromptId: 1, Action: promptDeny})
+			_, err := e.member.DecidePrompt(ctx, &operatorv1.DecidePromptRequest{PromptId: 1, Decision: promptDeny})
 			return err
 		},
 		"ListQuestions": func() error { _, err := e.member.ListQuestions(ctx, &operatorv1.ListQuestionsRequest{}); return err },
