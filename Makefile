@@ -4,7 +4,7 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 GO_PACKAGES := ./...
 STATE_DIR ?= $(CURDIR)/.turncli
 
-.PHONY: all build proto lint check-gen test test-short fuzz bench bench-smoke run run-worker shell clean
+.PHONY: all build proto lint check-gen breaking test test-short fuzz bench bench-smoke run run-worker shell clean
 
 all: build
 
@@ -29,8 +29,15 @@ check-gen:
 	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	  $(BUF) generate -o "$$tmp" && diff -r "$$tmp/gen" gen && echo "gen/ is current"
 
+## breaking: fail if proto/ breaks what its last release promised (buf's FILE rules, buf.yaml),
+## judged against tools/buf/baseline.binpb, the image of proto/ as released. Moving the baseline
+## is part of a release, never of a change: at a release, run
+## `$(BUF) build proto -o tools/buf/baseline.binpb` and commit the image with the release.
+breaking:
+	$(BUF) breaking proto --against tools/buf/baseline.binpb
+
 ## test: everything CI runs.
-test: lint check-gen
+test: lint check-gen breaking
 	$(ISOLATED_HOME) go test -race -count=1 -timeout 20m $(GO_PACKAGES)
 
 test-short:

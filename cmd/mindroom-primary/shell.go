@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/primary"
 )
@@ -144,7 +145,7 @@ func shellFlags(args []string, stderr io.Writer) (string, *responsev1.OpenRespon
 	}
 	return *stateDir, &responsev1.OpenResponseRequest{
 		AgentName: *agent, RequesterId: *requester, ShellMode: shellMode, WorkerKey: *workerKey, Origin: o, Flags: flags,
-		Conversation: &responsev1.Conversation{Channel: *channel, Thread: *thread},
+		Conversation: &conversationv1.Conversation{Channel: *channel, Thread: *thread},
 	}, nil
 }
 

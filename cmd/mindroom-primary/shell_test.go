@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 )
 
@@ -21,18 +22,18 @@ func TestShellFlagsDescribeTheResponse(t *testing.T) {
 	}{
 		{"DefaultsAreAForegroundTerminalTurnInTheStoredMode", nil, ".turncli", &responsev1.OpenResponseRequest{
 			AgentName: "demo", RequesterId: "ada", Origin: responsev1.Origin_ORIGIN_FOREGROUND,
-			Conversation: &responsev1.Conversation{Channel: "terminal"},
+			Conversation: &conversationv1.Conversation{Channel: "terminal"},
 		}},
 		{"EveryFieldARuntimeGives", []string{"--state-dir", "/tmp/s", "--agent", "coder", "--requester", "@alice:example.org",
 			"--channel", "!room", "--thread", "t1", "--shell-mode", "minimal", "--worker-key", "local", "--origin", "scheduled",
 			"--flag", "requester_trusted", "--flag", "progress_report, clean"}, "/tmp/s", &responsev1.OpenResponseRequest{
 			AgentName: "coder", RequesterId: "@alice:example.org", ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL,
 			WorkerKey: "local", Origin: responsev1.Origin_ORIGIN_SCHEDULED, Flags: []string{"requester_trusted", "progress_report", "clean"},
-			Conversation: &responsev1.Conversation{Channel: "!room", Thread: "t1"},
+			Conversation: &conversationv1.Conversation{Channel: "!room", Thread: "t1"},
 		}},
 		{"StandardModeIsNamed", []string{"--shell-mode", "standard"}, ".turncli", &responsev1.OpenResponseRequest{
 			AgentName: "demo", RequesterId: "ada", ShellMode: responsev1.ShellMode_SHELL_MODE_STANDARD,
-			Origin: responsev1.Origin_ORIGIN_FOREGROUND, Conversation: &responsev1.Conversation{Channel: "terminal"},
+			Origin: responsev1.Origin_ORIGIN_FOREGROUND, Conversation: &conversationv1.Conversation{Channel: "terminal"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"time"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 )
 
@@ -29,7 +30,7 @@ func measureBash(ctx context.Context, b *bench) ([]row, error) {
 	for i, key := range []string{"", workerKey} {
 		resp, err := r.runtime.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 			AgentName: "bench", RequesterId: "@bench:example.org",
-			Conversation: &responsev1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
+			Conversation: &conversationv1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
 			ShellMode:    responsev1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: key,
 		})
 		if err != nil {

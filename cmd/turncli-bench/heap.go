@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/primary"
 )
@@ -54,7 +55,7 @@ func idleHeapRound(ctx context.Context, b *bench, n int) (float64, error) {
 		for range count {
 			if _, err := r.runtime.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 				AgentName: "bench", RequesterId: "@bench:example.org",
-				Conversation: &responsev1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
+				Conversation: &conversationv1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
 				ShellMode:    responsev1.ShellMode_SHELL_MODE_MINIMAL,
 			}); err != nil {
 				return fmt.Errorf("OpenResponse: %w", err)

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/worker"
@@ -182,7 +183,7 @@ func (s shell) env() []string {
 func (r *rig) openShell(ctx context.Context, key string) (shell, error) {
 	resp, err := r.runtime.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 		AgentName: "bench", RequesterId: "@bench:example.org",
-		Conversation: &responsev1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
+		Conversation: &conversationv1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
 		ShellMode:    responsev1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: key,
 	})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/primary"
 )
@@ -196,7 +197,7 @@ timed() { local nominal=$1; shift; local s=${EPOCHREALTIME/./}; "$@" >/dev/null;
 func runShellScript(ctx context.Context, r *rig, key, script string) ([]callTiming, error) {
 	resp, err := r.runtime.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 		AgentName: "bench", RequesterId: "@bench:example.org",
-		Conversation: &responsev1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
+		Conversation: &conversationv1.Conversation{Channel: "!bench:example.org", Thread: "$bench"},
 		ShellMode:    responsev1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: key,
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 )
@@ -25,7 +26,7 @@ func TestCheck(t *testing.T) {
 		"OriginNinetyNineIsRefused":    {Check(&responsev1.OpenResponseRequest{Origin: 99}), "origin"},
 		"ShellModeNinetyNineIsRefused": {Check(&responsev1.OpenResponseRequest{ShellMode: 99}), "shell_mode"},
 		"StatusFilterNinetyNineIsRefused": {Check(&operatorv1.ListJobsRequest{Status: 99,
-			Conversation: &operatorv1.Conversation{Channel: "c"}}), "status"},
+			Conversation: &conversationv1.Conversation{Channel: "c"}}), "status"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if status.Code(tc.err) != codes.InvalidArgument || !strings.Contains(tc.err.Error(), tc.field) {

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"time"
 )
@@ -19,7 +20,7 @@ func (e *Env) Open(t testing.TB, edit ...func(*responsev1.OpenResponseRequest)) 
 	t.Helper()
 	req := &responsev1.OpenResponseRequest{
 		AgentName: "tester", RequesterId: "@alice:example.org",
-		Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
 		ShellMode:    responsev1.ShellMode_SHELL_MODE_MINIMAL,
 	}
 	for _, f := range edit {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -99,7 +100,7 @@ func toProto(c store.Continuation, attempt int) *continuationv1.Continuation {
 	return &continuationv1.Continuation{
 		Id:              uint64(c.ID),
 		IdempotencyKey:  c.IdempotencyKey,
-		Conversation:    &continuationv1.Conversation{Channel: c.Channel, Thread: c.Thread},
+		Conversation:    &conversationv1.Conversation{Channel: c.Channel, Thread: c.Thread},
 		Text:            c.Text,
 		Post:            c.Post,
 		Checkpoint:      c.Checkpoint,

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
@@ -93,7 +94,7 @@ func TestConfirmedCallSurvivesSIGKILLOfThePrimary(t *testing.T) {
 	defer cancel()
 	opened, err := first.api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 		AgentName: "tester", RequesterId: "@sam:example.org", ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL,
-		Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: "$confirm"},
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$confirm"},
 	})
 	if err != nil {
 		t.Fatalf("OpenResponse: %v", err)
@@ -163,7 +164,7 @@ func TestConfirmedCallSurvivesSIGKILLOfThePrimary(t *testing.T) {
 		ctx, cancel := bearerCtx(second.admin)
 		defer cancel()
 		return second.operator.DecideCallApproval(ctx, &operatorv1.DecideCallApprovalRequest{
-			CallApprovalId: waiting.GetId(), Decision: operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE,
+			CallApprovalId: waiting.GetId(), Decision: operatorv1.Decision_DECISION_APPROVE,
 		})
 	}
 	if _, err := decide(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/containment"
 	"github.com/turncli/turncli/primary"
@@ -85,7 +86,7 @@ func testNothingOutlivesAKilledPrimaryOrWorker(t *testing.T, bin, cgroupsEnv str
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 				AgentName: "tester", RequesterId: "@alice:example.org", WorkerKey: tc.workerKey,
-				Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: "$t"},
+				Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$t"},
 			})
 			if err != nil {
 				t.Fatalf("OpenResponse: %v", err)

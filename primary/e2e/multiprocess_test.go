@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/primary"
 )
@@ -366,7 +367,7 @@ func TestMultiProcess(t *testing.T) {
 		defer cancel()
 		resp, err := api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 			AgentName: "tester", RequesterId: "@alice:example.org", WorkerKey: key,
-			Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
+			Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
 			ShellMode:    responsev1.ShellMode_SHELL_MODE_MINIMAL,
 		})
 		if err != nil {

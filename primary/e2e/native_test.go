@@ -427,7 +427,7 @@ func TestNativeRequestApprovalOverREST(t *testing.T) {
 			t.Fatal("the approval never reached the operators")
 		}
 	}
-	if code, out := operatorREST(t, env, http.MethodPost, "/v1/operator/prompts/"+promptID+":decide", `{"action":"PROMPT_ACTION_APPROVE"}`); code != http.StatusOK {
+	if code, out := operatorREST(t, env, http.MethodPost, "/v1/operator/prompts/"+promptID+":decide", `{"decision":"DECISION_APPROVE"}`); code != http.StatusOK {
 		t.Fatalf("decide: %d %v", code, out)
 	}
 	code, got := runtimeREST(t, env, http.MethodGet, "/v1/responses/"+id+"/calls/"+callID+"?wait=30s", "")

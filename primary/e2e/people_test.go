@@ -50,9 +50,9 @@ func TestRequestApprovalDecidedOverREST(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, want string
 	}{
-		{"Approve", `{"action":"PROMPT_ACTION_APPROVE"}`, `{"approved":true,"feedback":"","decided_by":"admin"}`},
-		{"Deny", `{"action":"PROMPT_ACTION_DENY","text":"not today"}`, `{"approved":false,"feedback":"not today","decided_by":"admin"}`},
-		{"Comment", `{"action":"PROMPT_ACTION_COMMENT","text":"add a rollback plan"}`, `{"approved":false,"feedback":"add a rollback plan","decided_by":"admin"}`},
+		{"Approve", `{"decision":"DECISION_APPROVE"}`, `{"approved":true,"feedback":"","decided_by":"admin"}`},
+		{"Deny", `{"decision":"DECISION_DENY","text":"not today"}`, `{"approved":false,"feedback":"not today","decided_by":"admin"}`},
+		{"Comment", `{"decision":"DECISION_COMMENT","text":"add a rollback plan"}`, `{"approved":false,"feedback":"add a rollback plan","decided_by":"admin"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			callID := uuid.NewString()

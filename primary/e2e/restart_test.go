@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
@@ -120,7 +121,7 @@ func (r *restartRig) launchBackground(workerKey, thread, command, idField string
 	defer cancel()
 	resp, err := r.api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 		AgentName: "tester", RequesterId: "admin", WorkerKey: workerKey,
-		Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: thread},
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: thread},
 		// run_in_background starts work that outlives the command: only the minimal mode offers it.
 		ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL,
 	})
@@ -146,7 +147,7 @@ func (r *restartRig) setMode(t *testing.T, thread string, mode operatorv1.Mode) 
 	ctx, cancel := bearerCtx(r.admin)
 	defer cancel()
 	if _, err := r.operator.SetConversationMode(ctx, &operatorv1.SetConversationModeRequest{
-		Conversation: &operatorv1.Conversation{Channel: "!room:example.org", Thread: thread}, Mode: mode,
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: thread}, Mode: mode,
 	}); err != nil {
 		t.Fatalf("SetConversationMode: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/secretmask"
@@ -252,7 +253,7 @@ func runProbe(t *testing.T, rig *restartRig, workerKey, script string) string {
 	defer cancel()
 	resp, err := rig.api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
 		AgentName: "tester", RequesterId: "@alice:example.org", WorkerKey: workerKey,
-		Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: "$probe"},
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$probe"},
 	})
 	if err != nil {
 		t.Fatalf("OpenResponse: %v", err)

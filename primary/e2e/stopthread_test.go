@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary/store"
@@ -29,7 +30,7 @@ func TestStopThreadCancelsItsPendingQuestions(t *testing.T) {
 	ask("$staying")
 	ctx := context.Background()
 	resp, err := env.Runtime.StopThread(ctx, &responsev1.StopThreadRequest{
-		Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: "$stopping"},
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$stopping"},
 	})
 	if err != nil || resp.GetCancelledQuestions() != 1 {
 		t.Fatalf("StopThread = %v, %v; want 1 cancelled", resp, err)
@@ -46,7 +47,7 @@ func TestStopThreadCancelsItsPendingQuestions(t *testing.T) {
 		t.Fatalf("statuses after stopping one thread: %v", got)
 	}
 	if _, err := env.Runtime.StopThread(ctx, &responsev1.StopThreadRequest{
-		Conversation: &responsev1.Conversation{Channel: "!room:example.org"},
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org"},
 	}); err == nil || !strings.Contains(err.Error(), "thread") {
 		t.Fatalf("StopThread without a thread: %v", err)
 	}

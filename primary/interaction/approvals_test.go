@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -25,7 +26,7 @@ func TestApprovalsThroughOperatorService(t *testing.T) {
 	member := operatorClient(t, env, addOperator(t, env, memberAuthor, store.RoleMember))
 
 	const thread = "$approvals"
-	conv := &operatorv1.Conversation{Channel: channel, Thread: thread}
+	conv := &conversationv1.Conversation{Channel: channel, Thread: thread}
 	setModeAs := func(t *testing.T, mode operatorv1.Mode) {
 		t.Helper()
 		if _, err := admin.SetConversationMode(ctx, &operatorv1.SetConversationModeRequest{Conversation: conv, Mode: mode}); err != nil {

@@ -241,15 +241,15 @@ func TestClaudeEngine(t *testing.T) {
 	for _, tc := range []struct {
 		name, thread, author string
 		mode                 store.Mode
-		action               operatorv1.PromptAction
+		action               operatorv1.Decision
 		reason               string
 		decision             string
 	}{
 		{"AMembersAgentAsksTheOperatorsAndGetsTheirAllowance", "$claude-ask", stranger, store.ModeAsk,
-			operatorv1.PromptAction_PROMPT_ACTION_ALLOW_ONCE, "",
+			operatorv1.Decision_DECISION_ALLOW_ONCE, "",
 			`{"behavior":"allow","updatedInput":{"command":"rm -rf build","description":"Remove the build directory"}}`},
 		{"AnAdminsAgentInAnAdminConversationAlsoRunsAtTheAutoTierAndGetsTheirDenial", "$claude-admin", adminAuthor, store.ModeAdmin,
-			operatorv1.PromptAction_PROMPT_ACTION_DENY, "Keep the build directory.",
+			operatorv1.Decision_DECISION_DENY, "Keep the build directory.",
 			`{"behavior":"deny","message":"Keep the build directory."}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -265,7 +265,7 @@ func TestClaudeEngine(t *testing.T) {
 				t.Errorf("operators see %v", p)
 			}
 			if _, err := api.DecidePrompt(context.Background(), &operatorv1.DecidePromptRequest{
-				PromptId: p.GetId(), Action: tc.action, Text: tc.reason,
+				PromptId: p.GetId(), Decision: tc.action, Text: tc.reason,
 			}); err != nil {
 				t.Fatalf("decide: %v", err)
 			}

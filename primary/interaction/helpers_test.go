@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
@@ -103,7 +104,7 @@ func openAs(t *testing.T, env *testenv.Env, requester, thread string, edit ...fu
 	t.Helper()
 	return env.Open(t, append([]func(*responsev1.OpenResponseRequest){func(r *responsev1.OpenResponseRequest) {
 		r.RequesterId = requester
-		r.Conversation = &responsev1.Conversation{Channel: channel, Thread: thread}
+		r.Conversation = &conversationv1.Conversation{Channel: channel, Thread: thread}
 	}}, edit...)...)
 }
 

@@ -116,7 +116,7 @@ func decisionText(d operatorv1.Decision, text string) (string, error) {
 			return "", fault.New(fault.InvalidArgument, "a comment needs text")
 		}
 	default:
-		return "", fault.New(fault.InvalidArgument, "decision must be DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT")
+		return "", fault.Newf(fault.InvalidArgument, "an approval takes DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT, not %s", d)
 	}
 	return text, nil
 }

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -103,6 +104,15 @@ func TestApprovalsAPI(t *testing.T) {
 		}
 		if _, err := e.admin.DecideApproval(ctx, decide(a.ID, comment, strings.Repeat("x", 2000))); err != nil {
 			t.Fatalf("comment of exactly 2000 bytes: %v", err)
+		}
+	})
+
+	t.Run("DecisionsOnlyPromptsTakeAreRefusedNamingTheApprovalOnes", func(t *testing.T) {
+		a := saveApproval(t, e, "t1", "make decision-checks")
+		for _, d := range []operatorv1.Decision{operatorv1.Decision_DECISION_ALLOW_ONCE,
+			operatorv1.Decision_DECISION_ALLOW_THREAD, operatorv1.Decision_DECISION_ALLOW_CONVERSATION, 99} {
+			_, err := e.admin.DecideApproval(ctx, decide(a.ID, d, ""))
+			wantRefusedNaming(t, d.String(), err, "an approval takes DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT, not "+d.String())
 		}
 	})
 
@@ -242,7 +252,7 @@ func TestApprovalsAPI(t *testing.T) {
 				func(a *operatorv1.Approval) bool {
 					return a.GetStatus() == operatorv1.ApprovalStatus_APPROVAL_STATUS_DENIED
 				}},
-			{"room/t9", &operatorv1.ListApprovalsRequest{Conversation: &operatorv1.Conversation{Channel: "room", Thread: "t9"}},
+			{"room/t9", &operatorv1.ListApprovalsRequest{Conversation: &conversationv1.Conversation{Channel: "room", Thread: "t9"}},
 				func(a *operatorv1.Approval) bool { return a.GetConversation().GetThread() == "t9" }},
 		} {
 			got, err := e.member.ListApprovals(ctx, c.req)
@@ -259,7 +269,7 @@ func TestApprovalsAPI(t *testing.T) {
 		}
 		_, err = e.member.ListApprovals(ctx, &operatorv1.ListApprovalsRequest{PageSize: 1001})
 		wantCode(t, "page_size 1001", err, codes.InvalidArgument)
-		_, err = e.member.ListApprovals(ctx, &operatorv1.ListApprovalsRequest{Conversation: &operatorv1.Conversation{Thread: "t1"}})
+		_, err = e.member.ListApprovals(ctx, &operatorv1.ListApprovalsRequest{Conversation: &conversationv1.Conversation{Thread: "t1"}})
 		wantCode(t, "thread without channel", err, codes.InvalidArgument)
 	})
 }

@@ -68,7 +68,7 @@ func (s *Server) GetCallApproval(ctx context.Context, req *operatorv1.GetCallApp
 // before anything else about the request.
 func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideCallApprovalRequest) (*operatorv1.DecideCallApprovalResponse, error) {
 	d := req.GetDecision()
-	op, err := caller(ctx, d == operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE, "approve a call")
+	op, err := caller(ctx, d == operatorv1.Decision_DECISION_APPROVE, "approve a call")
 	if err != nil {
 		return nil, err
 	}
@@ -77,20 +77,20 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 	}
 	note := strings.TrimSpace(req.GetNote())
 	switch d {
-	case operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE:
+	case operatorv1.Decision_DECISION_APPROVE:
 		if note != "" {
 			return nil, fault.New(fault.InvalidArgument, "an approval takes no note")
 		}
-	case operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_DENY:
+	case operatorv1.Decision_DECISION_DENY:
 	default:
-		return nil, fault.New(fault.InvalidArgument, "decision must be CALL_APPROVAL_DECISION_APPROVE or CALL_APPROVAL_DECISION_DENY")
+		return nil, fault.Newf(fault.InvalidArgument, "a call approval takes DECISION_APPROVE or DECISION_DENY, not %s", d)
 	}
 	id, ok := storeID(req.GetCallApprovalId())
 	if !ok {
 		return nil, notFound("call approval", req.GetCallApprovalId())
 	}
 	var c store.CallApproval
-	if d == operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE {
+	if d == operatorv1.Decision_DECISION_APPROVE {
 		c, err = s.callApprovals.Approve(ctx, id, op.Name)
 	} else {
 		c, err = s.callApprovals.Deny(ctx, id, op.Name, note)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/catalog"
@@ -69,13 +70,13 @@ func (a *callAPI) waitingCall(t *testing.T, thread string) store.CallApproval {
 	return rec
 }
 
-func decideCall(id int64, d operatorv1.CallApprovalDecision, note string) *operatorv1.DecideCallApprovalRequest {
+func decideCall(id int64, d operatorv1.Decision, note string) *operatorv1.DecideCallApprovalRequest {
 	return &operatorv1.DecideCallApprovalRequest{CallApprovalId: uint64(id), Decision: d, Note: note}
 }
 
 const (
-	approveCall = operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE
-	denyCall    = operatorv1.CallApprovalDecision_CALL_APPROVAL_DECISION_DENY
+	approveCall = operatorv1.Decision_DECISION_APPROVE
+	denyCall    = operatorv1.Decision_DECISION_DENY
 )
 
 func TestCallApprovalsAPI(t *testing.T) {
@@ -99,7 +100,7 @@ func TestCallApprovalsAPI(t *testing.T) {
 		rec := a.waitingCall(t, "list")
 		got, err := a.member.ListCallApprovals(ctx, &operatorv1.ListCallApprovalsRequest{
 			Status:       operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_WAITING,
-			Conversation: &operatorv1.Conversation{Channel: "room", Thread: "list"},
+			Conversation: &conversationv1.Conversation{Channel: "room", Thread: "list"},
 		})
 		if err != nil || len(got.GetCallApprovals()) != 1 || got.GetCallApprovals()[0].GetId() != uint64(rec.ID) {
 			t.Fatalf("list: %v, %v", got, err)
@@ -164,6 +165,11 @@ func TestCallApprovalsAPI(t *testing.T) {
 			if _, err := a.admin.DecideCallApproval(ctx, tc.req); status.Code(err) != tc.code {
 				t.Errorf("%s: %v, want %v", name, err, tc.code)
 			}
+		}
+		for _, d := range []operatorv1.Decision{operatorv1.Decision_DECISION_COMMENT, operatorv1.Decision_DECISION_ALLOW_ONCE,
+			operatorv1.Decision_DECISION_ALLOW_THREAD, operatorv1.Decision_DECISION_ALLOW_CONVERSATION} {
+			_, err := a.admin.DecideCallApproval(ctx, decideCall(rec.ID, d, ""))
+			wantRefusedNaming(t, d.String(), err, "a call approval takes DECISION_APPROVE or DECISION_DENY, not "+d.String())
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/primary/response"
 )
@@ -18,26 +19,26 @@ func TestConversationFilterBounds(t *testing.T) {
 	ctx := context.Background()
 	e := startAPI(t)
 	longest := strings.Repeat("c", response.MaxIdentityLength)
-	lists := map[string]func(*operatorv1.Conversation) error{
-		"Jobs": func(c *operatorv1.Conversation) error {
+	lists := map[string]func(*conversationv1.Conversation) error{
+		"Jobs": func(c *conversationv1.Conversation) error {
 			_, err := e.member.ListJobs(ctx, &operatorv1.ListJobsRequest{Conversation: c})
 			return err
 		},
-		"Questions": func(c *operatorv1.Conversation) error {
+		"Questions": func(c *conversationv1.Conversation) error {
 			_, err := e.member.ListQuestions(ctx, &operatorv1.ListQuestionsRequest{Conversation: c})
 			return err
 		},
-		"Progress": func(c *operatorv1.Conversation) error {
+		"Progress": func(c *conversationv1.Conversation) error {
 			_, err := e.member.ListProgress(ctx, &operatorv1.ListProgressRequest{Conversation: c})
 			return err
 		},
 	}
 	for name, list := range lists {
 		t.Run(name, func(t *testing.T) {
-			if err := list(&operatorv1.Conversation{Channel: longest, Thread: longest}); err != nil {
+			if err := list(&conversationv1.Conversation{Channel: longest, Thread: longest}); err != nil {
 				t.Errorf("the longest channel and thread: %v", err)
 			}
-			for what, c := range map[string]*operatorv1.Conversation{
+			for what, c := range map[string]*conversationv1.Conversation{
 				"ChannelOneOver": {Channel: longest + "c"},
 				"ThreadOneOver":  {Channel: "c", Thread: longest + "t"},
 				"NULChannel":     {Channel: "a\x00b"},

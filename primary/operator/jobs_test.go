@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/operator"
@@ -82,10 +83,10 @@ func TestJobsAPI(t *testing.T) {
 		}{
 			{"running", &operatorv1.ListJobsRequest{Status: operatorv1.JobStatus_JOB_STATUS_RUNNING}, []int64{remote.ID, running.ID}},
 			{"finished", &operatorv1.ListJobsRequest{Status: operatorv1.JobStatus_JOB_STATUS_FINISHED}, []int64{done.ID}},
-			{"room/t1", &operatorv1.ListJobsRequest{Conversation: &operatorv1.Conversation{Channel: "room", Thread: "t1"}}, []int64{done.ID, running.ID}},
-			{"room main timeline", &operatorv1.ListJobsRequest{Conversation: &operatorv1.Conversation{Channel: "room"}}, []int64{}},
+			{"room/t1", &operatorv1.ListJobsRequest{Conversation: &conversationv1.Conversation{Channel: "room", Thread: "t1"}}, []int64{done.ID, running.ID}},
+			{"room main timeline", &operatorv1.ListJobsRequest{Conversation: &conversationv1.Conversation{Channel: "room"}}, []int64{}},
 			{"running in room/t1", &operatorv1.ListJobsRequest{Status: operatorv1.JobStatus_JOB_STATUS_RUNNING,
-				Conversation: &operatorv1.Conversation{Channel: "room", Thread: "t1"}}, []int64{running.ID}},
+				Conversation: &conversationv1.Conversation{Channel: "room", Thread: "t1"}}, []int64{running.ID}},
 		} {
 			got, err := e.member.ListJobs(ctx, c.req)
 			if err != nil {
@@ -95,7 +96,7 @@ func TestJobsAPI(t *testing.T) {
 				t.Fatalf("%s: ids %v, want %v", c.name, ids, c.want)
 			}
 		}
-		_, err := e.member.ListJobs(ctx, &operatorv1.ListJobsRequest{Conversation: &operatorv1.Conversation{Thread: "t1"}})
+		_, err := e.member.ListJobs(ctx, &operatorv1.ListJobsRequest{Conversation: &conversationv1.Conversation{Thread: "t1"}})
 		wantCode(t, "thread without channel", err, codes.InvalidArgument)
 	})
 

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
@@ -86,7 +87,7 @@ func TestOperatorService(t *testing.T) {
 	admin := operatorv1.NewOperatorServiceClient(dial(t, env, adminToken(t, env)))
 	memberToken := addOperator(t, env, "mia", store.RoleMember)
 	member := operatorv1.NewOperatorServiceClient(dial(t, env, memberToken))
-	conv := &operatorv1.Conversation{Channel: "room", Thread: "t1"}
+	conv := &conversationv1.Conversation{Channel: "room", Thread: "t1"}
 
 	t.Run("FirstAdminCredentialFileIsPrivateAndNamedInEndpoints", func(t *testing.T) {
 		path := env.Primary.Endpoints().OperatorTokenFile
@@ -175,7 +176,7 @@ func TestOperatorService(t *testing.T) {
 	t.Run("AuditLogPagesNewestFirst", func(t *testing.T) {
 		for _, m := range []operatorv1.Mode{operatorv1.Mode_MODE_ADMIN, operatorv1.Mode_MODE_ASK} {
 			if _, err := admin.SetConversationMode(ctx, &operatorv1.SetConversationModeRequest{
-				Conversation: &operatorv1.Conversation{Channel: "paged"}, Mode: m}); err != nil {
+				Conversation: &conversationv1.Conversation{Channel: "paged"}, Mode: m}); err != nil {
 				t.Fatal(err)
 			}
 		}

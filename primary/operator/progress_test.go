@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -57,14 +58,14 @@ func TestProgressAPI(t *testing.T) {
 			want string
 		}{
 			{"response", &operatorv1.ListProgressRequest{ResponseId: "resp-old"}, "resp-old"},
-			{"conversation", &operatorv1.ListProgressRequest{Conversation: &operatorv1.Conversation{Channel: "room", Thread: "t2"}}, "resp-new"},
+			{"conversation", &operatorv1.ListProgressRequest{Conversation: &conversationv1.Conversation{Channel: "room", Thread: "t2"}}, "resp-new"},
 		} {
 			got, err := e.member.ListProgress(ctx, c.req)
 			if err != nil || len(got.GetSnapshots()) != 1 || got.GetSnapshots()[0].GetResponseId() != c.want {
 				t.Fatalf("%s: %v, %v; want %s only", c.name, got, err, c.want)
 			}
 		}
-		_, err := e.member.ListProgress(ctx, &operatorv1.ListProgressRequest{Conversation: &operatorv1.Conversation{Thread: "t2"}})
+		_, err := e.member.ListProgress(ctx, &operatorv1.ListProgressRequest{Conversation: &conversationv1.Conversation{Thread: "t2"}})
 		wantCode(t, "thread without channel", err, codes.InvalidArgument)
 	})
 

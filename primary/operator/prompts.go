@@ -73,15 +73,15 @@ func (s *Server) GetPrompt(ctx context.Context, req *operatorv1.GetPromptRequest
 // DecidePrompt implements OperatorService. Allowing a tool for a whole conversation is for
 // admins only; the role is checked before anything else about the request.
 func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptRequest) (*operatorv1.DecidePromptResponse, error) {
-	a := req.GetAction()
-	op, err := caller(ctx, a == operatorv1.PromptAction_PROMPT_ACTION_ALLOW_CONVERSATION, "allow a tool for a whole conversation")
+	d := req.GetDecision()
+	op, err := caller(ctx, d == operatorv1.Decision_DECISION_ALLOW_CONVERSATION, "allow a tool for a whole conversation")
 	if err != nil {
 		return nil, err
 	}
-	action, ok := promptActionFromProto[a]
+	action, ok := promptDecisionFromProto[d]
 	if !ok {
-		return nil, fault.New(fault.InvalidArgument, "action must be one of PROMPT_ACTION_APPROVE, PROMPT_ACTION_DENY, PROMPT_ACTION_COMMENT, "+
-			"PROMPT_ACTION_ALLOW_ONCE, PROMPT_ACTION_ALLOW_THREAD and PROMPT_ACTION_ALLOW_CONVERSATION")
+		return nil, fault.Newf(fault.InvalidArgument, "%s; %s; not %s",
+			promptDecisions(store.PromptApproval), promptDecisions(store.PromptPermission), d)
 	}
 	id, ok := storeID(req.GetPromptId())
 	if !ok {
@@ -91,6 +91,13 @@ func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptR
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, notFound("prompt", req.GetPromptId())
+	case errors.Is(err, store.ErrInvalid):
+		// A decision the prompt's kind does not take is refused naming the ones it takes, as the
+		// request spells them.
+		if now, rerr := s.prompts.Prompt(ctx, id); rerr == nil && !store.DecisionFits(now.Kind, action) {
+			return nil, fault.Newf(fault.InvalidArgument, "%s, not %s", promptDecisions(now.Kind), d)
+		}
+		return nil, err
 	case errors.Is(err, store.ErrConflict):
 		// A replay names the state the prompt is in, read after the refusal.
 		if now, rerr := s.prompts.Prompt(ctx, id); rerr == nil {
@@ -102,6 +109,14 @@ func (s *Server) DecidePrompt(ctx context.Context, req *operatorv1.DecidePromptR
 	}
 	s.logger.Info("prompt decided", "operator", op.Name, "prompt", id, "action", action, "status", string(p.Status))
 	return &operatorv1.DecidePromptResponse{Prompt: promptToProto(p)}, nil
+}
+
+// promptDecisions says which decisions a prompt of kind takes (store.DecisionFits).
+func promptDecisions(kind store.PromptKind) string {
+	if kind == store.PromptApproval {
+		return "an approval request takes DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT"
+	}
+	return "a permission prompt takes DECISION_ALLOW_ONCE, DECISION_ALLOW_THREAD, DECISION_ALLOW_CONVERSATION or DECISION_DENY"
 }
 
 var promptStatusFromProto = map[operatorv1.PromptStatus]store.PromptStatus{
@@ -118,13 +133,13 @@ var promptKindFromProto = map[operatorv1.PromptKind]store.PromptKind{
 	operatorv1.PromptKind_PROMPT_KIND_PERMISSION:  store.PromptPermission,
 }
 
-var promptActionFromProto = map[operatorv1.PromptAction]string{
-	operatorv1.PromptAction_PROMPT_ACTION_APPROVE:            store.DecisionApprove,
-	operatorv1.PromptAction_PROMPT_ACTION_DENY:               store.DecisionDeny,
-	operatorv1.PromptAction_PROMPT_ACTION_COMMENT:            store.DecisionComment,
-	operatorv1.PromptAction_PROMPT_ACTION_ALLOW_ONCE:         store.DecisionAllowOnce,
-	operatorv1.PromptAction_PROMPT_ACTION_ALLOW_THREAD:       store.DecisionAllowThread,
-	operatorv1.PromptAction_PROMPT_ACTION_ALLOW_CONVERSATION: store.DecisionAllowConversation,
+var promptDecisionFromProto = map[operatorv1.Decision]string{
+	operatorv1.Decision_DECISION_APPROVE:            store.DecisionApprove,
+	operatorv1.Decision_DECISION_DENY:               store.DecisionDeny,
+	operatorv1.Decision_DECISION_COMMENT:            store.DecisionComment,
+	operatorv1.Decision_DECISION_ALLOW_ONCE:         store.DecisionAllowOnce,
+	operatorv1.Decision_DECISION_ALLOW_THREAD:       store.DecisionAllowThread,
+	operatorv1.Decision_DECISION_ALLOW_CONVERSATION: store.DecisionAllowConversation,
 }
 
 func promptToProto(p store.Prompt) *operatorv1.Prompt {
@@ -148,7 +163,7 @@ func promptToProto(p store.Prompt) *operatorv1.Prompt {
 		Deadline:        timestamp(p.Deadline),
 		DecidedBy:       p.DecidedBy,
 		DecidedAt:       timestamp(p.DecidedAt),
-		Decision:        protoOf(promptActionFromProto, p.Decision),
+		Decision:        protoOf(promptDecisionFromProto, p.Decision),
 		Feedback:        p.Feedback,
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -36,17 +37,17 @@ func createPrompt(t *testing.T, e *apiEnv, kind store.PromptKind, thread string)
 	return got
 }
 
-func decidePrompt(id int64, a operatorv1.PromptAction, text string) *operatorv1.DecidePromptRequest {
-	return &operatorv1.DecidePromptRequest{PromptId: uint64(id), Action: a, Text: text}
+func decidePrompt(id int64, a operatorv1.Decision, text string) *operatorv1.DecidePromptRequest {
+	return &operatorv1.DecidePromptRequest{PromptId: uint64(id), Decision: a, Text: text}
 }
 
 const (
-	promptApprove   = operatorv1.PromptAction_PROMPT_ACTION_APPROVE
-	promptDeny      = operatorv1.PromptAction_PROMPT_ACTION_DENY
-	promptComment   = operatorv1.PromptAction_PROMPT_ACTION_COMMENT
-	allowOnce       = operatorv1.PromptAction_PROMPT_ACTION_ALLOW_ONCE
-	allowThread     = operatorv1.PromptAction_PROMPT_ACTION_ALLOW_THREAD
-	allowEverywhere = operatorv1.PromptAction_PROMPT_ACTION_ALLOW_CONVERSATION
+	promptApprove   = operatorv1.Decision_DECISION_APPROVE
+	promptDeny      = operatorv1.Decision_DECISION_DENY
+	promptComment   = operatorv1.Decision_DECISION_COMMENT
+	allowOnce       = operatorv1.Decision_DECISION_ALLOW_ONCE
+	allowThread     = operatorv1.Decision_DECISION_ALLOW_THREAD
+	allowEverywhere = operatorv1.Decision_DECISION_ALLOW_CONVERSATION
 )
 
 func TestPromptsAPI(t *testing.T) {
@@ -65,7 +66,7 @@ func TestPromptsAPI(t *testing.T) {
 			g.GetRequester() != "sam" || g.GetAgent() != "code" || g.GetResponseId() != "resp-1" || g.GetCallId() != "call-1" ||
 			g.GetTitle() != "Deploy?" || g.GetDetails() != "Deploy v2 to production" || g.GetApproveLabel() != "Ship it" ||
 			g.GetDenyLabel() != "Hold" || g.GetMaskedInputJson() != "" || g.GetCreatedAt() == nil || g.GetDeadline() == nil ||
-			g.GetDecidedAt() != nil || g.GetDecision() != operatorv1.PromptAction_PROMPT_ACTION_UNSPECIFIED {
+			g.GetDecidedAt() != nil || g.GetDecision() != operatorv1.Decision_DECISION_UNSPECIFIED {
 			t.Fatalf("GetPrompt = %v", g)
 		}
 	})
@@ -95,7 +96,7 @@ func TestPromptsAPI(t *testing.T) {
 			g.GetDecidedBy() != "mia" || g.GetDecidedAt() == nil {
 			t.Fatalf("after approve = %v", g)
 		}
-		for _, a := range []operatorv1.PromptAction{promptApprove, promptDeny} {
+		for _, a := range []operatorv1.Decision{promptApprove, promptDeny} {
 			_, err := e.admin.DecidePrompt(ctx, decidePrompt(p.ID, a, ""))
 			wantCode(t, "replayed "+a.String(), err, codes.Aborted)
 			if msg, want := status.Convert(err).Message(), fmt.Sprintf("prompt %d can no longer be decided: it is approved", p.ID); msg != want {
@@ -133,7 +134,7 @@ func TestPromptsAPI(t *testing.T) {
 		}
 	})
 
-	t.Run("ActionTheKindDoesNotTakeIsInvalid", func(t *testing.T) {
+	t.Run("DecisionTheKindDoesNotTakeIsInvalid", func(t *testing.T) {
 		approval := createPrompt(t, e, store.PromptApproval, "t3")
 		permission := createPrompt(t, e, store.PromptPermission, "t3")
 		for _, c := range []struct {
@@ -142,11 +143,27 @@ func TestPromptsAPI(t *testing.T) {
 		}{
 			{"allow an approval", decidePrompt(approval.ID, allowOnce, "")},
 			{"approve a permission", decidePrompt(permission.ID, promptApprove, "")},
-			{"no action", decidePrompt(permission.ID, operatorv1.PromptAction_PROMPT_ACTION_UNSPECIFIED, "")},
-			{"unknown action", decidePrompt(permission.ID, operatorv1.PromptAction(99), "")},
+			{"no decision", decidePrompt(permission.ID, operatorv1.Decision_DECISION_UNSPECIFIED, "")},
+			{"unknown decision", decidePrompt(permission.ID, operatorv1.Decision(99), "")},
 		} {
 			_, err := e.admin.DecidePrompt(ctx, c.req)
 			wantCode(t, c.name, err, codes.InvalidArgument)
+		}
+		for _, c := range []struct {
+			name     string
+			req      *operatorv1.DecidePromptRequest
+			accepted string
+		}{
+			{"an approval request names its decisions", decidePrompt(approval.ID, allowThread, ""),
+				"an approval request takes DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT, not DECISION_ALLOW_THREAD"},
+			{"a permission prompt names its decisions", decidePrompt(permission.ID, promptComment, "why"),
+				"a permission prompt takes DECISION_ALLOW_ONCE, DECISION_ALLOW_THREAD, DECISION_ALLOW_CONVERSATION or DECISION_DENY, not DECISION_COMMENT"},
+			{"no decision names both kinds' decisions", decidePrompt(permission.ID, operatorv1.Decision_DECISION_UNSPECIFIED, ""),
+				"an approval request takes DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT; " +
+					"a permission prompt takes DECISION_ALLOW_ONCE, DECISION_ALLOW_THREAD, DECISION_ALLOW_CONVERSATION or DECISION_DENY; not DECISION_UNSPECIFIED"},
+		} {
+			_, err := e.admin.DecidePrompt(ctx, c.req)
+			wantRefusedNaming(t, c.name, err, c.accepted)
 		}
 		got, err := e.member.DecidePrompt(ctx, decidePrompt(permission.ID, allowThread, ""))
 		if err != nil || got.GetPrompt().GetDecision() != allowThread {
@@ -175,7 +192,7 @@ func TestPromptsAPI(t *testing.T) {
 		for _, id := range []uint64{0, 999, 1 << 63} {
 			_, err := e.member.GetPrompt(ctx, &operatorv1.GetPromptRequest{PromptId: id})
 			wantCode(t, fmt.Sprintf("GetPrompt %d", id), err, codes.NotFound)
-			_, err = e.member.DecidePrompt(ctx, &operatorv1.DecidePromptRequest{PromptId: id, Action: promptDeny})
+			_, err = e.member.DecidePrompt(ctx, &operatorv1.DecidePromptRequest{PromptId: id, Decision: promptDeny})
 			wantCode(t, fmt.Sprintf("deny %d", id), err, codes.NotFound)
 		}
 	})
@@ -200,7 +217,7 @@ func TestPromptsAPI(t *testing.T) {
 			{"expired", &operatorv1.ListPromptsRequest{Status: operatorv1.PromptStatus_PROMPT_STATUS_EXPIRED},
 				func(p *operatorv1.Prompt) bool { return p.GetStatus() == operatorv1.PromptStatus_PROMPT_STATUS_EXPIRED }},
 			{"permissions of room/t3", &operatorv1.ListPromptsRequest{Kind: operatorv1.PromptKind_PROMPT_KIND_PERMISSION,
-				Conversation: &operatorv1.Conversation{Channel: "room", Thread: "t3"}},
+				Conversation: &conversationv1.Conversation{Channel: "room", Thread: "t3"}},
 				func(p *operatorv1.Prompt) bool {
 					return p.GetKind() == operatorv1.PromptKind_PROMPT_KIND_PERMISSION && p.GetConversation().GetThread() == "t3"
 				}},
@@ -222,7 +239,7 @@ func TestPromptsAPI(t *testing.T) {
 			req  *operatorv1.ListPromptsRequest
 		}{
 			{"page_size 1001", &operatorv1.ListPromptsRequest{PageSize: 1001}},
-			{"thread without channel", &operatorv1.ListPromptsRequest{Conversation: &operatorv1.Conversation{Thread: "t1"}}},
+			{"thread without channel", &operatorv1.ListPromptsRequest{Conversation: &conversationv1.Conversation{Thread: "t1"}}},
 			{"unknown status", &operatorv1.ListPromptsRequest{Status: operatorv1.PromptStatus(42)}},
 			{"unknown kind", &operatorv1.ListPromptsRequest{Kind: operatorv1.PromptKind(42)}},
 		} {
@@ -238,7 +255,7 @@ func TestPromptsREST(t *testing.T) {
 
 	t.Run("MemberAllowingEverywhereIsForbidden", func(t *testing.T) {
 		p := createPrompt(t, e, store.PromptPermission, "t1")
-		r := e.do(t, http.MethodPost, path(p.ID), e.memberToken, `{"action":"PROMPT_ACTION_ALLOW_CONVERSATION"}`)
+		r := e.do(t, http.MethodPost, path(p.ID), e.memberToken, `{"decision":"DECISION_ALLOW_CONVERSATION"}`)
 		if r.code != http.StatusForbidden || jsonCode(t, r) != codes.PermissionDenied {
 			t.Fatalf("member allows everywhere = %d %s, want 403", r.code, r.body)
 		}
@@ -246,7 +263,7 @@ func TestPromptsREST(t *testing.T) {
 
 	t.Run("ReplayIsAConflict", func(t *testing.T) {
 		p := createPrompt(t, e, store.PromptApproval, "t1")
-		r := e.do(t, http.MethodPost, path(p.ID), e.memberToken, `{"action":"PROMPT_ACTION_DENY","text":"not now"}`)
+		r := e.do(t, http.MethodPost, path(p.ID), e.memberToken, `{"decision":"DECISION_DENY","text":"not now"}`)
 		var ok struct {
 			Prompt struct {
 				Status   string `json:"status"`
@@ -255,10 +272,10 @@ func TestPromptsREST(t *testing.T) {
 			} `json:"prompt"`
 		}
 		if err := json.Unmarshal(r.body, &ok); err != nil || r.code != http.StatusOK || ok.Prompt.Status != "PROMPT_STATUS_DENIED" ||
-			ok.Prompt.Decision != "PROMPT_ACTION_DENY" || ok.Prompt.Feedback != "not now" {
+			ok.Prompt.Decision != "DECISION_DENY" || ok.Prompt.Feedback != "not now" {
 			t.Fatalf("deny = %d %s (%v)", r.code, r.body, err)
 		}
-		r = e.do(t, http.MethodPost, path(p.ID), e.adminToken, `{"action":"PROMPT_ACTION_APPROVE"}`)
+		r = e.do(t, http.MethodPost, path(p.ID), e.adminToken, `{"decision":"DECISION_APPROVE"}`)
 		if r.code != http.StatusConflict || jsonCode(t, r) != codes.Aborted {
 			t.Fatalf("replayed decision = %d %s, want 409", r.code, r.body)
 		}
@@ -266,7 +283,7 @@ func TestPromptsREST(t *testing.T) {
 
 	t.Run("InvalidActionIsABadRequestAndUnknownIsNotFound", func(t *testing.T) {
 		p := createPrompt(t, e, store.PromptApproval, "t1")
-		if r := e.do(t, http.MethodPost, path(p.ID), e.memberToken, `{"action":"PROMPT_ACTION_ALLOW_ONCE"}`); r.code != http.StatusBadRequest {
+		if r := e.do(t, http.MethodPost, path(p.ID), e.memberToken, `{"decision":"DECISION_ALLOW_ONCE"}`); r.code != http.StatusBadRequest {
 			t.Fatalf("allow an approval = %d %s, want 400", r.code, r.body)
 		}
 		if r := e.do(t, http.MethodGet, "/v1/operator/prompts/999", e.memberToken, ""); r.code != http.StatusNotFound {

@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -135,7 +136,7 @@ func TestQuestionsAPI(t *testing.T) {
 		}{
 			{"submitted", &operatorv1.ListQuestionsRequest{Status: operatorv1.QuestionStatus_QUESTION_STATUS_SUBMITTED}, "t2"},
 			{"asking ada", &operatorv1.ListQuestionsRequest{Requester: "ada"}, "t4"},
-			{"room/t3", &operatorv1.ListQuestionsRequest{Conversation: &operatorv1.Conversation{Channel: "room", Thread: "t3"}}, "t3"},
+			{"room/t3", &operatorv1.ListQuestionsRequest{Conversation: &conversationv1.Conversation{Channel: "room", Thread: "t3"}}, "t3"},
 		} {
 			got, err := e.member.ListQuestions(ctx, c.req)
 			if err != nil || len(got.GetQuestions()) != 1 || got.GetQuestions()[0].GetConversation().GetThread() != c.want {

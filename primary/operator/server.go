@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/events"
@@ -188,7 +189,7 @@ func readRecord[T any](apiID uint64, what string, read func(id int64) (T, error)
 }
 
 // conversationFilter checks a list filter's conversation: a thread needs its channel.
-func conversationFilter(c *operatorv1.Conversation) (channel, thread string, err error) {
+func conversationFilter(c *conversationv1.Conversation) (channel, thread string, err error) {
 	if c.GetChannel() == "" && c.GetThread() != "" {
 		return "", "", fault.New(fault.InvalidArgument, "a conversation filter with a thread needs its channel")
 	}
@@ -198,8 +199,8 @@ func conversationFilter(c *operatorv1.Conversation) (channel, thread string, err
 	return c.GetChannel(), c.GetThread(), nil
 }
 
-func conversationToProto(channel, thread string) *operatorv1.Conversation {
-	return &operatorv1.Conversation{Channel: channel, Thread: thread}
+func conversationToProto(channel, thread string) *conversationv1.Conversation {
+	return &conversationv1.Conversation{Channel: channel, Thread: thread}
 }
 
 // timestamp converts t, leaving a zero time unset.

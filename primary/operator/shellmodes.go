@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/response"
@@ -22,7 +23,7 @@ type shellModes struct {
 }
 
 // shellModeKey checks the conversation and agent a request names, with the rules of a response.
-func shellModeKey(c *operatorv1.Conversation, agent, workerKey string) error {
+func shellModeKey(c *conversationv1.Conversation, agent, workerKey string) error {
 	if c.GetChannel() == "" {
 		return errNoChannel
 	}

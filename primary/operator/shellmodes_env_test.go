@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
@@ -51,7 +52,7 @@ func TestMinimalShellModePreflightOnARealPrimary(t *testing.T) {
 	ctx := context.Background()
 	env := testenv.Start(t)
 	admin := shellModeAPI(t, env)
-	conv := &operatorv1.Conversation{Channel: "!room:example.org", Thread: "$t"}
+	conv := &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$t"}
 	minimal := func(agent, workerKey string) error {
 		_, err := admin.SetShellMode(ctx, &operatorv1.SetShellModeRequest{
 			Conversation: conv, AgentName: agent, Mode: operatorv1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: workerKey,

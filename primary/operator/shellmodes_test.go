@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
@@ -46,7 +47,7 @@ func TestShellModes(t *testing.T) {
 	ctx := context.Background()
 	e := startAPI(t)
 	pf := e.preflight
-	conv := &operatorv1.Conversation{Channel: "room", Thread: "t1"}
+	conv := &conversationv1.Conversation{Channel: "room", Thread: "t1"}
 	get := func(t *testing.T) *operatorv1.ShellModeSetting {
 		t.Helper()
 		got, err := e.member.GetShellMode(ctx, &operatorv1.GetShellModeRequest{Conversation: conv, AgentName: "code"})
@@ -153,7 +154,7 @@ func TestShellModes(t *testing.T) {
 	t.Run("InvalidRequestsAreRefused", func(t *testing.T) {
 		for name, req := range map[string]*operatorv1.SetShellModeRequest{
 			"NoMode":       {Conversation: conv, AgentName: "code"},
-			"NoChannel":    {Conversation: &operatorv1.Conversation{Thread: "t1"}, AgentName: "code", Mode: operatorv1.ShellMode_SHELL_MODE_STANDARD},
+			"NoChannel":    {Conversation: &conversationv1.Conversation{Thread: "t1"}, AgentName: "code", Mode: operatorv1.ShellMode_SHELL_MODE_STANDARD},
 			"NoAgent":      {Conversation: conv, Mode: operatorv1.ShellMode_SHELL_MODE_STANDARD},
 			"BadAgentName": {Conversation: conv, AgentName: "../etc", Mode: operatorv1.ShellMode_SHELL_MODE_MINIMAL},
 		} {

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary/responseapi"
@@ -54,7 +55,7 @@ var withTraits = []string{
 func openReq(mode responsev1.ShellMode) *responsev1.OpenResponseRequest {
 	return &responsev1.OpenResponseRequest{
 		AgentName: "tester", RequesterId: "@alice:example.org",
-		Conversation: &responsev1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
 		ShellMode:    mode,
 		Flags:        []string{"progress_report", "requester_trusted"},
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	"github.com/turncli/turncli/internal/testenv"
@@ -60,7 +61,7 @@ func TestCalls(t *testing.T) {
 		call := h.nextCall()
 		want := &toolhostv1.CallIdentity{
 			ResponseId: responseID, AgentName: "tester", RequesterId: "@alice:example.org",
-			Conversation: &toolhostv1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
+			Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
 		}
 		got := call.GetIdentity()
 		if got.GetResponseId() != want.GetResponseId() || got.GetAgentName() != want.GetAgentName() ||

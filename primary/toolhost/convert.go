@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/primary/catalog"
@@ -84,6 +85,6 @@ func identityToProto(id catalog.Identity) *toolhostv1.CallIdentity {
 		ResponseId:   id.ResponseID,
 		AgentName:    id.Agent,
 		RequesterId:  id.Requester,
-		Conversation: &toolhostv1.Conversation{Channel: id.Channel, Thread: id.Thread},
+		Conversation: &conversationv1.Conversation{Channel: id.Channel, Thread: id.Thread},
 	}
 }

@@ -7,6 +7,7 @@
 package continuationv1
 
 import (
+	v1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -106,61 +107,6 @@ func (x *SubscribeResponse) GetContinuation() *Continuation {
 	return nil
 }
 
-// Conversation names where the runtime resumes.
-type Conversation struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The channel (room) id.
-	Channel string `protobuf:"bytes,1,opt,name=channel,proto3" json:"channel,omitempty"`
-	// The thread id within the channel; empty for the channel's main timeline.
-	Thread        string `protobuf:"bytes,2,opt,name=thread,proto3" json:"thread,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Conversation) Reset() {
-	*x = Conversation{}
-	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Conversation) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Conversation) ProtoMessage() {}
-
-func (x *Conversation) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Conversation.ProtoReflect.Descriptor instead.
-func (*Conversation) Descriptor() ([]byte, []int) {
-	return file_turncli_continuation_v1_continuation_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *Conversation) GetChannel() string {
-	if x != nil {
-		return x.Channel
-	}
-	return ""
-}
-
-func (x *Conversation) GetThread() string {
-	if x != nil {
-		return x.Thread
-	}
-	return ""
-}
-
 // Continuation asks the runtime to resume a conversation with a text.
 type Continuation struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -170,7 +116,7 @@ type Continuation struct {
 	// by it. The primary never enqueues two continuations with the same key.
 	IdempotencyKey string `protobuf:"bytes,2,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
 	// Where to resume.
-	Conversation *Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// What to resume with, written for the agent.
 	Text string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
 	// When the primary enqueued it.
@@ -191,7 +137,7 @@ type Continuation struct {
 
 func (x *Continuation) Reset() {
 	*x = Continuation{}
-	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[3]
+	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -203,7 +149,7 @@ func (x *Continuation) String() string {
 func (*Continuation) ProtoMessage() {}
 
 func (x *Continuation) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[3]
+	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -216,7 +162,7 @@ func (x *Continuation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Continuation.ProtoReflect.Descriptor instead.
 func (*Continuation) Descriptor() ([]byte, []int) {
-	return file_turncli_continuation_v1_continuation_proto_rawDescGZIP(), []int{3}
+	return file_turncli_continuation_v1_continuation_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Continuation) GetId() uint64 {
@@ -233,7 +179,7 @@ func (x *Continuation) GetIdempotencyKey() string {
 	return ""
 }
 
-func (x *Continuation) GetConversation() *Conversation {
+func (x *Continuation) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -286,7 +232,7 @@ type AckRequest struct {
 
 func (x *AckRequest) Reset() {
 	*x = AckRequest{}
-	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[4]
+	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +244,7 @@ func (x *AckRequest) String() string {
 func (*AckRequest) ProtoMessage() {}
 
 func (x *AckRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[4]
+	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +257,7 @@ func (x *AckRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckRequest.ProtoReflect.Descriptor instead.
 func (*AckRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_continuation_v1_continuation_proto_rawDescGZIP(), []int{4}
+	return file_turncli_continuation_v1_continuation_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *AckRequest) GetId() uint64 {
@@ -330,7 +276,7 @@ type AckResponse struct {
 
 func (x *AckResponse) Reset() {
 	*x = AckResponse{}
-	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[5]
+	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -342,7 +288,7 @@ func (x *AckResponse) String() string {
 func (*AckResponse) ProtoMessage() {}
 
 func (x *AckResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[5]
+	mi := &file_turncli_continuation_v1_continuation_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -355,24 +301,21 @@ func (x *AckResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckResponse.ProtoReflect.Descriptor instead.
 func (*AckResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_continuation_v1_continuation_proto_rawDescGZIP(), []int{5}
+	return file_turncli_continuation_v1_continuation_proto_rawDescGZIP(), []int{4}
 }
 
 var File_turncli_continuation_v1_continuation_proto protoreflect.FileDescriptor
 
 const file_turncli_continuation_v1_continuation_proto_rawDesc = "" +
 	"\n" +
-	"*turncli/continuation/v1/continuation.proto\x12\x17turncli.continuation.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x12\n" +
+	"*turncli/continuation/v1/continuation.proto\x12\x17turncli.continuation.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a*turncli/conversation/v1/conversation.proto\"\x12\n" +
 	"\x10SubscribeRequest\"^\n" +
 	"\x11SubscribeResponse\x12I\n" +
-	"\fcontinuation\x18\x01 \x01(\v2%.turncli.continuation.v1.ContinuationR\fcontinuation\"@\n" +
-	"\fConversation\x12\x18\n" +
-	"\achannel\x18\x01 \x01(\tR\achannel\x12\x16\n" +
-	"\x06thread\x18\x02 \x01(\tR\x06thread\"\xc0\x02\n" +
+	"\fcontinuation\x18\x01 \x01(\v2%.turncli.continuation.v1.ContinuationR\fcontinuation\"\xc0\x02\n" +
 	"\fContinuation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12'\n" +
 	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\x12I\n" +
-	"\fconversation\x18\x03 \x01(\v2%.turncli.continuation.v1.ConversationR\fconversation\x12\x12\n" +
+	"\fconversation\x18\x03 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x12\n" +
 	"\x04text\x18\x04 \x01(\tR\x04text\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12)\n" +
@@ -401,24 +344,24 @@ func file_turncli_continuation_v1_continuation_proto_rawDescGZIP() []byte {
 	return file_turncli_continuation_v1_continuation_proto_rawDescData
 }
 
-var file_turncli_continuation_v1_continuation_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_turncli_continuation_v1_continuation_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_turncli_continuation_v1_continuation_proto_goTypes = []any{
 	(*SubscribeRequest)(nil),      // 0: turncli.continuation.v1.SubscribeRequest
 	(*SubscribeResponse)(nil),     // 1: turncli.continuation.v1.SubscribeResponse
-	(*Conversation)(nil),          // 2: turncli.continuation.v1.Conversation
-	(*Continuation)(nil),          // 3: turncli.continuation.v1.Continuation
-	(*AckRequest)(nil),            // 4: turncli.continuation.v1.AckRequest
-	(*AckResponse)(nil),           // 5: turncli.continuation.v1.AckResponse
+	(*Continuation)(nil),          // 2: turncli.continuation.v1.Continuation
+	(*AckRequest)(nil),            // 3: turncli.continuation.v1.AckRequest
+	(*AckResponse)(nil),           // 4: turncli.continuation.v1.AckResponse
+	(*v1.Conversation)(nil),       // 5: turncli.conversation.v1.Conversation
 	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
 }
 var file_turncli_continuation_v1_continuation_proto_depIdxs = []int32{
-	3, // 0: turncli.continuation.v1.SubscribeResponse.continuation:type_name -> turncli.continuation.v1.Continuation
-	2, // 1: turncli.continuation.v1.Continuation.conversation:type_name -> turncli.continuation.v1.Conversation
+	2, // 0: turncli.continuation.v1.SubscribeResponse.continuation:type_name -> turncli.continuation.v1.Continuation
+	5, // 1: turncli.continuation.v1.Continuation.conversation:type_name -> turncli.conversation.v1.Conversation
 	6, // 2: turncli.continuation.v1.Continuation.created_at:type_name -> google.protobuf.Timestamp
 	0, // 3: turncli.continuation.v1.ContinuationService.Subscribe:input_type -> turncli.continuation.v1.SubscribeRequest
-	4, // 4: turncli.continuation.v1.ContinuationService.Ack:input_type -> turncli.continuation.v1.AckRequest
+	3, // 4: turncli.continuation.v1.ContinuationService.Ack:input_type -> turncli.continuation.v1.AckRequest
 	1, // 5: turncli.continuation.v1.ContinuationService.Subscribe:output_type -> turncli.continuation.v1.SubscribeResponse
-	5, // 6: turncli.continuation.v1.ContinuationService.Ack:output_type -> turncli.continuation.v1.AckResponse
+	4, // 6: turncli.continuation.v1.ContinuationService.Ack:output_type -> turncli.continuation.v1.AckResponse
 	5, // [5:7] is the sub-list for method output_type
 	3, // [3:5] is the sub-list for method input_type
 	3, // [3:3] is the sub-list for extension type_name
@@ -437,7 +380,7 @@ func file_turncli_continuation_v1_continuation_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_continuation_v1_continuation_proto_rawDesc), len(file_turncli_continuation_v1_continuation_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -7,6 +7,7 @@
 package operatorv1
 
 import (
+	v1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	httpbody "google.golang.org/genproto/googleapis/api/httpbody"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -310,19 +311,32 @@ func (ApprovalStatus) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{4}
 }
 
-// Decision is an operator's decision on a pending approval.
+// Decision is an operator's decision on something that waits for a person: a durable approval
+// (DecideApproval), a prompt (DecidePrompt) or a call approval (DecideCallApproval). Each of
+// those takes only some of the values, listed on the method; any other value is
+// INVALID_ARGUMENT, with a message naming the values it takes.
 type Decision int32
 
 const (
-	// Not a decision: refused as INVALID_ARGUMENT.
+	// Not a decision: refused as INVALID_ARGUMENT. In a Prompt: not decided.
 	Decision_DECISION_UNSPECIFIED Decision = 0
-	// Start the saved command, once. Admins only.
+	// Approve: start the saved command once (durable approvals, admins only), approve what the
+	// agent describes (approval requests), or run the saved call once (call approvals, admins
+	// only).
 	Decision_DECISION_APPROVE Decision = 1
-	// Refuse it; text is the optional reason.
+	// Refuse (every kind); the text or note is an optional reason.
 	Decision_DECISION_DENY Decision = 2
-	// Add a comment (for example the changes wanted); text is required. The approval stays
-	// pending.
+	// Comment, text required: on a durable approval, a comment (for example the changes
+	// wanted) that leaves it pending; on an approval request, "request changes": not approved,
+	// with the text as the feedback.
 	Decision_DECISION_COMMENT Decision = 3
+	// Allow this one tool use (permission prompts).
+	Decision_DECISION_ALLOW_ONCE Decision = 4
+	// Allow the tool in this thread (permission prompts).
+	Decision_DECISION_ALLOW_THREAD Decision = 5
+	// Allow the tool in this conversation from now on, persisted (permission prompts). Admins
+	// only.
+	Decision_DECISION_ALLOW_CONVERSATION Decision = 6
 )
 
 // Enum value maps for Decision.
@@ -332,12 +346,18 @@ var (
 		1: "DECISION_APPROVE",
 		2: "DECISION_DENY",
 		3: "DECISION_COMMENT",
+		4: "DECISION_ALLOW_ONCE",
+		5: "DECISION_ALLOW_THREAD",
+		6: "DECISION_ALLOW_CONVERSATION",
 	}
 	Decision_value = map[string]int32{
-		"DECISION_UNSPECIFIED": 0,
-		"DECISION_APPROVE":     1,
-		"DECISION_DENY":        2,
-		"DECISION_COMMENT":     3,
+		"DECISION_UNSPECIFIED":        0,
+		"DECISION_APPROVE":            1,
+		"DECISION_DENY":               2,
+		"DECISION_COMMENT":            3,
+		"DECISION_ALLOW_ONCE":         4,
+		"DECISION_ALLOW_THREAD":       5,
+		"DECISION_ALLOW_CONVERSATION": 6,
 	}
 )
 
@@ -484,76 +504,6 @@ func (PromptStatus) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{7}
 }
 
-// PromptAction is an operator's decision on a pending prompt.
-type PromptAction int32
-
-const (
-	// Not an action: refused as INVALID_ARGUMENT. In a Prompt: not decided.
-	PromptAction_PROMPT_ACTION_UNSPECIFIED PromptAction = 0
-	// Approve (approval requests).
-	PromptAction_PROMPT_ACTION_APPROVE PromptAction = 1
-	// Deny (either kind); text is an optional reason.
-	PromptAction_PROMPT_ACTION_DENY PromptAction = 2
-	// Request changes (approval requests): not approved, with text, required, as the feedback.
-	PromptAction_PROMPT_ACTION_COMMENT PromptAction = 3
-	// Allow this one tool use (permission prompts).
-	PromptAction_PROMPT_ACTION_ALLOW_ONCE PromptAction = 4
-	// Allow the tool in this thread (permission prompts).
-	PromptAction_PROMPT_ACTION_ALLOW_THREAD PromptAction = 5
-	// Allow the tool in this conversation from now on, persisted (permission prompts). Admins
-	// only.
-	PromptAction_PROMPT_ACTION_ALLOW_CONVERSATION PromptAction = 6
-)
-
-// Enum value maps for PromptAction.
-var (
-	PromptAction_name = map[int32]string{
-		0: "PROMPT_ACTION_UNSPECIFIED",
-		1: "PROMPT_ACTION_APPROVE",
-		2: "PROMPT_ACTION_DENY",
-		3: "PROMPT_ACTION_COMMENT",
-		4: "PROMPT_ACTION_ALLOW_ONCE",
-		5: "PROMPT_ACTION_ALLOW_THREAD",
-		6: "PROMPT_ACTION_ALLOW_CONVERSATION",
-	}
-	PromptAction_value = map[string]int32{
-		"PROMPT_ACTION_UNSPECIFIED":        0,
-		"PROMPT_ACTION_APPROVE":            1,
-		"PROMPT_ACTION_DENY":               2,
-		"PROMPT_ACTION_COMMENT":            3,
-		"PROMPT_ACTION_ALLOW_ONCE":         4,
-		"PROMPT_ACTION_ALLOW_THREAD":       5,
-		"PROMPT_ACTION_ALLOW_CONVERSATION": 6,
-	}
-)
-
-func (x PromptAction) Enum() *PromptAction {
-	p := new(PromptAction)
-	*p = x
-	return p
-}
-
-func (x PromptAction) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (PromptAction) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[8].Descriptor()
-}
-
-func (PromptAction) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[8]
-}
-
-func (x PromptAction) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use PromptAction.Descriptor instead.
-func (PromptAction) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{8}
-}
-
 // QuestionStatus is a question form's state: PENDING, then SUBMITTED or CANCELLED, both final.
 type QuestionStatus int32
 
@@ -596,11 +546,11 @@ func (x QuestionStatus) String() string {
 }
 
 func (QuestionStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[9].Descriptor()
+	return file_turncli_operator_v1_operator_proto_enumTypes[8].Descriptor()
 }
 
 func (QuestionStatus) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[9]
+	return &file_turncli_operator_v1_operator_proto_enumTypes[8]
 }
 
 func (x QuestionStatus) Number() protoreflect.EnumNumber {
@@ -609,7 +559,7 @@ func (x QuestionStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use QuestionStatus.Descriptor instead.
 func (QuestionStatus) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{9}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{8}
 }
 
 // QuestionPresentation is how the agent asked for a form to be shown.
@@ -653,11 +603,11 @@ func (x QuestionPresentation) String() string {
 }
 
 func (QuestionPresentation) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[10].Descriptor()
+	return file_turncli_operator_v1_operator_proto_enumTypes[9].Descriptor()
 }
 
 func (QuestionPresentation) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[10]
+	return &file_turncli_operator_v1_operator_proto_enumTypes[9]
 }
 
 func (x QuestionPresentation) Number() protoreflect.EnumNumber {
@@ -666,7 +616,7 @@ func (x QuestionPresentation) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use QuestionPresentation.Descriptor instead.
 func (QuestionPresentation) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{10}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{9}
 }
 
 // ResponseOrigin is why a response's turn runs.
@@ -718,11 +668,11 @@ func (x ResponseOrigin) String() string {
 }
 
 func (ResponseOrigin) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[11].Descriptor()
+	return file_turncli_operator_v1_operator_proto_enumTypes[10].Descriptor()
 }
 
 func (ResponseOrigin) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[11]
+	return &file_turncli_operator_v1_operator_proto_enumTypes[10]
 }
 
 func (x ResponseOrigin) Number() protoreflect.EnumNumber {
@@ -731,7 +681,7 @@ func (x ResponseOrigin) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ResponseOrigin.Descriptor instead.
 func (ResponseOrigin) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{11}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{10}
 }
 
 // ShellMode is which tools a response's catalog offers.
@@ -771,11 +721,11 @@ func (x ShellMode) String() string {
 }
 
 func (ShellMode) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[12].Descriptor()
+	return file_turncli_operator_v1_operator_proto_enumTypes[11].Descriptor()
 }
 
 func (ShellMode) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[12]
+	return &file_turncli_operator_v1_operator_proto_enumTypes[11]
 }
 
 func (x ShellMode) Number() protoreflect.EnumNumber {
@@ -784,7 +734,7 @@ func (x ShellMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ShellMode.Descriptor instead.
 func (ShellMode) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{12}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{11}
 }
 
 // WindowState is the state of a response's window: the admission of one Bash command's CLI
@@ -829,11 +779,11 @@ func (x WindowState) String() string {
 }
 
 func (WindowState) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[13].Descriptor()
+	return file_turncli_operator_v1_operator_proto_enumTypes[12].Descriptor()
 }
 
 func (WindowState) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[13]
+	return &file_turncli_operator_v1_operator_proto_enumTypes[12]
 }
 
 func (x WindowState) Number() protoreflect.EnumNumber {
@@ -842,7 +792,7 @@ func (x WindowState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WindowState.Descriptor instead.
 func (WindowState) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{13}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{12}
 }
 
 // CallStatus is a receipt's status.
@@ -898,11 +848,11 @@ func (x CallStatus) String() string {
 }
 
 func (CallStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[14].Descriptor()
+	return file_turncli_operator_v1_operator_proto_enumTypes[13].Descriptor()
 }
 
 func (CallStatus) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[14]
+	return &file_turncli_operator_v1_operator_proto_enumTypes[13]
 }
 
 func (x CallStatus) Number() protoreflect.EnumNumber {
@@ -911,7 +861,7 @@ func (x CallStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CallStatus.Descriptor instead.
 func (CallStatus) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{13}
 }
 
 // CallApprovalStatus is a call approval's state: WAITING, then APPROVED, CLAIMED and DONE (or
@@ -969,11 +919,11 @@ func (x CallApprovalStatus) String() string {
 }
 
 func (CallApprovalStatus) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[15].Descriptor()
+	return file_turncli_operator_v1_operator_proto_enumTypes[14].Descriptor()
 }
 
 func (CallApprovalStatus) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[15]
+	return &file_turncli_operator_v1_operator_proto_enumTypes[14]
 }
 
 func (x CallApprovalStatus) Number() protoreflect.EnumNumber {
@@ -982,60 +932,7 @@ func (x CallApprovalStatus) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use CallApprovalStatus.Descriptor instead.
 func (CallApprovalStatus) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
-}
-
-// CallApprovalDecision is an operator's decision on a waiting call.
-type CallApprovalDecision int32
-
-const (
-	// Not a decision: refused as INVALID_ARGUMENT.
-	CallApprovalDecision_CALL_APPROVAL_DECISION_UNSPECIFIED CallApprovalDecision = 0
-	// Run the saved call, once. Admins only.
-	CallApprovalDecision_CALL_APPROVAL_DECISION_APPROVE CallApprovalDecision = 1
-	// Refuse it; note is the optional reason.
-	CallApprovalDecision_CALL_APPROVAL_DECISION_DENY CallApprovalDecision = 2
-)
-
-// Enum value maps for CallApprovalDecision.
-var (
-	CallApprovalDecision_name = map[int32]string{
-		0: "CALL_APPROVAL_DECISION_UNSPECIFIED",
-		1: "CALL_APPROVAL_DECISION_APPROVE",
-		2: "CALL_APPROVAL_DECISION_DENY",
-	}
-	CallApprovalDecision_value = map[string]int32{
-		"CALL_APPROVAL_DECISION_UNSPECIFIED": 0,
-		"CALL_APPROVAL_DECISION_APPROVE":     1,
-		"CALL_APPROVAL_DECISION_DENY":        2,
-	}
-)
-
-func (x CallApprovalDecision) Enum() *CallApprovalDecision {
-	p := new(CallApprovalDecision)
-	*p = x
-	return p
-}
-
-func (x CallApprovalDecision) String() string {
-	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
-}
-
-func (CallApprovalDecision) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[16].Descriptor()
-}
-
-func (CallApprovalDecision) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[16]
-}
-
-func (x CallApprovalDecision) Number() protoreflect.EnumNumber {
-	return protoreflect.EnumNumber(x)
-}
-
-// Deprecated: Use CallApprovalDecision.Descriptor instead.
-func (CallApprovalDecision) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
 }
 
 // PermissionScope is how far an allowance reaches.
@@ -1075,11 +972,11 @@ func (x PermissionScope) String() string {
 }
 
 func (PermissionScope) Descriptor() protoreflect.EnumDescriptor {
-	return file_turncli_operator_v1_operator_proto_enumTypes[17].Descriptor()
+	return file_turncli_operator_v1_operator_proto_enumTypes[15].Descriptor()
 }
 
 func (PermissionScope) Type() protoreflect.EnumType {
-	return &file_turncli_operator_v1_operator_proto_enumTypes[17]
+	return &file_turncli_operator_v1_operator_proto_enumTypes[15]
 }
 
 func (x PermissionScope) Number() protoreflect.EnumNumber {
@@ -1088,62 +985,7 @@ func (x PermissionScope) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PermissionScope.Descriptor instead.
 func (PermissionScope) EnumDescriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
-}
-
-// Conversation names a conversation.
-type Conversation struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The channel (room) id; required.
-	Channel string `protobuf:"bytes,1,opt,name=channel,proto3" json:"channel,omitempty"`
-	// The thread id within the channel; empty for the channel's main timeline.
-	Thread        string `protobuf:"bytes,2,opt,name=thread,proto3" json:"thread,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Conversation) Reset() {
-	*x = Conversation{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Conversation) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Conversation) ProtoMessage() {}
-
-func (x *Conversation) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Conversation.ProtoReflect.Descriptor instead.
-func (*Conversation) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *Conversation) GetChannel() string {
-	if x != nil {
-		return x.Channel
-	}
-	return ""
-}
-
-func (x *Conversation) GetThread() string {
-	if x != nil {
-		return x.Thread
-	}
-	return ""
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
 }
 
 // WhoAmIRequest is empty: the credential names the operator.
@@ -1155,7 +997,7 @@ type WhoAmIRequest struct {
 
 func (x *WhoAmIRequest) Reset() {
 	*x = WhoAmIRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[1]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1167,7 +1009,7 @@ func (x *WhoAmIRequest) String() string {
 func (*WhoAmIRequest) ProtoMessage() {}
 
 func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[1]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1180,7 +1022,7 @@ func (x *WhoAmIRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIRequest.ProtoReflect.Descriptor instead.
 func (*WhoAmIRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{1}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{0}
 }
 
 // WhoAmIResponse names the calling operator.
@@ -1196,7 +1038,7 @@ type WhoAmIResponse struct {
 
 func (x *WhoAmIResponse) Reset() {
 	*x = WhoAmIResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[2]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1050,7 @@ func (x *WhoAmIResponse) String() string {
 func (*WhoAmIResponse) ProtoMessage() {}
 
 func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[2]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1063,7 @@ func (x *WhoAmIResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WhoAmIResponse.ProtoReflect.Descriptor instead.
 func (*WhoAmIResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{2}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *WhoAmIResponse) GetName() string {
@@ -1253,7 +1095,7 @@ type ModeSetting struct {
 
 func (x *ModeSetting) Reset() {
 	*x = ModeSetting{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[3]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1107,7 @@ func (x *ModeSetting) String() string {
 func (*ModeSetting) ProtoMessage() {}
 
 func (x *ModeSetting) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[3]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1120,7 @@ func (x *ModeSetting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ModeSetting.ProtoReflect.Descriptor instead.
 func (*ModeSetting) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{3}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ModeSetting) GetMode() Mode {
@@ -1306,7 +1148,7 @@ func (x *ModeSetting) GetUpdatedBy() string {
 type SetConversationModeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversation; its channel is required.
-	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The new mode; required.
 	Mode          Mode `protobuf:"varint,2,opt,name=mode,proto3,enum=turncli.operator.v1.Mode" json:"mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1315,7 +1157,7 @@ type SetConversationModeRequest struct {
 
 func (x *SetConversationModeRequest) Reset() {
 	*x = SetConversationModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[4]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1169,7 @@ func (x *SetConversationModeRequest) String() string {
 func (*SetConversationModeRequest) ProtoMessage() {}
 
 func (x *SetConversationModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[4]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,10 +1182,10 @@ func (x *SetConversationModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConversationModeRequest.ProtoReflect.Descriptor instead.
 func (*SetConversationModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{4}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *SetConversationModeRequest) GetConversation() *Conversation {
+func (x *SetConversationModeRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -1368,7 +1210,7 @@ type SetConversationModeResponse struct {
 
 func (x *SetConversationModeResponse) Reset() {
 	*x = SetConversationModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[5]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1380,7 +1222,7 @@ func (x *SetConversationModeResponse) String() string {
 func (*SetConversationModeResponse) ProtoMessage() {}
 
 func (x *SetConversationModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[5]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1393,7 +1235,7 @@ func (x *SetConversationModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetConversationModeResponse.ProtoReflect.Descriptor instead.
 func (*SetConversationModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{5}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SetConversationModeResponse) GetSetting() *ModeSetting {
@@ -1407,14 +1249,14 @@ func (x *SetConversationModeResponse) GetSetting() *ModeSetting {
 type GetConversationModeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversation; its channel is required.
-	Conversation  *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation  *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetConversationModeRequest) Reset() {
 	*x = GetConversationModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[6]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1268,7 @@ func (x *GetConversationModeRequest) String() string {
 func (*GetConversationModeRequest) ProtoMessage() {}
 
 func (x *GetConversationModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[6]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,10 +1281,10 @@ func (x *GetConversationModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConversationModeRequest.ProtoReflect.Descriptor instead.
 func (*GetConversationModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{6}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{5}
 }
 
-func (x *GetConversationModeRequest) GetConversation() *Conversation {
+func (x *GetConversationModeRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -1460,7 +1302,7 @@ type GetConversationModeResponse struct {
 
 func (x *GetConversationModeResponse) Reset() {
 	*x = GetConversationModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[7]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1472,7 +1314,7 @@ func (x *GetConversationModeResponse) String() string {
 func (*GetConversationModeResponse) ProtoMessage() {}
 
 func (x *GetConversationModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[7]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1485,7 +1327,7 @@ func (x *GetConversationModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetConversationModeResponse.ProtoReflect.Descriptor instead.
 func (*GetConversationModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{7}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetConversationModeResponse) GetSetting() *ModeSetting {
@@ -1514,7 +1356,7 @@ type ListAuditLogRequest struct {
 
 func (x *ListAuditLogRequest) Reset() {
 	*x = ListAuditLogRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[8]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1526,7 +1368,7 @@ func (x *ListAuditLogRequest) String() string {
 func (*ListAuditLogRequest) ProtoMessage() {}
 
 func (x *ListAuditLogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[8]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1539,7 +1381,7 @@ func (x *ListAuditLogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditLogRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditLogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{8}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListAuditLogRequest) GetActor() string {
@@ -1591,7 +1433,7 @@ type ListAuditLogResponse struct {
 
 func (x *ListAuditLogResponse) Reset() {
 	*x = ListAuditLogResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[9]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1603,7 +1445,7 @@ func (x *ListAuditLogResponse) String() string {
 func (*ListAuditLogResponse) ProtoMessage() {}
 
 func (x *ListAuditLogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[9]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1616,7 +1458,7 @@ func (x *ListAuditLogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditLogResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditLogResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{9}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListAuditLogResponse) GetEntries() []*AuditEntry {
@@ -1654,7 +1496,7 @@ type AuditEntry struct {
 
 func (x *AuditEntry) Reset() {
 	*x = AuditEntry{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[10]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1666,7 +1508,7 @@ func (x *AuditEntry) String() string {
 func (*AuditEntry) ProtoMessage() {}
 
 func (x *AuditEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[10]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1679,7 +1521,7 @@ func (x *AuditEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEntry.ProtoReflect.Descriptor instead.
 func (*AuditEntry) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{10}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AuditEntry) GetId() uint64 {
@@ -1739,7 +1581,7 @@ type Location struct {
 
 func (x *Location) Reset() {
 	*x = Location{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1751,7 +1593,7 @@ func (x *Location) String() string {
 func (*Location) ProtoMessage() {}
 
 func (x *Location) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1764,7 +1606,7 @@ func (x *Location) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Location.ProtoReflect.Descriptor instead.
 func (*Location) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{11}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Location) GetWorkerKey() string {
@@ -1793,7 +1635,7 @@ type Job struct {
 	// The command as run (for an agent, the engine's command line).
 	Command string `protobuf:"bytes,4,opt,name=command,proto3" json:"command,omitempty"`
 	// The conversation it belongs to and reports back to.
-	Conversation *Conversation `protobuf:"bytes,5,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,5,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The person the launching response answered.
 	Author string `protobuf:"bytes,6,opt,name=author,proto3" json:"author,omitempty"`
 	// The agent that launched it.
@@ -1824,7 +1666,7 @@ type Job struct {
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1836,7 +1678,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1849,7 +1691,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{12}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Job) GetId() uint64 {
@@ -1880,7 +1722,7 @@ func (x *Job) GetCommand() string {
 	return ""
 }
 
-func (x *Job) GetConversation() *Conversation {
+func (x *Job) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -1964,7 +1806,7 @@ type ListJobsRequest struct {
 	Status JobStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.JobStatus" json:"status,omitempty"`
 	// Only jobs of this conversation, when its channel is set: then its thread is compared too
 	// (empty thread: the channel's main timeline only).
-	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// At most this many jobs, 1..1000; 0 means 100.
 	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	// The next_page_token of the previous page; empty for the first page.
@@ -1975,7 +1817,7 @@ type ListJobsRequest struct {
 
 func (x *ListJobsRequest) Reset() {
 	*x = ListJobsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1987,7 +1829,7 @@ func (x *ListJobsRequest) String() string {
 func (*ListJobsRequest) ProtoMessage() {}
 
 func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2000,7 +1842,7 @@ func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{13}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListJobsRequest) GetStatus() JobStatus {
@@ -2010,7 +1852,7 @@ func (x *ListJobsRequest) GetStatus() JobStatus {
 	return JobStatus_JOB_STATUS_UNSPECIFIED
 }
 
-func (x *ListJobsRequest) GetConversation() *Conversation {
+func (x *ListJobsRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -2044,7 +1886,7 @@ type ListJobsResponse struct {
 
 func (x *ListJobsResponse) Reset() {
 	*x = ListJobsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2056,7 +1898,7 @@ func (x *ListJobsResponse) String() string {
 func (*ListJobsResponse) ProtoMessage() {}
 
 func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2069,7 +1911,7 @@ func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListJobsResponse) GetJobs() []*Job {
@@ -2097,7 +1939,7 @@ type GetJobRequest struct {
 
 func (x *GetJobRequest) Reset() {
 	*x = GetJobRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2109,7 +1951,7 @@ func (x *GetJobRequest) String() string {
 func (*GetJobRequest) ProtoMessage() {}
 
 func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2122,7 +1964,7 @@ func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobRequest.ProtoReflect.Descriptor instead.
 func (*GetJobRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetJobRequest) GetJobId() uint64 {
@@ -2143,7 +1985,7 @@ type GetJobResponse struct {
 
 func (x *GetJobResponse) Reset() {
 	*x = GetJobResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2155,7 +1997,7 @@ func (x *GetJobResponse) String() string {
 func (*GetJobResponse) ProtoMessage() {}
 
 func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2168,7 +2010,7 @@ func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResponse.ProtoReflect.Descriptor instead.
 func (*GetJobResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetJobResponse) GetJob() *Job {
@@ -2193,7 +2035,7 @@ type GetJobLogRequest struct {
 
 func (x *GetJobLogRequest) Reset() {
 	*x = GetJobLogRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2205,7 +2047,7 @@ func (x *GetJobLogRequest) String() string {
 func (*GetJobLogRequest) ProtoMessage() {}
 
 func (x *GetJobLogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2218,7 +2060,7 @@ func (x *GetJobLogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobLogRequest.ProtoReflect.Descriptor instead.
 func (*GetJobLogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetJobLogRequest) GetJobId() uint64 {
@@ -2253,7 +2095,7 @@ type CancelJobRequest struct {
 
 func (x *CancelJobRequest) Reset() {
 	*x = CancelJobRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2265,7 +2107,7 @@ func (x *CancelJobRequest) String() string {
 func (*CancelJobRequest) ProtoMessage() {}
 
 func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2278,7 +2120,7 @@ func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
 func (*CancelJobRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{18}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CancelJobRequest) GetJobId() uint64 {
@@ -2299,7 +2141,7 @@ type CancelJobResponse struct {
 
 func (x *CancelJobResponse) Reset() {
 	*x = CancelJobResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2311,7 +2153,7 @@ func (x *CancelJobResponse) String() string {
 func (*CancelJobResponse) ProtoMessage() {}
 
 func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2324,7 +2166,7 @@ func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
 func (*CancelJobResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{19}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CancelJobResponse) GetJob() *Job {
@@ -2347,7 +2189,7 @@ type Approval struct {
 	// What it would run.
 	Kind JobKind `protobuf:"varint,3,opt,name=kind,proto3,enum=turncli.operator.v1.JobKind" json:"kind,omitempty"`
 	// The conversation that asked, where the job reports back.
-	Conversation *Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The person the asking response answered.
 	Author string `protobuf:"bytes,5,opt,name=author,proto3" json:"author,omitempty"`
 	// The agent that asked.
@@ -2382,7 +2224,7 @@ type Approval struct {
 
 func (x *Approval) Reset() {
 	*x = Approval{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2394,7 +2236,7 @@ func (x *Approval) String() string {
 func (*Approval) ProtoMessage() {}
 
 func (x *Approval) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2407,7 +2249,7 @@ func (x *Approval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approval.ProtoReflect.Descriptor instead.
 func (*Approval) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{20}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Approval) GetId() uint64 {
@@ -2431,7 +2273,7 @@ func (x *Approval) GetKind() JobKind {
 	return JobKind_JOB_KIND_UNSPECIFIED
 }
 
-func (x *Approval) GetConversation() *Conversation {
+func (x *Approval) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -2551,7 +2393,7 @@ type ApprovalComment struct {
 
 func (x *ApprovalComment) Reset() {
 	*x = ApprovalComment{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2563,7 +2405,7 @@ func (x *ApprovalComment) String() string {
 func (*ApprovalComment) ProtoMessage() {}
 
 func (x *ApprovalComment) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2576,7 +2418,7 @@ func (x *ApprovalComment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalComment.ProtoReflect.Descriptor instead.
 func (*ApprovalComment) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{21}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ApprovalComment) GetActor() string {
@@ -2607,7 +2449,7 @@ type ListApprovalsRequest struct {
 	Status ApprovalStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.ApprovalStatus" json:"status,omitempty"`
 	// Only approvals of this conversation, when its channel is set: then its thread is compared
 	// too (empty thread: the channel's main timeline only).
-	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// At most this many approvals, the newest, 1..1000; 0 means 100.
 	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2616,7 +2458,7 @@ type ListApprovalsRequest struct {
 
 func (x *ListApprovalsRequest) Reset() {
 	*x = ListApprovalsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2628,7 +2470,7 @@ func (x *ListApprovalsRequest) String() string {
 func (*ListApprovalsRequest) ProtoMessage() {}
 
 func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2641,7 +2483,7 @@ func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsRequest.ProtoReflect.Descriptor instead.
 func (*ListApprovalsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{22}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListApprovalsRequest) GetStatus() ApprovalStatus {
@@ -2651,7 +2493,7 @@ func (x *ListApprovalsRequest) GetStatus() ApprovalStatus {
 	return ApprovalStatus_APPROVAL_STATUS_UNSPECIFIED
 }
 
-func (x *ListApprovalsRequest) GetConversation() *Conversation {
+func (x *ListApprovalsRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -2676,7 +2518,7 @@ type ListApprovalsResponse struct {
 
 func (x *ListApprovalsResponse) Reset() {
 	*x = ListApprovalsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2688,7 +2530,7 @@ func (x *ListApprovalsResponse) String() string {
 func (*ListApprovalsResponse) ProtoMessage() {}
 
 func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2701,7 +2543,7 @@ func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsResponse.ProtoReflect.Descriptor instead.
 func (*ListApprovalsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{23}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListApprovalsResponse) GetApprovals() []*Approval {
@@ -2722,7 +2564,7 @@ type GetApprovalRequest struct {
 
 func (x *GetApprovalRequest) Reset() {
 	*x = GetApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2734,7 +2576,7 @@ func (x *GetApprovalRequest) String() string {
 func (*GetApprovalRequest) ProtoMessage() {}
 
 func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2747,7 +2589,7 @@ func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalRequest.ProtoReflect.Descriptor instead.
 func (*GetApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{24}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetApprovalRequest) GetApprovalId() uint64 {
@@ -2768,7 +2610,7 @@ type GetApprovalResponse struct {
 
 func (x *GetApprovalResponse) Reset() {
 	*x = GetApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2780,7 +2622,7 @@ func (x *GetApprovalResponse) String() string {
 func (*GetApprovalResponse) ProtoMessage() {}
 
 func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2793,7 +2635,7 @@ func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalResponse.ProtoReflect.Descriptor instead.
 func (*GetApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{25}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetApprovalResponse) GetApproval() *Approval {
@@ -2808,7 +2650,7 @@ type DecideApprovalRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The approval's id.
 	ApprovalId uint64 `protobuf:"varint,1,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
-	// The decision; required.
+	// The decision; required: DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT.
 	Decision Decision `protobuf:"varint,2,opt,name=decision,proto3,enum=turncli.operator.v1.Decision" json:"decision,omitempty"`
 	// DECISION_DENY: the reason, optional; DECISION_COMMENT: the comment, required;
 	// DECISION_APPROVE: must be empty. At most 2000 bytes; surrounding white space is dropped.
@@ -2819,7 +2661,7 @@ type DecideApprovalRequest struct {
 
 func (x *DecideApprovalRequest) Reset() {
 	*x = DecideApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2831,7 +2673,7 @@ func (x *DecideApprovalRequest) String() string {
 func (*DecideApprovalRequest) ProtoMessage() {}
 
 func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2844,7 +2686,7 @@ func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalRequest.ProtoReflect.Descriptor instead.
 func (*DecideApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{26}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DecideApprovalRequest) GetApprovalId() uint64 {
@@ -2880,7 +2722,7 @@ type DecideApprovalResponse struct {
 
 func (x *DecideApprovalResponse) Reset() {
 	*x = DecideApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2892,7 +2734,7 @@ func (x *DecideApprovalResponse) String() string {
 func (*DecideApprovalResponse) ProtoMessage() {}
 
 func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2905,7 +2747,7 @@ func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalResponse.ProtoReflect.Descriptor instead.
 func (*DecideApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{27}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DecideApprovalResponse) GetApproval() *Approval {
@@ -2927,7 +2769,7 @@ type Prompt struct {
 	// Its state.
 	Status PromptStatus `protobuf:"varint,3,opt,name=status,proto3,enum=turncli.operator.v1.PromptStatus" json:"status,omitempty"`
 	// The conversation that asked.
-	Conversation *Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The person the asking response answered.
 	Requester string `protobuf:"bytes,5,opt,name=requester,proto3" json:"requester,omitempty"`
 	// The agent that asked.
@@ -2961,8 +2803,8 @@ type Prompt struct {
 	DecidedBy string `protobuf:"bytes,18,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
 	// When it left pending (decided or expired); unset while pending.
 	DecidedAt *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=decided_at,json=decidedAt,proto3" json:"decided_at,omitempty"`
-	// The decision; PROMPT_ACTION_UNSPECIFIED while pending and when expired.
-	Decision PromptAction `protobuf:"varint,20,opt,name=decision,proto3,enum=turncli.operator.v1.PromptAction" json:"decision,omitempty"`
+	// The decision; DECISION_UNSPECIFIED while pending and when expired.
+	Decision Decision `protobuf:"varint,20,opt,name=decision,proto3,enum=turncli.operator.v1.Decision" json:"decision,omitempty"`
 	// A denial's reason, a comment's requested changes, or why it expired; may be empty.
 	Feedback      string `protobuf:"bytes,21,opt,name=feedback,proto3" json:"feedback,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -2971,7 +2813,7 @@ type Prompt struct {
 
 func (x *Prompt) Reset() {
 	*x = Prompt{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2983,7 +2825,7 @@ func (x *Prompt) String() string {
 func (*Prompt) ProtoMessage() {}
 
 func (x *Prompt) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2996,7 +2838,7 @@ func (x *Prompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
 func (*Prompt) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{28}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Prompt) GetId() uint64 {
@@ -3020,7 +2862,7 @@ func (x *Prompt) GetStatus() PromptStatus {
 	return PromptStatus_PROMPT_STATUS_UNSPECIFIED
 }
 
-func (x *Prompt) GetConversation() *Conversation {
+func (x *Prompt) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -3132,11 +2974,11 @@ func (x *Prompt) GetDecidedAt() *timestamppb.Timestamp {
 	return nil
 }
 
-func (x *Prompt) GetDecision() PromptAction {
+func (x *Prompt) GetDecision() Decision {
 	if x != nil {
 		return x.Decision
 	}
-	return PromptAction_PROMPT_ACTION_UNSPECIFIED
+	return Decision_DECISION_UNSPECIFIED
 }
 
 func (x *Prompt) GetFeedback() string {
@@ -3155,7 +2997,7 @@ type ListPromptsRequest struct {
 	Kind PromptKind `protobuf:"varint,2,opt,name=kind,proto3,enum=turncli.operator.v1.PromptKind" json:"kind,omitempty"`
 	// Only prompts of this conversation, when its channel is set: then its thread is compared
 	// too (empty thread: the channel's main timeline only).
-	Conversation *Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// At most this many prompts, the newest, 1..1000; 0 means 100.
 	PageSize      uint32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -3164,7 +3006,7 @@ type ListPromptsRequest struct {
 
 func (x *ListPromptsRequest) Reset() {
 	*x = ListPromptsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3176,7 +3018,7 @@ func (x *ListPromptsRequest) String() string {
 func (*ListPromptsRequest) ProtoMessage() {}
 
 func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3189,7 +3031,7 @@ func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
 func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{29}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListPromptsRequest) GetStatus() PromptStatus {
@@ -3206,7 +3048,7 @@ func (x *ListPromptsRequest) GetKind() PromptKind {
 	return PromptKind_PROMPT_KIND_UNSPECIFIED
 }
 
-func (x *ListPromptsRequest) GetConversation() *Conversation {
+func (x *ListPromptsRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -3231,7 +3073,7 @@ type ListPromptsResponse struct {
 
 func (x *ListPromptsResponse) Reset() {
 	*x = ListPromptsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3243,7 +3085,7 @@ func (x *ListPromptsResponse) String() string {
 func (*ListPromptsResponse) ProtoMessage() {}
 
 func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3256,7 +3098,7 @@ func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
 func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{30}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListPromptsResponse) GetPrompts() []*Prompt {
@@ -3277,7 +3119,7 @@ type GetPromptRequest struct {
 
 func (x *GetPromptRequest) Reset() {
 	*x = GetPromptRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3289,7 +3131,7 @@ func (x *GetPromptRequest) String() string {
 func (*GetPromptRequest) ProtoMessage() {}
 
 func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3302,7 +3144,7 @@ func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetPromptRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{31}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetPromptRequest) GetPromptId() uint64 {
@@ -3323,7 +3165,7 @@ type GetPromptResponse struct {
 
 func (x *GetPromptResponse) Reset() {
 	*x = GetPromptResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3335,7 +3177,7 @@ func (x *GetPromptResponse) String() string {
 func (*GetPromptResponse) ProtoMessage() {}
 
 func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3348,7 +3190,7 @@ func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetPromptResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{32}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetPromptResponse) GetPrompt() *Prompt {
@@ -3363,9 +3205,9 @@ type DecidePromptRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The prompt's id.
 	PromptId uint64 `protobuf:"varint,1,opt,name=prompt_id,json=promptId,proto3" json:"prompt_id,omitempty"`
-	// The decision; required, and one the prompt's kind takes.
-	Action PromptAction `protobuf:"varint,2,opt,name=action,proto3,enum=turncli.operator.v1.PromptAction" json:"action,omitempty"`
-	// Feedback for the agent, given back with the decision: required for PROMPT_ACTION_COMMENT,
+	// The decision; required, and one the prompt's kind takes (see DecidePrompt).
+	Decision Decision `protobuf:"varint,2,opt,name=decision,proto3,enum=turncli.operator.v1.Decision" json:"decision,omitempty"`
+	// Feedback for the agent, given back with the decision: required for DECISION_COMMENT,
 	// optional otherwise. At most 2000 characters; surrounding white space is dropped.
 	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -3374,7 +3216,7 @@ type DecidePromptRequest struct {
 
 func (x *DecidePromptRequest) Reset() {
 	*x = DecidePromptRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3386,7 +3228,7 @@ func (x *DecidePromptRequest) String() string {
 func (*DecidePromptRequest) ProtoMessage() {}
 
 func (x *DecidePromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3399,7 +3241,7 @@ func (x *DecidePromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecidePromptRequest.ProtoReflect.Descriptor instead.
 func (*DecidePromptRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{33}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *DecidePromptRequest) GetPromptId() uint64 {
@@ -3409,11 +3251,11 @@ func (x *DecidePromptRequest) GetPromptId() uint64 {
 	return 0
 }
 
-func (x *DecidePromptRequest) GetAction() PromptAction {
+func (x *DecidePromptRequest) GetDecision() Decision {
 	if x != nil {
-		return x.Action
+		return x.Decision
 	}
-	return PromptAction_PROMPT_ACTION_UNSPECIFIED
+	return Decision_DECISION_UNSPECIFIED
 }
 
 func (x *DecidePromptRequest) GetText() string {
@@ -3434,7 +3276,7 @@ type DecidePromptResponse struct {
 
 func (x *DecidePromptResponse) Reset() {
 	*x = DecidePromptResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3446,7 +3288,7 @@ func (x *DecidePromptResponse) String() string {
 func (*DecidePromptResponse) ProtoMessage() {}
 
 func (x *DecidePromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3459,7 +3301,7 @@ func (x *DecidePromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecidePromptResponse.ProtoReflect.Descriptor instead.
 func (*DecidePromptResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{34}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *DecidePromptResponse) GetPrompt() *Prompt {
@@ -3479,7 +3321,7 @@ type QuestionForm struct {
 	// Its state.
 	Status QuestionStatus `protobuf:"varint,2,opt,name=status,proto3,enum=turncli.operator.v1.QuestionStatus" json:"status,omitempty"`
 	// The conversation that asked.
-	Conversation *Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The person asked; the only one who may answer.
 	Requester string `protobuf:"bytes,4,opt,name=requester,proto3" json:"requester,omitempty"`
 	// The agent that asked.
@@ -3516,7 +3358,7 @@ type QuestionForm struct {
 
 func (x *QuestionForm) Reset() {
 	*x = QuestionForm{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3528,7 +3370,7 @@ func (x *QuestionForm) String() string {
 func (*QuestionForm) ProtoMessage() {}
 
 func (x *QuestionForm) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3541,7 +3383,7 @@ func (x *QuestionForm) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuestionForm.ProtoReflect.Descriptor instead.
 func (*QuestionForm) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{35}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *QuestionForm) GetId() uint64 {
@@ -3558,7 +3400,7 @@ func (x *QuestionForm) GetStatus() QuestionStatus {
 	return QuestionStatus_QUESTION_STATUS_UNSPECIFIED
 }
 
-func (x *QuestionForm) GetConversation() *Conversation {
+func (x *QuestionForm) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -3670,7 +3512,7 @@ type ListQuestionsRequest struct {
 	Status QuestionStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.QuestionStatus" json:"status,omitempty"`
 	// Only forms of this conversation, when its channel is set: then its thread is compared too
 	// (empty thread: the channel's main timeline only).
-	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// Only forms asking this requester.
 	Requester string `protobuf:"bytes,3,opt,name=requester,proto3" json:"requester,omitempty"`
 	// At most this many forms, the newest, 1..1000; 0 means 100.
@@ -3681,7 +3523,7 @@ type ListQuestionsRequest struct {
 
 func (x *ListQuestionsRequest) Reset() {
 	*x = ListQuestionsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3693,7 +3535,7 @@ func (x *ListQuestionsRequest) String() string {
 func (*ListQuestionsRequest) ProtoMessage() {}
 
 func (x *ListQuestionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3706,7 +3548,7 @@ func (x *ListQuestionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListQuestionsRequest.ProtoReflect.Descriptor instead.
 func (*ListQuestionsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{36}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListQuestionsRequest) GetStatus() QuestionStatus {
@@ -3716,7 +3558,7 @@ func (x *ListQuestionsRequest) GetStatus() QuestionStatus {
 	return QuestionStatus_QUESTION_STATUS_UNSPECIFIED
 }
 
-func (x *ListQuestionsRequest) GetConversation() *Conversation {
+func (x *ListQuestionsRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -3748,7 +3590,7 @@ type ListQuestionsResponse struct {
 
 func (x *ListQuestionsResponse) Reset() {
 	*x = ListQuestionsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3760,7 +3602,7 @@ func (x *ListQuestionsResponse) String() string {
 func (*ListQuestionsResponse) ProtoMessage() {}
 
 func (x *ListQuestionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3773,7 +3615,7 @@ func (x *ListQuestionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListQuestionsResponse.ProtoReflect.Descriptor instead.
 func (*ListQuestionsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{37}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListQuestionsResponse) GetQuestions() []*QuestionForm {
@@ -3794,7 +3636,7 @@ type GetQuestionRequest struct {
 
 func (x *GetQuestionRequest) Reset() {
 	*x = GetQuestionRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3806,7 +3648,7 @@ func (x *GetQuestionRequest) String() string {
 func (*GetQuestionRequest) ProtoMessage() {}
 
 func (x *GetQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3819,7 +3661,7 @@ func (x *GetQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuestionRequest.ProtoReflect.Descriptor instead.
 func (*GetQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{38}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetQuestionRequest) GetQuestionId() uint64 {
@@ -3840,7 +3682,7 @@ type GetQuestionResponse struct {
 
 func (x *GetQuestionResponse) Reset() {
 	*x = GetQuestionResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3852,7 +3694,7 @@ func (x *GetQuestionResponse) String() string {
 func (*GetQuestionResponse) ProtoMessage() {}
 
 func (x *GetQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3865,7 +3707,7 @@ func (x *GetQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuestionResponse.ProtoReflect.Descriptor instead.
 func (*GetQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{39}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *GetQuestionResponse) GetQuestion() *QuestionForm {
@@ -3892,7 +3734,7 @@ type SaveQuestionDraftRequest struct {
 
 func (x *SaveQuestionDraftRequest) Reset() {
 	*x = SaveQuestionDraftRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3904,7 +3746,7 @@ func (x *SaveQuestionDraftRequest) String() string {
 func (*SaveQuestionDraftRequest) ProtoMessage() {}
 
 func (x *SaveQuestionDraftRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3917,7 +3759,7 @@ func (x *SaveQuestionDraftRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SaveQuestionDraftRequest.ProtoReflect.Descriptor instead.
 func (*SaveQuestionDraftRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{40}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SaveQuestionDraftRequest) GetQuestionId() uint64 {
@@ -3952,7 +3794,7 @@ type SaveQuestionDraftResponse struct {
 
 func (x *SaveQuestionDraftResponse) Reset() {
 	*x = SaveQuestionDraftResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3964,7 +3806,7 @@ func (x *SaveQuestionDraftResponse) String() string {
 func (*SaveQuestionDraftResponse) ProtoMessage() {}
 
 func (x *SaveQuestionDraftResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3977,7 +3819,7 @@ func (x *SaveQuestionDraftResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SaveQuestionDraftResponse.ProtoReflect.Descriptor instead.
 func (*SaveQuestionDraftResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{41}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SaveQuestionDraftResponse) GetQuestion() *QuestionForm {
@@ -4002,7 +3844,7 @@ type SubmitQuestionAnswersRequest struct {
 
 func (x *SubmitQuestionAnswersRequest) Reset() {
 	*x = SubmitQuestionAnswersRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4014,7 +3856,7 @@ func (x *SubmitQuestionAnswersRequest) String() string {
 func (*SubmitQuestionAnswersRequest) ProtoMessage() {}
 
 func (x *SubmitQuestionAnswersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4027,7 +3869,7 @@ func (x *SubmitQuestionAnswersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitQuestionAnswersRequest.ProtoReflect.Descriptor instead.
 func (*SubmitQuestionAnswersRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{42}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SubmitQuestionAnswersRequest) GetQuestionId() uint64 {
@@ -4062,7 +3904,7 @@ type SubmitQuestionAnswersResponse struct {
 
 func (x *SubmitQuestionAnswersResponse) Reset() {
 	*x = SubmitQuestionAnswersResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4074,7 +3916,7 @@ func (x *SubmitQuestionAnswersResponse) String() string {
 func (*SubmitQuestionAnswersResponse) ProtoMessage() {}
 
 func (x *SubmitQuestionAnswersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4087,7 +3929,7 @@ func (x *SubmitQuestionAnswersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitQuestionAnswersResponse.ProtoReflect.Descriptor instead.
 func (*SubmitQuestionAnswersResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{43}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SubmitQuestionAnswersResponse) GetQuestion() *QuestionForm {
@@ -4108,7 +3950,7 @@ type CancelQuestionRequest struct {
 
 func (x *CancelQuestionRequest) Reset() {
 	*x = CancelQuestionRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4120,7 +3962,7 @@ func (x *CancelQuestionRequest) String() string {
 func (*CancelQuestionRequest) ProtoMessage() {}
 
 func (x *CancelQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4133,7 +3975,7 @@ func (x *CancelQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelQuestionRequest.ProtoReflect.Descriptor instead.
 func (*CancelQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{44}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CancelQuestionRequest) GetQuestionId() uint64 {
@@ -4154,7 +3996,7 @@ type CancelQuestionResponse struct {
 
 func (x *CancelQuestionResponse) Reset() {
 	*x = CancelQuestionResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4166,7 +4008,7 @@ func (x *CancelQuestionResponse) String() string {
 func (*CancelQuestionResponse) ProtoMessage() {}
 
 func (x *CancelQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4179,7 +4021,7 @@ func (x *CancelQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelQuestionResponse.ProtoReflect.Descriptor instead.
 func (*CancelQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{45}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *CancelQuestionResponse) GetQuestion() *QuestionForm {
@@ -4196,7 +4038,7 @@ type ProgressSnapshot struct {
 	// The response that reported it.
 	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
 	// The response's conversation.
-	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The agent that reported it.
 	Agent string `protobuf:"bytes,3,opt,name=agent,proto3" json:"agent,omitempty"`
 	// The person the response answers.
@@ -4214,7 +4056,7 @@ type ProgressSnapshot struct {
 
 func (x *ProgressSnapshot) Reset() {
 	*x = ProgressSnapshot{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4226,7 +4068,7 @@ func (x *ProgressSnapshot) String() string {
 func (*ProgressSnapshot) ProtoMessage() {}
 
 func (x *ProgressSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4239,7 +4081,7 @@ func (x *ProgressSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressSnapshot.ProtoReflect.Descriptor instead.
 func (*ProgressSnapshot) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{46}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ProgressSnapshot) GetResponseId() string {
@@ -4249,7 +4091,7 @@ func (x *ProgressSnapshot) GetResponseId() string {
 	return ""
 }
 
-func (x *ProgressSnapshot) GetConversation() *Conversation {
+func (x *ProgressSnapshot) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -4298,7 +4140,7 @@ type ListProgressRequest struct {
 	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
 	// Only snapshots of this conversation, when its channel is set: then its thread is compared
 	// too (empty thread: the channel's main timeline only).
-	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// At most this many snapshots, 1..1000; 0 means 100.
 	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -4307,7 +4149,7 @@ type ListProgressRequest struct {
 
 func (x *ListProgressRequest) Reset() {
 	*x = ListProgressRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4319,7 +4161,7 @@ func (x *ListProgressRequest) String() string {
 func (*ListProgressRequest) ProtoMessage() {}
 
 func (x *ListProgressRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4332,7 +4174,7 @@ func (x *ListProgressRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProgressRequest.ProtoReflect.Descriptor instead.
 func (*ListProgressRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{47}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ListProgressRequest) GetResponseId() string {
@@ -4342,7 +4184,7 @@ func (x *ListProgressRequest) GetResponseId() string {
 	return ""
 }
 
-func (x *ListProgressRequest) GetConversation() *Conversation {
+func (x *ListProgressRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -4367,7 +4209,7 @@ type ListProgressResponse struct {
 
 func (x *ListProgressResponse) Reset() {
 	*x = ListProgressResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4379,7 +4221,7 @@ func (x *ListProgressResponse) String() string {
 func (*ListProgressResponse) ProtoMessage() {}
 
 func (x *ListProgressResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4392,7 +4234,7 @@ func (x *ListProgressResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProgressResponse.ProtoReflect.Descriptor instead.
 func (*ListProgressResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{48}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListProgressResponse) GetSnapshots() []*ProgressSnapshot {
@@ -4417,7 +4259,7 @@ type ShellModeSetting struct {
 
 func (x *ShellModeSetting) Reset() {
 	*x = ShellModeSetting{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4429,7 +4271,7 @@ func (x *ShellModeSetting) String() string {
 func (*ShellModeSetting) ProtoMessage() {}
 
 func (x *ShellModeSetting) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4442,7 +4284,7 @@ func (x *ShellModeSetting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShellModeSetting.ProtoReflect.Descriptor instead.
 func (*ShellModeSetting) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ShellModeSetting) GetMode() ShellMode {
@@ -4470,7 +4312,7 @@ func (x *ShellModeSetting) GetUpdatedBy() string {
 type GetShellModeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversation; its channel is required.
-	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The agent; required.
 	AgentName     string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -4479,7 +4321,7 @@ type GetShellModeRequest struct {
 
 func (x *GetShellModeRequest) Reset() {
 	*x = GetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4491,7 +4333,7 @@ func (x *GetShellModeRequest) String() string {
 func (*GetShellModeRequest) ProtoMessage() {}
 
 func (x *GetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4504,10 +4346,10 @@ func (x *GetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*GetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
 }
 
-func (x *GetShellModeRequest) GetConversation() *Conversation {
+func (x *GetShellModeRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -4532,7 +4374,7 @@ type GetShellModeResponse struct {
 
 func (x *GetShellModeResponse) Reset() {
 	*x = GetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4544,7 +4386,7 @@ func (x *GetShellModeResponse) String() string {
 func (*GetShellModeResponse) ProtoMessage() {}
 
 func (x *GetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4557,7 +4399,7 @@ func (x *GetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*GetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *GetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4571,7 +4413,7 @@ func (x *GetShellModeResponse) GetSetting() *ShellModeSetting {
 type SetShellModeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversation; its channel is required.
-	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The agent; required.
 	AgentName string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
 	// The new mode; required.
@@ -4585,7 +4427,7 @@ type SetShellModeRequest struct {
 
 func (x *SetShellModeRequest) Reset() {
 	*x = SetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4597,7 +4439,7 @@ func (x *SetShellModeRequest) String() string {
 func (*SetShellModeRequest) ProtoMessage() {}
 
 func (x *SetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4610,10 +4452,10 @@ func (x *SetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*SetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
 }
 
-func (x *SetShellModeRequest) GetConversation() *Conversation {
+func (x *SetShellModeRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -4652,7 +4494,7 @@ type SetShellModeResponse struct {
 
 func (x *SetShellModeResponse) Reset() {
 	*x = SetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4664,7 +4506,7 @@ func (x *SetShellModeResponse) String() string {
 func (*SetShellModeResponse) ProtoMessage() {}
 
 func (x *SetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4677,7 +4519,7 @@ func (x *SetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*SetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *SetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4691,7 +4533,7 @@ func (x *SetShellModeResponse) GetSetting() *ShellModeSetting {
 type ResetShellModeRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversation; its channel is required.
-	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The agent; required.
 	AgentName     string `protobuf:"bytes,2,opt,name=agent_name,json=agentName,proto3" json:"agent_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -4700,7 +4542,7 @@ type ResetShellModeRequest struct {
 
 func (x *ResetShellModeRequest) Reset() {
 	*x = ResetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4712,7 +4554,7 @@ func (x *ResetShellModeRequest) String() string {
 func (*ResetShellModeRequest) ProtoMessage() {}
 
 func (x *ResetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4725,10 +4567,10 @@ func (x *ResetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*ResetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
 }
 
-func (x *ResetShellModeRequest) GetConversation() *Conversation {
+func (x *ResetShellModeRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -4753,7 +4595,7 @@ type ResetShellModeResponse struct {
 
 func (x *ResetShellModeResponse) Reset() {
 	*x = ResetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4765,7 +4607,7 @@ func (x *ResetShellModeResponse) String() string {
 func (*ResetShellModeResponse) ProtoMessage() {}
 
 func (x *ResetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4778,7 +4620,7 @@ func (x *ResetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*ResetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ResetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4799,7 +4641,7 @@ type LiveResponse struct {
 	// The person it answers.
 	Requester string `protobuf:"bytes,3,opt,name=requester,proto3" json:"requester,omitempty"`
 	// Its conversation.
-	Conversation *Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// Why its turn runs.
 	Origin ResponseOrigin `protobuf:"varint,5,opt,name=origin,proto3,enum=turncli.operator.v1.ResponseOrigin" json:"origin,omitempty"`
 	// The flags the runtime opened it with ("clean", "progress_report", "requester_trusted", …).
@@ -4827,7 +4669,7 @@ type LiveResponse struct {
 
 func (x *LiveResponse) Reset() {
 	*x = LiveResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4839,7 +4681,7 @@ func (x *LiveResponse) String() string {
 func (*LiveResponse) ProtoMessage() {}
 
 func (x *LiveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4852,7 +4694,7 @@ func (x *LiveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveResponse.ProtoReflect.Descriptor instead.
 func (*LiveResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *LiveResponse) GetId() string {
@@ -4876,7 +4718,7 @@ func (x *LiveResponse) GetRequester() string {
 	return ""
 }
 
-func (x *LiveResponse) GetConversation() *Conversation {
+func (x *LiveResponse) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -4970,7 +4812,7 @@ type BashWindow struct {
 
 func (x *BashWindow) Reset() {
 	*x = BashWindow{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4982,7 +4824,7 @@ func (x *BashWindow) String() string {
 func (*BashWindow) ProtoMessage() {}
 
 func (x *BashWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4995,7 +4837,7 @@ func (x *BashWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BashWindow.ProtoReflect.Descriptor instead.
 func (*BashWindow) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{57}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *BashWindow) GetBashCallId() string {
@@ -5050,7 +4892,7 @@ type CallReceipt struct {
 
 func (x *CallReceipt) Reset() {
 	*x = CallReceipt{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5062,7 +4904,7 @@ func (x *CallReceipt) String() string {
 func (*CallReceipt) ProtoMessage() {}
 
 func (x *CallReceipt) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5075,7 +4917,7 @@ func (x *CallReceipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallReceipt.ProtoReflect.Descriptor instead.
 func (*CallReceipt) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{58}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *CallReceipt) GetCallId() string {
@@ -5140,7 +4982,7 @@ type ListResponsesRequest struct {
 
 func (x *ListResponsesRequest) Reset() {
 	*x = ListResponsesRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5152,7 +4994,7 @@ func (x *ListResponsesRequest) String() string {
 func (*ListResponsesRequest) ProtoMessage() {}
 
 func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5165,7 +5007,7 @@ func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponsesRequest.ProtoReflect.Descriptor instead.
 func (*ListResponsesRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{59}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ListResponsesRequest) GetPageSize() uint32 {
@@ -5195,7 +5037,7 @@ type ListResponsesResponse struct {
 
 func (x *ListResponsesResponse) Reset() {
 	*x = ListResponsesResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5207,7 +5049,7 @@ func (x *ListResponsesResponse) String() string {
 func (*ListResponsesResponse) ProtoMessage() {}
 
 func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5220,7 +5062,7 @@ func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponsesResponse.ProtoReflect.Descriptor instead.
 func (*ListResponsesResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{60}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ListResponsesResponse) GetResponses() []*LiveResponse {
@@ -5246,7 +5088,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5258,7 +5100,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5271,7 +5113,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{61}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{60}
 }
 
 // WatchEventsResponse is one message of the live feed.
@@ -5285,7 +5127,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5297,7 +5139,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5310,7 +5152,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{62}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *WatchEventsResponse) GetEvent() *Event {
@@ -5342,7 +5184,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5354,7 +5196,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5367,7 +5209,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{63}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *Event) GetSeq() uint64 {
@@ -5431,7 +5273,7 @@ type CallApproval struct {
 	// The person the response answered.
 	Requester string `protobuf:"bytes,10,opt,name=requester,proto3" json:"requester,omitempty"`
 	// The conversation, where a continuation reports a call decided without its response.
-	Conversation *Conversation `protobuf:"bytes,11,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,11,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// Where the response's shells run (worker_id is always empty).
 	Location *Location `protobuf:"bytes,12,opt,name=location,proto3" json:"location,omitempty"`
 	// When it was saved.
@@ -5456,7 +5298,7 @@ type CallApproval struct {
 
 func (x *CallApproval) Reset() {
 	*x = CallApproval{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5468,7 +5310,7 @@ func (x *CallApproval) String() string {
 func (*CallApproval) ProtoMessage() {}
 
 func (x *CallApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5481,7 +5323,7 @@ func (x *CallApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallApproval.ProtoReflect.Descriptor instead.
 func (*CallApproval) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{64}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *CallApproval) GetId() uint64 {
@@ -5554,7 +5396,7 @@ func (x *CallApproval) GetRequester() string {
 	return ""
 }
 
-func (x *CallApproval) GetConversation() *Conversation {
+func (x *CallApproval) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -5631,7 +5473,7 @@ type ListCallApprovalsRequest struct {
 	Status CallApprovalStatus `protobuf:"varint,1,opt,name=status,proto3,enum=turncli.operator.v1.CallApprovalStatus" json:"status,omitempty"`
 	// Only records of this conversation, when its channel is set: then its thread is compared
 	// too (empty thread: the channel's main timeline only).
-	Conversation *Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// At most this many records, the newest, 1..1000; 0 means 100.
 	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -5640,7 +5482,7 @@ type ListCallApprovalsRequest struct {
 
 func (x *ListCallApprovalsRequest) Reset() {
 	*x = ListCallApprovalsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5652,7 +5494,7 @@ func (x *ListCallApprovalsRequest) String() string {
 func (*ListCallApprovalsRequest) ProtoMessage() {}
 
 func (x *ListCallApprovalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5665,7 +5507,7 @@ func (x *ListCallApprovalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCallApprovalsRequest.ProtoReflect.Descriptor instead.
 func (*ListCallApprovalsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{65}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListCallApprovalsRequest) GetStatus() CallApprovalStatus {
@@ -5675,7 +5517,7 @@ func (x *ListCallApprovalsRequest) GetStatus() CallApprovalStatus {
 	return CallApprovalStatus_CALL_APPROVAL_STATUS_UNSPECIFIED
 }
 
-func (x *ListCallApprovalsRequest) GetConversation() *Conversation {
+func (x *ListCallApprovalsRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -5700,7 +5542,7 @@ type ListCallApprovalsResponse struct {
 
 func (x *ListCallApprovalsResponse) Reset() {
 	*x = ListCallApprovalsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5712,7 +5554,7 @@ func (x *ListCallApprovalsResponse) String() string {
 func (*ListCallApprovalsResponse) ProtoMessage() {}
 
 func (x *ListCallApprovalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5725,7 +5567,7 @@ func (x *ListCallApprovalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCallApprovalsResponse.ProtoReflect.Descriptor instead.
 func (*ListCallApprovalsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{66}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *ListCallApprovalsResponse) GetCallApprovals() []*CallApproval {
@@ -5746,7 +5588,7 @@ type GetCallApprovalRequest struct {
 
 func (x *GetCallApprovalRequest) Reset() {
 	*x = GetCallApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5758,7 +5600,7 @@ func (x *GetCallApprovalRequest) String() string {
 func (*GetCallApprovalRequest) ProtoMessage() {}
 
 func (x *GetCallApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5771,7 +5613,7 @@ func (x *GetCallApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallApprovalRequest.ProtoReflect.Descriptor instead.
 func (*GetCallApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{67}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *GetCallApprovalRequest) GetCallApprovalId() uint64 {
@@ -5792,7 +5634,7 @@ type GetCallApprovalResponse struct {
 
 func (x *GetCallApprovalResponse) Reset() {
 	*x = GetCallApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5804,7 +5646,7 @@ func (x *GetCallApprovalResponse) String() string {
 func (*GetCallApprovalResponse) ProtoMessage() {}
 
 func (x *GetCallApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5817,7 +5659,7 @@ func (x *GetCallApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallApprovalResponse.ProtoReflect.Descriptor instead.
 func (*GetCallApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{68}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *GetCallApprovalResponse) GetCallApproval() *CallApproval {
@@ -5832,11 +5674,10 @@ type DecideCallApprovalRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The record's id.
 	CallApprovalId uint64 `protobuf:"varint,1,opt,name=call_approval_id,json=callApprovalId,proto3" json:"call_approval_id,omitempty"`
-	// The decision; required.
-	Decision CallApprovalDecision `protobuf:"varint,2,opt,name=decision,proto3,enum=turncli.operator.v1.CallApprovalDecision" json:"decision,omitempty"`
-	// CALL_APPROVAL_DECISION_DENY: the optional note, the call's failure outcome;
-	// CALL_APPROVAL_DECISION_APPROVE: must be empty. At most 2000 bytes; surrounding white space
-	// is dropped.
+	// The decision; required: DECISION_APPROVE or DECISION_DENY.
+	Decision Decision `protobuf:"varint,2,opt,name=decision,proto3,enum=turncli.operator.v1.Decision" json:"decision,omitempty"`
+	// DECISION_DENY: the optional note, the call's failure outcome; DECISION_APPROVE: must be
+	// empty. At most 2000 bytes; surrounding white space is dropped.
 	Note          string `protobuf:"bytes,3,opt,name=note,proto3" json:"note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5844,7 +5685,7 @@ type DecideCallApprovalRequest struct {
 
 func (x *DecideCallApprovalRequest) Reset() {
 	*x = DecideCallApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5856,7 +5697,7 @@ func (x *DecideCallApprovalRequest) String() string {
 func (*DecideCallApprovalRequest) ProtoMessage() {}
 
 func (x *DecideCallApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5869,7 +5710,7 @@ func (x *DecideCallApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideCallApprovalRequest.ProtoReflect.Descriptor instead.
 func (*DecideCallApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{69}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *DecideCallApprovalRequest) GetCallApprovalId() uint64 {
@@ -5879,11 +5720,11 @@ func (x *DecideCallApprovalRequest) GetCallApprovalId() uint64 {
 	return 0
 }
 
-func (x *DecideCallApprovalRequest) GetDecision() CallApprovalDecision {
+func (x *DecideCallApprovalRequest) GetDecision() Decision {
 	if x != nil {
 		return x.Decision
 	}
-	return CallApprovalDecision_CALL_APPROVAL_DECISION_UNSPECIFIED
+	return Decision_DECISION_UNSPECIFIED
 }
 
 func (x *DecideCallApprovalRequest) GetNote() string {
@@ -5904,7 +5745,7 @@ type DecideCallApprovalResponse struct {
 
 func (x *DecideCallApprovalResponse) Reset() {
 	*x = DecideCallApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5916,7 +5757,7 @@ func (x *DecideCallApprovalResponse) String() string {
 func (*DecideCallApprovalResponse) ProtoMessage() {}
 
 func (x *DecideCallApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5929,7 +5770,7 @@ func (x *DecideCallApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideCallApprovalResponse.ProtoReflect.Descriptor instead.
 func (*DecideCallApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{70}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *DecideCallApprovalResponse) GetCallApproval() *CallApproval {
@@ -5943,7 +5784,7 @@ func (x *DecideCallApprovalResponse) GetCallApproval() *CallApproval {
 type PermissionAllowance struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversation it applies to.
-	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// The tool allowed.
 	ToolName string `protobuf:"bytes,2,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
 	// How far it reaches.
@@ -5960,7 +5801,7 @@ type PermissionAllowance struct {
 
 func (x *PermissionAllowance) Reset() {
 	*x = PermissionAllowance{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5972,7 +5813,7 @@ func (x *PermissionAllowance) String() string {
 func (*PermissionAllowance) ProtoMessage() {}
 
 func (x *PermissionAllowance) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5985,10 +5826,10 @@ func (x *PermissionAllowance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionAllowance.ProtoReflect.Descriptor instead.
 func (*PermissionAllowance) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{71}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{70}
 }
 
-func (x *PermissionAllowance) GetConversation() *Conversation {
+func (x *PermissionAllowance) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -6034,14 +5875,14 @@ func (x *PermissionAllowance) GetPromptId() uint64 {
 type ListPermissionAllowancesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only this conversation's; every conversation's when unset.
-	Conversation  *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation  *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListPermissionAllowancesRequest) Reset() {
 	*x = ListPermissionAllowancesRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6053,7 +5894,7 @@ func (x *ListPermissionAllowancesRequest) String() string {
 func (*ListPermissionAllowancesRequest) ProtoMessage() {}
 
 func (x *ListPermissionAllowancesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6066,10 +5907,10 @@ func (x *ListPermissionAllowancesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPermissionAllowancesRequest.ProtoReflect.Descriptor instead.
 func (*ListPermissionAllowancesRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{72}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{71}
 }
 
-func (x *ListPermissionAllowancesRequest) GetConversation() *Conversation {
+func (x *ListPermissionAllowancesRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -6087,7 +5928,7 @@ type ListPermissionAllowancesResponse struct {
 
 func (x *ListPermissionAllowancesResponse) Reset() {
 	*x = ListPermissionAllowancesResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6099,7 +5940,7 @@ func (x *ListPermissionAllowancesResponse) String() string {
 func (*ListPermissionAllowancesResponse) ProtoMessage() {}
 
 func (x *ListPermissionAllowancesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6112,7 +5953,7 @@ func (x *ListPermissionAllowancesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPermissionAllowancesResponse.ProtoReflect.Descriptor instead.
 func (*ListPermissionAllowancesResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{73}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *ListPermissionAllowancesResponse) GetAllowances() []*PermissionAllowance {
@@ -6126,7 +5967,7 @@ func (x *ListPermissionAllowancesResponse) GetAllowances() []*PermissionAllowanc
 type RevokePermissionAllowanceRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Its conversation; the channel is required.
-	Conversation *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// Its tool.
 	ToolName string `protobuf:"bytes,2,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
 	// Its scope.
@@ -6137,7 +5978,7 @@ type RevokePermissionAllowanceRequest struct {
 
 func (x *RevokePermissionAllowanceRequest) Reset() {
 	*x = RevokePermissionAllowanceRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6149,7 +5990,7 @@ func (x *RevokePermissionAllowanceRequest) String() string {
 func (*RevokePermissionAllowanceRequest) ProtoMessage() {}
 
 func (x *RevokePermissionAllowanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6162,10 +6003,10 @@ func (x *RevokePermissionAllowanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokePermissionAllowanceRequest.ProtoReflect.Descriptor instead.
 func (*RevokePermissionAllowanceRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{74}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{73}
 }
 
-func (x *RevokePermissionAllowanceRequest) GetConversation() *Conversation {
+func (x *RevokePermissionAllowanceRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -6195,7 +6036,7 @@ type RevokePermissionAllowanceResponse struct {
 
 func (x *RevokePermissionAllowanceResponse) Reset() {
 	*x = RevokePermissionAllowanceResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6207,7 +6048,7 @@ func (x *RevokePermissionAllowanceResponse) String() string {
 func (*RevokePermissionAllowanceResponse) ProtoMessage() {}
 
 func (x *RevokePermissionAllowanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6220,17 +6061,14 @@ func (x *RevokePermissionAllowanceResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use RevokePermissionAllowanceResponse.ProtoReflect.Descriptor instead.
 func (*RevokePermissionAllowanceResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{75}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{74}
 }
 
 var File_turncli_operator_v1_operator_proto protoreflect.FileDescriptor
 
 const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\n" +
-	"\"turncli/operator/v1/operator.proto\x12\x13turncli.operator.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"@\n" +
-	"\fConversation\x12\x18\n" +
-	"\achannel\x18\x01 \x01(\tR\achannel\x12\x16\n" +
-	"\x06thread\x18\x02 \x01(\tR\x06thread\"\x0f\n" +
+	"\"turncli/operator/v1/operator.proto\x12\x13turncli.operator.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a*turncli/conversation/v1/conversation.proto\"\x0f\n" +
 	"\rWhoAmIRequest\"S\n" +
 	"\x0eWhoAmIResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12-\n" +
@@ -6240,14 +6078,14 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1d\n" +
 	"\n" +
-	"updated_by\x18\x03 \x01(\tR\tupdatedBy\"\x92\x01\n" +
-	"\x1aSetConversationModeRequest\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12-\n" +
+	"updated_by\x18\x03 \x01(\tR\tupdatedBy\"\x96\x01\n" +
+	"\x1aSetConversationModeRequest\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12-\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x19.turncli.operator.v1.ModeR\x04mode\"Y\n" +
 	"\x1bSetConversationModeResponse\x12:\n" +
-	"\asetting\x18\x01 \x01(\v2 .turncli.operator.v1.ModeSettingR\asetting\"c\n" +
-	"\x1aGetConversationModeRequest\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\"Y\n" +
+	"\asetting\x18\x01 \x01(\v2 .turncli.operator.v1.ModeSettingR\asetting\"g\n" +
+	"\x1aGetConversationModeRequest\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\"Y\n" +
 	"\x1bGetConversationModeResponse\x12:\n" +
 	"\asetting\x18\x01 \x01(\v2 .turncli.operator.v1.ModeSettingR\asetting\"\x99\x01\n" +
 	"\x13ListAuditLogRequest\x12\x14\n" +
@@ -6272,13 +6110,13 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\bLocation\x12\x1d\n" +
 	"\n" +
 	"worker_key\x18\x01 \x01(\tR\tworkerKey\x12\x1b\n" +
-	"\tworker_id\x18\x02 \x01(\tR\bworkerId\"\xe4\x04\n" +
+	"\tworker_id\x18\x02 \x01(\tR\bworkerId\"\xe8\x04\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x120\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1c.turncli.operator.v1.JobKindR\x04kind\x12\x14\n" +
 	"\x05label\x18\x03 \x01(\tR\x05label\x12\x18\n" +
-	"\acommand\x18\x04 \x01(\tR\acommand\x12E\n" +
-	"\fconversation\x18\x05 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x16\n" +
+	"\acommand\x18\x04 \x01(\tR\acommand\x12I\n" +
+	"\fconversation\x18\x05 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x16\n" +
 	"\x06author\x18\x06 \x01(\tR\x06author\x12\x14\n" +
 	"\x05agent\x18\a \x01(\tR\x05agent\x129\n" +
 	"\blocation\x18\b \x01(\v2\x1d.turncli.operator.v1.LocationR\blocation\x126\n" +
@@ -6292,10 +6130,10 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\aruntime\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\aruntime\x12\x12\n" +
 	"\x04tail\x18\x0f \x01(\tR\x04tailB\f\n" +
 	"\n" +
-	"_exit_code\"\xcc\x01\n" +
+	"_exit_code\"\xd0\x01\n" +
 	"\x0fListJobsRequest\x126\n" +
-	"\x06status\x18\x01 \x01(\x0e2\x1e.turncli.operator.v1.JobStatusR\x06status\x12E\n" +
-	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x1e.turncli.operator.v1.JobStatusR\x06status\x12I\n" +
+	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\rR\bpageSize\x12\x1d\n" +
 	"\n" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"h\n" +
@@ -6313,12 +6151,12 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x10CancelJobRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\x04R\x05jobId\"?\n" +
 	"\x11CancelJobResponse\x12*\n" +
-	"\x03job\x18\x01 \x01(\v2\x18.turncli.operator.v1.JobR\x03job\"\xf5\x05\n" +
+	"\x03job\x18\x01 \x01(\v2\x18.turncli.operator.v1.JobR\x03job\"\xf9\x05\n" +
 	"\bApproval\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12;\n" +
 	"\x06status\x18\x02 \x01(\x0e2#.turncli.operator.v1.ApprovalStatusR\x06status\x120\n" +
-	"\x04kind\x18\x03 \x01(\x0e2\x1c.turncli.operator.v1.JobKindR\x04kind\x12E\n" +
-	"\fconversation\x18\x04 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x16\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x1c.turncli.operator.v1.JobKindR\x04kind\x12I\n" +
+	"\fconversation\x18\x04 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x16\n" +
 	"\x06author\x18\x05 \x01(\tR\x06author\x12\x14\n" +
 	"\x05agent\x18\x06 \x01(\tR\x05agent\x129\n" +
 	"\blocation\x18\a \x01(\v2\x1d.turncli.operator.v1.LocationR\blocation\x12\x18\n" +
@@ -6341,10 +6179,10 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0fApprovalComment\x12\x14\n" +
 	"\x05actor\x18\x01 \x01(\tR\x05actor\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12*\n" +
-	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xb7\x01\n" +
+	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xbb\x01\n" +
 	"\x14ListApprovalsRequest\x12;\n" +
-	"\x06status\x18\x01 \x01(\x0e2#.turncli.operator.v1.ApprovalStatusR\x06status\x12E\n" +
-	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\x06status\x18\x01 \x01(\x0e2#.turncli.operator.v1.ApprovalStatusR\x06status\x12I\n" +
+	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"T\n" +
 	"\x15ListApprovalsResponse\x12;\n" +
 	"\tapprovals\x18\x01 \x03(\v2\x1d.turncli.operator.v1.ApprovalR\tapprovals\"5\n" +
@@ -6363,8 +6201,8 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x06Prompt\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x123\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1f.turncli.operator.v1.PromptKindR\x04kind\x129\n" +
-	"\x06status\x18\x03 \x01(\x0e2!.turncli.operator.v1.PromptStatusR\x06status\x12E\n" +
-	"\fconversation\x18\x04 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1c\n" +
+	"\x06status\x18\x03 \x01(\x0e2!.turncli.operator.v1.PromptStatusR\x06status\x12I\n" +
+	"\fconversation\x18\x04 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1c\n" +
 	"\trequester\x18\x05 \x01(\tR\trequester\x12\x14\n" +
 	"\x05agent\x18\x06 \x01(\tR\x05agent\x12\x1f\n" +
 	"\vresponse_id\x18\a \x01(\tR\n" +
@@ -6385,13 +6223,13 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"decided_by\x18\x12 \x01(\tR\tdecidedBy\x129\n" +
 	"\n" +
-	"decided_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tdecidedAt\x12=\n" +
-	"\bdecision\x18\x14 \x01(\x0e2!.turncli.operator.v1.PromptActionR\bdecision\x12\x1a\n" +
-	"\bfeedback\x18\x15 \x01(\tR\bfeedback\"\xe8\x01\n" +
+	"decided_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tdecidedAt\x129\n" +
+	"\bdecision\x18\x14 \x01(\x0e2\x1d.turncli.operator.v1.DecisionR\bdecision\x12\x1a\n" +
+	"\bfeedback\x18\x15 \x01(\tR\bfeedback\"\xec\x01\n" +
 	"\x12ListPromptsRequest\x129\n" +
 	"\x06status\x18\x01 \x01(\x0e2!.turncli.operator.v1.PromptStatusR\x06status\x123\n" +
-	"\x04kind\x18\x02 \x01(\x0e2\x1f.turncli.operator.v1.PromptKindR\x04kind\x12E\n" +
-	"\fconversation\x18\x03 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1f.turncli.operator.v1.PromptKindR\x04kind\x12I\n" +
+	"\fconversation\x18\x03 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\tpage_size\x18\x04 \x01(\rR\bpageSize\"L\n" +
 	"\x13ListPromptsResponse\x125\n" +
 	"\aprompts\x18\x01 \x03(\v2\x1b.turncli.operator.v1.PromptR\aprompts\"/\n" +
@@ -6401,14 +6239,14 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x06prompt\x18\x01 \x01(\v2\x1b.turncli.operator.v1.PromptR\x06prompt\"\x81\x01\n" +
 	"\x13DecidePromptRequest\x12\x1b\n" +
 	"\tprompt_id\x18\x01 \x01(\x04R\bpromptId\x129\n" +
-	"\x06action\x18\x02 \x01(\x0e2!.turncli.operator.v1.PromptActionR\x06action\x12\x12\n" +
+	"\bdecision\x18\x02 \x01(\x0e2\x1d.turncli.operator.v1.DecisionR\bdecision\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\"K\n" +
 	"\x14DecidePromptResponse\x123\n" +
-	"\x06prompt\x18\x01 \x01(\v2\x1b.turncli.operator.v1.PromptR\x06prompt\"\xf8\x05\n" +
+	"\x06prompt\x18\x01 \x01(\v2\x1b.turncli.operator.v1.PromptR\x06prompt\"\xfc\x05\n" +
 	"\fQuestionForm\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12;\n" +
-	"\x06status\x18\x02 \x01(\x0e2#.turncli.operator.v1.QuestionStatusR\x06status\x12E\n" +
-	"\fconversation\x18\x03 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1c\n" +
+	"\x06status\x18\x02 \x01(\x0e2#.turncli.operator.v1.QuestionStatusR\x06status\x12I\n" +
+	"\fconversation\x18\x03 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1c\n" +
 	"\trequester\x18\x04 \x01(\tR\trequester\x12\x14\n" +
 	"\x05agent\x18\x05 \x01(\tR\x05agent\x12\x1f\n" +
 	"\vresponse_id\x18\x06 \x01(\tR\n" +
@@ -6427,10 +6265,10 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"updated_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12=\n" +
 	"\fsubmitted_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\vsubmittedAt\x12!\n" +
 	"\fcancelled_by\x18\x10 \x01(\tR\vcancelledBy\x12=\n" +
-	"\fcancelled_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\vcancelledAt\"\xd5\x01\n" +
+	"\fcancelled_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\vcancelledAt\"\xd9\x01\n" +
 	"\x14ListQuestionsRequest\x12;\n" +
-	"\x06status\x18\x01 \x01(\x0e2#.turncli.operator.v1.QuestionStatusR\x06status\x12E\n" +
-	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1c\n" +
+	"\x06status\x18\x01 \x01(\x0e2#.turncli.operator.v1.QuestionStatusR\x06status\x12I\n" +
+	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1c\n" +
 	"\trequester\x18\x03 \x01(\tR\trequester\x12\x1b\n" +
 	"\tpage_size\x18\x04 \x01(\rR\bpageSize\"X\n" +
 	"\x15ListQuestionsResponse\x12?\n" +
@@ -6458,22 +6296,22 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\vquestion_id\x18\x01 \x01(\x04R\n" +
 	"questionId\"W\n" +
 	"\x16CancelQuestionResponse\x12=\n" +
-	"\bquestion\x18\x01 \x01(\v2!.turncli.operator.v1.QuestionFormR\bquestion\"\x9e\x02\n" +
+	"\bquestion\x18\x01 \x01(\v2!.turncli.operator.v1.QuestionFormR\bquestion\"\xa2\x02\n" +
 	"\x10ProgressSnapshot\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
-	"responseId\x12E\n" +
-	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x14\n" +
+	"responseId\x12I\n" +
+	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x14\n" +
 	"\x05agent\x18\x03 \x01(\tR\x05agent\x12\x1c\n" +
 	"\trequester\x18\x04 \x01(\tR\trequester\x12\x14\n" +
 	"\x05title\x18\x05 \x01(\tR\x05title\x12\x1d\n" +
 	"\n" +
 	"steps_json\x18\x06 \x01(\tR\tstepsJson\x129\n" +
 	"\n" +
-	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x9a\x01\n" +
+	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x9e\x01\n" +
 	"\x13ListProgressRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
-	"responseId\x12E\n" +
-	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"responseId\x12I\n" +
+	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"[\n" +
 	"\x14ListProgressResponse\x12C\n" +
 	"\tsnapshots\x18\x01 \x03(\v2%.turncli.operator.v1.ProgressSnapshotR\tsnapshots\"\xa0\x01\n" +
@@ -6482,33 +6320,33 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1d\n" +
 	"\n" +
-	"updated_by\x18\x03 \x01(\tR\tupdatedBy\"{\n" +
-	"\x13GetShellModeRequest\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1d\n" +
+	"updated_by\x18\x03 \x01(\tR\tupdatedBy\"\x7f\n" +
+	"\x13GetShellModeRequest\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1d\n" +
 	"\n" +
 	"agent_name\x18\x02 \x01(\tR\tagentName\"W\n" +
 	"\x14GetShellModeResponse\x12?\n" +
-	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"\xce\x01\n" +
-	"\x13SetShellModeRequest\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1d\n" +
+	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"\xd2\x01\n" +
+	"\x13SetShellModeRequest\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1d\n" +
 	"\n" +
 	"agent_name\x18\x02 \x01(\tR\tagentName\x122\n" +
 	"\x04mode\x18\x03 \x01(\x0e2\x1e.turncli.operator.v1.ShellModeR\x04mode\x12\x1d\n" +
 	"\n" +
 	"worker_key\x18\x04 \x01(\tR\tworkerKey\"W\n" +
 	"\x14SetShellModeResponse\x12?\n" +
-	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"}\n" +
-	"\x15ResetShellModeRequest\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1d\n" +
+	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"\x81\x01\n" +
+	"\x15ResetShellModeRequest\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1d\n" +
 	"\n" +
 	"agent_name\x18\x02 \x01(\tR\tagentName\"Y\n" +
 	"\x16ResetShellModeResponse\x12?\n" +
-	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"\x80\x05\n" +
+	"\asetting\x18\x01 \x01(\v2%.turncli.operator.v1.ShellModeSettingR\asetting\"\x84\x05\n" +
 	"\fLiveResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05agent\x18\x02 \x01(\tR\x05agent\x12\x1c\n" +
-	"\trequester\x18\x03 \x01(\tR\trequester\x12E\n" +
-	"\fconversation\x18\x04 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12;\n" +
+	"\trequester\x18\x03 \x01(\tR\trequester\x12I\n" +
+	"\fconversation\x18\x04 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12;\n" +
 	"\x06origin\x18\x05 \x01(\x0e2#.turncli.operator.v1.ResponseOriginR\x06origin\x12\x14\n" +
 	"\x05flags\x18\x06 \x03(\tR\x05flags\x12=\n" +
 	"\n" +
@@ -6551,7 +6389,7 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x12\n" +
 	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x18\n" +
 	"\asubject\x18\x04 \x01(\tR\asubject\x12\x1b\n" +
-	"\tdata_json\x18\x05 \x01(\tR\bdataJson\"\xd6\x06\n" +
+	"\tdata_json\x18\x05 \x01(\tR\bdataJson\"\xda\x06\n" +
 	"\fCallApproval\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12?\n" +
 	"\x06status\x18\x02 \x01(\x0e2'.turncli.operator.v1.CallApprovalStatusR\x06status\x12\x17\n" +
@@ -6565,8 +6403,8 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"responseId\x12\x14\n" +
 	"\x05agent\x18\t \x01(\tR\x05agent\x12\x1c\n" +
 	"\trequester\x18\n" +
-	" \x01(\tR\trequester\x12E\n" +
-	"\fconversation\x18\v \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x129\n" +
+	" \x01(\tR\trequester\x12I\n" +
+	"\fconversation\x18\v \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x129\n" +
 	"\blocation\x18\f \x01(\v2\x1d.turncli.operator.v1.LocationR\blocation\x129\n" +
 	"\n" +
 	"created_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x1d\n" +
@@ -6580,40 +6418,40 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\rresult_status\x18\x12 \x01(\x0e2\x1f.turncli.operator.v1.CallStatusR\fresultStatus\x12!\n" +
 	"\foutcome_json\x18\x13 \x01(\tR\voutcomeJson\x129\n" +
 	"\n" +
-	"settled_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tsettledAt\"\xbf\x01\n" +
+	"settled_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tsettledAt\"\xc3\x01\n" +
 	"\x18ListCallApprovalsRequest\x12?\n" +
-	"\x06status\x18\x01 \x01(\x0e2'.turncli.operator.v1.CallApprovalStatusR\x06status\x12E\n" +
-	"\fconversation\x18\x02 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\x06status\x18\x01 \x01(\x0e2'.turncli.operator.v1.CallApprovalStatusR\x06status\x12I\n" +
+	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"e\n" +
 	"\x19ListCallApprovalsResponse\x12H\n" +
 	"\x0ecall_approvals\x18\x01 \x03(\v2!.turncli.operator.v1.CallApprovalR\rcallApprovals\"B\n" +
 	"\x16GetCallApprovalRequest\x12(\n" +
 	"\x10call_approval_id\x18\x01 \x01(\x04R\x0ecallApprovalId\"a\n" +
 	"\x17GetCallApprovalResponse\x12F\n" +
-	"\rcall_approval\x18\x01 \x01(\v2!.turncli.operator.v1.CallApprovalR\fcallApproval\"\xa0\x01\n" +
+	"\rcall_approval\x18\x01 \x01(\v2!.turncli.operator.v1.CallApprovalR\fcallApproval\"\x94\x01\n" +
 	"\x19DecideCallApprovalRequest\x12(\n" +
-	"\x10call_approval_id\x18\x01 \x01(\x04R\x0ecallApprovalId\x12E\n" +
-	"\bdecision\x18\x02 \x01(\x0e2).turncli.operator.v1.CallApprovalDecisionR\bdecision\x12\x12\n" +
+	"\x10call_approval_id\x18\x01 \x01(\x04R\x0ecallApprovalId\x129\n" +
+	"\bdecision\x18\x02 \x01(\x0e2\x1d.turncli.operator.v1.DecisionR\bdecision\x12\x12\n" +
 	"\x04note\x18\x03 \x01(\tR\x04note\"d\n" +
 	"\x1aDecideCallApprovalResponse\x12F\n" +
-	"\rcall_approval\x18\x01 \x01(\v2!.turncli.operator.v1.CallApprovalR\fcallApproval\"\xac\x02\n" +
-	"\x13PermissionAllowance\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\rcall_approval\x18\x01 \x01(\v2!.turncli.operator.v1.CallApprovalR\fcallApproval\"\xb0\x02\n" +
+	"\x13PermissionAllowance\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12:\n" +
 	"\x05scope\x18\x03 \x01(\x0e2$.turncli.operator.v1.PermissionScopeR\x05scope\x12\x1d\n" +
 	"\n" +
 	"granted_by\x18\x04 \x01(\tR\tgrantedBy\x129\n" +
 	"\n" +
 	"granted_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tgrantedAt\x12\x1b\n" +
-	"\tprompt_id\x18\x06 \x01(\x04R\bpromptId\"h\n" +
-	"\x1fListPermissionAllowancesRequest\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\"l\n" +
+	"\tprompt_id\x18\x06 \x01(\x04R\bpromptId\"l\n" +
+	"\x1fListPermissionAllowancesRequest\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\"l\n" +
 	" ListPermissionAllowancesResponse\x12H\n" +
 	"\n" +
 	"allowances\x18\x01 \x03(\v2(.turncli.operator.v1.PermissionAllowanceR\n" +
-	"allowances\"\xc2\x01\n" +
-	" RevokePermissionAllowanceRequest\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.operator.v1.ConversationR\fconversation\x12\x1b\n" +
+	"allowances\"\xc6\x01\n" +
+	" RevokePermissionAllowanceRequest\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12:\n" +
 	"\x05scope\x18\x03 \x01(\x0e2$.turncli.operator.v1.PermissionScopeR\x05scope\"#\n" +
 	"!RevokePermissionAllowanceResponse*=\n" +
@@ -6642,12 +6480,15 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x19APPROVAL_STATUS_EXECUTING\x10\x02\x12\x1c\n" +
 	"\x18APPROVAL_STATUS_CONSUMED\x10\x03\x12\x1a\n" +
 	"\x16APPROVAL_STATUS_FAILED\x10\x04\x12\x1a\n" +
-	"\x16APPROVAL_STATUS_DENIED\x10\x05*c\n" +
+	"\x16APPROVAL_STATUS_DENIED\x10\x05*\xb8\x01\n" +
 	"\bDecision\x12\x18\n" +
 	"\x14DECISION_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10DECISION_APPROVE\x10\x01\x12\x11\n" +
 	"\rDECISION_DENY\x10\x02\x12\x14\n" +
-	"\x10DECISION_COMMENT\x10\x03*_\n" +
+	"\x10DECISION_COMMENT\x10\x03\x12\x17\n" +
+	"\x13DECISION_ALLOW_ONCE\x10\x04\x12\x19\n" +
+	"\x15DECISION_ALLOW_THREAD\x10\x05\x12\x1f\n" +
+	"\x1bDECISION_ALLOW_CONVERSATION\x10\x06*_\n" +
 	"\n" +
 	"PromptKind\x12\x1b\n" +
 	"\x17PROMPT_KIND_UNSPECIFIED\x10\x00\x12\x18\n" +
@@ -6658,15 +6499,7 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x15PROMPT_STATUS_PENDING\x10\x01\x12\x1a\n" +
 	"\x16PROMPT_STATUS_APPROVED\x10\x02\x12\x18\n" +
 	"\x14PROMPT_STATUS_DENIED\x10\x03\x12\x19\n" +
-	"\x15PROMPT_STATUS_EXPIRED\x10\x04*\xdf\x01\n" +
-	"\fPromptAction\x12\x1d\n" +
-	"\x19PROMPT_ACTION_UNSPECIFIED\x10\x00\x12\x19\n" +
-	"\x15PROMPT_ACTION_APPROVE\x10\x01\x12\x16\n" +
-	"\x12PROMPT_ACTION_DENY\x10\x02\x12\x19\n" +
-	"\x15PROMPT_ACTION_COMMENT\x10\x03\x12\x1c\n" +
-	"\x18PROMPT_ACTION_ALLOW_ONCE\x10\x04\x12\x1e\n" +
-	"\x1aPROMPT_ACTION_ALLOW_THREAD\x10\x05\x12$\n" +
-	" PROMPT_ACTION_ALLOW_CONVERSATION\x10\x06*\x8c\x01\n" +
+	"\x15PROMPT_STATUS_EXPIRED\x10\x04*\x8c\x01\n" +
 	"\x0eQuestionStatus\x12\x1f\n" +
 	"\x1bQUESTION_STATUS_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17QUESTION_STATUS_PENDING\x10\x01\x12\x1d\n" +
@@ -6709,11 +6542,7 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x1cCALL_APPROVAL_STATUS_CLAIMED\x10\x03\x12\x1d\n" +
 	"\x19CALL_APPROVAL_STATUS_DONE\x10\x04\x12$\n" +
 	" CALL_APPROVAL_STATUS_INTERRUPTED\x10\x05\x12\x1f\n" +
-	"\x1bCALL_APPROVAL_STATUS_DENIED\x10\x06*\x83\x01\n" +
-	"\x14CallApprovalDecision\x12&\n" +
-	"\"CALL_APPROVAL_DECISION_UNSPECIFIED\x10\x00\x12\"\n" +
-	"\x1eCALL_APPROVAL_DECISION_APPROVE\x10\x01\x12\x1f\n" +
-	"\x1bCALL_APPROVAL_DECISION_DENY\x10\x02*s\n" +
+	"\x1bCALL_APPROVAL_STATUS_DENIED\x10\x06*s\n" +
 	"\x0fPermissionScope\x12 \n" +
 	"\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PERMISSION_SCOPE_THREAD\x10\x01\x12!\n" +
@@ -6762,8 +6591,8 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 	return file_turncli_operator_v1_operator_proto_rawDescData
 }
 
-var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 18)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 76)
+var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(Role)(0),                                 // 0: turncli.operator.v1.Role
 	(Mode)(0),                                 // 1: turncli.operator.v1.Mode
@@ -6773,269 +6602,267 @@ var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(Decision)(0),                             // 5: turncli.operator.v1.Decision
 	(PromptKind)(0),                           // 6: turncli.operator.v1.PromptKind
 	(PromptStatus)(0),                         // 7: turncli.operator.v1.PromptStatus
-	(PromptAction)(0),                         // 8: turncli.operator.v1.PromptAction
-	(QuestionStatus)(0),                       // 9: turncli.operator.v1.QuestionStatus
-	(QuestionPresentation)(0),                 // 10: turncli.operator.v1.QuestionPresentation
-	(ResponseOrigin)(0),                       // 11: turncli.operator.v1.ResponseOrigin
-	(ShellMode)(0),                            // 12: turncli.operator.v1.ShellMode
-	(WindowState)(0),                          // 13: turncli.operator.v1.WindowState
-	(CallStatus)(0),                           // 14: turncli.operator.v1.CallStatus
-	(CallApprovalStatus)(0),                   // 15: turncli.operator.v1.CallApprovalStatus
-	(CallApprovalDecision)(0),                 // 16: turncli.operator.v1.CallApprovalDecision
-	(PermissionScope)(0),                      // 17: turncli.operator.v1.PermissionScope
-	(*Conversation)(nil),                      // 18: turncli.operator.v1.Conversation
-	(*WhoAmIRequest)(nil),                     // 19: turncli.operator.v1.WhoAmIRequest
-	(*WhoAmIResponse)(nil),                    // 20: turncli.operator.v1.WhoAmIResponse
-	(*ModeSetting)(nil),                       // 21: turncli.operator.v1.ModeSetting
-	(*SetConversationModeRequest)(nil),        // 22: turncli.operator.v1.SetConversationModeRequest
-	(*SetConversationModeResponse)(nil),       // 23: turncli.operator.v1.SetConversationModeResponse
-	(*GetConversationModeRequest)(nil),        // 24: turncli.operator.v1.GetConversationModeRequest
-	(*GetConversationModeResponse)(nil),       // 25: turncli.operator.v1.GetConversationModeResponse
-	(*ListAuditLogRequest)(nil),               // 26: turncli.operator.v1.ListAuditLogRequest
-	(*ListAuditLogResponse)(nil),              // 27: turncli.operator.v1.ListAuditLogResponse
-	(*AuditEntry)(nil),                        // 28: turncli.operator.v1.AuditEntry
-	(*Location)(nil),                          // 29: turncli.operator.v1.Location
-	(*Job)(nil),                               // 30: turncli.operator.v1.Job
-	(*ListJobsRequest)(nil),                   // 31: turncli.operator.v1.ListJobsRequest
-	(*ListJobsResponse)(nil),                  // 32: turncli.operator.v1.ListJobsResponse
-	(*GetJobRequest)(nil),                     // 33: turncli.operator.v1.GetJobRequest
-	(*GetJobResponse)(nil),                    // 34: turncli.operator.v1.GetJobResponse
-	(*GetJobLogRequest)(nil),                  // 35: turncli.operator.v1.GetJobLogRequest
-	(*CancelJobRequest)(nil),                  // 36: turncli.operator.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),                 // 37: turncli.operator.v1.CancelJobResponse
-	(*Approval)(nil),                          // 38: turncli.operator.v1.Approval
-	(*ApprovalComment)(nil),                   // 39: turncli.operator.v1.ApprovalComment
-	(*ListApprovalsRequest)(nil),              // 40: turncli.operator.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),             // 41: turncli.operator.v1.ListApprovalsResponse
-	(*GetApprovalRequest)(nil),                // 42: turncli.operator.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),               // 43: turncli.operator.v1.GetApprovalResponse
-	(*DecideApprovalRequest)(nil),             // 44: turncli.operator.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),            // 45: turncli.operator.v1.DecideApprovalResponse
-	(*Prompt)(nil),                            // 46: turncli.operator.v1.Prompt
-	(*ListPromptsRequest)(nil),                // 47: turncli.operator.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),               // 48: turncli.operator.v1.ListPromptsResponse
-	(*GetPromptRequest)(nil),                  // 49: turncli.operator.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),                 // 50: turncli.operator.v1.GetPromptResponse
-	(*DecidePromptRequest)(nil),               // 51: turncli.operator.v1.DecidePromptRequest
-	(*DecidePromptResponse)(nil),              // 52: turncli.operator.v1.DecidePromptResponse
-	(*QuestionForm)(nil),                      // 53: turncli.operator.v1.QuestionForm
-	(*ListQuestionsRequest)(nil),              // 54: turncli.operator.v1.ListQuestionsRequest
-	(*ListQuestionsResponse)(nil),             // 55: turncli.operator.v1.ListQuestionsResponse
-	(*GetQuestionRequest)(nil),                // 56: turncli.operator.v1.GetQuestionRequest
-	(*GetQuestionResponse)(nil),               // 57: turncli.operator.v1.GetQuestionResponse
-	(*SaveQuestionDraftRequest)(nil),          // 58: turncli.operator.v1.SaveQuestionDraftRequest
-	(*SaveQuestionDraftResponse)(nil),         // 59: turncli.operator.v1.SaveQuestionDraftResponse
-	(*SubmitQuestionAnswersRequest)(nil),      // 60: turncli.operator.v1.SubmitQuestionAnswersRequest
-	(*SubmitQuestionAnswersResponse)(nil),     // 61: turncli.operator.v1.SubmitQuestionAnswersResponse
-	(*CancelQuestionRequest)(nil),             // 62: turncli.operator.v1.CancelQuestionRequest
-	(*CancelQuestionResponse)(nil),            // 63: turncli.operator.v1.CancelQuestionResponse
-	(*ProgressSnapshot)(nil),                  // 64: turncli.operator.v1.ProgressSnapshot
-	(*ListProgressRequest)(nil),               // 65: turncli.operator.v1.ListProgressRequest
-	(*ListProgressResponse)(nil),              // 66: turncli.operator.v1.ListProgressResponse
-	(*ShellModeSetting)(nil),                  // 67: turncli.operator.v1.ShellModeSetting
-	(*GetShellModeRequest)(nil),               // 68: turncli.operator.v1.GetShellModeRequest
-	(*GetShellModeResponse)(nil),              // 69: turncli.operator.v1.GetShellModeResponse
-	(*SetShellModeRequest)(nil),               // 70: turncli.operator.v1.SetShellModeRequest
-	(*SetShellModeResponse)(nil),              // 71: turncli.operator.v1.SetShellModeResponse
-	(*ResetShellModeRequest)(nil),             // 72: turncli.operator.v1.ResetShellModeRequest
-	(*ResetShellModeResponse)(nil),            // 73: turncli.operator.v1.ResetShellModeResponse
-	(*LiveResponse)(nil),                      // 74: turncli.operator.v1.LiveResponse
-	(*BashWindow)(nil),                        // 75: turncli.operator.v1.BashWindow
-	(*CallReceipt)(nil),                       // 76: turncli.operator.v1.CallReceipt
-	(*ListResponsesRequest)(nil),              // 77: turncli.operator.v1.ListResponsesRequest
-	(*ListResponsesResponse)(nil),             // 78: turncli.operator.v1.ListResponsesResponse
-	(*WatchEventsRequest)(nil),                // 79: turncli.operator.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),               // 80: turncli.operator.v1.WatchEventsResponse
-	(*Event)(nil),                             // 81: turncli.operator.v1.Event
-	(*CallApproval)(nil),                      // 82: turncli.operator.v1.CallApproval
-	(*ListCallApprovalsRequest)(nil),          // 83: turncli.operator.v1.ListCallApprovalsRequest
-	(*ListCallApprovalsResponse)(nil),         // 84: turncli.operator.v1.ListCallApprovalsResponse
-	(*GetCallApprovalRequest)(nil),            // 85: turncli.operator.v1.GetCallApprovalRequest
-	(*GetCallApprovalResponse)(nil),           // 86: turncli.operator.v1.GetCallApprovalResponse
-	(*DecideCallApprovalRequest)(nil),         // 87: turncli.operator.v1.DecideCallApprovalRequest
-	(*DecideCallApprovalResponse)(nil),        // 88: turncli.operator.v1.DecideCallApprovalResponse
-	(*PermissionAllowance)(nil),               // 89: turncli.operator.v1.PermissionAllowance
-	(*ListPermissionAllowancesRequest)(nil),   // 90: turncli.operator.v1.ListPermissionAllowancesRequest
-	(*ListPermissionAllowancesResponse)(nil),  // 91: turncli.operator.v1.ListPermissionAllowancesResponse
-	(*RevokePermissionAllowanceRequest)(nil),  // 92: turncli.operator.v1.RevokePermissionAllowanceRequest
-	(*RevokePermissionAllowanceResponse)(nil), // 93: turncli.operator.v1.RevokePermissionAllowanceResponse
-	(*timestamppb.Timestamp)(nil),             // 94: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),               // 95: google.protobuf.Duration
-	(*httpbody.HttpBody)(nil),                 // 96: google.api.HttpBody
+	(QuestionStatus)(0),                       // 8: turncli.operator.v1.QuestionStatus
+	(QuestionPresentation)(0),                 // 9: turncli.operator.v1.QuestionPresentation
+	(ResponseOrigin)(0),                       // 10: turncli.operator.v1.ResponseOrigin
+	(ShellMode)(0),                            // 11: turncli.operator.v1.ShellMode
+	(WindowState)(0),                          // 12: turncli.operator.v1.WindowState
+	(CallStatus)(0),                           // 13: turncli.operator.v1.CallStatus
+	(CallApprovalStatus)(0),                   // 14: turncli.operator.v1.CallApprovalStatus
+	(PermissionScope)(0),                      // 15: turncli.operator.v1.PermissionScope
+	(*WhoAmIRequest)(nil),                     // 16: turncli.operator.v1.WhoAmIRequest
+	(*WhoAmIResponse)(nil),                    // 17: turncli.operator.v1.WhoAmIResponse
+	(*ModeSetting)(nil),                       // 18: turncli.operator.v1.ModeSetting
+	(*SetConversationModeRequest)(nil),        // 19: turncli.operator.v1.SetConversationModeRequest
+	(*SetConversationModeResponse)(nil),       // 20: turncli.operator.v1.SetConversationModeResponse
+	(*GetConversationModeRequest)(nil),        // 21: turncli.operator.v1.GetConversationModeRequest
+	(*GetConversationModeResponse)(nil),       // 22: turncli.operator.v1.GetConversationModeResponse
+	(*ListAuditLogRequest)(nil),               // 23: turncli.operator.v1.ListAuditLogRequest
+	(*ListAuditLogResponse)(nil),              // 24: turncli.operator.v1.ListAuditLogResponse
+	(*AuditEntry)(nil),                        // 25: turncli.operator.v1.AuditEntry
+	(*Location)(nil),                          // 26: turncli.operator.v1.Location
+	(*Job)(nil),                               // 27: turncli.operator.v1.Job
+	(*ListJobsRequest)(nil),                   // 28: turncli.operator.v1.ListJobsRequest
+	(*ListJobsResponse)(nil),                  // 29: turncli.operator.v1.ListJobsResponse
+	(*GetJobRequest)(nil),                     // 30: turncli.operator.v1.GetJobRequest
+	(*GetJobResponse)(nil),                    // 31: turncli.operator.v1.GetJobResponse
+	(*GetJobLogRequest)(nil),                  // 32: turncli.operator.v1.GetJobLogRequest
+	(*CancelJobRequest)(nil),                  // 33: turncli.operator.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),                 // 34: turncli.operator.v1.CancelJobResponse
+	(*Approval)(nil),                          // 35: turncli.operator.v1.Approval
+	(*ApprovalComment)(nil),                   // 36: turncli.operator.v1.ApprovalComment
+	(*ListApprovalsRequest)(nil),              // 37: turncli.operator.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),             // 38: turncli.operator.v1.ListApprovalsResponse
+	(*GetApprovalRequest)(nil),                // 39: turncli.operator.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),               // 40: turncli.operator.v1.GetApprovalResponse
+	(*DecideApprovalRequest)(nil),             // 41: turncli.operator.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),            // 42: turncli.operator.v1.DecideApprovalResponse
+	(*Prompt)(nil),                            // 43: turncli.operator.v1.Prompt
+	(*ListPromptsRequest)(nil),                // 44: turncli.operator.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),               // 45: turncli.operator.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),                  // 46: turncli.operator.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),                 // 47: turncli.operator.v1.GetPromptResponse
+	(*DecidePromptRequest)(nil),               // 48: turncli.operator.v1.DecidePromptRequest
+	(*DecidePromptResponse)(nil),              // 49: turncli.operator.v1.DecidePromptResponse
+	(*QuestionForm)(nil),                      // 50: turncli.operator.v1.QuestionForm
+	(*ListQuestionsRequest)(nil),              // 51: turncli.operator.v1.ListQuestionsRequest
+	(*ListQuestionsResponse)(nil),             // 52: turncli.operator.v1.ListQuestionsResponse
+	(*GetQuestionRequest)(nil),                // 53: turncli.operator.v1.GetQuestionRequest
+	(*GetQuestionResponse)(nil),               // 54: turncli.operator.v1.GetQuestionResponse
+	(*SaveQuestionDraftRequest)(nil),          // 55: turncli.operator.v1.SaveQuestionDraftRequest
+	(*SaveQuestionDraftResponse)(nil),         // 56: turncli.operator.v1.SaveQuestionDraftResponse
+	(*SubmitQuestionAnswersRequest)(nil),      // 57: turncli.operator.v1.SubmitQuestionAnswersRequest
+	(*SubmitQuestionAnswersResponse)(nil),     // 58: turncli.operator.v1.SubmitQuestionAnswersResponse
+	(*CancelQuestionRequest)(nil),             // 59: turncli.operator.v1.CancelQuestionRequest
+	(*CancelQuestionResponse)(nil),            // 60: turncli.operator.v1.CancelQuestionResponse
+	(*ProgressSnapshot)(nil),                  // 61: turncli.operator.v1.ProgressSnapshot
+	(*ListProgressRequest)(nil),               // 62: turncli.operator.v1.ListProgressRequest
+	(*ListProgressResponse)(nil),              // 63: turncli.operator.v1.ListProgressResponse
+	(*ShellModeSetting)(nil),                  // 64: turncli.operator.v1.ShellModeSetting
+	(*GetShellModeRequest)(nil),               // 65: turncli.operator.v1.GetShellModeRequest
+	(*GetShellModeResponse)(nil),              // 66: turncli.operator.v1.GetShellModeResponse
+	(*SetShellModeRequest)(nil),               // 67: turncli.operator.v1.SetShellModeRequest
+	(*SetShellModeResponse)(nil),              // 68: turncli.operator.v1.SetShellModeResponse
+	(*ResetShellModeRequest)(nil),             // 69: turncli.operator.v1.ResetShellModeRequest
+	(*ResetShellModeResponse)(nil),            // 70: turncli.operator.v1.ResetShellModeResponse
+	(*LiveResponse)(nil),                      // 71: turncli.operator.v1.LiveResponse
+	(*BashWindow)(nil),                        // 72: turncli.operator.v1.BashWindow
+	(*CallReceipt)(nil),                       // 73: turncli.operator.v1.CallReceipt
+	(*ListResponsesRequest)(nil),              // 74: turncli.operator.v1.ListResponsesRequest
+	(*ListResponsesResponse)(nil),             // 75: turncli.operator.v1.ListResponsesResponse
+	(*WatchEventsRequest)(nil),                // 76: turncli.operator.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),               // 77: turncli.operator.v1.WatchEventsResponse
+	(*Event)(nil),                             // 78: turncli.operator.v1.Event
+	(*CallApproval)(nil),                      // 79: turncli.operator.v1.CallApproval
+	(*ListCallApprovalsRequest)(nil),          // 80: turncli.operator.v1.ListCallApprovalsRequest
+	(*ListCallApprovalsResponse)(nil),         // 81: turncli.operator.v1.ListCallApprovalsResponse
+	(*GetCallApprovalRequest)(nil),            // 82: turncli.operator.v1.GetCallApprovalRequest
+	(*GetCallApprovalResponse)(nil),           // 83: turncli.operator.v1.GetCallApprovalResponse
+	(*DecideCallApprovalRequest)(nil),         // 84: turncli.operator.v1.DecideCallApprovalRequest
+	(*DecideCallApprovalResponse)(nil),        // 85: turncli.operator.v1.DecideCallApprovalResponse
+	(*PermissionAllowance)(nil),               // 86: turncli.operator.v1.PermissionAllowance
+	(*ListPermissionAllowancesRequest)(nil),   // 87: turncli.operator.v1.ListPermissionAllowancesRequest
+	(*ListPermissionAllowancesResponse)(nil),  // 88: turncli.operator.v1.ListPermissionAllowancesResponse
+	(*RevokePermissionAllowanceRequest)(nil),  // 89: turncli.operator.v1.RevokePermissionAllowanceRequest
+	(*RevokePermissionAllowanceResponse)(nil), // 90: turncli.operator.v1.RevokePermissionAllowanceResponse
+	(*timestamppb.Timestamp)(nil),             // 91: google.protobuf.Timestamp
+	(*v1.Conversation)(nil),                   // 92: turncli.conversation.v1.Conversation
+	(*durationpb.Duration)(nil),               // 93: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),                 // 94: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
 	0,   // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
 	1,   // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	94,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	18,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
+	91,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	92,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	1,   // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
-	21,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	18,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	21,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	28,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	94,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	18,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	92,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	18,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
+	25,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
+	91,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
 	2,   // 10: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
-	18,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.operator.v1.Conversation
-	29,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
+	92,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
+	26,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
 	3,   // 13: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
-	94,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
-	95,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	91,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	91,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	93,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
 	3,   // 17: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
-	18,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	30,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
-	30,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
-	30,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
+	92,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	27,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
+	27,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
+	27,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
 	4,   // 22: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
 	2,   // 23: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
-	18,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.operator.v1.Conversation
-	29,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
-	95,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
-	94,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
-	39,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
-	94,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
-	94,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	92,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
+	26,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
+	93,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	91,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	91,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	36,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
+	91,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	91,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
 	4,   // 32: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
-	18,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	38,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
-	38,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	92,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	35,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
+	35,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	5,   // 36: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
-	38,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	35,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	6,   // 38: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
 	7,   // 39: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
-	18,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.operator.v1.Conversation
-	94,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
-	94,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
-	8,   // 44: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.PromptAction
+	92,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
+	91,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
+	91,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
+	91,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
+	5,   // 44: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.Decision
 	7,   // 45: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
 	6,   // 46: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
-	18,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	46,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
-	46,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
-	8,   // 50: turncli.operator.v1.DecidePromptRequest.action:type_name -> turncli.operator.v1.PromptAction
-	46,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
-	9,   // 52: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
-	18,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.operator.v1.Conversation
-	10,  // 54: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
-	94,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
-	94,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
-	94,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
-	9,   // 59: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
-	18,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	53,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
-	53,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	53,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	53,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	53,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	18,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.operator.v1.Conversation
-	94,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
-	18,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	64,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
-	12,  // 70: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
-	94,  // 71: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	18,  // 72: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	67,  // 73: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	18,  // 74: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	12,  // 75: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
-	67,  // 76: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	18,  // 77: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	67,  // 78: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	18,  // 79: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.operator.v1.Conversation
-	11,  // 80: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
-	12,  // 81: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
-	29,  // 82: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
-	94,  // 83: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	75,  // 84: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
-	76,  // 85: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
-	13,  // 86: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
-	14,  // 87: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
-	74,  // 88: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
-	81,  // 89: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
-	94,  // 90: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
-	15,  // 91: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	18,  // 92: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.operator.v1.Conversation
-	29,  // 93: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
-	94,  // 94: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 95: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
-	94,  // 96: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
-	14,  // 97: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
-	94,  // 98: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
-	15,  // 99: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	18,  // 100: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	82,  // 101: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
-	82,  // 102: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	16,  // 103: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.CallApprovalDecision
-	82,  // 104: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	18,  // 105: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.operator.v1.Conversation
-	17,  // 106: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
-	94,  // 107: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
-	18,  // 108: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	89,  // 109: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
-	18,  // 110: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.operator.v1.Conversation
-	17,  // 111: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
-	19,  // 112: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	22,  // 113: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	24,  // 114: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	68,  // 115: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
-	70,  // 116: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
-	72,  // 117: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
-	26,  // 118: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	31,  // 119: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
-	33,  // 120: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
-	35,  // 121: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
-	36,  // 122: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
-	40,  // 123: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
-	42,  // 124: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
-	44,  // 125: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
-	47,  // 126: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
-	49,  // 127: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
-	51,  // 128: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
-	90,  // 129: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
-	92,  // 130: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
-	54,  // 131: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
-	56,  // 132: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
-	58,  // 133: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
-	60,  // 134: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
-	62,  // 135: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
-	65,  // 136: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
-	77,  // 137: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
-	79,  // 138: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
-	83,  // 139: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
-	85,  // 140: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
-	87,  // 141: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
-	20,  // 142: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	23,  // 143: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	25,  // 144: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	69,  // 145: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
-	71,  // 146: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
-	73,  // 147: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
-	27,  // 148: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	32,  // 149: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
-	34,  // 150: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
-	96,  // 151: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
-	37,  // 152: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
-	41,  // 153: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
-	43,  // 154: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
-	45,  // 155: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
-	48,  // 156: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
-	50,  // 157: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
-	52,  // 158: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
-	91,  // 159: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
-	93,  // 160: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
-	55,  // 161: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
-	57,  // 162: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
-	59,  // 163: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
-	61,  // 164: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
-	63,  // 165: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
-	66,  // 166: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
-	78,  // 167: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
-	80,  // 168: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
-	84,  // 169: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
-	86,  // 170: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
-	88,  // 171: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
+	92,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	43,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
+	43,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	5,   // 50: turncli.operator.v1.DecidePromptRequest.decision:type_name -> turncli.operator.v1.Decision
+	43,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	8,   // 52: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
+	92,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
+	9,   // 54: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
+	91,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
+	91,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
+	91,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
+	91,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
+	8,   // 59: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
+	92,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	50,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
+	50,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	50,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	50,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	50,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	92,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
+	91,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
+	92,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	61,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
+	11,  // 70: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
+	91,  // 71: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	92,  // 72: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	64,  // 73: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	92,  // 74: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	11,  // 75: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
+	64,  // 76: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	92,  // 77: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	64,  // 78: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	92,  // 79: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
+	10,  // 80: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
+	11,  // 81: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
+	26,  // 82: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
+	91,  // 83: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	72,  // 84: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
+	73,  // 85: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
+	12,  // 86: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
+	13,  // 87: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
+	71,  // 88: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
+	78,  // 89: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
+	91,  // 90: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
+	14,  // 91: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
+	92,  // 92: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
+	26,  // 93: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
+	91,  // 94: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
+	91,  // 95: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
+	91,  // 96: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
+	13,  // 97: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
+	91,  // 98: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
+	14,  // 99: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
+	92,  // 100: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	79,  // 101: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
+	79,  // 102: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	5,   // 103: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
+	79,  // 104: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	92,  // 105: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
+	15,  // 106: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
+	91,  // 107: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
+	92,  // 108: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	86,  // 109: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
+	92,  // 110: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	15,  // 111: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
+	16,  // 112: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	19,  // 113: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	21,  // 114: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	65,  // 115: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
+	67,  // 116: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
+	69,  // 117: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
+	23,  // 118: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	28,  // 119: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	30,  // 120: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	32,  // 121: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	33,  // 122: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	37,  // 123: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	39,  // 124: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	41,  // 125: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	44,  // 126: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
+	46,  // 127: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
+	48,  // 128: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
+	87,  // 129: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
+	89,  // 130: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
+	51,  // 131: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
+	53,  // 132: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
+	55,  // 133: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
+	57,  // 134: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
+	59,  // 135: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
+	62,  // 136: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
+	74,  // 137: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
+	76,  // 138: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
+	80,  // 139: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
+	82,  // 140: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
+	84,  // 141: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
+	17,  // 142: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	20,  // 143: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	22,  // 144: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	66,  // 145: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
+	68,  // 146: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
+	70,  // 147: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
+	24,  // 148: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	29,  // 149: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	31,  // 150: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	94,  // 151: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	34,  // 152: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	38,  // 153: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	40,  // 154: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	42,  // 155: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	45,  // 156: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
+	47,  // 157: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
+	49,  // 158: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
+	88,  // 159: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
+	90,  // 160: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
+	52,  // 161: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
+	54,  // 162: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
+	56,  // 163: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
+	58,  // 164: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
+	60,  // 165: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
+	63,  // 166: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
+	75,  // 167: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
+	77,  // 168: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
+	81,  // 169: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
+	83,  // 170: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
+	85,  // 171: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
 	142, // [142:172] is the sub-list for method output_type
 	112, // [112:142] is the sub-list for method input_type
 	112, // [112:112] is the sub-list for extension type_name
@@ -7048,14 +6875,14 @@ func file_turncli_operator_v1_operator_proto_init() {
 	if File_turncli_operator_v1_operator_proto != nil {
 		return
 	}
-	file_turncli_operator_v1_operator_proto_msgTypes[12].OneofWrappers = []any{}
+	file_turncli_operator_v1_operator_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
-			NumEnums:      18,
-			NumMessages:   76,
+			NumEnums:      16,
+			NumMessages:   75,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

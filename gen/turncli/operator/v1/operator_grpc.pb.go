@@ -141,8 +141,10 @@ type OperatorServiceClient interface {
 	// GetApproval returns one durable approval with its comments. Any operator.
 	// REST: `GET /v1/operator/approvals/{approval_id}`.
 	GetApproval(ctx context.Context, in *GetApprovalRequest, opts ...grpc.CallOption) (*GetApprovalResponse, error)
-	// DecideApproval approves, denies or comments on a pending approval. Approving is for
-	// admins only (PERMISSION_DENIED for a member); any operator may deny or comment.
+	// DecideApproval approves, denies or comments on a pending approval: it takes
+	// DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT, and any other decision is
+	// INVALID_ARGUMENT. Approving is for admins only (PERMISSION_DENIED for a member); any
+	// operator may deny or comment.
 	//
 	// Approving re-runs every gate against the current settings (conversation mode, job caps,
 	// workdir) and starts the exact saved command once: the approval goes executing, then
@@ -165,20 +167,19 @@ type OperatorServiceClient interface {
 	// GetPrompt returns one prompt. Any operator. REST: `GET /v1/operator/prompts/{prompt_id}`.
 	GetPrompt(ctx context.Context, in *GetPromptRequest, opts ...grpc.CallOption) (*GetPromptResponse, error)
 	// DecidePrompt answers a pending prompt; the agent waiting on it gets the decision at once.
-	// An approval request takes PROMPT_ACTION_APPROVE, PROMPT_ACTION_DENY or
-	// PROMPT_ACTION_COMMENT (request changes: not approved, with the comment as feedback); a
-	// permission prompt takes PROMPT_ACTION_ALLOW_ONCE, PROMPT_ACTION_ALLOW_THREAD,
-	// PROMPT_ACTION_ALLOW_CONVERSATION or PROMPT_ACTION_DENY. An action the prompt does not take
-	// is INVALID_ARGUMENT.
+	// An approval request takes DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT (request
+	// changes: not approved, with the comment as feedback); a permission prompt takes
+	// DECISION_ALLOW_ONCE, DECISION_ALLOW_THREAD, DECISION_ALLOW_CONVERSATION or DECISION_DENY.
+	// A decision the prompt does not take is INVALID_ARGUMENT.
 	//
-	// Any operator, except that PROMPT_ACTION_ALLOW_CONVERSATION (allow the tool in the
+	// Any operator, except that DECISION_ALLOW_CONVERSATION (allow the tool in the
 	// conversation from now on, persisted) is for admins only: PERMISSION_DENIED for a member,
 	// checked before anything else about the request. Every decision is written to the audit
 	// log with the operator as actor.
 	//
 	// A prompt that is no longer pending (decided by someone else, a second click, or expired)
 	// is ABORTED, HTTP 409, and changes nothing. Blocks: one store write (with its audit entry,
-	// and for PROMPT_ACTION_ALLOW_THREAD or PROMPT_ACTION_ALLOW_CONVERSATION the allowance).
+	// and for DECISION_ALLOW_THREAD or DECISION_ALLOW_CONVERSATION the allowance).
 	//
 	// REST: `POST /v1/operator/prompts/{prompt_id}:decide`.
 	DecidePrompt(ctx context.Context, in *DecidePromptRequest, opts ...grpc.CallOption) (*DecidePromptResponse, error)
@@ -256,7 +257,8 @@ type OperatorServiceClient interface {
 	// GetCallApproval returns one call approval. Any operator.
 	// REST: `GET /v1/operator/call-approvals/{call_approval_id}`.
 	GetCallApproval(ctx context.Context, in *GetCallApprovalRequest, opts ...grpc.CallOption) (*GetCallApprovalResponse, error)
-	// DecideCallApproval approves or denies a waiting call. Approving is for admins only
+	// DecideCallApproval approves or denies a waiting call: it takes DECISION_APPROVE or
+	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
 	// becomes the call's failure outcome ("Not approved by requester" without one).
 	//
@@ -682,8 +684,10 @@ type OperatorServiceServer interface {
 	// GetApproval returns one durable approval with its comments. Any operator.
 	// REST: `GET /v1/operator/approvals/{approval_id}`.
 	GetApproval(context.Context, *GetApprovalRequest) (*GetApprovalResponse, error)
-	// DecideApproval approves, denies or comments on a pending approval. Approving is for
-	// admins only (PERMISSION_DENIED for a member); any operator may deny or comment.
+	// DecideApproval approves, denies or comments on a pending approval: it takes
+	// DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT, and any other decision is
+	// INVALID_ARGUMENT. Approving is for admins only (PERMISSION_DENIED for a member); any
+	// operator may deny or comment.
 	//
 	// Approving re-runs every gate against the current settings (conversation mode, job caps,
 	// workdir) and starts the exact saved command once: the approval goes executing, then
@@ -706,20 +710,19 @@ type OperatorServiceServer interface {
 	// GetPrompt returns one prompt. Any operator. REST: `GET /v1/operator/prompts/{prompt_id}`.
 	GetPrompt(context.Context, *GetPromptRequest) (*GetPromptResponse, error)
 	// DecidePrompt answers a pending prompt; the agent waiting on it gets the decision at once.
-	// An approval request takes PROMPT_ACTION_APPROVE, PROMPT_ACTION_DENY or
-	// PROMPT_ACTION_COMMENT (request changes: not approved, with the comment as feedback); a
-	// permission prompt takes PROMPT_ACTION_ALLOW_ONCE, PROMPT_ACTION_ALLOW_THREAD,
-	// PROMPT_ACTION_ALLOW_CONVERSATION or PROMPT_ACTION_DENY. An action the prompt does not take
-	// is INVALID_ARGUMENT.
+	// An approval request takes DECISION_APPROVE, DECISION_DENY or DECISION_COMMENT (request
+	// changes: not approved, with the comment as feedback); a permission prompt takes
+	// DECISION_ALLOW_ONCE, DECISION_ALLOW_THREAD, DECISION_ALLOW_CONVERSATION or DECISION_DENY.
+	// A decision the prompt does not take is INVALID_ARGUMENT.
 	//
-	// Any operator, except that PROMPT_ACTION_ALLOW_CONVERSATION (allow the tool in the
+	// Any operator, except that DECISION_ALLOW_CONVERSATION (allow the tool in the
 	// conversation from now on, persisted) is for admins only: PERMISSION_DENIED for a member,
 	// checked before anything else about the request. Every decision is written to the audit
 	// log with the operator as actor.
 	//
 	// A prompt that is no longer pending (decided by someone else, a second click, or expired)
 	// is ABORTED, HTTP 409, and changes nothing. Blocks: one store write (with its audit entry,
-	// and for PROMPT_ACTION_ALLOW_THREAD or PROMPT_ACTION_ALLOW_CONVERSATION the allowance).
+	// and for DECISION_ALLOW_THREAD or DECISION_ALLOW_CONVERSATION the allowance).
 	//
 	// REST: `POST /v1/operator/prompts/{prompt_id}:decide`.
 	DecidePrompt(context.Context, *DecidePromptRequest) (*DecidePromptResponse, error)
@@ -797,7 +800,8 @@ type OperatorServiceServer interface {
 	// GetCallApproval returns one call approval. Any operator.
 	// REST: `GET /v1/operator/call-approvals/{call_approval_id}`.
 	GetCallApproval(context.Context, *GetCallApprovalRequest) (*GetCallApprovalResponse, error)
-	// DecideCallApproval approves or denies a waiting call. Approving is for admins only
+	// DecideCallApproval approves or denies a waiting call: it takes DECISION_APPROVE or
+	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
 	// becomes the call's failure outcome ("Not approved by requester" without one).
 	//

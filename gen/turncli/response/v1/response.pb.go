@@ -7,6 +7,7 @@
 package responsev1
 
 import (
+	v1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -325,61 +326,6 @@ func (WindowState) EnumDescriptor() ([]byte, []int) {
 	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{4}
 }
 
-// Conversation names where the turn happens.
-type Conversation struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The channel (room) id.
-	Channel string `protobuf:"bytes,1,opt,name=channel,proto3" json:"channel,omitempty"`
-	// The thread id within the channel; empty for the channel's main timeline.
-	Thread        string `protobuf:"bytes,2,opt,name=thread,proto3" json:"thread,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Conversation) Reset() {
-	*x = Conversation{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Conversation) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Conversation) ProtoMessage() {}
-
-func (x *Conversation) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Conversation.ProtoReflect.Descriptor instead.
-func (*Conversation) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *Conversation) GetChannel() string {
-	if x != nil {
-		return x.Channel
-	}
-	return ""
-}
-
-func (x *Conversation) GetThread() string {
-	if x != nil {
-		return x.Thread
-	}
-	return ""
-}
-
 // ContextDocument is a named text the response's shells can read with context.read.
 type ContextDocument struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -393,7 +339,7 @@ type ContextDocument struct {
 
 func (x *ContextDocument) Reset() {
 	*x = ContextDocument{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[1]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -405,7 +351,7 @@ func (x *ContextDocument) String() string {
 func (*ContextDocument) ProtoMessage() {}
 
 func (x *ContextDocument) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[1]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -418,7 +364,7 @@ func (x *ContextDocument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ContextDocument.ProtoReflect.Descriptor instead.
 func (*ContextDocument) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{1}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *ContextDocument) GetName() string {
@@ -443,7 +389,7 @@ type OpenResponseRequest struct {
 	// Who the agent is replying to.
 	RequesterId string `protobuf:"bytes,2,opt,name=requester_id,json=requesterId,proto3" json:"requester_id,omitempty"`
 	// Where the turn happens.
-	Conversation *Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// Which tools the catalog offers; unspecified takes the conversation's stored mode for the
 	// agent. An explicit mode wins over the stored one.
 	ShellMode ShellMode `protobuf:"varint,4,opt,name=shell_mode,json=shellMode,proto3,enum=turncli.response.v1.ShellMode" json:"shell_mode,omitempty"`
@@ -466,7 +412,7 @@ type OpenResponseRequest struct {
 
 func (x *OpenResponseRequest) Reset() {
 	*x = OpenResponseRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[2]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -478,7 +424,7 @@ func (x *OpenResponseRequest) String() string {
 func (*OpenResponseRequest) ProtoMessage() {}
 
 func (x *OpenResponseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[2]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -491,7 +437,7 @@ func (x *OpenResponseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenResponseRequest.ProtoReflect.Descriptor instead.
 func (*OpenResponseRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{2}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *OpenResponseRequest) GetAgentName() string {
@@ -508,7 +454,7 @@ func (x *OpenResponseRequest) GetRequesterId() string {
 	return ""
 }
 
-func (x *OpenResponseRequest) GetConversation() *Conversation {
+func (x *OpenResponseRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -577,7 +523,7 @@ type OpenResponseResponse struct {
 
 func (x *OpenResponseResponse) Reset() {
 	*x = OpenResponseResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[3]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +535,7 @@ func (x *OpenResponseResponse) String() string {
 func (*OpenResponseResponse) ProtoMessage() {}
 
 func (x *OpenResponseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[3]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +548,7 @@ func (x *OpenResponseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenResponseResponse.ProtoReflect.Descriptor instead.
 func (*OpenResponseResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{3}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *OpenResponseResponse) GetResponseId() string {
@@ -644,7 +590,7 @@ type RunBashRequest struct {
 
 func (x *RunBashRequest) Reset() {
 	*x = RunBashRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[4]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -656,7 +602,7 @@ func (x *RunBashRequest) String() string {
 func (*RunBashRequest) ProtoMessage() {}
 
 func (x *RunBashRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[4]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -669,7 +615,7 @@ func (x *RunBashRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunBashRequest.ProtoReflect.Descriptor instead.
 func (*RunBashRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{4}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RunBashRequest) GetResponseId() string {
@@ -723,7 +669,7 @@ type RunBashResponse struct {
 
 func (x *RunBashResponse) Reset() {
 	*x = RunBashResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[5]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -735,7 +681,7 @@ func (x *RunBashResponse) String() string {
 func (*RunBashResponse) ProtoMessage() {}
 
 func (x *RunBashResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[5]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -748,7 +694,7 @@ func (x *RunBashResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunBashResponse.ProtoReflect.Descriptor instead.
 func (*RunBashResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{5}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RunBashResponse) GetEvent() isRunBashResponse_Event {
@@ -807,7 +753,7 @@ type OutputChunk struct {
 
 func (x *OutputChunk) Reset() {
 	*x = OutputChunk{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[6]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -819,7 +765,7 @@ func (x *OutputChunk) String() string {
 func (*OutputChunk) ProtoMessage() {}
 
 func (x *OutputChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[6]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -832,7 +778,7 @@ func (x *OutputChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputChunk.ProtoReflect.Descriptor instead.
 func (*OutputChunk) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{6}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *OutputChunk) GetStream() OutputStream {
@@ -873,7 +819,7 @@ type BashResult struct {
 
 func (x *BashResult) Reset() {
 	*x = BashResult{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[7]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -885,7 +831,7 @@ func (x *BashResult) String() string {
 func (*BashResult) ProtoMessage() {}
 
 func (x *BashResult) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[7]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -898,7 +844,7 @@ func (x *BashResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BashResult.ProtoReflect.Descriptor instead.
 func (*BashResult) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{7}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *BashResult) GetExitCode() int32 {
@@ -968,7 +914,7 @@ type Receipt struct {
 
 func (x *Receipt) Reset() {
 	*x = Receipt{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[8]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -980,7 +926,7 @@ func (x *Receipt) String() string {
 func (*Receipt) ProtoMessage() {}
 
 func (x *Receipt) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[8]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -993,7 +939,7 @@ func (x *Receipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receipt.ProtoReflect.Descriptor instead.
 func (*Receipt) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{8}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Receipt) GetCallId() string {
@@ -1070,7 +1016,7 @@ type FunctionTraits struct {
 
 func (x *FunctionTraits) Reset() {
 	*x = FunctionTraits{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[9]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1028,7 @@ func (x *FunctionTraits) String() string {
 func (*FunctionTraits) ProtoMessage() {}
 
 func (x *FunctionTraits) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[9]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1041,7 @@ func (x *FunctionTraits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionTraits.ProtoReflect.Descriptor instead.
 func (*FunctionTraits) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{9}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *FunctionTraits) GetNeedsConfirmation() bool {
@@ -1139,7 +1085,7 @@ type OpenWindowRequest struct {
 
 func (x *OpenWindowRequest) Reset() {
 	*x = OpenWindowRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[10]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1151,7 +1097,7 @@ func (x *OpenWindowRequest) String() string {
 func (*OpenWindowRequest) ProtoMessage() {}
 
 func (x *OpenWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[10]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1164,7 +1110,7 @@ func (x *OpenWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenWindowRequest.ProtoReflect.Descriptor instead.
 func (*OpenWindowRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{10}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OpenWindowRequest) GetResponseId() string {
@@ -1193,7 +1139,7 @@ type OpenWindowResponse struct {
 
 func (x *OpenWindowResponse) Reset() {
 	*x = OpenWindowResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[11]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1205,7 +1151,7 @@ func (x *OpenWindowResponse) String() string {
 func (*OpenWindowResponse) ProtoMessage() {}
 
 func (x *OpenWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[11]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1218,7 +1164,7 @@ func (x *OpenWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenWindowResponse.ProtoReflect.Descriptor instead.
 func (*OpenWindowResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{11}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *OpenWindowResponse) GetEnvironment() map[string]string {
@@ -1241,7 +1187,7 @@ type CloseWindowRequest struct {
 
 func (x *CloseWindowRequest) Reset() {
 	*x = CloseWindowRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[12]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1253,7 +1199,7 @@ func (x *CloseWindowRequest) String() string {
 func (*CloseWindowRequest) ProtoMessage() {}
 
 func (x *CloseWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[12]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1266,7 +1212,7 @@ func (x *CloseWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseWindowRequest.ProtoReflect.Descriptor instead.
 func (*CloseWindowRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{12}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CloseWindowRequest) GetResponseId() string {
@@ -1296,7 +1242,7 @@ type CloseWindowResponse struct {
 
 func (x *CloseWindowResponse) Reset() {
 	*x = CloseWindowResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[13]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1308,7 +1254,7 @@ func (x *CloseWindowResponse) String() string {
 func (*CloseWindowResponse) ProtoMessage() {}
 
 func (x *CloseWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[13]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1321,7 +1267,7 @@ func (x *CloseWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseWindowResponse.ProtoReflect.Descriptor instead.
 func (*CloseWindowResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{13}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CloseWindowResponse) GetReceipts() []*Receipt {
@@ -1351,7 +1297,7 @@ type GetWindowRequest struct {
 
 func (x *GetWindowRequest) Reset() {
 	*x = GetWindowRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1363,7 +1309,7 @@ func (x *GetWindowRequest) String() string {
 func (*GetWindowRequest) ProtoMessage() {}
 
 func (x *GetWindowRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1376,7 +1322,7 @@ func (x *GetWindowRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWindowRequest.ProtoReflect.Descriptor instead.
 func (*GetWindowRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{14}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetWindowRequest) GetResponseId() string {
@@ -1409,7 +1355,7 @@ type GetWindowResponse struct {
 
 func (x *GetWindowResponse) Reset() {
 	*x = GetWindowResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1421,7 +1367,7 @@ func (x *GetWindowResponse) String() string {
 func (*GetWindowResponse) ProtoMessage() {}
 
 func (x *GetWindowResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1434,7 +1380,7 @@ func (x *GetWindowResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetWindowResponse.ProtoReflect.Descriptor instead.
 func (*GetWindowResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{15}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetWindowResponse) GetState() WindowState {
@@ -1469,7 +1415,7 @@ type FenceResponseRequest struct {
 
 func (x *FenceResponseRequest) Reset() {
 	*x = FenceResponseRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1427,7 @@ func (x *FenceResponseRequest) String() string {
 func (*FenceResponseRequest) ProtoMessage() {}
 
 func (x *FenceResponseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1440,7 @@ func (x *FenceResponseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FenceResponseRequest.ProtoReflect.Descriptor instead.
 func (*FenceResponseRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{16}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *FenceResponseRequest) GetResponseId() string {
@@ -1513,7 +1459,7 @@ type FenceResponseResponse struct {
 
 func (x *FenceResponseResponse) Reset() {
 	*x = FenceResponseResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1525,7 +1471,7 @@ func (x *FenceResponseResponse) String() string {
 func (*FenceResponseResponse) ProtoMessage() {}
 
 func (x *FenceResponseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1538,7 +1484,7 @@ func (x *FenceResponseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FenceResponseResponse.ProtoReflect.Descriptor instead.
 func (*FenceResponseResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{17}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{16}
 }
 
 // RetireCatalogRequest names the response.
@@ -1552,7 +1498,7 @@ type RetireCatalogRequest struct {
 
 func (x *RetireCatalogRequest) Reset() {
 	*x = RetireCatalogRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1564,7 +1510,7 @@ func (x *RetireCatalogRequest) String() string {
 func (*RetireCatalogRequest) ProtoMessage() {}
 
 func (x *RetireCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1577,7 +1523,7 @@ func (x *RetireCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetireCatalogRequest.ProtoReflect.Descriptor instead.
 func (*RetireCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{18}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RetireCatalogRequest) GetResponseId() string {
@@ -1596,7 +1542,7 @@ type RetireCatalogResponse struct {
 
 func (x *RetireCatalogResponse) Reset() {
 	*x = RetireCatalogResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1608,7 +1554,7 @@ func (x *RetireCatalogResponse) String() string {
 func (*RetireCatalogResponse) ProtoMessage() {}
 
 func (x *RetireCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1621,7 +1567,7 @@ func (x *RetireCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetireCatalogResponse.ProtoReflect.Descriptor instead.
 func (*RetireCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{19}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{18}
 }
 
 // RebindCatalogRequest names the response and optionally a new toolkit selection.
@@ -1637,7 +1583,7 @@ type RebindCatalogRequest struct {
 
 func (x *RebindCatalogRequest) Reset() {
 	*x = RebindCatalogRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1649,7 +1595,7 @@ func (x *RebindCatalogRequest) String() string {
 func (*RebindCatalogRequest) ProtoMessage() {}
 
 func (x *RebindCatalogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1662,7 +1608,7 @@ func (x *RebindCatalogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebindCatalogRequest.ProtoReflect.Descriptor instead.
 func (*RebindCatalogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{20}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RebindCatalogRequest) GetResponseId() string {
@@ -1688,7 +1634,7 @@ type RebindCatalogResponse struct {
 
 func (x *RebindCatalogResponse) Reset() {
 	*x = RebindCatalogResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1700,7 +1646,7 @@ func (x *RebindCatalogResponse) String() string {
 func (*RebindCatalogResponse) ProtoMessage() {}
 
 func (x *RebindCatalogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1713,7 +1659,7 @@ func (x *RebindCatalogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebindCatalogResponse.ProtoReflect.Descriptor instead.
 func (*RebindCatalogResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{21}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{20}
 }
 
 // CloseResponseRequest names the response to close.
@@ -1727,7 +1673,7 @@ type CloseResponseRequest struct {
 
 func (x *CloseResponseRequest) Reset() {
 	*x = CloseResponseRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1739,7 +1685,7 @@ func (x *CloseResponseRequest) String() string {
 func (*CloseResponseRequest) ProtoMessage() {}
 
 func (x *CloseResponseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1752,7 +1698,7 @@ func (x *CloseResponseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponseRequest.ProtoReflect.Descriptor instead.
 func (*CloseResponseRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{22}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CloseResponseRequest) GetResponseId() string {
@@ -1771,7 +1717,7 @@ type CloseResponseResponse struct {
 
 func (x *CloseResponseResponse) Reset() {
 	*x = CloseResponseResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1783,7 +1729,7 @@ func (x *CloseResponseResponse) String() string {
 func (*CloseResponseResponse) ProtoMessage() {}
 
 func (x *CloseResponseResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1796,7 +1742,7 @@ func (x *CloseResponseResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseResponseResponse.ProtoReflect.Descriptor instead.
 func (*CloseResponseResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{23}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{22}
 }
 
 // ListToolsRequest asks for a page of the native catalog.
@@ -1816,7 +1762,7 @@ type ListToolsRequest struct {
 
 func (x *ListToolsRequest) Reset() {
 	*x = ListToolsRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1828,7 +1774,7 @@ func (x *ListToolsRequest) String() string {
 func (*ListToolsRequest) ProtoMessage() {}
 
 func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1841,7 +1787,7 @@ func (x *ListToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsRequest.ProtoReflect.Descriptor instead.
 func (*ListToolsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{24}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListToolsRequest) GetResponseId() string {
@@ -1882,7 +1828,7 @@ type ToolItem struct {
 
 func (x *ToolItem) Reset() {
 	*x = ToolItem{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1894,7 +1840,7 @@ func (x *ToolItem) String() string {
 func (*ToolItem) ProtoMessage() {}
 
 func (x *ToolItem) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1907,7 +1853,7 @@ func (x *ToolItem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolItem.ProtoReflect.Descriptor instead.
 func (*ToolItem) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{25}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ToolItem) GetToolkit() string {
@@ -1951,7 +1897,7 @@ type ListToolsResponse struct {
 
 func (x *ListToolsResponse) Reset() {
 	*x = ListToolsResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1963,7 +1909,7 @@ func (x *ListToolsResponse) String() string {
 func (*ListToolsResponse) ProtoMessage() {}
 
 func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1976,7 +1922,7 @@ func (x *ListToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListToolsResponse.ProtoReflect.Descriptor instead.
 func (*ListToolsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{26}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListToolsResponse) GetItems() []*ToolItem {
@@ -2011,7 +1957,7 @@ type SearchToolsRequest struct {
 
 func (x *SearchToolsRequest) Reset() {
 	*x = SearchToolsRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2023,7 +1969,7 @@ func (x *SearchToolsRequest) String() string {
 func (*SearchToolsRequest) ProtoMessage() {}
 
 func (x *SearchToolsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2036,7 +1982,7 @@ func (x *SearchToolsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchToolsRequest.ProtoReflect.Descriptor instead.
 func (*SearchToolsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{27}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SearchToolsRequest) GetResponseId() string {
@@ -2078,7 +2024,7 @@ type SearchToolsResponse struct {
 
 func (x *SearchToolsResponse) Reset() {
 	*x = SearchToolsResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2090,7 +2036,7 @@ func (x *SearchToolsResponse) String() string {
 func (*SearchToolsResponse) ProtoMessage() {}
 
 func (x *SearchToolsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2103,7 +2049,7 @@ func (x *SearchToolsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchToolsResponse.ProtoReflect.Descriptor instead.
 func (*SearchToolsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{28}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SearchToolsResponse) GetItems() []*ToolItem {
@@ -2128,7 +2074,7 @@ type DescribeToolRequest struct {
 
 func (x *DescribeToolRequest) Reset() {
 	*x = DescribeToolRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2140,7 +2086,7 @@ func (x *DescribeToolRequest) String() string {
 func (*DescribeToolRequest) ProtoMessage() {}
 
 func (x *DescribeToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2153,7 +2099,7 @@ func (x *DescribeToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeToolRequest.ProtoReflect.Descriptor instead.
 func (*DescribeToolRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{29}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DescribeToolRequest) GetResponseId() string {
@@ -2198,7 +2144,7 @@ type DescribeToolResponse struct {
 
 func (x *DescribeToolResponse) Reset() {
 	*x = DescribeToolResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2210,7 +2156,7 @@ func (x *DescribeToolResponse) String() string {
 func (*DescribeToolResponse) ProtoMessage() {}
 
 func (x *DescribeToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2223,7 +2169,7 @@ func (x *DescribeToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeToolResponse.ProtoReflect.Descriptor instead.
 func (*DescribeToolResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{30}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DescribeToolResponse) GetToolkit() string {
@@ -2291,7 +2237,7 @@ type CallToolRequest struct {
 
 func (x *CallToolRequest) Reset() {
 	*x = CallToolRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2303,7 +2249,7 @@ func (x *CallToolRequest) String() string {
 func (*CallToolRequest) ProtoMessage() {}
 
 func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2316,7 +2262,7 @@ func (x *CallToolRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolRequest.ProtoReflect.Descriptor instead.
 func (*CallToolRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{31}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CallToolRequest) GetResponseId() string {
@@ -2372,7 +2318,7 @@ type CallToolResponse struct {
 
 func (x *CallToolResponse) Reset() {
 	*x = CallToolResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2384,7 +2330,7 @@ func (x *CallToolResponse) String() string {
 func (*CallToolResponse) ProtoMessage() {}
 
 func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2397,7 +2343,7 @@ func (x *CallToolResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallToolResponse.ProtoReflect.Descriptor instead.
 func (*CallToolResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{32}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CallToolResponse) GetReceipt() *Receipt {
@@ -2422,7 +2368,7 @@ type GetToolCallRequest struct {
 
 func (x *GetToolCallRequest) Reset() {
 	*x = GetToolCallRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2434,7 +2380,7 @@ func (x *GetToolCallRequest) String() string {
 func (*GetToolCallRequest) ProtoMessage() {}
 
 func (x *GetToolCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2447,7 +2393,7 @@ func (x *GetToolCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetToolCallRequest.ProtoReflect.Descriptor instead.
 func (*GetToolCallRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{33}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetToolCallRequest) GetResponseId() string {
@@ -2482,7 +2428,7 @@ type GetToolCallResponse struct {
 
 func (x *GetToolCallResponse) Reset() {
 	*x = GetToolCallResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2494,7 +2440,7 @@ func (x *GetToolCallResponse) String() string {
 func (*GetToolCallResponse) ProtoMessage() {}
 
 func (x *GetToolCallResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2507,7 +2453,7 @@ func (x *GetToolCallResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetToolCallResponse.ProtoReflect.Descriptor instead.
 func (*GetToolCallResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{34}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetToolCallResponse) GetReceipt() *Receipt {
@@ -2521,14 +2467,14 @@ func (x *GetToolCallResponse) GetReceipt() *Receipt {
 type StopThreadRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The conversation; its thread must not be empty.
-	Conversation  *Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation  *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StopThreadRequest) Reset() {
 	*x = StopThreadRequest{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[35]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2540,7 +2486,7 @@ func (x *StopThreadRequest) String() string {
 func (*StopThreadRequest) ProtoMessage() {}
 
 func (x *StopThreadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[35]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2553,10 +2499,10 @@ func (x *StopThreadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopThreadRequest.ProtoReflect.Descriptor instead.
 func (*StopThreadRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{35}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{34}
 }
 
-func (x *StopThreadRequest) GetConversation() *Conversation {
+func (x *StopThreadRequest) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -2574,7 +2520,7 @@ type StopThreadResponse struct {
 
 func (x *StopThreadResponse) Reset() {
 	*x = StopThreadResponse{}
-	mi := &file_turncli_response_v1_response_proto_msgTypes[36]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2586,7 +2532,7 @@ func (x *StopThreadResponse) String() string {
 func (*StopThreadResponse) ProtoMessage() {}
 
 func (x *StopThreadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_response_v1_response_proto_msgTypes[36]
+	mi := &file_turncli_response_v1_response_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2599,7 +2545,7 @@ func (x *StopThreadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopThreadResponse.ProtoReflect.Descriptor instead.
 func (*StopThreadResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{36}
+	return file_turncli_response_v1_response_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *StopThreadResponse) GetCancelledQuestions() uint32 {
@@ -2613,18 +2559,15 @@ var File_turncli_response_v1_response_proto protoreflect.FileDescriptor
 
 const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\n" +
-	"\"turncli/response/v1/response.proto\x12\x13turncli.response.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"@\n" +
-	"\fConversation\x12\x18\n" +
-	"\achannel\x18\x01 \x01(\tR\achannel\x12\x16\n" +
-	"\x06thread\x18\x02 \x01(\tR\x06thread\"9\n" +
+	"\"turncli/response/v1/response.proto\x12\x13turncli.response.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a*turncli/conversation/v1/conversation.proto\"9\n" +
 	"\x0fContextDocument\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"\xf8\x03\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xfc\x03\n" +
 	"\x13OpenResponseRequest\x12\x1d\n" +
 	"\n" +
 	"agent_name\x18\x01 \x01(\tR\tagentName\x12!\n" +
-	"\frequester_id\x18\x02 \x01(\tR\vrequesterId\x12E\n" +
-	"\fconversation\x18\x03 \x01(\v2!.turncli.response.v1.ConversationR\fconversation\x12=\n" +
+	"\frequester_id\x18\x02 \x01(\tR\vrequesterId\x12I\n" +
+	"\fconversation\x18\x03 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12=\n" +
 	"\n" +
 	"shell_mode\x18\x04 \x01(\x0e2\x1e.turncli.response.v1.ShellModeR\tshellMode\x12\x1d\n" +
 	"\n" +
@@ -2773,9 +2716,9 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\acall_id\x18\x02 \x01(\tR\x06callId\x12-\n" +
 	"\x04wait\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x04wait\"M\n" +
 	"\x13GetToolCallResponse\x126\n" +
-	"\areceipt\x18\x01 \x01(\v2\x1c.turncli.response.v1.ReceiptR\areceipt\"Z\n" +
-	"\x11StopThreadRequest\x12E\n" +
-	"\fconversation\x18\x01 \x01(\v2!.turncli.response.v1.ConversationR\fconversation\"E\n" +
+	"\areceipt\x18\x01 \x01(\v2\x1c.turncli.response.v1.ReceiptR\areceipt\"^\n" +
+	"\x11StopThreadRequest\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\"E\n" +
 	"\x12StopThreadResponse\x12/\n" +
 	"\x13cancelled_questions\x18\x01 \x01(\rR\x12cancelledQuestions*X\n" +
 	"\tShellMode\x12\x1a\n" +
@@ -2840,110 +2783,110 @@ func file_turncli_response_v1_response_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_response_v1_response_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_turncli_response_v1_response_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_turncli_response_v1_response_proto_goTypes = []any{
 	(ShellMode)(0),                // 0: turncli.response.v1.ShellMode
 	(Origin)(0),                   // 1: turncli.response.v1.Origin
 	(OutputStream)(0),             // 2: turncli.response.v1.OutputStream
 	(CallStatus)(0),               // 3: turncli.response.v1.CallStatus
 	(WindowState)(0),              // 4: turncli.response.v1.WindowState
-	(*Conversation)(nil),          // 5: turncli.response.v1.Conversation
-	(*ContextDocument)(nil),       // 6: turncli.response.v1.ContextDocument
-	(*OpenResponseRequest)(nil),   // 7: turncli.response.v1.OpenResponseRequest
-	(*OpenResponseResponse)(nil),  // 8: turncli.response.v1.OpenResponseResponse
-	(*RunBashRequest)(nil),        // 9: turncli.response.v1.RunBashRequest
-	(*RunBashResponse)(nil),       // 10: turncli.response.v1.RunBashResponse
-	(*OutputChunk)(nil),           // 11: turncli.response.v1.OutputChunk
-	(*BashResult)(nil),            // 12: turncli.response.v1.BashResult
-	(*Receipt)(nil),               // 13: turncli.response.v1.Receipt
-	(*FunctionTraits)(nil),        // 14: turncli.response.v1.FunctionTraits
-	(*OpenWindowRequest)(nil),     // 15: turncli.response.v1.OpenWindowRequest
-	(*OpenWindowResponse)(nil),    // 16: turncli.response.v1.OpenWindowResponse
-	(*CloseWindowRequest)(nil),    // 17: turncli.response.v1.CloseWindowRequest
-	(*CloseWindowResponse)(nil),   // 18: turncli.response.v1.CloseWindowResponse
-	(*GetWindowRequest)(nil),      // 19: turncli.response.v1.GetWindowRequest
-	(*GetWindowResponse)(nil),     // 20: turncli.response.v1.GetWindowResponse
-	(*FenceResponseRequest)(nil),  // 21: turncli.response.v1.FenceResponseRequest
-	(*FenceResponseResponse)(nil), // 22: turncli.response.v1.FenceResponseResponse
-	(*RetireCatalogRequest)(nil),  // 23: turncli.response.v1.RetireCatalogRequest
-	(*RetireCatalogResponse)(nil), // 24: turncli.response.v1.RetireCatalogResponse
-	(*RebindCatalogRequest)(nil),  // 25: turncli.response.v1.RebindCatalogRequest
-	(*RebindCatalogResponse)(nil), // 26: turncli.response.v1.RebindCatalogResponse
-	(*CloseResponseRequest)(nil),  // 27: turncli.response.v1.CloseResponseRequest
-	(*CloseResponseResponse)(nil), // 28: turncli.response.v1.CloseResponseResponse
-	(*ListToolsRequest)(nil),      // 29: turncli.response.v1.ListToolsRequest
-	(*ToolItem)(nil),              // 30: turncli.response.v1.ToolItem
-	(*ListToolsResponse)(nil),     // 31: turncli.response.v1.ListToolsResponse
-	(*SearchToolsRequest)(nil),    // 32: turncli.response.v1.SearchToolsRequest
-	(*SearchToolsResponse)(nil),   // 33: turncli.response.v1.SearchToolsResponse
-	(*DescribeToolRequest)(nil),   // 34: turncli.response.v1.DescribeToolRequest
-	(*DescribeToolResponse)(nil),  // 35: turncli.response.v1.DescribeToolResponse
-	(*CallToolRequest)(nil),       // 36: turncli.response.v1.CallToolRequest
-	(*CallToolResponse)(nil),      // 37: turncli.response.v1.CallToolResponse
-	(*GetToolCallRequest)(nil),    // 38: turncli.response.v1.GetToolCallRequest
-	(*GetToolCallResponse)(nil),   // 39: turncli.response.v1.GetToolCallResponse
-	(*StopThreadRequest)(nil),     // 40: turncli.response.v1.StopThreadRequest
-	(*StopThreadResponse)(nil),    // 41: turncli.response.v1.StopThreadResponse
-	nil,                           // 42: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	(*ContextDocument)(nil),       // 5: turncli.response.v1.ContextDocument
+	(*OpenResponseRequest)(nil),   // 6: turncli.response.v1.OpenResponseRequest
+	(*OpenResponseResponse)(nil),  // 7: turncli.response.v1.OpenResponseResponse
+	(*RunBashRequest)(nil),        // 8: turncli.response.v1.RunBashRequest
+	(*RunBashResponse)(nil),       // 9: turncli.response.v1.RunBashResponse
+	(*OutputChunk)(nil),           // 10: turncli.response.v1.OutputChunk
+	(*BashResult)(nil),            // 11: turncli.response.v1.BashResult
+	(*Receipt)(nil),               // 12: turncli.response.v1.Receipt
+	(*FunctionTraits)(nil),        // 13: turncli.response.v1.FunctionTraits
+	(*OpenWindowRequest)(nil),     // 14: turncli.response.v1.OpenWindowRequest
+	(*OpenWindowResponse)(nil),    // 15: turncli.response.v1.OpenWindowResponse
+	(*CloseWindowRequest)(nil),    // 16: turncli.response.v1.CloseWindowRequest
+	(*CloseWindowResponse)(nil),   // 17: turncli.response.v1.CloseWindowResponse
+	(*GetWindowRequest)(nil),      // 18: turncli.response.v1.GetWindowRequest
+	(*GetWindowResponse)(nil),     // 19: turncli.response.v1.GetWindowResponse
+	(*FenceResponseRequest)(nil),  // 20: turncli.response.v1.FenceResponseRequest
+	(*FenceResponseResponse)(nil), // 21: turncli.response.v1.FenceResponseResponse
+	(*RetireCatalogRequest)(nil),  // 22: turncli.response.v1.RetireCatalogRequest
+	(*RetireCatalogResponse)(nil), // 23: turncli.response.v1.RetireCatalogResponse
+	(*RebindCatalogRequest)(nil),  // 24: turncli.response.v1.RebindCatalogRequest
+	(*RebindCatalogResponse)(nil), // 25: turncli.response.v1.RebindCatalogResponse
+	(*CloseResponseRequest)(nil),  // 26: turncli.response.v1.CloseResponseRequest
+	(*CloseResponseResponse)(nil), // 27: turncli.response.v1.CloseResponseResponse
+	(*ListToolsRequest)(nil),      // 28: turncli.response.v1.ListToolsRequest
+	(*ToolItem)(nil),              // 29: turncli.response.v1.ToolItem
+	(*ListToolsResponse)(nil),     // 30: turncli.response.v1.ListToolsResponse
+	(*SearchToolsRequest)(nil),    // 31: turncli.response.v1.SearchToolsRequest
+	(*SearchToolsResponse)(nil),   // 32: turncli.response.v1.SearchToolsResponse
+	(*DescribeToolRequest)(nil),   // 33: turncli.response.v1.DescribeToolRequest
+	(*DescribeToolResponse)(nil),  // 34: turncli.response.v1.DescribeToolResponse
+	(*CallToolRequest)(nil),       // 35: turncli.response.v1.CallToolRequest
+	(*CallToolResponse)(nil),      // 36: turncli.response.v1.CallToolResponse
+	(*GetToolCallRequest)(nil),    // 37: turncli.response.v1.GetToolCallRequest
+	(*GetToolCallResponse)(nil),   // 38: turncli.response.v1.GetToolCallResponse
+	(*StopThreadRequest)(nil),     // 39: turncli.response.v1.StopThreadRequest
+	(*StopThreadResponse)(nil),    // 40: turncli.response.v1.StopThreadResponse
+	nil,                           // 41: turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	(*v1.Conversation)(nil),       // 42: turncli.conversation.v1.Conversation
 	(*durationpb.Duration)(nil),   // 43: google.protobuf.Duration
 	(*timestamppb.Timestamp)(nil), // 44: google.protobuf.Timestamp
 }
 var file_turncli_response_v1_response_proto_depIdxs = []int32{
-	5,  // 0: turncli.response.v1.OpenResponseRequest.conversation:type_name -> turncli.response.v1.Conversation
+	42, // 0: turncli.response.v1.OpenResponseRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	0,  // 1: turncli.response.v1.OpenResponseRequest.shell_mode:type_name -> turncli.response.v1.ShellMode
-	6,  // 2: turncli.response.v1.OpenResponseRequest.context_documents:type_name -> turncli.response.v1.ContextDocument
+	5,  // 2: turncli.response.v1.OpenResponseRequest.context_documents:type_name -> turncli.response.v1.ContextDocument
 	43, // 3: turncli.response.v1.OpenResponseRequest.grant_lifetime:type_name -> google.protobuf.Duration
 	1,  // 4: turncli.response.v1.OpenResponseRequest.origin:type_name -> turncli.response.v1.Origin
 	44, // 5: turncli.response.v1.OpenResponseResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
 	43, // 6: turncli.response.v1.RunBashRequest.timeout:type_name -> google.protobuf.Duration
-	11, // 7: turncli.response.v1.RunBashResponse.output:type_name -> turncli.response.v1.OutputChunk
-	12, // 8: turncli.response.v1.RunBashResponse.result:type_name -> turncli.response.v1.BashResult
+	10, // 7: turncli.response.v1.RunBashResponse.output:type_name -> turncli.response.v1.OutputChunk
+	11, // 8: turncli.response.v1.RunBashResponse.result:type_name -> turncli.response.v1.BashResult
 	2,  // 9: turncli.response.v1.OutputChunk.stream:type_name -> turncli.response.v1.OutputStream
-	13, // 10: turncli.response.v1.BashResult.receipts:type_name -> turncli.response.v1.Receipt
+	12, // 10: turncli.response.v1.BashResult.receipts:type_name -> turncli.response.v1.Receipt
 	3,  // 11: turncli.response.v1.Receipt.status:type_name -> turncli.response.v1.CallStatus
-	14, // 12: turncli.response.v1.Receipt.traits:type_name -> turncli.response.v1.FunctionTraits
-	42, // 13: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
-	13, // 14: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
+	13, // 12: turncli.response.v1.Receipt.traits:type_name -> turncli.response.v1.FunctionTraits
+	41, // 13: turncli.response.v1.OpenWindowResponse.environment:type_name -> turncli.response.v1.OpenWindowResponse.EnvironmentEntry
+	12, // 14: turncli.response.v1.CloseWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
 	4,  // 15: turncli.response.v1.GetWindowResponse.state:type_name -> turncli.response.v1.WindowState
-	13, // 16: turncli.response.v1.GetWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
-	30, // 17: turncli.response.v1.ListToolsResponse.items:type_name -> turncli.response.v1.ToolItem
-	30, // 18: turncli.response.v1.SearchToolsResponse.items:type_name -> turncli.response.v1.ToolItem
-	14, // 19: turncli.response.v1.DescribeToolResponse.traits:type_name -> turncli.response.v1.FunctionTraits
+	12, // 16: turncli.response.v1.GetWindowResponse.receipts:type_name -> turncli.response.v1.Receipt
+	29, // 17: turncli.response.v1.ListToolsResponse.items:type_name -> turncli.response.v1.ToolItem
+	29, // 18: turncli.response.v1.SearchToolsResponse.items:type_name -> turncli.response.v1.ToolItem
+	13, // 19: turncli.response.v1.DescribeToolResponse.traits:type_name -> turncli.response.v1.FunctionTraits
 	43, // 20: turncli.response.v1.CallToolRequest.wait:type_name -> google.protobuf.Duration
-	13, // 21: turncli.response.v1.CallToolResponse.receipt:type_name -> turncli.response.v1.Receipt
+	12, // 21: turncli.response.v1.CallToolResponse.receipt:type_name -> turncli.response.v1.Receipt
 	43, // 22: turncli.response.v1.GetToolCallRequest.wait:type_name -> google.protobuf.Duration
-	13, // 23: turncli.response.v1.GetToolCallResponse.receipt:type_name -> turncli.response.v1.Receipt
-	5,  // 24: turncli.response.v1.StopThreadRequest.conversation:type_name -> turncli.response.v1.Conversation
-	7,  // 25: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
-	9,  // 26: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
-	15, // 27: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
-	17, // 28: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
-	19, // 29: turncli.response.v1.ResponseService.GetWindow:input_type -> turncli.response.v1.GetWindowRequest
-	21, // 30: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
-	23, // 31: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
-	25, // 32: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
-	27, // 33: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
-	29, // 34: turncli.response.v1.ResponseService.ListTools:input_type -> turncli.response.v1.ListToolsRequest
-	32, // 35: turncli.response.v1.ResponseService.SearchTools:input_type -> turncli.response.v1.SearchToolsRequest
-	34, // 36: turncli.response.v1.ResponseService.DescribeTool:input_type -> turncli.response.v1.DescribeToolRequest
-	36, // 37: turncli.response.v1.ResponseService.CallTool:input_type -> turncli.response.v1.CallToolRequest
-	38, // 38: turncli.response.v1.ResponseService.GetToolCall:input_type -> turncli.response.v1.GetToolCallRequest
-	40, // 39: turncli.response.v1.ResponseService.StopThread:input_type -> turncli.response.v1.StopThreadRequest
-	8,  // 40: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
-	10, // 41: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
-	16, // 42: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
-	18, // 43: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
-	20, // 44: turncli.response.v1.ResponseService.GetWindow:output_type -> turncli.response.v1.GetWindowResponse
-	22, // 45: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
-	24, // 46: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
-	26, // 47: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
-	28, // 48: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
-	31, // 49: turncli.response.v1.ResponseService.ListTools:output_type -> turncli.response.v1.ListToolsResponse
-	33, // 50: turncli.response.v1.ResponseService.SearchTools:output_type -> turncli.response.v1.SearchToolsResponse
-	35, // 51: turncli.response.v1.ResponseService.DescribeTool:output_type -> turncli.response.v1.DescribeToolResponse
-	37, // 52: turncli.response.v1.ResponseService.CallTool:output_type -> turncli.response.v1.CallToolResponse
-	39, // 53: turncli.response.v1.ResponseService.GetToolCall:output_type -> turncli.response.v1.GetToolCallResponse
-	41, // 54: turncli.response.v1.ResponseService.StopThread:output_type -> turncli.response.v1.StopThreadResponse
+	12, // 23: turncli.response.v1.GetToolCallResponse.receipt:type_name -> turncli.response.v1.Receipt
+	42, // 24: turncli.response.v1.StopThreadRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	6,  // 25: turncli.response.v1.ResponseService.OpenResponse:input_type -> turncli.response.v1.OpenResponseRequest
+	8,  // 26: turncli.response.v1.ResponseService.RunBash:input_type -> turncli.response.v1.RunBashRequest
+	14, // 27: turncli.response.v1.ResponseService.OpenWindow:input_type -> turncli.response.v1.OpenWindowRequest
+	16, // 28: turncli.response.v1.ResponseService.CloseWindow:input_type -> turncli.response.v1.CloseWindowRequest
+	18, // 29: turncli.response.v1.ResponseService.GetWindow:input_type -> turncli.response.v1.GetWindowRequest
+	20, // 30: turncli.response.v1.ResponseService.FenceResponse:input_type -> turncli.response.v1.FenceResponseRequest
+	22, // 31: turncli.response.v1.ResponseService.RetireCatalog:input_type -> turncli.response.v1.RetireCatalogRequest
+	24, // 32: turncli.response.v1.ResponseService.RebindCatalog:input_type -> turncli.response.v1.RebindCatalogRequest
+	26, // 33: turncli.response.v1.ResponseService.CloseResponse:input_type -> turncli.response.v1.CloseResponseRequest
+	28, // 34: turncli.response.v1.ResponseService.ListTools:input_type -> turncli.response.v1.ListToolsRequest
+	31, // 35: turncli.response.v1.ResponseService.SearchTools:input_type -> turncli.response.v1.SearchToolsRequest
+	33, // 36: turncli.response.v1.ResponseService.DescribeTool:input_type -> turncli.response.v1.DescribeToolRequest
+	35, // 37: turncli.response.v1.ResponseService.CallTool:input_type -> turncli.response.v1.CallToolRequest
+	37, // 38: turncli.response.v1.ResponseService.GetToolCall:input_type -> turncli.response.v1.GetToolCallRequest
+	39, // 39: turncli.response.v1.ResponseService.StopThread:input_type -> turncli.response.v1.StopThreadRequest
+	7,  // 40: turncli.response.v1.ResponseService.OpenResponse:output_type -> turncli.response.v1.OpenResponseResponse
+	9,  // 41: turncli.response.v1.ResponseService.RunBash:output_type -> turncli.response.v1.RunBashResponse
+	15, // 42: turncli.response.v1.ResponseService.OpenWindow:output_type -> turncli.response.v1.OpenWindowResponse
+	17, // 43: turncli.response.v1.ResponseService.CloseWindow:output_type -> turncli.response.v1.CloseWindowResponse
+	19, // 44: turncli.response.v1.ResponseService.GetWindow:output_type -> turncli.response.v1.GetWindowResponse
+	21, // 45: turncli.response.v1.ResponseService.FenceResponse:output_type -> turncli.response.v1.FenceResponseResponse
+	23, // 46: turncli.response.v1.ResponseService.RetireCatalog:output_type -> turncli.response.v1.RetireCatalogResponse
+	25, // 47: turncli.response.v1.ResponseService.RebindCatalog:output_type -> turncli.response.v1.RebindCatalogResponse
+	27, // 48: turncli.response.v1.ResponseService.CloseResponse:output_type -> turncli.response.v1.CloseResponseResponse
+	30, // 49: turncli.response.v1.ResponseService.ListTools:output_type -> turncli.response.v1.ListToolsResponse
+	32, // 50: turncli.response.v1.ResponseService.SearchTools:output_type -> turncli.response.v1.SearchToolsResponse
+	34, // 51: turncli.response.v1.ResponseService.DescribeTool:output_type -> turncli.response.v1.DescribeToolResponse
+	36, // 52: turncli.response.v1.ResponseService.CallTool:output_type -> turncli.response.v1.CallToolResponse
+	38, // 53: turncli.response.v1.ResponseService.GetToolCall:output_type -> turncli.response.v1.GetToolCallResponse
+	40, // 54: turncli.response.v1.ResponseService.StopThread:output_type -> turncli.response.v1.StopThreadResponse
 	40, // [40:55] is the sub-list for method output_type
 	25, // [25:40] is the sub-list for method input_type
 	25, // [25:25] is the sub-list for extension type_name
@@ -2956,7 +2899,7 @@ func file_turncli_response_v1_response_proto_init() {
 	if File_turncli_response_v1_response_proto != nil {
 		return
 	}
-	file_turncli_response_v1_response_proto_msgTypes[5].OneofWrappers = []any{
+	file_turncli_response_v1_response_proto_msgTypes[4].OneofWrappers = []any{
 		(*RunBashResponse_Output)(nil),
 		(*RunBashResponse_Result)(nil),
 	}
@@ -2966,7 +2909,7 @@ func file_turncli_response_v1_response_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_response_v1_response_proto_rawDesc), len(file_turncli_response_v1_response_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   38,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

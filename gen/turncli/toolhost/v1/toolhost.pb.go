@@ -7,6 +7,7 @@
 package toolhostv1
 
 import (
+	v1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -1123,61 +1124,6 @@ func (*ToolkitLoaded_Definition) isToolkitLoaded_Outcome() {}
 
 func (*ToolkitLoaded_Error) isToolkitLoaded_Outcome() {}
 
-// Conversation names where the response's turn happens.
-type Conversation struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The channel (room) id.
-	Channel string `protobuf:"bytes,1,opt,name=channel,proto3" json:"channel,omitempty"`
-	// The thread id within the channel; empty for the channel's main timeline.
-	Thread        string `protobuf:"bytes,2,opt,name=thread,proto3" json:"thread,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Conversation) Reset() {
-	*x = Conversation{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[12]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Conversation) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Conversation) ProtoMessage() {}
-
-func (x *Conversation) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[12]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Conversation.ProtoReflect.Descriptor instead.
-func (*Conversation) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{12}
-}
-
-func (x *Conversation) GetChannel() string {
-	if x != nil {
-		return x.Channel
-	}
-	return ""
-}
-
-func (x *Conversation) GetThread() string {
-	if x != nil {
-		return x.Thread
-	}
-	return ""
-}
-
 // CallIdentity says on whose behalf a call runs. The primary takes it from the response.
 type CallIdentity struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1188,14 +1134,14 @@ type CallIdentity struct {
 	// Who the agent is replying to.
 	RequesterId string `protobuf:"bytes,3,opt,name=requester_id,json=requesterId,proto3" json:"requester_id,omitempty"`
 	// Where.
-	Conversation  *Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation  *v1.Conversation `protobuf:"bytes,4,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallIdentity) Reset() {
 	*x = CallIdentity{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[13]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1207,7 +1153,7 @@ func (x *CallIdentity) String() string {
 func (*CallIdentity) ProtoMessage() {}
 
 func (x *CallIdentity) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[13]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1220,7 +1166,7 @@ func (x *CallIdentity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallIdentity.ProtoReflect.Descriptor instead.
 func (*CallIdentity) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{13}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CallIdentity) GetResponseId() string {
@@ -1244,7 +1190,7 @@ func (x *CallIdentity) GetRequesterId() string {
 	return ""
 }
 
-func (x *CallIdentity) GetConversation() *Conversation {
+func (x *CallIdentity) GetConversation() *v1.Conversation {
 	if x != nil {
 		return x.Conversation
 	}
@@ -1274,7 +1220,7 @@ type StartCall struct {
 
 func (x *StartCall) Reset() {
 	*x = StartCall{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[14]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1286,7 +1232,7 @@ func (x *StartCall) String() string {
 func (*StartCall) ProtoMessage() {}
 
 func (x *StartCall) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[14]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1299,7 +1245,7 @@ func (x *StartCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartCall.ProtoReflect.Descriptor instead.
 func (*StartCall) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{14}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StartCall) GetCallId() string {
@@ -1362,7 +1308,7 @@ type CancelCall struct {
 
 func (x *CancelCall) Reset() {
 	*x = CancelCall{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[15]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1374,7 +1320,7 @@ func (x *CancelCall) String() string {
 func (*CancelCall) ProtoMessage() {}
 
 func (x *CancelCall) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[15]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1387,7 +1333,7 @@ func (x *CancelCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelCall.ProtoReflect.Descriptor instead.
 func (*CancelCall) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{15}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CancelCall) GetCallId() string {
@@ -1410,7 +1356,7 @@ type CallProgress struct {
 
 func (x *CallProgress) Reset() {
 	*x = CallProgress{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[16]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1422,7 +1368,7 @@ func (x *CallProgress) String() string {
 func (*CallProgress) ProtoMessage() {}
 
 func (x *CallProgress) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[16]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1435,7 +1381,7 @@ func (x *CallProgress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallProgress.ProtoReflect.Descriptor instead.
 func (*CallProgress) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{16}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CallProgress) GetCallId() string {
@@ -1471,7 +1417,7 @@ type Attachment struct {
 
 func (x *Attachment) Reset() {
 	*x = Attachment{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[17]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1483,7 +1429,7 @@ func (x *Attachment) String() string {
 func (*Attachment) ProtoMessage() {}
 
 func (x *Attachment) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[17]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1496,7 +1442,7 @@ func (x *Attachment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
 func (*Attachment) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{17}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Attachment) GetKind() AttachmentKind {
@@ -1554,7 +1500,7 @@ type CallResult struct {
 
 func (x *CallResult) Reset() {
 	*x = CallResult{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[18]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1566,7 +1512,7 @@ func (x *CallResult) String() string {
 func (*CallResult) ProtoMessage() {}
 
 func (x *CallResult) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[18]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1579,7 +1525,7 @@ func (x *CallResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallResult.ProtoReflect.Descriptor instead.
 func (*CallResult) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{18}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CallResult) GetCallId() string {
@@ -1648,7 +1594,7 @@ type Drain struct {
 
 func (x *Drain) Reset() {
 	*x = Drain{}
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[19]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1660,7 +1606,7 @@ func (x *Drain) String() string {
 func (*Drain) ProtoMessage() {}
 
 func (x *Drain) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[19]
+	mi := &file_turncli_toolhost_v1_toolhost_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1673,14 +1619,14 @@ func (x *Drain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drain.ProtoReflect.Descriptor instead.
 func (*Drain) Descriptor() ([]byte, []int) {
-	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{19}
+	return file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP(), []int{18}
 }
 
 var File_turncli_toolhost_v1_toolhost_proto protoreflect.FileDescriptor
 
 const file_turncli_toolhost_v1_toolhost_proto_rawDesc = "" +
 	"\n" +
-	"\"turncli/toolhost/v1/toolhost.proto\x12\x13turncli.toolhost.v1\"\xff\x02\n" +
+	"\"turncli/toolhost/v1/toolhost.proto\x12\x13turncli.toolhost.v1\x1a*turncli/conversation/v1/conversation.proto\"\xff\x02\n" +
 	"\x0eConnectRequest\x122\n" +
 	"\x05hello\x18\x01 \x01(\v2\x1a.turncli.toolhost.v1.HelloH\x00R\x05hello\x12B\n" +
 	"\bregister\x18\x02 \x01(\v2$.turncli.toolhost.v1.RegisterToolkitH\x00R\bregister\x12<\n" +
@@ -1740,17 +1686,14 @@ const file_turncli_toolhost_v1_toolhost_proto_rawDesc = "" +
 	"definition\x18\x02 \x01(\v2&.turncli.toolhost.v1.ToolkitDefinitionH\x00R\n" +
 	"definition\x12\x16\n" +
 	"\x05error\x18\x03 \x01(\tH\x00R\x05errorB\t\n" +
-	"\aoutcome\"@\n" +
-	"\fConversation\x12\x18\n" +
-	"\achannel\x18\x01 \x01(\tR\achannel\x12\x16\n" +
-	"\x06thread\x18\x02 \x01(\tR\x06thread\"\xb8\x01\n" +
+	"\aoutcome\"\xbc\x01\n" +
 	"\fCallIdentity\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12\x1d\n" +
 	"\n" +
 	"agent_name\x18\x02 \x01(\tR\tagentName\x12!\n" +
-	"\frequester_id\x18\x03 \x01(\tR\vrequesterId\x12E\n" +
-	"\fconversation\x18\x04 \x01(\v2!.turncli.toolhost.v1.ConversationR\fconversation\"\x8d\x02\n" +
+	"\frequester_id\x18\x03 \x01(\tR\vrequesterId\x12I\n" +
+	"\fconversation\x18\x04 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\"\x8d\x02\n" +
 	"\tStartCall\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x18\n" +
 	"\atoolkit\x18\x02 \x01(\tR\atoolkit\x12\x1a\n" +
@@ -1813,7 +1756,7 @@ func file_turncli_toolhost_v1_toolhost_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_toolhost_v1_toolhost_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_turncli_toolhost_v1_toolhost_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_turncli_toolhost_v1_toolhost_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_turncli_toolhost_v1_toolhost_proto_goTypes = []any{
 	(RejectionReason)(0),      // 0: turncli.toolhost.v1.RejectionReason
 	(CallState)(0),            // 1: turncli.toolhost.v1.CallState
@@ -1830,38 +1773,38 @@ var file_turncli_toolhost_v1_toolhost_proto_goTypes = []any{
 	(*Rejection)(nil),         // 12: turncli.toolhost.v1.Rejection
 	(*LoadToolkit)(nil),       // 13: turncli.toolhost.v1.LoadToolkit
 	(*ToolkitLoaded)(nil),     // 14: turncli.toolhost.v1.ToolkitLoaded
-	(*Conversation)(nil),      // 15: turncli.toolhost.v1.Conversation
-	(*CallIdentity)(nil),      // 16: turncli.toolhost.v1.CallIdentity
-	(*StartCall)(nil),         // 17: turncli.toolhost.v1.StartCall
-	(*CancelCall)(nil),        // 18: turncli.toolhost.v1.CancelCall
-	(*CallProgress)(nil),      // 19: turncli.toolhost.v1.CallProgress
-	(*Attachment)(nil),        // 20: turncli.toolhost.v1.Attachment
-	(*CallResult)(nil),        // 21: turncli.toolhost.v1.CallResult
-	(*Drain)(nil),             // 22: turncli.toolhost.v1.Drain
+	(*CallIdentity)(nil),      // 15: turncli.toolhost.v1.CallIdentity
+	(*StartCall)(nil),         // 16: turncli.toolhost.v1.StartCall
+	(*CancelCall)(nil),        // 17: turncli.toolhost.v1.CancelCall
+	(*CallProgress)(nil),      // 18: turncli.toolhost.v1.CallProgress
+	(*Attachment)(nil),        // 19: turncli.toolhost.v1.Attachment
+	(*CallResult)(nil),        // 20: turncli.toolhost.v1.CallResult
+	(*Drain)(nil),             // 21: turncli.toolhost.v1.Drain
+	(*v1.Conversation)(nil),   // 22: turncli.conversation.v1.Conversation
 }
 var file_turncli_toolhost_v1_toolhost_proto_depIdxs = []int32{
 	5,  // 0: turncli.toolhost.v1.ConnectRequest.hello:type_name -> turncli.toolhost.v1.Hello
 	7,  // 1: turncli.toolhost.v1.ConnectRequest.register:type_name -> turncli.toolhost.v1.RegisterToolkit
 	14, // 2: turncli.toolhost.v1.ConnectRequest.loaded:type_name -> turncli.toolhost.v1.ToolkitLoaded
-	19, // 3: turncli.toolhost.v1.ConnectRequest.progress:type_name -> turncli.toolhost.v1.CallProgress
-	21, // 4: turncli.toolhost.v1.ConnectRequest.result:type_name -> turncli.toolhost.v1.CallResult
-	22, // 5: turncli.toolhost.v1.ConnectRequest.drain:type_name -> turncli.toolhost.v1.Drain
+	18, // 3: turncli.toolhost.v1.ConnectRequest.progress:type_name -> turncli.toolhost.v1.CallProgress
+	20, // 4: turncli.toolhost.v1.ConnectRequest.result:type_name -> turncli.toolhost.v1.CallResult
+	21, // 5: turncli.toolhost.v1.ConnectRequest.drain:type_name -> turncli.toolhost.v1.Drain
 	6,  // 6: turncli.toolhost.v1.ConnectResponse.welcome:type_name -> turncli.toolhost.v1.Welcome
 	11, // 7: turncli.toolhost.v1.ConnectResponse.registered:type_name -> turncli.toolhost.v1.ToolkitRegistered
 	13, // 8: turncli.toolhost.v1.ConnectResponse.load:type_name -> turncli.toolhost.v1.LoadToolkit
-	17, // 9: turncli.toolhost.v1.ConnectResponse.call:type_name -> turncli.toolhost.v1.StartCall
-	18, // 10: turncli.toolhost.v1.ConnectResponse.cancel:type_name -> turncli.toolhost.v1.CancelCall
+	16, // 9: turncli.toolhost.v1.ConnectResponse.call:type_name -> turncli.toolhost.v1.StartCall
+	17, // 10: turncli.toolhost.v1.ConnectResponse.cancel:type_name -> turncli.toolhost.v1.CancelCall
 	8,  // 11: turncli.toolhost.v1.RegisterToolkit.definition:type_name -> turncli.toolhost.v1.ToolkitDefinition
 	9,  // 12: turncli.toolhost.v1.ToolkitDefinition.functions:type_name -> turncli.toolhost.v1.Function
 	10, // 13: turncli.toolhost.v1.Function.traits:type_name -> turncli.toolhost.v1.FunctionTraits
 	12, // 14: turncli.toolhost.v1.ToolkitRegistered.rejection:type_name -> turncli.toolhost.v1.Rejection
 	0,  // 15: turncli.toolhost.v1.Rejection.reason:type_name -> turncli.toolhost.v1.RejectionReason
 	8,  // 16: turncli.toolhost.v1.ToolkitLoaded.definition:type_name -> turncli.toolhost.v1.ToolkitDefinition
-	15, // 17: turncli.toolhost.v1.CallIdentity.conversation:type_name -> turncli.toolhost.v1.Conversation
-	16, // 18: turncli.toolhost.v1.StartCall.identity:type_name -> turncli.toolhost.v1.CallIdentity
+	22, // 17: turncli.toolhost.v1.CallIdentity.conversation:type_name -> turncli.conversation.v1.Conversation
+	15, // 18: turncli.toolhost.v1.StartCall.identity:type_name -> turncli.toolhost.v1.CallIdentity
 	1,  // 19: turncli.toolhost.v1.CallProgress.state:type_name -> turncli.toolhost.v1.CallState
 	2,  // 20: turncli.toolhost.v1.Attachment.kind:type_name -> turncli.toolhost.v1.AttachmentKind
-	20, // 21: turncli.toolhost.v1.CallResult.attachments:type_name -> turncli.toolhost.v1.Attachment
+	19, // 21: turncli.toolhost.v1.CallResult.attachments:type_name -> turncli.toolhost.v1.Attachment
 	3,  // 22: turncli.toolhost.v1.ToolHostService.Connect:input_type -> turncli.toolhost.v1.ConnectRequest
 	4,  // 23: turncli.toolhost.v1.ToolHostService.Connect:output_type -> turncli.toolhost.v1.ConnectResponse
 	23, // [23:24] is the sub-list for method output_type
@@ -1895,7 +1838,7 @@ func file_turncli_toolhost_v1_toolhost_proto_init() {
 		(*ToolkitLoaded_Definition)(nil),
 		(*ToolkitLoaded_Error)(nil),
 	}
-	file_turncli_toolhost_v1_toolhost_proto_msgTypes[18].OneofWrappers = []any{
+	file_turncli_toolhost_v1_toolhost_proto_msgTypes[17].OneofWrappers = []any{
 		(*CallResult_ValueJson)(nil),
 		(*CallResult_Error)(nil),
 	}
@@ -1905,7 +1848,7 @@ func file_turncli_toolhost_v1_toolhost_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_toolhost_v1_toolhost_proto_rawDesc), len(file_turncli_toolhost_v1_toolhost_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   20,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
