@@ -20,6 +20,7 @@ import (
 	"github.com/turncli/turncli/internal/enumcheck"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/agentcli"
+	"github.com/turncli/turncli/primary/api/continuationapi"
 	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/responseapi"
@@ -88,7 +89,7 @@ func (p *Primary) buildAPIs() error {
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseAPI)
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, workerAPI)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)
-	continuationv1.RegisterContinuationServiceServer(p.grpcServer, p.Continuations)
+	continuationv1.RegisterContinuationServiceServer(p.grpcServer, continuationapi.NewServer(p.Continuations, 0, log.With("component", "continuations")))
 	operatorv1.RegisterOperatorServiceServer(p.grpcServer, p.operatorAPI)
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)

@@ -67,7 +67,7 @@ type Primary struct {
 	MCPServers   []*mcpbridge.Toolkit    // the mounted MCP servers, in configuration order
 
 	Store         store.Store           // durable state, <StateDir>/turncli.db; closed last
-	Continuations *continuation.Service // the runtime's outbox: Enqueue emits a continuation
+	Continuations *continuation.Outbox // the runtime's outbox: Enqueue emits a continuation
 	Jobs          *jobs.Manager         // background jobs, local and on workers
 	Interaction   *interaction.Service  // the interaction toolkit and approval decisions
 	Events        *events.Bus           // the live feed people watch through the operator API

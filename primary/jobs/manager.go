@@ -68,7 +68,7 @@ type Config struct {
 	StateDir string
 	// Workers runs worker jobs; nil refuses them.
 	Workers Workers
-	// Notify is called after a commit that wrote a continuation (continuation.Service.Notify).
+	// Notify is called after a commit that wrote a continuation (continuation.Outbox.Notify).
 	Notify func()
 	// Clock measures ceilings and paces the sweep of worker jobs (clock.System when nil).
 	Clock clock.Clock

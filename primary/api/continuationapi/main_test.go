@@ -1,4 +1,4 @@
-package continuation_test
+package continuationapi_test
 
 import (
 	"testing"
