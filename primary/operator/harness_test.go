@@ -78,6 +78,7 @@ func startAPI(t *testing.T, engines bool) *apiEnv {
 		t.Fatal(err)
 	}
 	e.responses = response.NewManager(response.Config{Registry: reg, Shells: noShells{}})
+	e.responses.SetCallApprovals(response.CallApprovalConfig{Store: st})
 	t.Cleanup(e.responses.CloseAll)
 	e.bus = events.New()
 
@@ -85,7 +86,7 @@ func startAPI(t *testing.T, engines bool) *apiEnv {
 	e.srv = operator.NewServer(st, logger)
 	if engines {
 		e.srv = e.srv.WithJobs(e.jobs).WithApprovals(e.approvals).WithPrompts(storePrompts{st}).WithQuestions(storeQuestions{st}).
-			WithProgress(st).WithResponses(e.responses).WithEvents(e.bus)
+			WithProgress(st).WithResponses(e.responses).WithEvents(e.bus).WithAllowances(st).WithCallApprovals(e.responses.CallApprovals())
 	}
 	auth := operator.NewAuthenticator(st)
 	e.streamEnded = make(chan error, 16)

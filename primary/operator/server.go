@@ -122,8 +122,7 @@ func (s *Server) GetConversationMode(ctx context.Context, req *operatorv1.GetCon
 	return &operatorv1.GetConversationModeResponse{Setting: settingToProto(setting)}, nil
 }
 
-// ListAuditLog implements OperatorService. A page token is the id of the last entry of the
-// previous page.
+// ListAuditLog implements OperatorService.
 func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogRequest) (*operatorv1.ListAuditLogResponse, error) {
 	if _, err := caller(ctx, true, "read the audit log"); err != nil {
 		return nil, err
@@ -132,7 +131,8 @@ func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogR
 	if err != nil {
 		return nil, err
 	}
-	before, err := parsePageToken(req.GetPageToken())
+	pg := page("audit", req.GetActor(), req.GetAction(), req.GetSubject())
+	before, err := pg.beforeID(req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
@@ -148,8 +148,8 @@ func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogR
 			DetailJson: string(e.Detail),
 		})
 	}
-	if len(entries) == f.Limit && entries[len(entries)-1].ID > 1 {
-		resp.NextPageToken = pageToken(entries[len(entries)-1].ID)
+	if len(entries) == limit {
+		resp.NextPageToken = pg.nextID(entries[len(entries)-1].ID)
 	}
 	return resp, nil
 }
