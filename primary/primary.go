@@ -30,6 +30,7 @@ import (
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/enumcheck"
+	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
@@ -256,9 +257,10 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		// Only what people read is redacted; the runtime's and workers' APIs carry grants on
 		// purpose.
 		grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(faults), policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(),
-			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), live.UnaryServerInterceptor(redactedServices...)),
+			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), fieldrule.UnaryInterceptor(),
+			live.UnaryServerInterceptor(redactedServices...)),
 		grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(faults), policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
-			enumcheck.StreamInterceptor(), live.StreamServerInterceptor(redactedServices...)),
+			enumcheck.StreamInterceptor(), fieldrule.StreamInterceptor(), live.StreamServerInterceptor(redactedServices...)),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
 	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks

@@ -11,6 +11,7 @@ import (
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
@@ -190,8 +191,11 @@ func conversationFilter(c *operatorv1.Conversation) (channel, thread string, err
 	if c.GetChannel() == "" && c.GetThread() != "" {
 		return "", "", fault.New(fault.InvalidArgument, "a conversation filter with a thread needs its channel")
 	}
-	if !response.ValidIdentity(c.GetChannel()) || !response.ValidIdentity(c.GetThread()) {
-		return "", "", fault.Newf(fault.InvalidArgument, "conversation channel and thread must be valid UTF-8 of at most %d bytes without control characters", response.MaxIdentityLength)
+	if err := fieldrule.Check(fieldrule.Channel, "conversation.channel", c.GetChannel()); err != nil {
+		return "", "", err
+	}
+	if err := fieldrule.Check(fieldrule.Thread, "conversation.thread", c.GetThread()); err != nil {
+		return "", "", err
 	}
 	return c.GetChannel(), c.GetThread(), nil
 }
