@@ -4,15 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turncli/turncli/internal/fault"
 	"google.golang.org/protobuf/proto"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/fault"
 )
 
-// Longest returns the longest value a kind allows and one just past it (nil when the rule
-// fixes the form, as a UUID's).
+// longest returns the longest value a kind allows and one just past it.
 func longest(k Kind) (max, over string) {
 	switch k {
 	case ResponseID:
