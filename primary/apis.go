@@ -19,6 +19,7 @@ import (
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/enumcheck"
 	"github.com/turncli/turncli/internal/faultgrpc"
+	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/primary/agentcli"
 	"github.com/turncli/turncli/primary/api/continuationapi"
 	"github.com/turncli/turncli/primary/operator"
@@ -81,9 +82,10 @@ func (p *Primary) buildAPIs() error {
 		// Only what people read is redacted; the runtime's and workers' APIs carry grants on
 		// purpose.
 		grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(faults), p.policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(),
-			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), p.Secrets.UnaryServerInterceptor(redactedServices...)),
+			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), fieldrule.UnaryInterceptor(),
+			p.Secrets.UnaryServerInterceptor(redactedServices...)),
 		grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(faults), p.policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
-			enumcheck.StreamInterceptor(), p.Secrets.StreamServerInterceptor(redactedServices...)),
+			enumcheck.StreamInterceptor(), fieldrule.StreamInterceptor(), p.Secrets.StreamServerInterceptor(redactedServices...)),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseAPI)

@@ -66,11 +66,11 @@ type Primary struct {
 	TestDeferred *testtk.DeferredToolkit // nil unless enabled
 	MCPServers   []*mcpbridge.Toolkit    // the mounted MCP servers, in configuration order
 
-	Store         store.Store           // durable state, <StateDir>/turncli.db; closed last
+	Store         store.Store          // durable state, <StateDir>/turncli.db; closed last
 	Continuations *continuation.Outbox // the runtime's outbox: Enqueue emits a continuation
-	Jobs          *jobs.Manager         // background jobs, local and on workers
-	Interaction   *interaction.Service  // the interaction toolkit and approval decisions
-	Events        *events.Bus           // the live feed people watch through the operator API
+	Jobs          *jobs.Manager        // background jobs, local and on workers
+	Interaction   *interaction.Service // the interaction toolkit and approval decisions
+	Events        *events.Bus          // the live feed people watch through the operator API
 	// Secrets are the live secrets (credentials and grants), redacted from everything people
 	// see and logs keep.
 	Secrets *secrets.Registry

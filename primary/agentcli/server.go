@@ -18,6 +18,7 @@ import (
 	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/faultgrpc"
+	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -155,6 +156,10 @@ func (s *Server) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*
 	r, err := s.authenticate(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// The rule of a call id is fieldrule's; the Agent CLI answers a malformed one as unknown.
+	if !fieldrule.Valid(fieldrule.CallID, req.GetCallId()) {
+		return nil, clierr.ErrUnauthenticated
 	}
 	id, err := uuid.Parse(req.GetCallId())
 	if err != nil {

@@ -494,6 +494,20 @@ func (m *Manager) List(ctx context.Context, status store.JobStatus) ([]Job, erro
 	return out, nil
 }
 
+// Page returns one page of the jobs matching f, newest first (as store.Jobs.PageJobs): only
+// the page's running jobs have their tail read.
+func (m *Manager) Page(ctx context.Context, f store.JobFilter) ([]Job, error) {
+	recs, err := m.cfg.Store.PageJobs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Job, len(recs))
+	for i, r := range recs {
+		out[i] = m.view(r)
+	}
+	return out, nil
+}
+
 func (m *Manager) view(rec store.Job) Job {
 	j := Job{Job: rec}
 	if rec.Status == store.JobRunning {

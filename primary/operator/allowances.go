@@ -10,7 +10,7 @@ import (
 
 // Allowances keeps the permission allow-lists (the store does).
 type Allowances interface {
-	ListPermissionAllowances(ctx context.Context, channel, thread string) ([]store.PermissionAllowance, error)
+	ListPermissionAllowances(ctx context.Context, f store.AllowanceFilter) ([]store.PermissionAllowance, error)
 	RevokePermissionAllowance(ctx context.Context, a store.PermissionAllowance, actor string) error
 }
 
@@ -33,7 +33,20 @@ func (s *Server) ListPermissionAllowances(ctx context.Context, req *operatorv1.L
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.allowances.ListPermissionAllowances(ctx, channel, thread)
+	limit, err := pageSize(req.GetPageSize())
+	if err != nil {
+		return nil, err
+	}
+	pg := page("permission_allowances", channel, thread)
+	at, key, err := pg.timeKey(req.GetPageToken(), 4)
+	if err != nil {
+		return nil, err
+	}
+	f := store.AllowanceFilter{Channel: channel, Thread: thread, Limit: limit}
+	if key != nil {
+		f.After = store.AllowancePosition{GrantedAt: at, Channel: key[0], Thread: key[1], ToolName: key[2], Scope: key[3]}
+	}
+	list, err := s.allowances.ListPermissionAllowances(ctx, f)
 	if err != nil {
 		s.logger.Error("permission allowances not listed", "err", err)
 		return nil, err
@@ -44,6 +57,10 @@ func (s *Server) ListPermissionAllowances(ctx context.Context, req *operatorv1.L
 			Conversation: conversationToProto(a.Channel, a.Thread), ToolName: a.ToolName, Scope: scopeToProto[a.Scope],
 			GrantedBy: a.GrantedBy, GrantedAt: timestamp(a.GrantedAt), PromptId: uint64(a.PromptID),
 		})
+	}
+	if len(list) == limit {
+		last := list[len(list)-1]
+		out.NextPageToken = pg.nextTime(last.GrantedAt, last.Channel, last.Thread, last.ToolName, last.Scope)
 	}
 	return out, nil
 }

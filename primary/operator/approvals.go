@@ -44,13 +44,21 @@ func (s *Server) ListApprovals(ctx context.Context, req *operatorv1.ListApproval
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.store.ListApprovals(ctx, store.ApprovalFilter{Status: st, Channel: channel, Thread: thread, Limit: limit})
+	pg := page("approvals", string(st), channel, thread)
+	before, err := pg.beforeID(req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.store.ListApprovals(ctx, store.ApprovalFilter{Status: st, Channel: channel, Thread: thread, BeforeID: before, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
 	resp := &operatorv1.ListApprovalsResponse{Approvals: make([]*operatorv1.Approval, 0, len(list))}
 	for _, a := range list {
 		resp.Approvals = append(resp.Approvals, approvalToProto(a))
+	}
+	if len(list) == limit {
+		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
 	}
 	return resp, nil
 }

@@ -39,13 +39,21 @@ func (s *Server) ListCallApprovals(ctx context.Context, req *operatorv1.ListCall
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.callApprovals.ListCallApprovals(ctx, store.CallApprovalFilter{Status: st, Channel: channel, Thread: thread, Limit: limit})
+	pg := page("call_approvals", string(st), channel, thread)
+	before, err := pg.beforeID(req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.callApprovals.ListCallApprovals(ctx, store.CallApprovalFilter{Status: st, Channel: channel, Thread: thread, BeforeID: before, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
 	resp := &operatorv1.ListCallApprovalsResponse{CallApprovals: make([]*operatorv1.CallApproval, 0, len(list))}
 	for _, c := range list {
 		resp.CallApprovals = append(resp.CallApprovals, callApprovalToProto(c))
+	}
+	if len(list) == limit {
+		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
 	}
 	return resp, nil
 }

@@ -23,8 +23,8 @@ type storeJobs struct {
 	detached map[int64]bool
 }
 
-func (e *storeJobs) List(ctx context.Context, status store.JobStatus) ([]jobs.Job, error) {
-	recs, err := e.st.ListJobs(ctx, status)
+func (e *storeJobs) Page(ctx context.Context, f store.JobFilter) ([]jobs.Job, error) {
+	recs, err := e.st.PageJobs(ctx, f)
 	if err != nil {
 		return nil, err
 	}

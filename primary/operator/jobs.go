@@ -1,11 +1,9 @@
 package operator
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"strconv"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
@@ -19,8 +17,8 @@ import (
 
 // Jobs is the background jobs engine as the operator API sees it.
 type Jobs interface {
-	// List returns the jobs with the status (every job when empty), newest first.
-	List(ctx context.Context, status store.JobStatus) ([]jobs.Job, error)
+	// Page returns one page of the jobs matching f, newest first (as store.Jobs.PageJobs).
+	Page(ctx context.Context, f store.JobFilter) ([]jobs.Job, error)
 	// Get returns one job; store.ErrNotFound when it does not exist.
 	Get(ctx context.Context, id int64) (jobs.Job, error)
 	// Cancel asks a running job to stop and returns without waiting for it; an error wrapping
@@ -42,8 +40,7 @@ const ActionJobCancel = "job.cancel"
 // JobSubject is the audit subject of a job.
 func JobSubject(id int64) string { return "job/" + strconv.FormatInt(id, 10) }
 
-// ListJobs implements OperatorService. The engine lists the jobs with the status; the
-// conversation filter and the page are applied here.
+// ListJobs implements OperatorService.
 func (s *Server) ListJobs(ctx context.Context, req *operatorv1.ListJobsRequest) (*operatorv1.ListJobsResponse, error) {
 	if _, err := caller(ctx, false, ""); err != nil {
 		return nil, err
@@ -60,26 +57,21 @@ func (s *Server) ListJobs(ctx context.Context, req *operatorv1.ListJobsRequest) 
 	if err != nil {
 		return nil, err
 	}
-	before, err := parsePageToken(req.GetPageToken())
+	pg := page("jobs", string(st), channel, thread)
+	before, err := pg.beforeID(req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.jobs.List(ctx, st)
+	list, err := s.jobs.Page(ctx, store.JobFilter{Status: st, Channel: channel, Thread: thread, BeforeID: before, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
-	// Newest first by id, so that a page token (an id) splits the list exactly.
-	slices.SortStableFunc(all, func(a, b jobs.Job) int { return cmp.Compare(b.ID, a.ID) })
-	resp := &operatorv1.ListJobsResponse{}
-	for _, j := range all {
-		if (before > 0 && j.ID >= before) || (channel != "" && (j.Channel != channel || j.Thread != thread)) {
-			continue
-		}
-		if len(resp.Jobs) == limit {
-			resp.NextPageToken = pageToken(int64(resp.Jobs[limit-1].GetId()))
-			break
-		}
+	resp := &operatorv1.ListJobsResponse{Jobs: make([]*operatorv1.Job, 0, len(list))}
+	for _, j := range list {
 		resp.Jobs = append(resp.Jobs, jobToProto(j))
+	}
+	if len(list) == limit {
+		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
 	}
 	return resp, nil
 }

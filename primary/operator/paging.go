@@ -1,13 +1,18 @@
 package operator
 
 import (
-	"github.com/turncli/turncli/internal/fault"
 	"strconv"
+	"time"
+
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/pagetoken"
 )
 
-// Paging of the list methods: a page holds 1..maxPageSize items (defaultPageSize when the
-// request says 0), and a page token is the id of the last item of the previous page, whose
-// next page holds only older items (smaller ids).
+// Paging of every list method, one rule for all: a page holds 1..maxPageSize records
+// (defaultPageSize when the request says 0; more is refused), and a page token (package
+// pagetoken) holds the position of the previous page's last record, bound to the list and
+// the request's filters. The store reads the page after that position (keyset), so records
+// added between pages never make a later page skip or repeat one.
 const (
 	defaultPageSize = 100
 	maxPageSize     = 1000
@@ -19,26 +24,61 @@ func pageSize(n uint32) (int, error) {
 	case n == 0:
 		return defaultPageSize, nil
 	case n > maxPageSize:
-		return 0, fault.Newf(fault.InvalidArgument, "page_size must be 1..%d", maxPageSize)
+		return 0, fault.Newf(fault.InvalidArgument, "page_size must be 1..%d (0 means %d)", maxPageSize, defaultPageSize)
 	}
 	return int(n), nil
 }
 
-// parsePageToken returns the id a page token names; 0 for the first page.
-// errBadPageToken refuses a page token of any list: each list makes its own, none accepts
-// another's.
-var errBadPageToken = fault.New(fault.InvalidArgument, "page_token is not one this API returned")
+// listPage is one list request's paging: the list's name and its filter values, in an order
+// the list fixes, which every token it makes or reads is bound to.
+type listPage struct {
+	list   string
+	filter []string
+}
 
-func parsePageToken(t string) (int64, error) {
-	if t == "" {
-		return 0, nil
+// page starts the paging of a request of list with the filter values filter.
+func page(list string, filter ...string) listPage { return listPage{list: list, filter: filter} }
+
+// position returns the position a token holds, of fields fields; nil for the first page.
+func (p listPage) position(token string, fields int) (pagetoken.Position, error) {
+	return pagetoken.Decode(token, p.list, p.filter, fields)
+}
+
+// next is the token of the page after the record at pos.
+func (p listPage) next(pos ...string) string { return pagetoken.Encode(p.list, p.filter, pos) }
+
+// beforeID returns the id a token of a list ordered by id holds; 0 for the first page.
+func (p listPage) beforeID(token string) (int64, error) {
+	pos, err := p.position(token, 1)
+	if err != nil || pos == nil {
+		return 0, err
 	}
-	id, err := strconv.ParseInt(t, 10, 64)
+	id, err := strconv.ParseInt(pos[0], 10, 64)
 	if err != nil || id <= 0 {
-		return 0, errBadPageToken
+		return 0, pagetoken.ErrMalformed
 	}
 	return id, nil
 }
 
-// pageToken is the token of the page after the one ending with id.
-func pageToken(id int64) string { return strconv.FormatInt(id, 10) }
+// nextID is the token of the page after the record with id. A list returns it after a full
+// page only: a shorter page is the last.
+func (p listPage) nextID(id int64) string { return p.next(strconv.FormatInt(id, 10)) }
+
+// timeKey returns the time and the key fields a token of a list ordered by time holds: the
+// zero time and nil for the first page.
+func (p listPage) timeKey(token string, keys int) (time.Time, []string, error) {
+	pos, err := p.position(token, 1+keys)
+	if err != nil || pos == nil {
+		return time.Time{}, nil, err
+	}
+	ns, err := strconv.ParseInt(pos[0], 10, 64)
+	if err != nil || ns == 0 {
+		return time.Time{}, nil, pagetoken.ErrMalformed
+	}
+	return time.Unix(0, ns).UTC(), pos[1:], nil
+}
+
+// nextTime is the token of the page after the record at (at, key...).
+func (p listPage) nextTime(at time.Time, key ...string) string {
+	return p.next(append([]string{strconv.FormatInt(at.UnixNano(), 10)}, key...)...)
+}

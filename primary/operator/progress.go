@@ -26,7 +26,16 @@ func (s *Server) ListProgress(ctx context.Context, req *operatorv1.ListProgressR
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.progress.ListProgress(ctx, store.ProgressFilter{ResponseID: req.GetResponseId(), Channel: channel, Thread: thread, Limit: limit})
+	pg := page("progress", req.GetResponseId(), channel, thread)
+	at, key, err := pg.timeKey(req.GetPageToken(), 1)
+	if err != nil {
+		return nil, err
+	}
+	f := store.ProgressFilter{ResponseID: req.GetResponseId(), Channel: channel, Thread: thread, Limit: limit}
+	if key != nil {
+		f.After = store.ProgressPosition{UpdatedAt: at, ResponseID: key[0]}
+	}
+	list, err := s.progress.ListProgress(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +50,10 @@ func (s *Server) ListProgress(ctx context.Context, req *operatorv1.ListProgressR
 			StepsJson:    string(p.Steps),
 			UpdatedAt:    timestamp(p.UpdatedAt),
 		})
+	}
+	if len(list) == limit {
+		last := list[len(list)-1]
+		resp.NextPageToken = pg.nextTime(last.UpdatedAt, last.ResponseID)
 	}
 	return resp, nil
 }

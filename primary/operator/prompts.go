@@ -45,13 +45,21 @@ func (s *Server) ListPrompts(ctx context.Context, req *operatorv1.ListPromptsReq
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.prompts.ListPrompts(ctx, store.PromptFilter{Status: st, Kind: kind, Channel: channel, Thread: thread, Limit: limit})
+	pg := page("prompts", string(st), string(kind), channel, thread)
+	before, err := pg.beforeID(req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.prompts.ListPrompts(ctx, store.PromptFilter{Status: st, Kind: kind, Channel: channel, Thread: thread, BeforeID: before, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
 	resp := &operatorv1.ListPromptsResponse{Prompts: make([]*operatorv1.Prompt, 0, len(list))}
 	for _, p := range list {
 		resp.Prompts = append(resp.Prompts, promptToProto(p))
+	}
+	if len(list) == limit {
+		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
 	}
 	return resp, nil
 }

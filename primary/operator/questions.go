@@ -49,8 +49,13 @@ func (s *Server) ListQuestions(ctx context.Context, req *operatorv1.ListQuestion
 	if err != nil {
 		return nil, err
 	}
+	pg := page("questions", string(st), channel, thread, req.GetRequester())
+	before, err := pg.beforeID(req.GetPageToken())
+	if err != nil {
+		return nil, err
+	}
 	list, err := s.questions.ListQuestions(ctx, store.QuestionFilter{
-		Status: st, Channel: channel, Thread: thread, Requester: req.GetRequester(), Limit: limit,
+		Status: st, Channel: channel, Thread: thread, Requester: req.GetRequester(), BeforeID: before, Limit: limit,
 	})
 	if err != nil {
 		return nil, err
@@ -58,6 +63,9 @@ func (s *Server) ListQuestions(ctx context.Context, req *operatorv1.ListQuestion
 	resp := &operatorv1.ListQuestionsResponse{Questions: make([]*operatorv1.QuestionForm, 0, len(list))}
 	for _, q := range list {
 		resp.Questions = append(resp.Questions, questionToProto(q))
+	}
+	if len(list) == limit {
+		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
 	}
 	return resp, nil
 }

@@ -2,15 +2,14 @@ package operator
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/internal/pagetoken"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -32,7 +31,8 @@ func (s *Server) ListResponses(ctx context.Context, req *operatorv1.ListResponse
 	if err != nil {
 		return nil, err
 	}
-	after, err := parseResponsePageToken(req.GetPageToken())
+	pg := page("responses")
+	after, err := pg.responseID(req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (s *Server) ListResponses(ctx context.Context, req *operatorv1.ListResponse
 	resp := &operatorv1.ListResponsesResponse{Responses: make([]*operatorv1.LiveResponse, 0, min(limit, len(live)))}
 	for i, r := range live {
 		if len(resp.Responses) == limit {
-			resp.NextPageToken = responsePageToken(live[i-1].ID())
+			resp.NextPageToken = pg.next(live[i-1].ID())
 			break
 		}
 		in := r.Inspect(responseReceipts)
@@ -59,25 +59,17 @@ func (s *Server) ListResponses(ctx context.Context, req *operatorv1.ListResponse
 	return resp, nil
 }
 
-// A response page token is the id of the last response of the previous page, which is a UUID,
-// wrapped so that callers treat it as opaque.
-const responsePageTokenPrefix = "responses/v1/"
-
-func responsePageToken(lastID string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(responsePageTokenPrefix + lastID))
-}
-
-// parseResponsePageToken returns the id a page token names; "" for the first page.
-func parseResponsePageToken(t string) (string, error) {
-	if t == "" {
-		return "", nil
+// responseID returns the response id (a UUID) a ListResponses token holds: the last response
+// of the previous page; "" for the first page.
+func (p listPage) responseID(token string) (string, error) {
+	pos, err := p.position(token, 1)
+	if err != nil || pos == nil {
+		return "", err
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(t)
-	id, ok := strings.CutPrefix(string(raw), responsePageTokenPrefix)
-	if err != nil || !ok || uuid.Validate(id) != nil || len(t) > 128 {
-		return "", errBadPageToken
+	if uuid.Validate(pos[0]) != nil {
+		return "", pagetoken.ErrMalformed
 	}
-	return id, nil
+	return pos[0], nil
 }
 
 func liveResponseToProto(in response.Inspection) *operatorv1.LiveResponse {

@@ -12,6 +12,7 @@ import (
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
@@ -125,8 +126,7 @@ func (s *Server) GetConversationMode(ctx context.Context, req *operatorv1.GetCon
 	return &operatorv1.GetConversationModeResponse{Setting: settingToProto(setting)}, nil
 }
 
-// ListAuditLog implements OperatorService. A page token is the id of the last entry of the
-// previous page.
+// ListAuditLog implements OperatorService.
 func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogRequest) (*operatorv1.ListAuditLogResponse, error) {
 	if _, err := caller(ctx, true, "read the audit log"); err != nil {
 		return nil, err
@@ -135,7 +135,8 @@ func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogR
 	if err != nil {
 		return nil, err
 	}
-	before, err := parsePageToken(req.GetPageToken())
+	pg := page("audit", req.GetActor(), req.GetAction(), req.GetSubject())
+	before, err := pg.beforeID(req.GetPageToken())
 	if err != nil {
 		return nil, err
 	}
@@ -151,8 +152,8 @@ func (s *Server) ListAuditLog(ctx context.Context, req *operatorv1.ListAuditLogR
 			DetailJson: string(e.Detail),
 		})
 	}
-	if len(entries) == f.Limit && entries[len(entries)-1].ID > 1 {
-		resp.NextPageToken = pageToken(entries[len(entries)-1].ID)
+	if len(entries) == limit {
+		resp.NextPageToken = pg.nextID(entries[len(entries)-1].ID)
 	}
 	return resp, nil
 }
@@ -193,8 +194,11 @@ func conversationFilter(c *conversationv1.Conversation) (channel, thread string,
 	if c.GetChannel() == "" && c.GetThread() != "" {
 		return "", "", fault.New(fault.InvalidArgument, "a conversation filter with a thread needs its channel")
 	}
-	if !response.ValidIdentity(c.GetChannel()) || !response.ValidIdentity(c.GetThread()) {
-		return "", "", fault.Newf(fault.InvalidArgument, "conversation channel and thread must be valid UTF-8 of at most %d bytes without control characters", response.MaxIdentityLength)
+	if err := fieldrule.Check(fieldrule.Channel, "conversation.channel", c.GetChannel()); err != nil {
+		return "", "", err
+	}
+	if err := fieldrule.Check(fieldrule.Thread, "conversation.thread", c.GetThread()); err != nil {
+		return "", "", err
 	}
 	return c.GetChannel(), c.GetThread(), nil
 }

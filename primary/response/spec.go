@@ -1,13 +1,12 @@
 package response
 
 import (
-	"regexp"
 	"slices"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/grant"
 )
@@ -74,45 +73,34 @@ func (s *Spec) HasFlag(flag string) bool { return slices.Contains(s.Flags, flag)
 
 // Limits on what a response is opened with.
 const (
-	MaxIdentityLength   = 256
+	MaxIdentityLength   = fieldrule.MaxIdentity
 	MaxFlags            = 32
 	MaxDocuments        = 64
 	MaxDocumentBytes    = 1 << 20
 	MaxToolkitPatterns  = 64
-	MaxBashCallIDLength = 128
-	MaxFlagLength       = 128
+	MaxBashCallIDLength = fieldrule.MaxBashCallID
+	MaxFlagLength       = fieldrule.MaxFlag
 )
 
-// ValidIdentity reports whether v may be a requester, channel, thread or worker key: the one
-// rule for those fields, wherever they arrive (a response's spec, an operator's filter).
-func ValidIdentity(v string) bool { return validName(v, MaxIdentityLength) }
-
-// validName reports whether v is valid UTF-8 of at most max bytes without control characters
-// (NUL, newlines, escapes): identities and flags are shown to people and written to logs.
-func validName(v string, max int) bool {
-	if len(v) > max || !utf8.ValidString(v) {
-		return false
-	}
-	for _, c := range v {
-		if unicode.IsControl(c) {
-			return false
-		}
-	}
-	return true
-}
-
-// agentNamePattern keeps agent names usable as directory names.
-var agentNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// Validate reports the first problem with s as an Invalid error.
+// Validate reports the first problem with s as an Invalid error. Its ids and names follow
+// package fieldrule, as on every route that takes them.
 func (s *Spec) Validate() error {
-	if !agentNamePattern.MatchString(s.Agent) {
-		return fault.Newf(fault.InvalidArgument, "agent_name must be 1..64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit")
-	}
-	for _, f := range []struct{ name, v string }{{"requester_id", s.Requester}, {"conversation.channel", s.Channel},
-		{"conversation.thread", s.Thread}, {"worker_key", s.WorkerKey}} {
-		if !ValidIdentity(f.v) {
-			return fault.Newf(fault.InvalidArgument, "%s must be valid UTF-8 of at most %d bytes without control characters", f.name, MaxIdentityLength)
+	for _, f := range []struct {
+		kind     fieldrule.Kind
+		name, v  string
+		optional bool
+	}{
+		{fieldrule.AgentName, "agent_name", s.Agent, false},
+		{fieldrule.Requester, "requester_id", s.Requester, true},
+		{fieldrule.Channel, "conversation.channel", s.Channel, true},
+		{fieldrule.Thread, "conversation.thread", s.Thread, true},
+		{fieldrule.WorkerKey, "worker_key", s.WorkerKey, true},
+	} {
+		if f.optional && f.v == "" {
+			continue
+		}
+		if err := fieldrule.Check(f.kind, f.name, f.v); err != nil {
+			return err
 		}
 	}
 	switch s.ShellMode {
@@ -133,8 +121,8 @@ func (s *Spec) Validate() error {
 		return fault.Newf(fault.InvalidArgument, "at most %d flags", MaxFlags)
 	}
 	for _, f := range s.Flags {
-		if f == "" || !validName(f, MaxFlagLength) {
-			return fault.Newf(fault.InvalidArgument, "flags must be 1..%d bytes of UTF-8 without control characters", MaxFlagLength)
+		if err := fieldrule.Check(fieldrule.Flag, "flags", f); err != nil {
+			return err
 		}
 	}
 	if len(s.Toolkits) > MaxToolkitPatterns {

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
-	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -64,8 +64,8 @@ func newWindowToken() string {
 // OpenWindow opens a window for a Bash command with the runtime's id bashCallID, unique within
 // the response.
 func (r *Response) OpenWindow(bashCallID string, opts ...WindowOption) (*Window, error) {
-	if n := utf8.RuneCountInString(bashCallID); n < 1 || n > MaxBashCallIDLength || !validName(bashCallID, 4*MaxBashCallIDLength) {
-		return nil, fault.Newf(fault.InvalidArgument, "bash_call_id must be 1..%d characters without control characters", MaxBashCallIDLength)
+	if err := fieldrule.Check(fieldrule.BashCallID, "bash_call_id", bashCallID); err != nil {
+		return nil, err
 	}
 	w := &Window{token: newWindowToken(), bashCallID: bashCallID, closed: make(chan struct{})}
 	for _, o := range opts {

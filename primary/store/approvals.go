@@ -161,6 +161,9 @@ type ApprovalFilter struct {
 	Channel string
 	// Thread is compared only when Channel is set.
 	Thread string
+	// BeforeID, when positive, returns only older records (smaller ids): the id of the last
+	// record of the previous page.
+	BeforeID int64
 	// Limit is at most 1000; zero means 100.
 	Limit int
 }

@@ -157,6 +157,9 @@ type CallApprovalFilter struct {
 	Thread string
 	// ResponseID, when set, matches only that response's calls.
 	ResponseID string
+	// BeforeID, when positive, returns only older records (smaller ids): the id of the last
+	// record of the previous page.
+	BeforeID int64
 	// Limit is at most 1000; zero means 100.
 	Limit int
 }

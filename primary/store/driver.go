@@ -28,7 +28,8 @@ type Driver interface {
 // Reader is a driver's queries: on the driver they read the latest committed state, on a Tx
 // they read inside the transaction (its own writes included). A list's Limit is positive, or
 // zero for no limit (Portable applies the default and the bound); lists are newest first
-// unless their method says otherwise.
+// unless their method says otherwise, and a filter's page position (BeforeID, After) is
+// honoured exactly (see paging.go).
 type Reader interface {
 	// PendingContinuations returns up to limit unacknowledged continuations with an id above
 	// after, oldest first.
@@ -44,6 +45,7 @@ type Reader interface {
 	Job(ctx context.Context, id int64) (Job, error)
 	// ListJobs returns the jobs with the status (every job when empty).
 	ListJobs(ctx context.Context, status JobStatus) ([]Job, error)
+	PageJobs(ctx context.Context, f JobFilter) ([]Job, error)
 	// Approval returns one approval with its comments, oldest first.
 	Approval(ctx context.Context, id int64) (Approval, error)
 	ListApprovals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
@@ -51,10 +53,8 @@ type Reader interface {
 	ListCallApprovals(ctx context.Context, f CallApprovalFilter) ([]CallApproval, error)
 	Prompt(ctx context.Context, id int64) (Prompt, error)
 	ListPrompts(ctx context.Context, f PromptFilter) ([]Prompt, error)
-	// PermissionAllowances returns the allowances of the conversation (of every conversation
-	// when channel is empty) for toolName (every tool when empty), most recently granted
-	// first, then by tool name.
-	PermissionAllowances(ctx context.Context, channel, thread, toolName string) ([]PermissionAllowance, error)
+	// PermissionAllowances returns the allowances matching f, in AllowancePosition's order.
+	PermissionAllowances(ctx context.Context, f AllowanceFilter) ([]PermissionAllowance, error)
 	QuestionRequest(ctx context.Context, id int64) (QuestionRequest, error)
 	ListQuestionRequests(ctx context.Context, f QuestionFilter) ([]QuestionRequest, error)
 	// ListProgress returns the snapshots matching f, most recently updated first, then by

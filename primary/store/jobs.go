@@ -31,8 +31,23 @@ type Jobs interface {
 	FinishJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error)
 	// Job returns one job; ErrNotFound when it does not exist.
 	Job(ctx context.Context, id int64) (Job, error)
-	// ListJobs returns the jobs with the status (every job when empty), newest first.
+	// ListJobs returns every job with the status (every job when empty), newest first.
 	ListJobs(ctx context.Context, status JobStatus) ([]Job, error)
+	// PageJobs returns one page of the jobs matching f, newest first.
+	PageJobs(ctx context.Context, f JobFilter) ([]Job, error)
+}
+
+// JobFilter selects jobs; empty fields match everything.
+type JobFilter struct {
+	Status JobStatus
+	// Thread is compared only when Channel is set (an empty thread is a channel's main
+	// timeline).
+	Channel, Thread string
+	// BeforeID, when positive, returns only older jobs (smaller ids): the id of the last job
+	// of the previous page.
+	BeforeID int64
+	// Limit is at most 1000; zero means 100.
+	Limit int
 }
 
 // Job cap errors; compare with errors.Is.

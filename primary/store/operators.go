@@ -4,8 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"regexp"
 	"time"
+
+	"github.com/turncli/turncli/internal/fieldrule"
 )
 
 // Operators keeps the people who use the operator API. Only a SHA-256 digest of each
@@ -49,11 +50,10 @@ func (r OperatorRole) Valid() bool { return r == RoleMember || r == RoleAdmin }
 // An operator's name is also how the people a response answers are matched to operators (a
 // requester is an operator when its id is the operator's name), so chat ids such as
 // "@alice:example.org" are valid names.
-var operatorName = regexp.MustCompile(`^[A-Za-z0-9@][A-Za-z0-9._:@=+-]{0,127}$`)
-
+//
 // ValidOperatorName reports whether name is 1..128 letters, digits, '.', '_', ':', '@', '=',
-// '+' or '-', starting with a letter, digit or '@'.
-func ValidOperatorName(name string) bool { return operatorName.MatchString(name) }
+// '+' or '-', starting with a letter, digit or '@' (fieldrule.OperatorName).
+func ValidOperatorName(name string) bool { return fieldrule.Valid(fieldrule.OperatorName, name) }
 
 // NewOperator is an operator to create.
 type NewOperator struct {

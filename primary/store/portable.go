@@ -142,8 +142,8 @@ func (p *Portable) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, 
 	if f.Limit, err = listLimit(f.Limit); err != nil {
 		return nil, err
 	}
-	if f.BeforeID < 0 {
-		f.BeforeID = 0
+	if err := checkBeforeID(f.BeforeID); err != nil {
+		return nil, err
 	}
 	return p.d.ListAudit(ctx, f)
 }

@@ -52,6 +52,9 @@ func (p *Portable) ListApprovals(ctx context.Context, f ApprovalFilter) ([]Appro
 	if f.Status != "" && !f.Status.valid() {
 		return nil, invalid("approval status %q is unknown", f.Status)
 	}
+	if err := checkBeforeID(f.BeforeID); err != nil {
+		return nil, err
+	}
 	return p.d.ListApprovals(ctx, f)
 }
 

@@ -83,6 +83,9 @@ func (p *Portable) ListCallApprovals(ctx context.Context, f CallApprovalFilter) 
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, invalid("call approval status %q is unknown", f.Status)
 	}
+	if err := checkBeforeID(f.BeforeID); err != nil {
+		return nil, err
+	}
 	return p.d.ListCallApprovals(ctx, f)
 }
 

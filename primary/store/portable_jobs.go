@@ -155,3 +155,18 @@ func (p *Portable) Job(ctx context.Context, id int64) (Job, error) { return p.d.
 func (p *Portable) ListJobs(ctx context.Context, status JobStatus) ([]Job, error) {
 	return p.d.ListJobs(ctx, status)
 }
+
+// PageJobs implements Jobs.
+func (p *Portable) PageJobs(ctx context.Context, f JobFilter) ([]Job, error) {
+	var err error
+	if f.Limit, err = listLimit(f.Limit); err != nil {
+		return nil, err
+	}
+	if f.Status != "" && f.Status != JobRunning && f.Status != JobFinished {
+		return nil, invalid("job status %q is unknown", f.Status)
+	}
+	if err := checkBeforeID(f.BeforeID); err != nil {
+		return nil, err
+	}
+	return p.d.PageJobs(ctx, f)
+}

@@ -37,5 +37,8 @@ func (p *Portable) ListProgress(ctx context.Context, f ProgressFilter) ([]Progre
 	if f.Limit, err = listLimit(f.Limit); err != nil {
 		return nil, err
 	}
+	if err := checkTimePosition(f.After.UpdatedAt, f.After.ResponseID); err != nil {
+		return nil, err
+	}
 	return p.d.ListProgress(ctx, f)
 }

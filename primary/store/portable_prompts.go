@@ -94,6 +94,9 @@ func (p *Portable) ListPrompts(ctx context.Context, f PromptFilter) ([]Prompt, e
 	if f.Kind != "" && !f.Kind.Valid() {
 		return nil, invalid("prompt kind %q is unknown", f.Kind)
 	}
+	if err := checkBeforeID(f.BeforeID); err != nil {
+		return nil, err
+	}
 	return p.d.ListPrompts(ctx, f)
 }
 
@@ -249,7 +252,7 @@ func (p *Portable) UsePermissionAllowance(ctx context.Context, u PermissionUse) 
 	at := p.clock()
 	err = p.update(ctx, func(tx Tx) error {
 		a, allowed = PermissionAllowance{}, false
-		list, err := tx.PermissionAllowances(ctx, u.Channel, u.Thread, u.ToolName)
+		list, err := tx.PermissionAllowances(ctx, AllowanceFilter{Channel: u.Channel, Thread: u.Thread, ToolName: u.ToolName})
 		if err != nil || len(list) == 0 {
 			return err
 		}
@@ -272,8 +275,15 @@ func (p *Portable) UsePermissionAllowance(ctx context.Context, u PermissionUse) 
 }
 
 // ListPermissionAllowances implements Prompts.
-func (p *Portable) ListPermissionAllowances(ctx context.Context, channel, thread string) ([]PermissionAllowance, error) {
-	return p.d.PermissionAllowances(ctx, channel, thread, "")
+func (p *Portable) ListPermissionAllowances(ctx context.Context, f AllowanceFilter) ([]PermissionAllowance, error) {
+	var err error
+	if f.Limit, err = listLimit(f.Limit); err != nil {
+		return nil, err
+	}
+	if err := checkTimePosition(f.After.GrantedAt, f.After.Channel); err != nil {
+		return nil, err
+	}
+	return p.d.PermissionAllowances(ctx, f)
 }
 
 // RevokePermissionAllowance implements Prompts.

@@ -76,6 +76,9 @@ func (p *Portable) ListQuestionRequests(ctx context.Context, f QuestionFilter) (
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, invalid("question status %q is unknown", f.Status)
 	}
+	if err := checkBeforeID(f.BeforeID); err != nil {
+		return nil, err
+	}
 	return p.d.ListQuestionRequests(ctx, f)
 }
 

@@ -32,6 +32,9 @@ type ProgressFilter struct {
 	// Thread is compared only when Channel is set (an empty thread is a channel's main
 	// timeline).
 	Thread string
+	// After, when set, returns only the snapshots after it in the list's order: the
+	// position of the last snapshot of the previous page.
+	After ProgressPosition
 	// Limit is at most 1000; zero means 100.
 	Limit int
 }

@@ -43,9 +43,9 @@ type Prompts interface {
 	// transaction and returns the allowance used (a conversation-scoped one before a
 	// thread-scoped one).
 	UsePermissionAllowance(ctx context.Context, u PermissionUse) (a PermissionAllowance, allowed bool, err error)
-	// ListPermissionAllowances returns the allowances of a conversation (of every
-	// conversation when channel is empty), newest first.
-	ListPermissionAllowances(ctx context.Context, channel, thread string) ([]PermissionAllowance, error)
+	// ListPermissionAllowances returns the allowances matching f, most recently granted
+	// first (see AllowancePosition).
+	ListPermissionAllowances(ctx context.Context, f AllowanceFilter) ([]PermissionAllowance, error)
 	// RevokePermissionAllowance removes one allowance and appends ActionPermissionRevoke, in
 	// one transaction. ErrNotFound when there is no such allowance.
 	RevokePermissionAllowance(ctx context.Context, a PermissionAllowance, actor string) error
@@ -195,6 +195,22 @@ type PromptFilter struct {
 	// Thread is compared only when Channel is set (an empty thread is a channel's main
 	// timeline).
 	Channel, Thread string
+	// BeforeID, when positive, returns only older records (smaller ids): the id of the last
+	// record of the previous page.
+	BeforeID int64
+	// Limit is at most 1000; zero means 100.
+	Limit int
+}
+
+// AllowanceFilter selects permission allowances; empty fields match everything.
+type AllowanceFilter struct {
+	// Thread is compared only when Channel is set (an empty thread is a channel's main
+	// timeline).
+	Channel, Thread string
+	ToolName        string
+	// After, when set, returns only the allowances after it in the list's order: the
+	// position of the last allowance of the previous page.
+	After AllowancePosition
 	// Limit is at most 1000; zero means 100.
 	Limit int
 }

@@ -141,6 +141,9 @@ type QuestionFilter struct {
 	Channel   string
 	Thread    string
 	Requester string
+	// BeforeID, when positive, returns only older records (smaller ids): the id of the last
+	// record of the previous page.
+	BeforeID int64
 	// Limit is at most 1000; zero means 100.
 	Limit int
 }

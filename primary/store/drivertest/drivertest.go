@@ -69,6 +69,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"CancelQuestionRequests", cf.testCancelQuestionRequests},
 		{"ListQuestionRequests", cf.testListQuestionRequests},
 		{"Progress", cf.testProgress},
+		{"Paging", cf.testPaging},
 	} {
 		t.Run(tc.name, tc.run)
 	}

@@ -485,11 +485,11 @@ func (cf conformance) testListAndRevokePermissionAllowances(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	all, err := s.ListPermissionAllowances(ctx, "", "")
+	all, err := s.ListPermissionAllowances(ctx, store.AllowanceFilter{})
 	if err != nil || len(all) != 3 {
 		t.Fatalf("all allowances: %+v, %v", all, err)
 	}
-	t1, err := s.ListPermissionAllowances(ctx, "room", "t1")
+	t1, err := s.ListPermissionAllowances(ctx, store.AllowanceFilter{Channel: "room", Thread: "t1"})
 	if err != nil || len(t1) != 2 {
 		t.Fatalf("allowances of t1: %+v, %v", t1, err)
 	}

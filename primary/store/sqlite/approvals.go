@@ -69,6 +69,7 @@ func (r reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]st
 	var c conditions
 	c.equal("status", string(f.Status))
 	c.conversation(f.Channel, f.Thread)
+	c.beforeID(f.BeforeID)
 	return r.queryApprovals(ctx, c.sql(), c.args, sqlLimit(f.Limit))
 }
 

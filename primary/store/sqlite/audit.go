@@ -25,9 +25,7 @@ func (r reader) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Aud
 	c.equal("actor", f.Actor)
 	c.equal("action", f.Action)
 	c.equal("subject", f.Subject)
-	if f.BeforeID > 0 {
-		c.add("id < ?", f.BeforeID)
-	}
+	c.beforeID(f.BeforeID)
 	rows, err := r.q.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
 		WHERE `+c.sql()+` ORDER BY id DESC LIMIT ?`, append(c.args, sqlLimit(f.Limit))...)
 	if err != nil {

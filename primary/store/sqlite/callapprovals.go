@@ -54,6 +54,7 @@ func (r reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilte
 	c.equal("status", string(f.Status))
 	c.conversation(f.Channel, f.Thread)
 	c.equal("response_id", f.ResponseID)
+	c.beforeID(f.BeforeID)
 	return r.queryCallApprovals(ctx, c.sql(), c.args, sqlLimit(f.Limit))
 }
 

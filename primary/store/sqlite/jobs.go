@@ -78,6 +78,32 @@ func (r reader) ListJobs(ctx context.Context, status store.JobStatus) ([]store.J
 	return out, nil
 }
 
+// PageJobs implements store.Reader.
+func (r reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.conversation(f.Channel, f.Thread)
+	c.beforeID(f.BeforeID)
+	rows, err := r.q.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.sql()+` ORDER BY id DESC LIMIT ?`,
+		append(c.args, sqlLimit(f.Limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: list jobs: %w", err)
+		}
+		out = append(out, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list jobs: %w", err)
+	}
+	return out, nil
+}
+
 func scanJob(row interface{ Scan(...any) error }) (store.Job, error) {
 	var j store.Job
 	var ceiling, procStart, created int64

@@ -24,6 +24,7 @@ func (r reader) ListProgress(ctx context.Context, f store.ProgressFilter) ([]sto
 	var c conditions
 	c.equal("response_id", f.ResponseID)
 	c.conversation(f.Channel, f.Thread)
+	c.afterTime("updated_at", f.After.UpdatedAt, []string{"response_id"}, []any{f.After.ResponseID})
 	rows, err := r.q.QueryContext(ctx, `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at
 		FROM progress_snapshots WHERE `+c.sql()+` ORDER BY updated_at DESC, response_id LIMIT ?`, append(c.args, sqlLimit(f.Limit))...)
 	if err != nil {

@@ -55,6 +55,7 @@ func (r reader) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.
 	c.equal("status", string(f.Status))
 	c.equal("kind", string(f.Kind))
 	c.conversation(f.Channel, f.Thread)
+	c.beforeID(f.BeforeID)
 	return r.queryPrompts(ctx, c.sql(), c.args, sqlLimit(f.Limit))
 }
 
@@ -131,12 +132,16 @@ func (t *tx) DeletePermissionAllowances(ctx context.Context, scope string) error
 }
 
 // PermissionAllowances implements store.Reader.
-func (r reader) PermissionAllowances(ctx context.Context, channel, thread, toolName string) ([]store.PermissionAllowance, error) {
+func (r reader) PermissionAllowances(ctx context.Context, f store.AllowanceFilter) ([]store.PermissionAllowance, error) {
 	var c conditions
-	c.conversation(channel, thread)
-	c.equal("tool_name", toolName)
+	c.conversation(f.Channel, f.Thread)
+	c.equal("tool_name", f.ToolName)
+	a := f.After
+	c.afterTime("granted_at", a.GrantedAt, []string{"channel", "thread", "tool_name", "scope"},
+		[]any{a.Channel, a.Thread, a.ToolName, a.Scope})
 	rows, err := r.q.QueryContext(ctx, `SELECT channel, thread, tool_name, scope, granted_by, granted_at, prompt_id
-		FROM permission_allowances WHERE `+c.sql()+` ORDER BY granted_at DESC, tool_name`, c.args...)
+		FROM permission_allowances WHERE `+c.sql()+` ORDER BY granted_at DESC, channel, thread, tool_name, scope LIMIT ?`,
+		append(c.args, sqlLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: permission allowances: %w", err)
 	}

@@ -69,6 +69,7 @@ func (r reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter
 	c.equal("channel", f.Channel)
 	c.equal("thread", f.Thread)
 	c.equal("requester", f.Requester)
+	c.beforeID(f.BeforeID)
 	return r.queryQuestions(ctx, c.sql(), c.args, sqlLimit(f.Limit))
 }
 

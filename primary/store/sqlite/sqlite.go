@@ -276,6 +276,25 @@ func (c *conditions) conversation(channel, thread string) {
 	}
 }
 
+// beforeID adds `id < before` when before is set: the keyset of a list newest first by id.
+func (c *conditions) beforeID(before int64) {
+	if before > 0 {
+		c.add("id < ?", before)
+	}
+}
+
+// afterTime adds the keyset of a list ordered by a time column descending, then by key
+// columns ascending: only rows strictly after (at, key) in that order. Nothing when at is
+// zero (the first page).
+func (c *conditions) afterTime(timeColumn string, at time.Time, keyColumns []string, key []any) {
+	if at.IsZero() {
+		return
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(key)), ", ")
+	c.add("("+timeColumn+" < ? OR ("+timeColumn+" = ? AND ("+strings.Join(keyColumns, ", ")+") > ("+marks+")))",
+		append([]any{nanos(at), nanos(at)}, key...)...)
+}
+
 // sql is the clause: "1" when no filter is set.
 func (c *conditions) sql() string {
 	if len(c.where) == 0 {

@@ -1348,7 +1348,8 @@ type ListAuditLogRequest struct {
 	Subject string `protobuf:"bytes,3,opt,name=subject,proto3" json:"subject,omitempty"`
 	// At most this many entries, 1..1000; 0 means 100.
 	PageSize uint32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// The next_page_token of the previous page; empty for the first page.
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
 	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1424,8 +1425,8 @@ type ListAuditLogResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entries.
 	Entries []*AuditEntry `protobuf:"bytes,1,rep,name=entries,proto3" json:"entries,omitempty"`
-	// Pass as page_token for the next, older page; empty when there is no older entry (a full
-	// page may still be followed by an empty one).
+	// Pass as page_token, with the same filters, for the next page; empty when no older entry
+	// follows (a full page may still be followed by an empty one).
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1809,7 +1810,8 @@ type ListJobsRequest struct {
 	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// At most this many jobs, 1..1000; 0 means 100.
 	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// The next_page_token of the previous page; empty for the first page.
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
 	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1878,7 +1880,8 @@ type ListJobsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The jobs.
 	Jobs []*Job `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs,omitempty"`
-	// Pass as page_token for the next, older page; empty when no older job matched.
+	// Pass as page_token, with the same filters, for the next page; empty when no older job
+	// follows (a full page may still be followed by an empty one).
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2450,8 +2453,11 @@ type ListApprovalsRequest struct {
 	// Only approvals of this conversation, when its channel is set: then its thread is compared
 	// too (empty thread: the channel's main timeline only).
 	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
-	// At most this many approvals, the newest, 1..1000; 0 means 100.
-	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// At most this many approvals, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2507,11 +2513,21 @@ func (x *ListApprovalsRequest) GetPageSize() uint32 {
 	return 0
 }
 
-// ListApprovalsResponse lists approvals, newest first.
+func (x *ListApprovalsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListApprovalsResponse is one page of approvals, newest first.
 type ListApprovalsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The approvals.
-	Approvals     []*Approval `protobuf:"bytes,1,rep,name=approvals,proto3" json:"approvals,omitempty"`
+	Approvals []*Approval `protobuf:"bytes,1,rep,name=approvals,proto3" json:"approvals,omitempty"`
+	// Pass as page_token, with the same filters, for the next page; empty when no older approval
+	// follows (a full page may still be followed by an empty one).
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2551,6 +2567,13 @@ func (x *ListApprovalsResponse) GetApprovals() []*Approval {
 		return x.Approvals
 	}
 	return nil
+}
+
+func (x *ListApprovalsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 // GetApprovalRequest names an approval.
@@ -2998,8 +3021,11 @@ type ListPromptsRequest struct {
 	// Only prompts of this conversation, when its channel is set: then its thread is compared
 	// too (empty thread: the channel's main timeline only).
 	Conversation *v1.Conversation `protobuf:"bytes,3,opt,name=conversation,proto3" json:"conversation,omitempty"`
-	// At most this many prompts, the newest, 1..1000; 0 means 100.
-	PageSize      uint32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// At most this many prompts, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
+	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3062,11 +3088,21 @@ func (x *ListPromptsRequest) GetPageSize() uint32 {
 	return 0
 }
 
-// ListPromptsResponse lists prompts, newest first.
+func (x *ListPromptsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListPromptsResponse is one page of prompts, newest first.
 type ListPromptsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The prompts.
-	Prompts       []*Prompt `protobuf:"bytes,1,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	Prompts []*Prompt `protobuf:"bytes,1,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	// Pass as page_token, with the same filters, for the next page; empty when no older prompt
+	// follows (a full page may still be followed by an empty one).
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3106,6 +3142,13 @@ func (x *ListPromptsResponse) GetPrompts() []*Prompt {
 		return x.Prompts
 	}
 	return nil
+}
+
+func (x *ListPromptsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 // GetPromptRequest names a prompt.
@@ -3515,8 +3558,11 @@ type ListQuestionsRequest struct {
 	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// Only forms asking this requester.
 	Requester string `protobuf:"bytes,3,opt,name=requester,proto3" json:"requester,omitempty"`
-	// At most this many forms, the newest, 1..1000; 0 means 100.
-	PageSize      uint32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// At most this many forms, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
+	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3579,11 +3625,21 @@ func (x *ListQuestionsRequest) GetPageSize() uint32 {
 	return 0
 }
 
-// ListQuestionsResponse lists question forms, newest first.
+func (x *ListQuestionsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListQuestionsResponse is one page of question forms, newest first.
 type ListQuestionsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The forms.
-	Questions     []*QuestionForm `protobuf:"bytes,1,rep,name=questions,proto3" json:"questions,omitempty"`
+	Questions []*QuestionForm `protobuf:"bytes,1,rep,name=questions,proto3" json:"questions,omitempty"`
+	// Pass as page_token, with the same filters, for the next page; empty when no older form
+	// follows (a full page may still be followed by an empty one).
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3623,6 +3679,13 @@ func (x *ListQuestionsResponse) GetQuestions() []*QuestionForm {
 		return x.Questions
 	}
 	return nil
+}
+
+func (x *ListQuestionsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 // GetQuestionRequest names a question form.
@@ -4142,7 +4205,10 @@ type ListProgressRequest struct {
 	// too (empty thread: the channel's main timeline only).
 	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
 	// At most this many snapshots, 1..1000; 0 means 100.
-	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4198,11 +4264,23 @@ func (x *ListProgressRequest) GetPageSize() uint32 {
 	return 0
 }
 
-// ListProgressResponse lists progress snapshots, most recently updated first.
+func (x *ListProgressRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListProgressResponse is one page of progress snapshots, most recently updated first, then
+// by response id. A snapshot replaced while the pages are read moves to the front: it shows
+// again on a new first page, not on a later one.
 type ListProgressResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The snapshots.
-	Snapshots     []*ProgressSnapshot `protobuf:"bytes,1,rep,name=snapshots,proto3" json:"snapshots,omitempty"`
+	Snapshots []*ProgressSnapshot `protobuf:"bytes,1,rep,name=snapshots,proto3" json:"snapshots,omitempty"`
+	// Pass as page_token, with the same filters, for the next page; empty when no snapshot
+	// follows (a full page may still be followed by an empty one).
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4242,6 +4320,13 @@ func (x *ListProgressResponse) GetSnapshots() []*ProgressSnapshot {
 		return x.Snapshots
 	}
 	return nil
+}
+
+func (x *ListProgressResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 // ShellModeSetting is an agent's shell mode in a conversation and who set it when.
@@ -4974,7 +5059,8 @@ type ListResponsesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// At most this many responses, 1..1000; 0 means 100.
 	PageSize uint32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// The next_page_token of the previous page; empty for the first page.
+	// The next_page_token of the previous page, passed back unchanged; empty for the first page.
+	// A token of another list is INVALID_ARGUMENT.
 	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5029,7 +5115,8 @@ type ListResponsesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The responses.
 	Responses []*LiveResponse `protobuf:"bytes,1,rep,name=responses,proto3" json:"responses,omitempty"`
-	// Pass as page_token for the next page; empty when no response follows.
+	// Pass as page_token for the next page; empty when no response follows. A response opened
+	// while the pages are read shows on them only if its id sorts after the page's last one.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -5474,8 +5561,11 @@ type ListCallApprovalsRequest struct {
 	// Only records of this conversation, when its channel is set: then its thread is compared
 	// too (empty thread: the channel's main timeline only).
 	Conversation *v1.Conversation `protobuf:"bytes,2,opt,name=conversation,proto3" json:"conversation,omitempty"`
-	// At most this many records, the newest, 1..1000; 0 means 100.
-	PageSize      uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// At most this many records, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5531,11 +5621,21 @@ func (x *ListCallApprovalsRequest) GetPageSize() uint32 {
 	return 0
 }
 
-// ListCallApprovalsResponse lists call approvals, newest first.
+func (x *ListCallApprovalsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListCallApprovalsResponse is one page of call approvals, newest first.
 type ListCallApprovalsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The call approvals.
 	CallApprovals []*CallApproval `protobuf:"bytes,1,rep,name=call_approvals,json=callApprovals,proto3" json:"call_approvals,omitempty"`
+	// Pass as page_token, with the same filters, for the next page; empty when no older record
+	// follows (a full page may still be followed by an empty one).
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5575,6 +5675,13 @@ func (x *ListCallApprovalsResponse) GetCallApprovals() []*CallApproval {
 		return x.CallApprovals
 	}
 	return nil
+}
+
+func (x *ListCallApprovalsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 // GetCallApprovalRequest names a call approval.
@@ -5871,11 +5978,16 @@ func (x *PermissionAllowance) GetPromptId() uint64 {
 	return 0
 }
 
-// ListPermissionAllowancesRequest filters the allowances.
+// ListPermissionAllowancesRequest filters and pages the allowances.
 type ListPermissionAllowancesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Only this conversation's; every conversation's when unset.
-	Conversation  *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	Conversation *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// At most this many allowances, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5917,11 +6029,29 @@ func (x *ListPermissionAllowancesRequest) GetConversation() *v1.Conversation {
 	return nil
 }
 
-// ListPermissionAllowancesResponse holds the allowances, newest first.
+func (x *ListPermissionAllowancesRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListPermissionAllowancesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListPermissionAllowancesResponse is one page of the allowances, most recently granted first,
+// then by conversation, tool and scope.
 type ListPermissionAllowancesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The allowances.
-	Allowances    []*PermissionAllowance `protobuf:"bytes,1,rep,name=allowances,proto3" json:"allowances,omitempty"`
+	Allowances []*PermissionAllowance `protobuf:"bytes,1,rep,name=allowances,proto3" json:"allowances,omitempty"`
+	// Pass as page_token, with the same filters, for the next page; empty when no allowance
+	// follows (a full page may still be followed by an empty one).
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -5961,6 +6091,13 @@ func (x *ListPermissionAllowancesResponse) GetAllowances() []*PermissionAllowanc
 		return x.Allowances
 	}
 	return nil
+}
+
+func (x *ListPermissionAllowancesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 // RevokePermissionAllowanceRequest names the allowance to remove.
@@ -6179,13 +6316,16 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0fApprovalComment\x12\x14\n" +
 	"\x05actor\x18\x01 \x01(\tR\x05actor\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12*\n" +
-	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xbb\x01\n" +
+	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\xda\x01\n" +
 	"\x14ListApprovalsRequest\x12;\n" +
 	"\x06status\x18\x01 \x01(\x0e2#.turncli.operator.v1.ApprovalStatusR\x06status\x12I\n" +
 	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
-	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"T\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"|\n" +
 	"\x15ListApprovalsResponse\x12;\n" +
-	"\tapprovals\x18\x01 \x03(\v2\x1d.turncli.operator.v1.ApprovalR\tapprovals\"5\n" +
+	"\tapprovals\x18\x01 \x03(\v2\x1d.turncli.operator.v1.ApprovalR\tapprovals\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"5\n" +
 	"\x12GetApprovalRequest\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\x04R\n" +
 	"approvalId\"P\n" +
@@ -6225,14 +6365,17 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"decided_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tdecidedAt\x129\n" +
 	"\bdecision\x18\x14 \x01(\x0e2\x1d.turncli.operator.v1.DecisionR\bdecision\x12\x1a\n" +
-	"\bfeedback\x18\x15 \x01(\tR\bfeedback\"\xec\x01\n" +
+	"\bfeedback\x18\x15 \x01(\tR\bfeedback\"\x8b\x02\n" +
 	"\x12ListPromptsRequest\x129\n" +
 	"\x06status\x18\x01 \x01(\x0e2!.turncli.operator.v1.PromptStatusR\x06status\x123\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1f.turncli.operator.v1.PromptKindR\x04kind\x12I\n" +
 	"\fconversation\x18\x03 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
-	"\tpage_size\x18\x04 \x01(\rR\bpageSize\"L\n" +
+	"\tpage_size\x18\x04 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\"t\n" +
 	"\x13ListPromptsResponse\x125\n" +
-	"\aprompts\x18\x01 \x03(\v2\x1b.turncli.operator.v1.PromptR\aprompts\"/\n" +
+	"\aprompts\x18\x01 \x03(\v2\x1b.turncli.operator.v1.PromptR\aprompts\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"/\n" +
 	"\x10GetPromptRequest\x12\x1b\n" +
 	"\tprompt_id\x18\x01 \x01(\x04R\bpromptId\"H\n" +
 	"\x11GetPromptResponse\x123\n" +
@@ -6265,14 +6408,17 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"updated_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12=\n" +
 	"\fsubmitted_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\vsubmittedAt\x12!\n" +
 	"\fcancelled_by\x18\x10 \x01(\tR\vcancelledBy\x12=\n" +
-	"\fcancelled_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\vcancelledAt\"\xd9\x01\n" +
+	"\fcancelled_at\x18\x11 \x01(\v2\x1a.google.protobuf.TimestampR\vcancelledAt\"\xf8\x01\n" +
 	"\x14ListQuestionsRequest\x12;\n" +
 	"\x06status\x18\x01 \x01(\x0e2#.turncli.operator.v1.QuestionStatusR\x06status\x12I\n" +
 	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1c\n" +
 	"\trequester\x18\x03 \x01(\tR\trequester\x12\x1b\n" +
-	"\tpage_size\x18\x04 \x01(\rR\bpageSize\"X\n" +
+	"\tpage_size\x18\x04 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x05 \x01(\tR\tpageToken\"\x80\x01\n" +
 	"\x15ListQuestionsResponse\x12?\n" +
-	"\tquestions\x18\x01 \x03(\v2!.turncli.operator.v1.QuestionFormR\tquestions\"5\n" +
+	"\tquestions\x18\x01 \x03(\v2!.turncli.operator.v1.QuestionFormR\tquestions\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"5\n" +
 	"\x12GetQuestionRequest\x12\x1f\n" +
 	"\vquestion_id\x18\x01 \x01(\x04R\n" +
 	"questionId\"T\n" +
@@ -6307,14 +6453,17 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\n" +
 	"steps_json\x18\x06 \x01(\tR\tstepsJson\x129\n" +
 	"\n" +
-	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\x9e\x01\n" +
+	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xbd\x01\n" +
 	"\x13ListProgressRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12I\n" +
 	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
-	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"[\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"\x83\x01\n" +
 	"\x14ListProgressResponse\x12C\n" +
-	"\tsnapshots\x18\x01 \x03(\v2%.turncli.operator.v1.ProgressSnapshotR\tsnapshots\"\xa0\x01\n" +
+	"\tsnapshots\x18\x01 \x03(\v2%.turncli.operator.v1.ProgressSnapshotR\tsnapshots\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa0\x01\n" +
 	"\x10ShellModeSetting\x122\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x1e.turncli.operator.v1.ShellModeR\x04mode\x129\n" +
 	"\n" +
@@ -6418,13 +6567,16 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\rresult_status\x18\x12 \x01(\x0e2\x1f.turncli.operator.v1.CallStatusR\fresultStatus\x12!\n" +
 	"\foutcome_json\x18\x13 \x01(\tR\voutcomeJson\x129\n" +
 	"\n" +
-	"settled_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tsettledAt\"\xc3\x01\n" +
+	"settled_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\tsettledAt\"\xe2\x01\n" +
 	"\x18ListCallApprovalsRequest\x12?\n" +
 	"\x06status\x18\x01 \x01(\x0e2'.turncli.operator.v1.CallApprovalStatusR\x06status\x12I\n" +
 	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
-	"\tpage_size\x18\x03 \x01(\rR\bpageSize\"e\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"\x8d\x01\n" +
 	"\x19ListCallApprovalsResponse\x12H\n" +
-	"\x0ecall_approvals\x18\x01 \x03(\v2!.turncli.operator.v1.CallApprovalR\rcallApprovals\"B\n" +
+	"\x0ecall_approvals\x18\x01 \x03(\v2!.turncli.operator.v1.CallApprovalR\rcallApprovals\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"B\n" +
 	"\x16GetCallApprovalRequest\x12(\n" +
 	"\x10call_approval_id\x18\x01 \x01(\x04R\x0ecallApprovalId\"a\n" +
 	"\x17GetCallApprovalResponse\x12F\n" +
@@ -6443,13 +6595,17 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"granted_by\x18\x04 \x01(\tR\tgrantedBy\x129\n" +
 	"\n" +
 	"granted_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tgrantedAt\x12\x1b\n" +
-	"\tprompt_id\x18\x06 \x01(\x04R\bpromptId\"l\n" +
+	"\tprompt_id\x18\x06 \x01(\x04R\bpromptId\"\xa8\x01\n" +
 	"\x1fListPermissionAllowancesRequest\x12I\n" +
-	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\"l\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"\x94\x01\n" +
 	" ListPermissionAllowancesResponse\x12H\n" +
 	"\n" +
 	"allowances\x18\x01 \x03(\v2(.turncli.operator.v1.PermissionAllowanceR\n" +
-	"allowances\"\xc6\x01\n" +
+	"allowances\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xc6\x01\n" +
 	" RevokePermissionAllowanceRequest\x12I\n" +
 	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12:\n" +

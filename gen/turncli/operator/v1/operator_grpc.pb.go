@@ -77,6 +77,12 @@ const (
 // Ids of jobs, approvals, prompts, questions and call approvals are positive; an id that names
 // nothing is NOT_FOUND.
 //
+// Every List method pages the same way: page_size is 1..1000, 0 means 100, and more is
+// INVALID_ARGUMENT; next_page_token, passed back as page_token with the same filters, reads the
+// next page, and a page token is opaque and good only for the list and filters that returned
+// it (any other is INVALID_ARGUMENT). Pages follow each other by position, not by offset:
+// records added meanwhile never make a later page skip or repeat one.
+//
 // No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceClient interface {
 	// WhoAmI returns the calling operator's name and role. Any operator.
@@ -619,6 +625,12 @@ func (c *operatorServiceClient) DecideCallApproval(ctx context.Context, in *Deci
 //
 // Ids of jobs, approvals, prompts, questions and call approvals are positive; an id that names
 // nothing is NOT_FOUND.
+//
+// Every List method pages the same way: page_size is 1..1000, 0 means 100, and more is
+// INVALID_ARGUMENT; next_page_token, passed back as page_token with the same filters, reads the
+// next page, and a page token is opaque and good only for the list and filters that returned
+// it (any other is INVALID_ARGUMENT). Pages follow each other by position, not by offset:
+// records added meanwhile never make a later page skip or repeat one.
 //
 // No method blocks beyond a few store reads and writes, except where its comment says so.
 type OperatorServiceServer interface {
