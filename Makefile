@@ -53,7 +53,7 @@ FUZZ_TARGETS := \
 	./primary/interaction:FuzzRunInBackgroundArgs ./primary/interaction:FuzzRunAgentInBackgroundArgs \
 	./primary/interaction:FuzzRequestApprovalArgs ./primary/interaction:FuzzPermissionPromptArgs \
 	./primary/interaction:FuzzReportProgressArgs ./primary/interaction:FuzzAskQuestionsArgs \
-	./client:FuzzMCPServe ./client:FuzzMCPLineReader \
+	./client/mcp:FuzzMCPServe ./client/mcp:FuzzMCPLineReader \
 	./primary/mcpbridge:FuzzConvertResult ./primary/mcpbridge:FuzzToolFunction \
 	./primary/workerhub:FuzzHubConnect
 fuzz:

@@ -11,7 +11,7 @@ import (
 
 // Main runs mindroom-agent with args (without the program name) and returns its exit code.
 // getenv is the only way it reads the environment.
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, opts ...Option) int {
 	a := &app{
 		stdin:        stdin,
 		stdout:       stdout,
@@ -19,6 +19,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		getenv:       getenv,
 		random:       rand.Reader,
 		pollInterval: defaultPollInterval,
+	}
+	for _, o := range opts {
+		o(a)
 	}
 	return a.run(ctx, args)
 }
@@ -33,6 +36,7 @@ type app struct {
 	dial           dialFunc      // nil: the system dialer (tests replace it)
 	requestTimeout time.Duration // bounds each request; zero: 30 s (tests shorten it)
 	hc             *http.Client  // created on the first request, reused by the next ones
+	serveMCP       MCPServer     // nil: `mindroom-agent mcp` cannot run (see WithMCP)
 }
 
 // connect validates the environment and returns a transport to it. It is called only when a

@@ -18,24 +18,24 @@ const (
 	ExitUnavailable = 4
 )
 
-// Receipt statuses (contract section 6).
+// Receipt statuses (contract section 6), as Reply.Status returns them.
 const (
-	statusQueued    = "queued"
-	statusRunning   = "running"
-	statusWaiting   = "waiting"
-	statusCompleted = "completed"
-	statusFailed    = "failed"
-	statusCancelled = "cancelled"
+	StatusQueued    = "queued"
+	StatusRunning   = "running"
+	StatusWaiting   = "waiting"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
 )
 
 // statusExitCode maps a receipt status to the exit code; ok is false for an unknown status.
 func statusExitCode(status string) (code int, ok bool) {
 	switch status {
-	case statusCompleted:
+	case StatusCompleted:
 		return ExitCompleted, true
-	case statusFailed, statusCancelled:
+	case StatusFailed, StatusCancelled:
 		return ExitFailed, true
-	case statusQueued, statusRunning, statusWaiting:
+	case StatusQueued, StatusRunning, StatusWaiting:
 		return ExitPending, true
 	}
 	return 0, false

@@ -77,9 +77,9 @@ func answer(w http.ResponseWriter, code int, body string) {
 func receipt(callID, status string) string {
 	outcome := "null"
 	switch status {
-	case statusCompleted:
+	case StatusCompleted:
 		outcome = `{"temp":21}`
-	case statusFailed:
+	case StatusFailed:
 		outcome = `"Invalid tool arguments"`
 	}
 	return fmt.Sprintf(`{"attachments":[],"call_id":%q,"function":"forecast","outcome":%s,"parent_bash_call_id":"bash-1","status":%q,"toolkit":"weather"}`,

@@ -3,19 +3,21 @@ package client
 import (
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestClientIsStandardLibraryOnly enforces contract section 12: the mindroom-agent binary
-// depends on the standard library, this package and internal/canonjson, nothing else.
+// TestClientIsStandardLibraryOnly enforces contract section 12: the mindroom-agent binary, this
+// package and its subpackages (client/mcp) depend on the standard library, the client packages
+// and internal/canonjson, nothing else.
 func TestClientIsStandardLibraryOnly(t *testing.T) {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		t.Fatalf("go env GOMOD: %v", err)
 	}
 	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./cmd/mindroom-agent")
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./cmd/mindroom-agent", "./client/...")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -31,10 +33,12 @@ func TestClientIsStandardLibraryOnly(t *testing.T) {
 	for _, pkg := range strings.Fields(string(out)) {
 		deps = append(deps, pkg)
 		if !allowed(pkg) {
-			t.Errorf("mindroom-agent depends on %s; the client must use only the standard library", pkg)
+			t.Errorf("mindroom-agent or a client package depends on %s; the client must use only the standard library", pkg)
 		}
 	}
-	if !strings.Contains(strings.Join(deps, " "), module+"/client") {
-		t.Fatalf("go list did not list the client: %q", out)
+	for _, want := range []string{module + "/client", module + "/client/mcp"} {
+		if !slices.Contains(deps, want) {
+			t.Fatalf("go list did not list %s: %q", want, out)
+		}
 	}
 }

@@ -49,7 +49,7 @@ func TestWireBodies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 				if strings.Contains(body, "tools.call") {
-					answer(w, 200, receipt(testCallID, statusCompleted))
+					answer(w, 200, receipt(testCallID, StatusCompleted))
 					return
 				}
 				answer(w, 200, `{"items":[]}`)
@@ -97,12 +97,12 @@ func TestExitCodes(t *testing.T) {
 		code     int
 		fragment string // of the error message; empty for a result
 	}{
-		{"Completed", 200, receipt(testCallID, statusCompleted), ExitCompleted, ""},
-		{"Failed", 200, receipt(testCallID, statusFailed), ExitFailed, ""},
-		{"Cancelled", 200, receipt(testCallID, statusCancelled), ExitFailed, ""},
-		{"Queued", 200, receipt(testCallID, statusQueued), ExitPending, ""},
-		{"Running", 200, receipt(testCallID, statusRunning), ExitPending, ""},
-		{"Waiting", 200, receipt(testCallID, statusWaiting), ExitPending, ""},
+		{"Completed", 200, receipt(testCallID, StatusCompleted), ExitCompleted, ""},
+		{"Failed", 200, receipt(testCallID, StatusFailed), ExitFailed, ""},
+		{"Cancelled", 200, receipt(testCallID, StatusCancelled), ExitFailed, ""},
+		{"Queued", 200, receipt(testCallID, StatusQueued), ExitPending, ""},
+		{"Running", 200, receipt(testCallID, StatusRunning), ExitPending, ""},
+		{"Waiting", 200, receipt(testCallID, StatusWaiting), ExitPending, ""},
 		{"Unauthorized", 401, `{"detail":"Agent CLI authority is unavailable"}`, ExitUnavailable, "Agent CLI authority is unavailable"},
 		{"BadRequest", 400, `{"detail":"bad"}`, ExitInvalid, "Agent CLI request was rejected: bad"},
 		{"Conflict", 409, `{"detail":"Call ID already belongs to a different operation"}`, ExitInvalid, "Agent CLI request was rejected: Call ID already belongs to a different operation"},
@@ -278,10 +278,10 @@ func TestConnectionIsReused(t *testing.T) {
 	}
 	srv := newFakeServerWith(t, countConns, func(w http.ResponseWriter, r *http.Request, body string) {
 		if r.Method == http.MethodPost || gets.Add(1) < 3 {
-			answer(w, 200, receipt(testCallID, statusRunning))
+			answer(w, 200, receipt(testCallID, StatusRunning))
 			return
 		}
-		answer(w, 200, receipt(testCallID, statusCompleted))
+		answer(w, 200, receipt(testCallID, StatusCompleted))
 	})
 	runCLI(t, srv.env(), "", "tools", "call", "k.f").wantCode(t, ExitCompleted)
 	if n := len(srv.requests()); n < 3 || conns.Load() != 1 {

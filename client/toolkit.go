@@ -87,20 +87,20 @@ func (a *app) functionsOf(ctx context.Context, toolkit string, missing *cliError
 func toolkitFunctions(ctx context.Context, tr *transport, toolkit string) (names []string, deferred bool, err error) {
 	var cursor *string
 	for {
-		items, next, err := listPage(ctx, tr, cursor, maxListLimit)
+		items, next, err := listPage(ctx, tr, cursor, MaxListLimit)
 		if err != nil {
 			return nil, false, err
 		}
 		for _, it := range items {
 			switch {
-			case it.ref.toolkit != toolkit:
+			case it.Toolkit != toolkit:
 				if len(names) > 0 || deferred {
 					return names, deferred, nil
 				}
-			case it.deferred:
+			case it.Deferred:
 				deferred = true
 			default:
-				if names = append(names, it.ref.function); len(names) == maxFunctionsNamed {
+				if names = append(names, it.Function); len(names) == maxFunctionsNamed {
 					return names, false, nil
 				}
 			}

@@ -12,8 +12,8 @@ import (
 )
 
 const (
-	// maxLongPoll is the longest wait asked of the server in one GET (it allows up to 60 s).
-	maxLongPoll = 25 * time.Second
+	// MaxLongPoll is the longest wait asked of the server in one GET (it allows up to 60 s).
+	MaxLongPoll = 25 * time.Second
 	// defaultPollInterval paces plain GETs when the server does not long-poll.
 	defaultPollInterval = 200 * time.Millisecond
 	// fastAnswersBeforeFallback non-terminal answers in a row, each far earlier than the
@@ -77,7 +77,7 @@ func (a *app) waitFor(ctx context.Context, tr *transport, callID string, last *r
 		}
 		var wait time.Duration
 		if longPoll {
-			wait = min(remaining, maxLongPoll)
+			wait = min(remaining, MaxLongPoll)
 		} else if err := pause(ctx, min(a.pollInterval, remaining)); err != nil {
 			return last, err
 		}

@@ -41,14 +41,14 @@ func onlyGETsOfTheReceipt(t *testing.T, reqs []seen) {
 func TestLongPollIsUsedWhenSupported(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if r.Method == http.MethodPost {
-			answer(w, 200, receipt(testCallID, statusQueued))
+			answer(w, 200, receipt(testCallID, StatusQueued))
 			return
 		}
-		answer(w, 200, receipt(testCallID, statusCompleted)) // a terminal answer may come early
+		answer(w, 200, receipt(testCallID, StatusCompleted)) // a terminal answer may come early
 	})
 	o := runCLI(t, srv.env(), "", "tools", "call", "weather.forecast", "--call-id", testCallID)
 	o.wantCode(t, ExitCompleted)
-	if o.stdout != receipt(testCallID, statusCompleted)+"\n" {
+	if o.stdout != receipt(testCallID, StatusCompleted)+"\n" {
 		t.Fatalf("stdout %q", o.stdout)
 	}
 	reqs := srv.requests()
@@ -67,14 +67,14 @@ func TestLongPollIsUsedWhenSupported(t *testing.T) {
 func TestWaitIsBoundedByTheTimeout(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if r.URL.Query().Has("wait") {
-			holdWait(t, w, r, statusRunning)
+			holdWait(t, w, r, StatusRunning)
 			return
 		}
-		answer(w, 200, receipt(testCallID, statusRunning))
+		answer(w, 200, receipt(testCallID, StatusRunning))
 	})
 	o := runCLI(t, srv.env(), "", "calls", "wait", testCallID, "--timeout", "0.2")
 	o.wantCode(t, ExitPending)
-	if o.stdout != receipt(testCallID, statusRunning)+"\n" {
+	if o.stdout != receipt(testCallID, StatusRunning)+"\n" {
 		t.Fatalf("stdout %q", o.stdout)
 	}
 	reqs := srv.requests()
@@ -95,16 +95,16 @@ func TestOneEarlyAnswerKeepsLongPolling(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		switch {
 		case r.Method == http.MethodPost:
-			answer(w, 200, receipt(testCallID, statusQueued))
+			answer(w, 200, receipt(testCallID, StatusQueued))
 		case gets.Add(1) == 1:
-			answer(w, 200, receipt(testCallID, statusRunning)) // e.g. on a status change
+			answer(w, 200, receipt(testCallID, StatusRunning)) // e.g. on a status change
 		default:
-			holdWait(t, w, r, statusWaiting)
+			holdWait(t, w, r, StatusWaiting)
 		}
 	})
 	o := runCLI(t, srv.env(), "", "tools", "call", "weather.forecast", "--call-id", testCallID, "--timeout", "0.3")
 	o.wantCode(t, ExitPending)
-	if o.stdout != receipt(testCallID, statusWaiting)+"\n" {
+	if o.stdout != receipt(testCallID, StatusWaiting)+"\n" {
 		t.Fatalf("stdout %q", o.stdout)
 	}
 	for _, r := range srv.requests()[1:] {
@@ -118,10 +118,10 @@ func TestFallbackPollingWhenWaitIsIgnored(t *testing.T) {
 	var gets atomic.Int32
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if r.Method == http.MethodPost || gets.Add(1) < 5 {
-			answer(w, 200, receipt(testCallID, statusRunning))
+			answer(w, 200, receipt(testCallID, StatusRunning))
 			return
 		}
-		answer(w, 200, receipt(testCallID, statusFailed))
+		answer(w, 200, receipt(testCallID, StatusFailed))
 	})
 	o := runCLI(t, srv.env(), "", "tools", "call", "weather.forecast", "--call-id", testCallID)
 	o.wantCode(t, ExitFailed)
@@ -142,11 +142,11 @@ func TestFallbackPollingWhenWaitIsRejected(t *testing.T) {
 			srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 				switch {
 				case r.Method == http.MethodPost:
-					answer(w, 200, receipt(testCallID, statusQueued))
+					answer(w, 200, receipt(testCallID, StatusQueued))
 				case r.URL.Query().Has("wait"):
 					answer(w, status, `{"detail":"Invalid query"}`)
 				default:
-					answer(w, 200, receipt(testCallID, statusCompleted))
+					answer(w, 200, receipt(testCallID, StatusCompleted))
 				}
 			})
 			runCLI(t, srv.env(), "", "tools", "call", "weather.forecast", "--call-id", testCallID).wantCode(t, ExitCompleted)
@@ -162,12 +162,12 @@ func TestTimeoutSendsOnlyGETsAndPrintsTheLiveReceipt(t *testing.T) {
 	var gets atomic.Int32
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if r.Method == http.MethodPost {
-			answer(w, 200, receipt(testCallID, statusQueued))
+			answer(w, 200, receipt(testCallID, StatusQueued))
 			return
 		}
-		status := statusRunning
+		status := StatusRunning
 		if gets.Add(1)%2 == 0 {
-			status = statusWaiting
+			status = StatusWaiting
 		}
 		answer(w, 200, receipt(testCallID, status))
 	})
@@ -175,9 +175,9 @@ func TestTimeoutSendsOnlyGETsAndPrintsTheLiveReceipt(t *testing.T) {
 	o.wantCode(t, ExitPending)
 	reqs := srv.requests()
 	onlyGETsOfTheReceipt(t, reqs)
-	last := statusRunning
+	last := StatusRunning
 	if gets.Load()%2 == 0 {
-		last = statusWaiting
+		last = StatusWaiting
 	}
 	if o.stdout != receipt(testCallID, last)+"\n" {
 		t.Fatalf("stdout %q is not the last receipt (%d GETs)", o.stdout, gets.Load())
@@ -186,11 +186,11 @@ func TestTimeoutSendsOnlyGETsAndPrintsTheLiveReceipt(t *testing.T) {
 
 func TestTimeoutZeroPrintsTheSubmissionReceipt(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
-		answer(w, 200, receipt(testCallID, statusQueued))
+		answer(w, 200, receipt(testCallID, StatusQueued))
 	})
 	o := runCLI(t, srv.env(), "", "tools", "call", "weather.forecast", "--timeout", "0", "--call-id", testCallID)
 	o.wantCode(t, ExitPending)
-	if len(srv.requests()) != 1 || o.stdout != receipt(testCallID, statusQueued)+"\n" {
+	if len(srv.requests()) != 1 || o.stdout != receipt(testCallID, StatusQueued)+"\n" {
 		t.Fatalf("requests %d, stdout %q", len(srv.requests()), o.stdout)
 	}
 }
@@ -211,14 +211,14 @@ func TestTransportFailureWhileWaitingPrintsTheLastReceipt(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 				if r.Method == http.MethodPost {
-					answer(w, 200, receipt(testCallID, statusQueued))
+					answer(w, 200, receipt(testCallID, StatusQueued))
 					return
 				}
 				fail(w)
 			})
 			o := runCLI(t, srv.env(), "", "tools", "call", "weather.forecast", "--call-id", testCallID)
 			o.wantCode(t, ExitPending)
-			if o.stdout != receipt(testCallID, statusQueued)+"\n" {
+			if o.stdout != receipt(testCallID, StatusQueued)+"\n" {
 				t.Fatalf("stdout %q", o.stdout)
 			}
 			if !strings.Contains(o.stderr, "mindroom-agent calls wait "+testCallID) || strings.Contains(o.stderr, testToken) {
@@ -238,7 +238,7 @@ func TestInterruptWhileWaitingPrintsTheLastReceipt(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if r.Method == http.MethodPost {
-			answer(w, 200, receipt(testCallID, statusRunning))
+			answer(w, 200, receipt(testCallID, StatusRunning))
 			return
 		}
 		cancel() // the user presses Ctrl-C during the long-poll
@@ -258,7 +258,7 @@ func TestInterruptWhileWaitingPrintsTheLastReceipt(t *testing.T) {
 func TestUnauthorizedWhileWaitingIsAuthorityUnavailable(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 		if r.Method == http.MethodPost {
-			answer(w, 200, receipt(testCallID, statusQueued))
+			answer(w, 200, receipt(testCallID, StatusQueued))
 			return
 		}
 		answer(w, 401, `{"detail":"Agent CLI authority is unavailable"}`)
@@ -270,7 +270,7 @@ func TestUnauthorizedWhileWaitingIsAuthorityUnavailable(t *testing.T) {
 }
 
 func TestCallsGet(t *testing.T) {
-	for status, code := range map[string]int{statusCompleted: 0, statusFailed: 1, statusCancelled: 1, statusQueued: 3, statusRunning: 3, statusWaiting: 3} {
+	for status, code := range map[string]int{StatusCompleted: 0, StatusFailed: 1, StatusCancelled: 1, StatusQueued: 3, StatusRunning: 3, StatusWaiting: 3} {
 		t.Run(status, func(t *testing.T) {
 			srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
 				answer(w, 200, receipt(testCallID, status))
@@ -295,7 +295,7 @@ func TestCallsGet(t *testing.T) {
 
 func TestCallsWaitTimeoutZeroReadsOnce(t *testing.T) {
 	srv := newFakeServer(t, func(w http.ResponseWriter, r *http.Request, body string) {
-		answer(w, 200, receipt(testCallID, statusRunning))
+		answer(w, 200, receipt(testCallID, StatusRunning))
 	})
 	runCLI(t, srv.env(), "", "calls", "wait", testCallID, "--timeout=0").wantCode(t, ExitPending)
 	if n := len(srv.requests()); n != 1 {

@@ -1,5 +1,6 @@
 // Command mindroom-agent lists, searches, describes and calls the tools of the agent response
-// whose grant is in its environment. All behaviour lives in package client.
+// whose grant is in its environment. All behaviour lives in package client, and in package
+// client/mcp for `mindroom-agent mcp`.
 package main
 
 import (
@@ -7,10 +8,11 @@ import (
 	"os"
 
 	"github.com/turncli/turncli/client"
+	"github.com/turncli/turncli/client/mcp"
 )
 
 // main installs no signal handler: the client installs one only when a call needs a second
 // request to settle (see client.waitFor), so a fast call never pays for the signal thread.
 func main() {
-	os.Exit(client.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	os.Exit(client.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, client.WithMCP(mcp.Serve)))
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/client"
+	"github.com/turncli/turncli/client/mcp"
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
@@ -53,7 +54,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return operatorsCommand(ctx, args[1:], stdout, stderr)
 		case "agent":
 			// The agent_cli_bin/ launcher's fallback when no mindroom-agent binary is installed.
-			return client.Main(ctx, args[1:], stdin, stdout, stderr, os.Getenv)
+			return client.Main(ctx, args[1:], stdin, stdout, stderr, os.Getenv, client.WithMCP(mcp.Serve))
 		}
 	}
 	cfg, level, err := parseFlags(args, stderr)

@@ -200,7 +200,7 @@ func TestCalls(t *testing.T) {
 		}
 		first.disconnect()
 		second := connectRaw(t, env, "host-lazy-2")
-		second.mustRegister(deferred)
+		second.takeOver(deferred, "host-lazy-1")
 		go func() { code, _ := sh.cli("tools", "describe", "relazy_tk.two"); done <- code }()
 		serveLoad(second, "two")
 		if code := <-done; code != 0 {

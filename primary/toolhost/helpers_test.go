@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,24 @@ func (h *rawHost) mustRegister(req *toolhostv1.RegisterToolkit) {
 	h.t.Helper()
 	if r := h.register(req); r.GetRejection() != nil {
 		h.t.Fatalf("register %s rejected: %v", req.GetName(), r.GetRejection())
+	}
+}
+
+// takeOver registers req, a name a disconnected host served: the primary lets the name go
+// when it has seen that host's stream end, which happens after the host's own side ended, so
+// the registration is retried while the name is still that host's, for at most patience.
+func (h *rawHost) takeOver(req *toolhostv1.RegisterToolkit, gone string) {
+	h.t.Helper()
+	held := fmt.Sprintf("toolkit %q is already served by tool host %q", req.GetName(), gone)
+	for deadline := time.Now().Add(patience); ; {
+		r := h.register(req)
+		if r.GetRejection() == nil {
+			return
+		}
+		if r.GetRejection().GetMessage() != held || time.Now().After(deadline) {
+			h.t.Fatalf("register %s rejected: %v", req.GetName(), r.GetRejection())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

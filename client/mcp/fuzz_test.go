@@ -1,10 +1,9 @@
-package client
+package mcp
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/canonjson"
 )
 
@@ -50,13 +50,12 @@ func FuzzMCPServe(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out bytes.Buffer
-		a := &app{stdin: bytes.NewReader(data), stdout: &out, stderr: io.Discard, getenv: func(string) string { return "" },
-			random: rand.Reader, pollInterval: time.Millisecond}
-		s := &mcpServer{app: a, round: 20 * time.Millisecond, out: &out, log: slog.New(slog.DiscardHandler)}
+		agent := client.NewAgent(client.AgentConfig{Getenv: func(string) string { return "" }, PollInterval: time.Millisecond})
+		s := &mcpServer{agent: agent, round: 20 * time.Millisecond, out: &out, log: slog.New(slog.DiscardHandler)}
 		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		defer cancel()
-		if code := s.serve(ctx, bytes.NewReader(data)); code != ExitCompleted {
-			t.Fatalf("input %.300q: exit status %d, want %d", data, code, ExitCompleted)
+		if code := s.serve(ctx, bytes.NewReader(data)); code != client.ExitCompleted {
+			t.Fatalf("input %.300q: exit status %d, want %d", data, code, client.ExitCompleted)
 		}
 		if ctx.Err() != nil {
 			t.Fatalf("input %.300q: serving did not end within %v", data, waitLimit)

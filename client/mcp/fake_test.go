@@ -1,4 +1,4 @@
-package client
+package mcp
 
 import (
 	"encoding/base64"
@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/canonjson"
 )
 
@@ -329,7 +330,7 @@ func (f *fakeAgentCLI) call(op map[string]any) (int, any) {
 		return code, fail
 	}
 	rec := map[string]any{"attachments": []any{}, "call_id": id, "function": function, "outcome": nil,
-		"parent_bash_call_id": "bash-1", "status": statusQueued, "toolkit": toolkit}
+		"parent_bash_call_id": "bash-1", "status": client.StatusQueued, "toolkit": toolkit}
 	f.receipts[id] = rec
 	waits := function == "permission_prompt" && (f.permission == permissionWaits || f.permission == permissionHangs)
 	if function == "slow" || waits {
@@ -348,14 +349,14 @@ func (f *fakeAgentCLI) call(op map[string]any) (int, any) {
 	}
 	switch function {
 	case "fail":
-		rec["status"], rec["outcome"] = statusFailed, args["message"]
+		rec["status"], rec["outcome"] = client.StatusFailed, args["message"]
 	case "text":
-		rec["status"], rec["outcome"] = statusCompleted, "plain text"
+		rec["status"], rec["outcome"] = client.StatusCompleted, "plain text"
 	case "media":
-		rec["status"], rec["outcome"] = statusCompleted, map[string]any{"ok": true}
+		rec["status"], rec["outcome"] = client.StatusCompleted, map[string]any{"ok": true}
 		rec["attachments"] = []any{map[string]any{"kind": "image", "mime_type": "image/png", "name": "a.png"}}
 	default:
-		rec["status"], rec["outcome"] = statusCompleted, args
+		rec["status"], rec["outcome"] = client.StatusCompleted, args
 	}
 	return 200, queued
 }
@@ -365,18 +366,18 @@ func (f *fakeAgentCLI) call(op map[string]any) (int, any) {
 func (f *fakeAgentCLI) permissionEnd(args map[string]any) (string, any) {
 	switch f.permission {
 	case permissionCancelled:
-		return statusCancelled, "Call cancelled before dispatch: the response is fenced"
+		return client.StatusCancelled, "Call cancelled before dispatch: the response is fenced"
 	case permissionInterrupted:
-		return statusFailed, "Call interrupted after dispatch; effects may have occurred"
+		return client.StatusFailed, "Call interrupted after dispatch; effects may have occurred"
 	case permissionNoDecision:
-		return statusCompleted, "plain text"
+		return client.StatusCompleted, "plain text"
 	}
 	input := args["input"]
 	if input == nil {
 		input = map[string]any{}
 	}
 	text, _ := canonjson.Marshal(map[string]any{"behavior": "allow", "updatedInput": input})
-	return statusCompleted, string(text)
+	return client.StatusCompleted, string(text)
 }
 
 // getCall answers GET, long-polling for a slow call until the test releases it or the wait
@@ -408,11 +409,11 @@ func (f *fakeAgentCLI) getCall(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-f.release:
 			f.mu.Lock()
-			rec["status"], rec["outcome"] = statusCompleted, map[string]any{"slow": "done"}
+			rec["status"], rec["outcome"] = client.StatusCompleted, map[string]any{"slow": "done"}
 			f.mu.Unlock()
 		case <-timer.C:
 			f.mu.Lock()
-			rec["status"] = statusRunning
+			rec["status"] = client.StatusRunning
 			f.mu.Unlock()
 		case <-r.Context().Done():
 			return

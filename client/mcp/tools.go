@@ -1,16 +1,15 @@
-package client
+package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/canonjson"
 )
 
@@ -27,8 +26,6 @@ const (
 	mcpServerVersion = "1"
 	// mcpCursorPrefix marks the cursors this server issues: the Agent CLI's next_cursor after it.
 	mcpCursorPrefix = "agent-cli:"
-	// maxListLimit is the largest tools.list page (contract section 5).
-	maxListLimit = 1000
 	// maxReadLimit is the largest context.read page, in code points.
 	maxReadLimit = 65536
 	// maxContextBytes bounds a descriptor read back from a context document.
@@ -100,39 +97,35 @@ func (s *mcpServer) initialize(params map[string]any) (any, *rpcError) {
 	}, nil
 }
 
-// connect validates the environment and returns the transport to the Agent CLI.
-func (s *mcpServer) connect() (*transport, *rpcError) {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	tr, err := s.app.connect()
+// connect validates the environment and returns the connection to the Agent CLI.
+func (s *mcpServer) connect() (*client.Conn, *rpcError) {
+	tr, err := s.agent.Connect()
 	if err != nil {
 		return nil, &rpcError{code: codeAuthority, message: err.Error()}
 	}
 	return tr, nil
 }
 
-// post sends one operation object.
-func post(ctx context.Context, tr *transport, op map[string]any) (*reply, error) {
-	body, err := canonjson.Marshal(op)
-	if err != nil {
-		return nil, invalidf("cannot encode the request: %v", err)
-	}
-	return tr.post(ctx, body)
+// failure is the error of an Agent CLI request as package client classifies it.
+type failure struct {
+	code   int // client.ExitInvalid for a rejection, client.ExitUnavailable otherwise
+	status int // the HTTP status that caused it; 0 when no response came
+	msg    string
 }
 
-// asCLIError returns err as a *cliError.
-func asCLIError(err error) *cliError {
-	var e *cliError
-	if errors.As(err, &e) {
-		return e
-	}
-	return &cliError{code: ExitUnavailable, msg: err.Error()}
+func asFailure(err error) failure {
+	code, status := client.ErrorKind(err)
+	return failure{code: code, status: status, msg: err.Error()}
+}
+
+func invalidResponse(format string, args ...any) error {
+	return fmt.Errorf("Agent CLI response is invalid: "+format, args...)
 }
 
 // discoveryError is the JSON-RPC error of a failed Agent CLI request made for tools/list (or
 // to resolve a tool name).
 func discoveryError(err error) *rpcError {
-	e := asCLIError(err)
+	e := asFailure(err)
 	if e.status == http.StatusUnauthorized {
 		return &rpcError{code: codeAuthority, message: e.msg}
 	}
@@ -141,10 +134,6 @@ func discoveryError(err error) *rpcError {
 		r.data = map[string]any{"status": e.status}
 	}
 	return r
-}
-
-func invalidResponse(format string, args ...any) error {
-	return unavailablef("Agent CLI response is invalid: "+format, args...)
 }
 
 // toolsList answers tools/list: the whole catalog, or with --page-size one Agent CLI page.
@@ -165,7 +154,7 @@ func (s *mcpServer) toolsList(ctx context.Context, params map[string]any) (any, 
 	if rerr != nil {
 		return nil, rerr
 	}
-	limit := maxListLimit
+	limit := client.MaxListLimit
 	if s.pageSize > 0 {
 		limit = s.pageSize
 	}
@@ -189,67 +178,27 @@ func (s *mcpServer) toolsList(ctx context.Context, params map[string]any) (any, 
 	}
 }
 
-// listItem is one item of a tools.list page.
-type listItem struct {
-	ref      toolRef // function is empty for a deferred toolkit
-	deferred bool
-}
-
-// listPage reads one tools.list page.
-func listPage(ctx context.Context, tr *transport, cursor *string, limit int) (items []listItem, next *string, err error) {
-	op := map[string]any{"operation": "tools.list", "limit": limit}
-	if cursor != nil {
-		op["cursor"] = *cursor
-	}
-	r, err := post(ctx, tr, op)
-	if err != nil {
-		return nil, nil, err
-	}
-	raw, ok := r.obj["items"].([]any)
-	if !ok {
-		return nil, nil, invalidResponse("tools.list has no items")
-	}
-	for _, v := range raw {
-		obj, _ := v.(map[string]any)
-		toolkit, _ := obj["toolkit"].(string)
-		function, _ := obj["function"].(string)
-		deferred, _ := obj["deferred"].(bool)
-		if toolkit == "" || (function == "") != deferred {
-			return nil, nil, invalidResponse("a tools.list item is neither a function nor a deferred toolkit")
-		}
-		items = append(items, listItem{ref: toolRef{toolkit, function}, deferred: deferred})
-	}
-	switch c := r.obj["next_cursor"].(type) {
-	case nil:
-	case string:
-		next = &c
-	default:
-		return nil, nil, invalidResponse("tools.list next_cursor is not a string")
-	}
-	return items, next, nil
-}
-
 // catalogPage reads the tools.list page at cursor and describes its functions. A deferred
-// toolkit on the page is loaded (see loadToolkit) and the page read again, so that its
+// toolkit on the page is loaded (see client.Conn.LoadToolkit) and the page read again, so that its
 // functions take its place; one that stays deferred is left out.
-func (s *mcpServer) catalogPage(ctx context.Context, tr *transport, cursor *string, limit int) ([]*toolInfo, *string, error) {
+func (s *mcpServer) catalogPage(ctx context.Context, tr *client.Conn, cursor *string, limit int) ([]*toolInfo, *string, error) {
 	tried := map[string]string{} // deferred toolkits loaded in this call → why not, if known
 	for {
-		items, next, err := listPage(ctx, tr, cursor, limit)
+		items, next, err := tr.ListPage(ctx, cursor, limit)
 		if err != nil {
 			return nil, nil, err
 		}
 		var refs []toolRef
 		var load []string
 		for _, it := range items {
-			why, triedIt := tried[it.ref.toolkit]
+			why, triedIt := tried[it.Toolkit]
 			switch {
-			case !it.deferred:
-				refs = append(refs, it.ref)
+			case !it.Deferred:
+				refs = append(refs, toolRef{it.Toolkit, it.Function})
 			case !triedIt:
-				load = append(load, it.ref.toolkit)
+				load = append(load, it.Toolkit)
 			default:
-				s.log.Warn("left out a deferred toolkit that did not load", "toolkit", it.ref.toolkit, "detail", why)
+				s.log.Warn("left out a deferred toolkit that did not load", "toolkit", it.Toolkit, "detail", why)
 			}
 		}
 		if len(load) == 0 {
@@ -257,7 +206,7 @@ func (s *mcpServer) catalogPage(ctx context.Context, tr *transport, cursor *stri
 			return infos, next, err
 		}
 		for _, toolkit := range load {
-			why, err := loadToolkit(ctx, tr, toolkit)
+			why, err := tr.LoadToolkit(ctx, toolkit)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -290,7 +239,7 @@ func (t *toolInfo) mcpTool(name, version string) map[string]any {
 // describeAll describes refs (from the cache when it can), a few at a time, in order. A
 // function whose describe is rejected with 422 (it went away, or its toolkit cannot load) is
 // left out; any other failure fails the listing.
-func (s *mcpServer) describeAll(ctx context.Context, tr *transport, refs []toolRef) ([]*toolInfo, error) {
+func (s *mcpServer) describeAll(ctx context.Context, tr *client.Conn, refs []toolRef) ([]*toolInfo, error) {
 	infos := make([]*toolInfo, len(refs))
 	errs := make([]error, len(refs))
 	sem := make(chan struct{}, describeParallelism)
@@ -309,7 +258,7 @@ func (s *mcpServer) describeAll(ctx context.Context, tr *transport, refs []toolR
 			out = append(out, infos[i])
 			continue
 		}
-		if e := asCLIError(err); e.status == http.StatusUnprocessableEntity {
+		if e := asFailure(err); e.status == http.StatusUnprocessableEntity {
 			s.log.Warn("left out a function whose describe was rejected", "tool", refs[i].String(), "detail", e.msg)
 			continue
 		}
@@ -319,18 +268,18 @@ func (s *mcpServer) describeAll(ctx context.Context, tr *transport, refs []toolR
 }
 
 // describe returns the function's descriptor, reading it once per process.
-func (s *mcpServer) describe(ctx context.Context, tr *transport, ref toolRef) (*toolInfo, error) {
+func (s *mcpServer) describe(ctx context.Context, tr *client.Conn, ref toolRef) (*toolInfo, error) {
 	s.infoMu.Lock()
 	info := s.infos[ref]
 	s.infoMu.Unlock()
 	if info != nil {
 		return info, nil
 	}
-	r, err := post(ctx, tr, map[string]any{"operation": "tools.describe", "toolkit": ref.toolkit, "function": ref.function})
+	r, err := tr.Post(ctx, map[string]any{"operation": "tools.describe", "toolkit": ref.toolkit, "function": ref.function})
 	if err != nil {
 		return nil, err
 	}
-	desc := r.obj
+	desc := r.Object()
 	if pointer, ok := desc["context"].(map[string]any); ok {
 		name, _ := pointer["name"].(string)
 		if name == "" {
@@ -381,22 +330,22 @@ func objectSchema(v any) any {
 }
 
 // readContext reads a whole context document, page after page.
-func readContext(ctx context.Context, tr *transport, name string) (string, error) {
+func readContext(ctx context.Context, tr *client.Conn, name string) (string, error) {
 	var text strings.Builder
 	offset := int64(0)
 	for {
-		r, err := post(ctx, tr, map[string]any{"operation": "context.read", "name": name, "offset": offset, "limit": maxReadLimit})
+		r, err := tr.Post(ctx, map[string]any{"operation": "context.read", "name": name, "offset": offset, "limit": maxReadLimit})
 		if err != nil {
 			return "", err
 		}
-		page, ok := r.obj["text"].(string)
+		page, ok := r.Object()["text"].(string)
 		if !ok {
 			return "", invalidResponse("context.read of %s has no text", name)
 		}
 		if text.WriteString(page); text.Len() > maxContextBytes {
 			return "", invalidResponse("context document %s exceeds %d bytes", name, maxContextBytes)
 		}
-		switch next := r.obj["next_offset"].(type) {
+		switch next := r.Object()["next_offset"].(type) {
 		case nil:
 			return text.String(), nil
 		case canonjson.Number:
@@ -436,13 +385,13 @@ func (s *mcpServer) learnNames(ctx context.Context) *rpcError {
 	}
 	var cursor *string
 	for {
-		items, next, err := listPage(ctx, tr, cursor, maxListLimit)
+		items, next, err := tr.ListPage(ctx, cursor, client.MaxListLimit)
 		if err != nil {
 			return discoveryError(err)
 		}
 		for _, it := range items {
-			if !it.deferred {
-				s.names.name(it.ref)
+			if !it.Deferred {
+				s.names.name(toolRef{it.Toolkit, it.Function})
 			}
 		}
 		if next == nil {
@@ -483,8 +432,8 @@ func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any) (any, 
 // callRun is how one tools/call went: its terminal receipt, or what stopped it, said twice:
 // as the answer of an ordinary call, and as the reason a permission_prompt got no decision.
 type callRun struct {
-	callID  string // empty when none could be chosen
-	receipt *reply // the terminal receipt; nil when the call did not settle here
+	callID  string        // empty when none could be chosen
+	receipt *client.Reply // the terminal receipt; nil when the call did not settle here
 	version string
 	// For an ordinary call that did not settle: a JSON-RPC error, or the text of an error
 	// result.
@@ -502,23 +451,23 @@ func (s *mcpServer) runCall(ctx context.Context, ref toolRef, args, params map[s
 		run.rpcErr, run.reason = rerr, notGranted("nobody could be asked", rerr.message)
 		return run
 	}
-	callID, err := newCallID(s.app.random)
+	callID, err := s.agent.NewCallID()
 	if err != nil {
 		run.rpcErr = &rpcError{code: codeInternalError, message: "cannot choose a call id: " + err.Error()}
 		run.reason = notGranted("nobody could be asked", run.rpcErr.message)
 		return run
 	}
 	run.callID = callID
-	r, err := post(ctx, tr, map[string]any{
+	r, err := tr.Post(ctx, map[string]any{
 		"operation": "tools.call", "call_id": callID,
 		"toolkit": ref.toolkit, "function": ref.function, "arguments": args,
 	})
 	if err != nil {
-		e := asCLIError(err)
+		e := asFailure(err)
 		switch {
 		case ctx.Err() != nil:
 			run.reason = stoppedReason
-		case e.status == http.StatusUnauthorized || e.code == ExitInvalid:
+		case e.status == http.StatusUnauthorized || e.code == client.ExitInvalid:
 			run.reason = notGranted("the request for permission was refused", e.msg)
 		default:
 			run.reason = notGranted("the request for permission could not be sent", e.msg)
@@ -526,24 +475,24 @@ func (s *mcpServer) runCall(ctx context.Context, ref toolRef, args, params map[s
 		switch {
 		case e.status == http.StatusUnauthorized:
 			run.rpcErr = &rpcError{code: codeAuthority, message: e.msg}
-		case e.code == ExitInvalid: // rejected: nothing was admitted
+		case e.code == client.ExitInvalid: // rejected: nothing was admitted
 			run.toolMsg = e.msg
 		default:
 			run.toolMsg = fmt.Sprintf("%s; the call may have been submitted: see mindroom-agent calls wait %s", e.msg, callID)
 		}
 		return run
 	}
-	status, err := receiptStatus(r)
+	status, err := r.Status()
 	if err != nil {
 		run.toolMsg = fmt.Sprintf("%v; the call may have been submitted: see mindroom-agent calls wait %s", err, callID)
 		run.reason = notGranted("the answer to the request could not be read", err.Error())
 		return run
 	}
 	progress := newProgress(s, params, run.version)
-	for !isTerminal(status) {
-		last, err := s.app.waitFor(ctx, tr, callID, r, time.Now().Add(s.round))
+	for !client.IsTerminal(status) {
+		last, err := tr.Wait(ctx, callID, r, time.Now().Add(s.round))
 		if err != nil {
-			e := asCLIError(err)
+			e := asFailure(err)
 			run.reason = notGranted("waiting for the decision failed", e.msg)
 			if ctx.Err() != nil {
 				run.reason = stoppedReason
@@ -552,17 +501,17 @@ func (s *mcpServer) runCall(ctx context.Context, ref toolRef, args, params map[s
 				run.rpcErr = &rpcError{code: codeAuthority, message: e.msg}
 				return run
 			}
-			st, _ := receiptStatus(last)
+			st, _ := last.Status()
 			run.toolMsg = fmt.Sprintf("%s; waiting stopped while the call was %s and it may still finish: see mindroom-agent calls wait %s", e.msg, st, callID)
 			return run
 		}
 		r = last
-		if status, err = receiptStatus(r); err != nil {
+		if status, err = r.Status(); err != nil {
 			run.toolMsg = err.Error()
 			run.reason = notGranted("the answer to the request could not be read", err.Error())
 			return run
 		}
-		if !isTerminal(status) {
+		if !client.IsTerminal(status) {
 			progress.report(callID, status)
 		}
 	}
@@ -582,19 +531,19 @@ func (run callRun) answer() (any, *rpcError) {
 }
 
 // callResult is the tools/call result of a terminal receipt.
-func callResult(r *reply, version string) map[string]any {
-	status, _ := r.obj["status"].(string)
-	outcome := r.obj["outcome"]
-	completed := status == statusCompleted
+func callResult(r *client.Reply, version string) map[string]any {
+	status, _ := r.Object()["status"].(string)
+	outcome := r.Object()["outcome"]
+	completed := status == client.StatusCompleted
 	content := []any{textContent(outcomeText(outcome, status))}
-	if attachments, _ := r.obj["attachments"].([]any); len(attachments) > 0 {
+	if attachments, _ := r.Object()["attachments"].([]any); len(attachments) > 0 {
 		b, _ := canonjson.Marshal(map[string]any{"attachments": attachments})
 		content = append(content, textContent(string(b)))
 	}
 	res := map[string]any{
 		"content": content,
 		"isError": !completed,
-		"_meta":   map[string]any{metaCallID: r.obj["call_id"], metaStatus: status},
+		"_meta":   map[string]any{metaCallID: r.Object()["call_id"], metaStatus: status},
 	}
 	if obj, isObject := outcome.(map[string]any); isObject && completed && version >= "2025-06-18" {
 		res["structuredContent"] = obj
@@ -609,7 +558,7 @@ func outcomeText(outcome any, status string) string {
 	case string:
 		return o
 	case nil:
-		if status != statusCompleted {
+		if status != client.StatusCompleted {
 			return "Call " + status
 		}
 	}
@@ -662,16 +611,4 @@ func (p *progress) report(callID, status string) {
 		params["message"] = "call " + callID + " is " + status
 	}
 	p.s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
-}
-
-// parsePageSize reads --page-size: 1 to 1000 items per Agent CLI page.
-func parsePageSize(s string) (int, error) {
-	n, err := parseInt("page-size", s)
-	if err != nil {
-		return 0, err
-	}
-	if n < 1 || n > maxListLimit {
-		return 0, invalidf("option --page-size must be from 1 to %s, not %s", strconv.Itoa(maxListLimit), s)
-	}
-	return int(n), nil
 }

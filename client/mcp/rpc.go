@@ -1,4 +1,4 @@
-package client
+package mcp
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/canonjson"
 )
 
@@ -135,7 +136,7 @@ func rpcReply(id, result any, err *rpcError) map[string]any {
 
 // mcpServer serves one MCP session over stdin/stdout.
 type mcpServer struct {
-	app      *app
+	agent    *client.Agent
 	pageSize int           // tools per tools/list page; 0: the whole catalog in one page
 	round    time.Duration // longest wait for a call between two progress notifications
 	log      *slog.Logger
@@ -150,8 +151,6 @@ type mcpServer struct {
 	mu       sync.Mutex
 	version  string                 // negotiated protocol version; empty before initialize
 	inflight map[string]*inflightID // requests a notifications/cancelled may cancel, by idKey
-
-	connMu sync.Mutex // app.connect creates the shared HTTP client on first use
 
 	names  toolNames
 	infoMu sync.Mutex
@@ -175,7 +174,7 @@ func (s *mcpServer) serve(ctx context.Context, in io.Reader) int {
 	s.stop = stop
 	inputs := make(chan input)
 	go readMessages(ctx, in, inputs)
-	code := ExitCompleted
+	code := client.ExitCompleted
 loop:
 	for {
 		select {
@@ -187,7 +186,7 @@ loop:
 			}
 			if in.err != nil {
 				s.log.Error("cannot read standard input", "error", in.err)
-				code = ExitUnavailable
+				code = client.ExitUnavailable
 				break loop
 			}
 			s.receive(ctx, in)
@@ -195,7 +194,7 @@ loop:
 	}
 	s.handlers.Wait()
 	if errors.Is(context.Cause(ctx), errOutputFailed) {
-		return ExitUnavailable
+		return client.ExitUnavailable
 	}
 	return code
 }

@@ -1,10 +1,11 @@
-package client
+package mcp
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/canonjson"
 )
 
@@ -120,7 +121,7 @@ func TestMCPPermissionPrompt(t *testing.T) {
 		f := newFakeAgentCLI(t)
 		f.set(func(f *fakeAgentCLI) { f.permission = permissionHangs })
 		// The fake never answers the wait: the client gives up after its request timeout.
-		m := startMCPApp(t, f.env(), 0, func(a *app) { a.requestTimeout = 50 * time.Millisecond })
+		m := startMCPWith(t, f.env(), 0, func(c *client.AgentConfig) { c.RequestTimeout = 50 * time.Millisecond })
 		res := callPermission(t, m)
 		msg := denialOf(t, res)
 		if !strings.Contains(msg, "waiting for the decision failed (") || !strings.Contains(msg, "timed out") {
@@ -145,7 +146,7 @@ func TestMCPPermissionPrompt(t *testing.T) {
 		if callIDOf(t, res) != id {
 			t.Fatalf("result %v does not name call %s", res, id)
 		}
-		if code := m.exitCode(); code != ExitCompleted {
+		if code := m.exitCode(); code != client.ExitCompleted {
 			t.Fatalf("exit code %d", code)
 		}
 	})
@@ -169,7 +170,7 @@ func TestMCPPermissionPrompt(t *testing.T) {
 		m.send(`{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"permission_prompt","arguments":` + permissionArgs + `}}`)
 		<-f.submitted
 		m.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"p","reason":"user"}}`)
-		if code := m.exitCode(); code != ExitCompleted {
+		if code := m.exitCode(); code != client.ExitCompleted {
 			t.Fatalf("exit code %d", code)
 		}
 		if rest := m.rest(); len(rest) != 0 {

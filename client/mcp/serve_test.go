@@ -1,18 +1,18 @@
-package client
+package mcp
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"io"
 	"log/slog"
-	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/canonjson"
 )
 
@@ -60,27 +60,25 @@ func (b *syncBuffer) String() string {
 
 func startMCP(t *testing.T, env map[string]string, pageSize int) *mcpSession {
 	t.Helper()
-	return startMCPApp(t, env, pageSize, func(*app) {})
+	return startMCPWith(t, env, pageSize, func(*client.AgentConfig) {})
 }
 
-// startMCPApp is startMCP with the client's app changed by edit first.
-func startMCPApp(t *testing.T, env map[string]string, pageSize int, edit func(*app)) *mcpSession {
+// startMCPWith is startMCP with the configuration of its client.Agent changed by edit first.
+func startMCPWith(t *testing.T, env map[string]string, pageSize int, edit func(*client.AgentConfig)) *mcpSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	m := &mcpSession{t: t, stdin: inW, logs: &syncBuffer{}, arrived: make(chan struct{}, 1), done: make(chan int, 1)}
-	a := &app{stdin: inR, stdout: outW, stderr: m.logs, getenv: func(k string) string { return env[k] },
-		random: rand.Reader, pollInterval: time.Millisecond}
-	edit(a)
-	s := &mcpServer{app: a, pageSize: pageSize, round: 20 * time.Millisecond, out: outW,
+	c := client.AgentConfig{Getenv: func(k string) string { return env[k] }, PollInterval: time.Millisecond}
+	edit(&c)
+	agent := client.NewAgent(c)
+	s := &mcpServer{agent: agent, pageSize: pageSize, round: 20 * time.Millisecond, out: outW,
 		log: slog.New(slog.NewTextHandler(m.logs, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stop = cancel
 	go func() {
 		code := s.serve(ctx, inR)
-		if a.hc != nil {
-			a.hc.CloseIdleConnections()
-		}
+		agent.Close()
 		outW.Close()
 		m.done <- code
 	}()
@@ -406,7 +404,7 @@ func TestMCPProtocol(t *testing.T) {
 	t.Run("EndOfInputExitsZero", func(t *testing.T) {
 		m := startMCP(t, nil, 0)
 		m.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-		if code := m.exitCode(); code != ExitCompleted {
+		if code := m.exitCode(); code != client.ExitCompleted {
 			t.Fatalf("exit code %d", code)
 		}
 		if rest := m.rest(); len(rest) != 1 {
@@ -645,10 +643,13 @@ func textOf(t *testing.T, res map[string]any) string {
 	return item["text"].(string)
 }
 
+// callIDPattern is a call id as client.Agent.NewCallID chooses it: a random version 4 UUID.
+var callIDPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
 func callIDOf(t *testing.T, res map[string]any) string {
 	t.Helper()
 	id, _ := res["_meta"].(map[string]any)[metaCallID].(string)
-	if _, ok := parseUUID(id); !ok {
+	if !callIDPattern.MatchString(id) {
 		t.Fatalf("_meta %v has no call id", res["_meta"])
 	}
 	return id
@@ -669,7 +670,7 @@ func TestMCPToolsCall(t *testing.T) {
 				t.Fatalf("calls %v", f.calls)
 			}
 		})
-		if res["_meta"].(map[string]any)[metaStatus] != statusCompleted {
+		if res["_meta"].(map[string]any)[metaStatus] != client.StatusCompleted {
 			t.Fatalf("_meta %v", res["_meta"])
 		}
 	})
@@ -703,7 +704,7 @@ func TestMCPToolsCall(t *testing.T) {
 		if res["isError"] != true || textOf(t, res) != "boom" || res["structuredContent"] != nil {
 			t.Fatalf("result %v", res)
 		}
-		if res["_meta"].(map[string]any)[metaStatus] != statusFailed {
+		if res["_meta"].(map[string]any)[metaStatus] != client.StatusFailed {
 			t.Fatalf("_meta %v", res["_meta"])
 		}
 	})
@@ -871,7 +872,7 @@ func TestMCPToolsCall(t *testing.T) {
 		if res := m.answer(`1`)["result"].(map[string]any); textOf(t, res) != `{"slow":"done"}` {
 			t.Fatalf("result %v", res)
 		}
-		if code := m.exitCode(); code != ExitCompleted {
+		if code := m.exitCode(); code != client.ExitCompleted {
 			t.Fatalf("exit code %d", code)
 		}
 	})
@@ -881,7 +882,7 @@ func TestMCPToolsCall(t *testing.T) {
 		m.send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"test__slow"}}`)
 		id := <-f.submitted
 		m.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c","reason":"user"}}`)
-		if code := m.exitCode(); code != ExitCompleted {
+		if code := m.exitCode(); code != client.ExitCompleted {
 			t.Fatalf("exit code %d", code)
 		}
 		if rest := m.rest(); len(rest) != 0 {
@@ -893,7 +894,7 @@ func TestMCPToolsCall(t *testing.T) {
 			}
 		}
 		f.get(func(f *fakeAgentCLI) {
-			if st := f.receipts[id]["status"]; st == statusCancelled {
+			if st := f.receipts[id]["status"]; st == client.StatusCancelled {
 				t.Fatalf("the call was cancelled")
 			}
 		})
@@ -912,7 +913,7 @@ func (m *mcpSession) checkAnswer(msg map[string]any, id string) map[string]any {
 func TestMCPCommandLine(t *testing.T) {
 	t.Run("EndOfInputExitsZeroWithNothingOnStdout", func(t *testing.T) {
 		o := runCLI(t, nil, "", "mcp")
-		if o.code != ExitCompleted || o.stdout != "" {
+		if o.code != client.ExitCompleted || o.stdout != "" {
 			t.Fatalf("code %d stdout %q stderr %q", o.code, o.stdout, o.stderr)
 		}
 	})
@@ -921,69 +922,8 @@ func TestMCPCommandLine(t *testing.T) {
 		in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}` + "\n" +
 			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test__echo","arguments":{"x":1}}}` + "\n"
 		o := runCLI(t, f.env(), in, "mcp", "--page-size=5")
-		if o.code != ExitCompleted || strings.Count(o.stdout, "\n") != 2 || !strings.Contains(o.stdout, `"structuredContent":{"x":1}`) {
+		if o.code != client.ExitCompleted || strings.Count(o.stdout, "\n") != 2 || !strings.Contains(o.stdout, `"structuredContent":{"x":1}`) {
 			t.Fatalf("code %d stdout %q stderr %q", o.code, o.stdout, o.stderr)
-		}
-	})
-	for name, args := range map[string][]string{
-		"PageSizeZeroIsRefused":            {"mcp", "--page-size", "0"},
-		"PageSizeOverOneThousandIsRefused": {"mcp", "--page-size=1001"},
-		"PageSizeMustBeAnInteger":          {"mcp", "--page-size", "ten"},
-		"ArgumentsAreRefused":              {"mcp", "serve"},
-		"UnknownOptionIsRefused":           {"mcp", "--timeout", "3"},
-	} {
-		t.Run(name+"WithExitTwoAndTheErrorOnStderrOnly", func(t *testing.T) {
-			o := runCLI(t, nil, "", args...)
-			if o.code != ExitInvalid || o.stdout != "" || o.stderr == "" {
-				t.Fatalf("code %d stdout %q stderr %q", o.code, o.stdout, o.stderr)
-			}
-		})
-	}
-	t.Run("HelpNeedsNoEnvironment", func(t *testing.T) {
-		for _, args := range [][]string{{"mcp", "--help"}, {"mcp", "-h"}, {"help", "mcp"}, {"mcp", "help"}, {"mcp", "--page-size", "x", "--help"}} {
-			o := runCLI(t, nil, "", args...)
-			o.wantCode(t, ExitCompleted)
-			for _, want := range []string{"NAME\n", "SYNOPSIS\n", "TOOL NAMES\n", "LISTING\n", "CALLS\n", "ERRORS\n", "EXAMPLES\n", "--page-size N", "permission_prompt"} {
-				if !strings.Contains(o.stdout, want) {
-					t.Fatalf("%v: help lacks %q", args, want)
-				}
-			}
-		}
-	})
-	t.Run("TopHelpListsMcp", func(t *testing.T) {
-		o := runCLI(t, nil, "", "--help")
-		if !strings.Contains(o.stdout, "mindroom-agent mcp [--page-size N]") || !strings.Contains(o.stdout, "\n    mcp ") {
-			t.Fatalf("top help does not list mcp:\n%s", o.stdout)
-		}
-	})
-	t.Run("HelpLinesFitTheWidth", func(t *testing.T) {
-		for _, line := range strings.Split(mcpHelp(), "\n") {
-			if len(line) > helpWidth && !strings.HasPrefix(line, "    mindroom-agent ") && !strings.HasPrefix(line, "    printf ") &&
-				!strings.HasPrefix(line, "    echo ") && !strings.HasPrefix(line, "    claude ") {
-				t.Errorf("line over %d columns: %q", helpWidth, line)
-			}
-		}
-	})
-	t.Run("CompletionCompletesMcpAndItsOptions", func(t *testing.T) {
-		bash, err := exec.LookPath("bash")
-		if err != nil {
-			t.Skip("bash is not installed")
-		}
-		script := bashCompletion() + `
-complete_line() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _mindroom_agent; echo "${COMPREPLY[*]}"; }
-complete_line mindroom-agent mc
-complete_line mindroom-agent mcp --p
-complete_line mindroom-agent help m
-`
-		out, err := exec.Command(bash, "--norc", "--noprofile", "-c", script).CombinedOutput()
-		if err != nil {
-			t.Fatalf("bash: %v\n%s", err, out)
-		}
-		if want := "mcp\n--page-size\nmcp\n"; string(out) != want {
-			t.Fatalf("completions %q, want %q", out, want)
-		}
-		if z := zshCompletion(); !strings.Contains(z, "--page-size") || !strings.Contains(z, " mcp ") {
-			t.Fatalf("zsh completion lacks mcp")
 		}
 	})
 }

@@ -1,8 +1,9 @@
-package client
+package mcp
 
 import (
 	"strings"
 
+	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/internal/canonjson"
 )
 
@@ -34,14 +35,14 @@ func (run callRun) permissionAnswer() map[string]any {
 	if run.receipt == nil {
 		return denial(run.reason, run.callID)
 	}
-	status, _ := run.receipt.obj["status"].(string)
-	outcome := run.receipt.obj["outcome"]
+	status, _ := run.receipt.Object()["status"].(string)
+	outcome := run.receipt.Object()["outcome"]
 	switch {
-	case status == statusCompleted && isDecision(outcome):
+	case status == client.StatusCompleted && isDecision(outcome):
 		return callResult(run.receipt, run.version)
-	case status == statusCancelled:
+	case status == client.StatusCancelled:
 		return denial(notGranted("the request was cancelled before anyone decided", outcomeText(outcome, status)), run.callID)
-	case status == statusFailed:
+	case status == client.StatusFailed:
 		return denial(notGranted("the request failed", outcomeText(outcome, status)), run.callID)
 	}
 	return denial(notGranted("the answer to the request was not a decision", ""), run.callID)

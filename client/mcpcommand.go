@@ -3,15 +3,12 @@ package client
 import (
 	"context"
 	"fmt"
-	"log/slog"
+	"strconv"
 	"strings"
 )
 
-// `mindroom-agent mcp` serves the response's catalog as an MCP server over stdio, so that an
-// engine started inside a Bash command (Claude Code, Codex, …) reaches the response's tools as
-// MCP tools. It is still only a client of the Agent CLI: every MCP request becomes Agent CLI
-// operations sent with the command's grant and window, and the server decides everything.
-// mcp_rpc.go is the JSON-RPC transport, mcp_tools.go the MCP methods, mcp_names.go the names.
+// `mindroom-agent mcp` is served by package client/mcp, which imports this one; this file is
+// its command line: the entry of the registry, the help, and reading the options.
 
 // mcpCommand is `mindroom-agent mcp`, the one command outside the groups. Help and
 // completion read it; app.mcp runs it.
@@ -62,18 +59,16 @@ func (a *app) mcp(ctx context.Context, args []string) int {
 			return fail(err)
 		}
 	}
+	if a.serveMCP == nil {
+		fmt.Fprintln(a.stderr, "mcp is not available in this build of mindroom-agent")
+		return ExitUnavailable
+	}
 	stdin := a.stdin
 	if stdin == nil {
 		stdin = strings.NewReader("")
 	}
-	s := &mcpServer{
-		app:      a,
-		pageSize: pageSize,
-		round:    maxLongPoll,
-		out:      a.stdout,
-		log:      slog.New(slog.NewTextHandler(a.stderr, nil)).With("component", "mindroom-agent mcp"),
-	}
-	return s.serve(ctx, stdin)
+	agent := &Agent{app: a}
+	return a.serveMCP(ctx, agent, stdin, a.stdout, a.stderr, pageSize)
 }
 
 func mcpHelp() string {
@@ -101,4 +96,16 @@ func mcpHelp() string {
 		`echo '{"mcpServers":{"mindroom":{"command":"mindroom-agent","args":["mcp"]}}}' > mcp.json`,
 		`claude -p "$TASK" --mcp-config mcp.json --permission-prompt-tool mcp__mindroom__permission_prompt`)
 	return b.String()
+}
+
+// parsePageSize reads --page-size: 1 to 1000 items per Agent CLI page.
+func parsePageSize(s string) (int, error) {
+	n, err := parseInt("page-size", s)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 || n > MaxListLimit {
+		return 0, invalidf("option --page-size must be from 1 to %s, not %s", strconv.Itoa(MaxListLimit), s)
+	}
+	return int(n), nil
 }
