@@ -49,7 +49,7 @@ test-short:
 FUZZTIME ?= 60s
 FUZZ_TARGETS := \
 	./internal/canonjson:FuzzParse ./internal/canonjson:FuzzCanonicalize \
-	./primary/agentcli:FuzzParseOperation ./primary/agentcli:FuzzParseWait \
+	./primary/api/agentcli:FuzzParseOperation ./primary/api/agentcli:FuzzParseWait \
 	./primary/interaction:FuzzRunInBackgroundArgs ./primary/interaction:FuzzRunAgentInBackgroundArgs \
 	./primary/interaction:FuzzRequestApprovalArgs ./primary/interaction:FuzzPermissionPromptArgs \
 	./primary/interaction:FuzzReportProgressArgs ./primary/interaction:FuzzAskQuestionsArgs \

@@ -27,13 +27,14 @@ import (
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/continuation"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/mcpbridge"
-	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/roleauth"
 	"github.com/turncli/turncli/primary/secrets"
@@ -206,8 +207,8 @@ func prepareStateDir(dir string) error {
 // loadOperators creates the first admin on a fresh store, and the operator authenticator. The
 // first admin's credential file stays named in endpoints.json for as long as it exists.
 func (p *Primary) loadOperators(ctx context.Context) error {
-	adminFile := operator.FirstAdminFile(p.cfg.StateDir)
-	if _, err := operator.EnsureFirstAdmin(ctx, p.Store, adminFile); err != nil {
+	adminFile := operators.FirstAdminFile(p.cfg.StateDir)
+	if _, err := operators.EnsureFirstAdmin(ctx, p.Store, adminFile); err != nil {
 		return fmt.Errorf("first operator: %w", err)
 	}
 	if _, err := os.Stat(adminFile); err == nil {

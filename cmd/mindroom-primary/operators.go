@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 )
@@ -66,7 +66,7 @@ func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	switch verb {
 	case "add":
 		name := positional[0]
-		token, err := operator.Add(ctx, db, name, store.OperatorRole(*role))
+		token, err := operators.Add(ctx, db, name, store.OperatorRole(*role))
 		if err != nil {
 			fmt.Fprintln(stderr, "mindroom-primary operators add:", err)
 			return 1
@@ -75,7 +75,7 @@ func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 			fmt.Fprintln(stdout, token)
 			return 0
 		}
-		if err := operator.WriteCredentialFile(*credFile, token); err != nil {
+		if err := operators.WriteCredentialFile(*credFile, token); err != nil {
 			// The credential exists nowhere now: take the operator back rather than leave an
 			// identity nobody can use.
 			_ = db.RemoveOperator(context.WithoutCancel(ctx), name)

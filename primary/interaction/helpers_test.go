@@ -24,7 +24,7 @@ import (
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/jobs"
-	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -118,7 +118,7 @@ func setMode(t *testing.T, env *testenv.Env, thread string, mode store.Mode) {
 // addOperator creates an operator and returns its credential.
 func addOperator(t *testing.T, env *testenv.Env, name string, role store.OperatorRole) string {
 	t.Helper()
-	token, err := operator.Add(context.Background(), env.Primary.Store, name, role)
+	token, err := operators.Add(context.Background(), env.Primary.Store, name, role)
 	if err != nil {
 		t.Fatalf("add operator %s: %v", name, err)
 	}

@@ -6,5 +6,6 @@
 // unacknowledged one.
 //
 // It decides nothing about continuations and does not authenticate (the roleauth interceptor
-// admits only the runtime credential).
+// admits only the runtime credential). It is one of the primary's API adapters
+// (docs/ARCHITECTURE.md): only package primary imports it.
 package continuationapi

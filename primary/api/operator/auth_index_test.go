@@ -13,8 +13,9 @@ import (
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
+	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/catalog"
-	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
@@ -91,7 +92,7 @@ func TestUnknownCredentialsNeverReadTheStore(t *testing.T) {
 			if _, err := conn.WhoAmI(ctx, &operatorv1.WhoAmIRequest{}); status.Code(err) != codes.Unauthenticated {
 				t.Fatalf("call %d with an unknown credential: %v, want UNAUTHENTICATED", i, err)
 			}
-			if auth.Known(ctx, operator.NewCredential()) { // what the REST edge asks
+			if auth.Known(ctx, operators.NewCredential()) { // what the REST edge asks
 				t.Fatalf("call %d: a fresh credential is known", i)
 			}
 		}
@@ -144,12 +145,12 @@ func BenchmarkAuthenticateUnknownCredential(b *testing.B) {
 	}
 	defer st.Close()
 	for i := range 100 {
-		if _, err := operator.Add(ctx, st, "op"+string(rune('a'+i%26))+string(rune('a'+i/26)), store.RoleMember); err != nil {
+		if _, err := operators.Add(ctx, st, "op"+string(rune('a'+i%26))+string(rune('a'+i/26)), store.RoleMember); err != nil {
 			b.Fatal(err)
 		}
 	}
 	auth := operator.NewAuthenticator(st)
-	token := operator.NewCredential()
+	token := operators.NewCredential()
 	for b.Loop() {
 		if _, ok, err := auth.Authenticate(ctx, token); ok || err != nil {
 			b.Fatal(ok, err)

@@ -9,4 +9,6 @@
 //
 // It does not authenticate (the roleauth interceptor does, before any handler runs) and does
 // not run processes itself (the response's ShellLauncher does).
+//
+// It is one of the primary's API adapters (docs/ARCHITECTURE.md): only package primary imports it.
 package responseapi

@@ -24,7 +24,7 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
-	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -67,7 +67,7 @@ func adminToken(t *testing.T, env *testenv.Env) string {
 
 func addOperator(t *testing.T, env *testenv.Env, name string, role store.OperatorRole) string {
 	t.Helper()
-	token, err := operator.Add(context.Background(), env.Primary.Store, name, role)
+	token, err := operators.Add(context.Background(), env.Primary.Store, name, role)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestOperatorService(t *testing.T) {
 
 	t.Run("FirstAdminCredentialFileIsPrivateAndNamedInEndpoints", func(t *testing.T) {
 		path := env.Primary.Endpoints().OperatorTokenFile
-		if path != operator.FirstAdminFile(env.StateDir) {
-			t.Fatalf("operator_token_file = %q, want %q", path, operator.FirstAdminFile(env.StateDir))
+		if path != operators.FirstAdminFile(env.StateDir) {
+			t.Fatalf("operator_token_file = %q, want %q", path, operators.FirstAdminFile(env.StateDir))
 		}
 		fi, err := os.Stat(path)
 		if err != nil {
@@ -112,7 +112,7 @@ func TestOperatorService(t *testing.T) {
 			client operatorv1.OperatorServiceClient
 			name   string
 			role   operatorv1.Role
-		}{{admin, operator.FirstAdmin, operatorv1.Role_ROLE_ADMIN}, {member, "mia", operatorv1.Role_ROLE_MEMBER}} {
+		}{{admin, operators.FirstAdmin, operatorv1.Role_ROLE_ADMIN}, {member, "mia", operatorv1.Role_ROLE_MEMBER}} {
 			got, err := c.client.WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
 			if err != nil {
 				t.Fatal(err)
@@ -145,14 +145,14 @@ func TestOperatorService(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if set.GetSetting().GetMode() != operatorv1.Mode_MODE_AUTO || set.GetSetting().GetUpdatedBy() != operator.FirstAdmin {
+		if set.GetSetting().GetMode() != operatorv1.Mode_MODE_AUTO || set.GetSetting().GetUpdatedBy() != operators.FirstAdmin {
 			t.Fatalf("SetConversationMode = %v", set)
 		}
 		got, err := member.GetConversationMode(ctx, &operatorv1.GetConversationModeRequest{Conversation: conv})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.GetSetting().GetMode() != operatorv1.Mode_MODE_AUTO || got.GetSetting().GetUpdatedBy() != operator.FirstAdmin {
+		if got.GetSetting().GetMode() != operatorv1.Mode_MODE_AUTO || got.GetSetting().GetUpdatedBy() != operators.FirstAdmin {
 			t.Fatalf("GetConversationMode = %v", got)
 		}
 		audit, err := admin.ListAuditLog(ctx, &operatorv1.ListAuditLogRequest{Subject: store.ConversationSubject("room", "t1")})
@@ -167,7 +167,7 @@ func TestOperatorService(t *testing.T) {
 		if err := json.Unmarshal([]byte(e.GetDetailJson()), &detail); err != nil {
 			t.Fatal(err)
 		}
-		if e.GetActor() != operator.FirstAdmin || e.GetAction() != store.ActionConversationModeSet ||
+		if e.GetActor() != operators.FirstAdmin || e.GetAction() != store.ActionConversationModeSet ||
 			detail["mode"] != "auto" || detail["previous"] != "ask" {
 			t.Fatalf("audit entry = %v", e)
 		}
@@ -216,7 +216,7 @@ func TestOperatorService(t *testing.T) {
 	t.Run("MissingUnknownOrRemovedCredentialIsUnauthenticated", func(t *testing.T) {
 		_, err := operatorv1.NewOperatorServiceClient(dial(t, env, "")).WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
 		wantCode(t, "no credential", err, codes.Unauthenticated)
-		_, err = operatorv1.NewOperatorServiceClient(dial(t, env, operator.NewCredential())).WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
+		_, err = operatorv1.NewOperatorServiceClient(dial(t, env, operators.NewCredential())).WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
 		wantCode(t, "unknown credential", err, codes.Unauthenticated)
 		gone := addOperator(t, env, "gone", store.RoleAdmin)
 		if err := env.Primary.Store.RemoveOperator(ctx, "gone"); err != nil {
@@ -258,7 +258,7 @@ func TestOperatorREST(t *testing.T) {
 	t.Run("AdminSetsModeOverREST", func(t *testing.T) {
 		code, out := post(t, admin, setMode, `{"conversation":{"channel":"room","thread":"t1"},"mode":"MODE_ADMIN"}`)
 		setting, _ := out["setting"].(map[string]any)
-		if code != http.StatusOK || setting["mode"] != "MODE_ADMIN" || setting["updated_by"] != operator.FirstAdmin {
+		if code != http.StatusOK || setting["mode"] != "MODE_ADMIN" || setting["updated_by"] != operators.FirstAdmin {
 			t.Fatalf("POST %s = %d %v", setMode, code, out)
 		}
 		req, _ := http.NewRequest(http.MethodGet, env.HTTPURL+"/v1/operator/conversations:getMode?"+

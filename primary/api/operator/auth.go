@@ -10,6 +10,7 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/bearer"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
 	"google.golang.org/grpc"
 )
@@ -139,7 +140,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (op stor
 	if token == "" || len(token) > 4096 {
 		return store.Operator{}, false, nil
 	}
-	d := Digest(token)
+	d := operators.Digest(token)
 	if err := a.current(ctx); err != nil {
 		return store.Operator{}, false, err
 	}

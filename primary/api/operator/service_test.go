@@ -17,8 +17,8 @@ import (
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
+	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/interaction"
-	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 )

@@ -22,9 +22,10 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/faultgrpc"
+	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/events"
-	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
@@ -149,7 +150,7 @@ func startAPI(t *testing.T) *apiEnv {
 
 func mustAdd(t *testing.T, st store.Operators, name string, role store.OperatorRole) string {
 	t.Helper()
-	token, err := operator.Add(context.Background(), st, name, role)
+	token, err := operators.Add(context.Background(), st, name, role)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,7 @@
-// Package operator serves OperatorService, the people's API, and owns operator credentials:
-// it mints them (random 32 bytes, base64url, of which the store keeps only the SHA-256
-// digest), creates the first admin on a fresh state directory, authenticates every
-// OperatorService call by its bearer credential (compared in constant time against every
-// stored digest) and authorises each method by the operator's role (member or admin).
+// Package operator serves OperatorService, the people's API. It authenticates every
+// OperatorService call by its bearer credential (the digest looked up in an in-memory index of
+// the stored ones, so an unknown credential costs no store read) and authorises each method by
+// the operator's role (member or admin). The credentials themselves are package operators'.
 //
 // It lists, reads and cancels background jobs through the jobs engine, decides durable
 // approvals, prompts and question forms through the engines it is given (Jobs, Approvals,
@@ -15,4 +14,7 @@
 // never passes it), does not keep conversation modes, approvals, prompts, questions, progress
 // or the audit log itself (the store does), neither runs jobs nor re-runs an approval's gates
 // nor checks answers (the engines do), and never changes a response.
+//
+// It is one of the primary's API adapters (docs/ARCHITECTURE.md): only package primary
+// imports it.
 package operator

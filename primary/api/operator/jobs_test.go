@@ -16,8 +16,8 @@ import (
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/jobs"
-	"github.com/turncli/turncli/primary/operator"
 	"github.com/turncli/turncli/primary/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
-	"github.com/turncli/turncli/primary/agentcli"
+	"github.com/turncli/turncli/primary/api/agentcli"
 	"github.com/turncli/turncli/primary/response"
 )
 

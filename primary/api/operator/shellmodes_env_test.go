@@ -17,7 +17,8 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
-	"github.com/turncli/turncli/primary/operator"
+	"github.com/turncli/turncli/primary/api/operator"
+	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -72,7 +73,7 @@ func TestMinimalShellModePreflightOnARealPrimary(t *testing.T) {
 		if err := minimal("ready", ""); err != nil {
 			t.Fatal(err)
 		}
-		if m := stored(t, "ready"); m.Mode != store.ShellModeMinimal || m.UpdatedBy != operator.FirstAdmin {
+		if m := stored(t, "ready"); m.Mode != store.ShellModeMinimal || m.UpdatedBy != operators.FirstAdmin {
 			t.Fatalf("stored %+v", m)
 		}
 	})

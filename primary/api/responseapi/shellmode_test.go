@@ -13,7 +13,7 @@ import (
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
-	"github.com/turncli/turncli/primary/responseapi"
+	"github.com/turncli/turncli/primary/api/responseapi"
 	"github.com/turncli/turncli/primary/store"
 )
 

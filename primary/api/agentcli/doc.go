@@ -8,4 +8,6 @@
 //
 // It does not decide what a grant may do beyond "this response, on this path": windows,
 // limits and fences belong to the response package.
+//
+// It is one of the primary's API adapters (docs/ARCHITECTURE.md): only package primary imports it.
 package agentcli

@@ -16,7 +16,7 @@ import (
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
-	"github.com/turncli/turncli/primary/agentcli"
+	"github.com/turncli/turncli/primary/api/agentcli"
 	"github.com/turncli/turncli/primary/response"
 )
 
