@@ -43,11 +43,11 @@ func (p *Primary) buildAPIs() error {
 	if err != nil {
 		return fmt.Errorf("worker api: %w", err)
 	}
-	interact := p.Interaction
+	questions := p.Interaction.Questions
 	responseAPI, err := responseapi.NewServer(responseapi.Config{
 		Responses: p.Responses, Preflight: preflight, ShellModes: p.Store,
 		StopThread: func(ctx context.Context, channel, thread string) (int, error) {
-			cancelled, err := interact.CancelThreadQuestions(ctx, channel, thread)
+			cancelled, err := questions.CancelThreadQuestions(ctx, channel, thread)
 			return len(cancelled), err
 		},
 		Logger: log.With("component", "responseapi"),
@@ -56,8 +56,8 @@ func (p *Primary) buildAPIs() error {
 		return fmt.Errorf("response api: %w", err)
 	}
 	p.operatorAPI, err = operator.NewServer(operator.Config{
-		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction, Prompts: p.Interaction, Allowances: p.Store,
-		Questions: p.Interaction, Progress: p.Interaction, Responses: p.Responses, Events: p.Events,
+		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction.Background, Prompts: p.Interaction.Prompts, Allowances: p.Store,
+		Questions: p.Interaction.Questions, Progress: p.Interaction.Progress, Responses: p.Responses, Events: p.Events,
 		CallApprovals: p.Responses.CallApprovals(), ShellModes: p.Store, ShellPreflight: preflight,
 		Logger: log.With("component", "operatorapi"),
 	})

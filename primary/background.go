@@ -49,12 +49,12 @@ func (p *Primary) recoverJobs(ctx context.Context) error {
 	for _, ap := range settled {
 		p.cfg.Logger.Info("approval settled after restart", "approval", ap.ID, "status", ap.Status)
 	}
-	p.Interaction.TellRecovered(ctx, settled)
+	p.Interaction.Background.TellRecovered(ctx, settled)
 	if err := p.Responses.RecoverCallApprovals(ctx); err != nil {
 		return fmt.Errorf("recover call approvals: %w", err)
 	}
 	// Prompts wait in memory: one left pending by the previous primary can never be answered.
-	if _, err := p.Interaction.ExpirePendingPrompts(ctx); err != nil {
+	if _, err := p.Interaction.Prompts.ExpirePendingPrompts(ctx); err != nil {
 		return fmt.Errorf("expire prompts: %w", err)
 	}
 	if err := p.Jobs.Recover(ctx); err != nil {

@@ -18,7 +18,7 @@ const agentWindow = "background-agent"
 // runAgentInBackground starts the engine as a job of a fresh response of the same agent,
 // conversation and author, with origin background: its tool calls go through that response's
 // grant and window and meet the conversation's gates. The response closes when the job ends.
-func (s *Service) runAgentInBackground(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+func (s *Background) runAgentInBackground(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	task, err := taskArg(call.Arguments)
 	if err != nil {
 		return catalog.Result{}, err
@@ -58,7 +58,7 @@ func (s *Service) runAgentInBackground(ctx context.Context, call catalog.Call) (
 		"Started background agent job %d; its report is posted to this conversation when it ends. %s", jobID, endTurn)}}, nil
 }
 
-func (s *Service) startAgent(ctx context.Context, r *response.Response, task, lbl string) (int64, error) {
+func (s *Background) startAgent(ctx context.Context, r *response.Response, task, lbl string) (int64, error) {
 	w, err := r.OpenWindow(agentWindow)
 	if err != nil {
 		return 0, err

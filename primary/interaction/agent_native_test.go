@@ -57,7 +57,7 @@ func TestBackgroundAgentOfAStandardTurnReachesTheControls(t *testing.T) {
 	if !found {
 		t.Error("the agent's response is not open while it waits")
 	}
-	if _, err := env.Primary.Interaction.DecidePrompt(context.Background(), prompt.ID, adminOp,
+	if _, err := env.Primary.Interaction.Prompts.DecidePrompt(context.Background(), prompt.ID, adminOp,
 		interaction.PromptDecision{Action: store.DecisionApprove}); err != nil {
 		t.Fatal(err)
 	}

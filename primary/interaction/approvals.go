@@ -23,7 +23,7 @@ var ErrRefused = fault.New(fault.FailedPrecondition, "the command cannot start n
 // leaves the approval pending. Then pending → executing is a compare-and-swap (a replay is
 // store.ErrConflict), the job is recorded linked to the approval in one transaction, and the
 // approval is consumed, or failed when the job could not be recorded.
-func (s *Service) Approve(ctx context.Context, id int64, by store.Operator) (store.Approval, error) {
+func (s *Background) Approve(ctx context.Context, id int64, by store.Operator) (store.Approval, error) {
 	if by.Role != store.RoleAdmin {
 		return store.Approval{}, fmt.Errorf("%w: only an admin can approve; %q is a %s", ErrRefused, by.Name, by.Role)
 	}
@@ -65,7 +65,7 @@ func (s *Service) Approve(ctx context.Context, id int64, by store.Operator) (sto
 }
 
 // publishApproval puts an approval's change on the live feed.
-func (s *Service) publishApproval(kind string, ap store.Approval) {
+func (s *Background) publishApproval(kind string, ap store.Approval) {
 	s.cfg.Events.Publish(kind, store.ApprovalSubject(ap.ID), map[string]any{
 		"id": ap.ID, "status": string(ap.Status), "channel": ap.Channel, "thread": ap.Thread, "author": ap.Author,
 		"agent": ap.Agent, "label": ap.Label, "command": ap.Command, "decided_by": ap.DecidedBy, "job_id": ap.JobID,
@@ -74,7 +74,7 @@ func (s *Service) publishApproval(kind string, ap store.Approval) {
 }
 
 // recheck applies the gates of a new request again, now.
-func (s *Service) recheck(ctx context.Context, ap store.Approval) error {
+func (s *Background) recheck(ctx context.Context, ap store.Approval) error {
 	setting, err := s.cfg.Store.ConversationMode(ctx, ap.Channel, ap.Thread)
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func (s *Service) recheck(ctx context.Context, ap store.Approval) error {
 	return nil
 }
 
-func (s *Service) settleFailed(ctx context.Context, ap store.Approval, cause error) (store.Approval, error) {
+func (s *Background) settleFailed(ctx context.Context, ap store.Approval, cause error) (store.Approval, error) {
 	s.log.Warn("approved command did not start", "approval", ap.ID, "err", cause)
 	settled, err := s.cfg.Store.SettleApproval(ctx, ap.ID, store.ApprovalFailed, cause.Error(), note(ap, "failed", fmt.Sprintf(
 		"The background command of approval request %d was approved but could not start: %s. "+
@@ -110,7 +110,7 @@ func (s *Service) settleFailed(ctx context.Context, ap store.Approval, cause err
 }
 
 // Deny refuses a pending approval and tells the conversation, in one transaction.
-func (s *Service) Deny(ctx context.Context, id int64, by store.Operator, reason string) (store.Approval, error) {
+func (s *Background) Deny(ctx context.Context, id int64, by store.Operator, reason string) (store.Approval, error) {
 	ap, err := s.cfg.Store.Approval(ctx, id)
 	if err != nil {
 		return store.Approval{}, err
@@ -131,7 +131,7 @@ func (s *Service) Deny(ctx context.Context, id int64, by store.Operator, reason 
 
 // Comment adds a comment to a pending approval and passes it to the conversation, in one
 // transaction.
-func (s *Service) Comment(ctx context.Context, id int64, by store.Operator, text string) (store.Approval, error) {
+func (s *Background) Comment(ctx context.Context, id int64, by store.Operator, text string) (store.Approval, error) {
 	ap, err := s.cfg.Store.Approval(ctx, id)
 	if err != nil {
 		return store.Approval{}, err
@@ -157,7 +157,7 @@ func note(ap store.Approval, event, text string) store.NewContinuation {
 
 // TellRecovered tells the conversations of approvals that boot recovery settled as failed
 // (the primary restarted while starting their command) that nothing ran.
-func (s *Service) TellRecovered(ctx context.Context, settled []store.Approval) {
+func (s *Background) TellRecovered(ctx context.Context, settled []store.Approval) {
 	told := false
 	for _, ap := range settled {
 		if ap.Status != store.ApprovalFailed {

@@ -13,7 +13,7 @@ import (
 // endTurn closes every background acknowledgement.
 const endTurn = "End your turn now and do not poll: this conversation is resumed with the outcome."
 
-func (s *Service) runInBackground(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+func (s *Background) runInBackground(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	command, err := commandArg(call.Arguments)
 	if err != nil {
 		return catalog.Result{}, err
@@ -66,7 +66,7 @@ func (s *Service) runInBackground(ctx context.Context, call catalog.Call) (catal
 
 // commandJob is the job of a background command: no Agent CLI, and on the primary's host a
 // clean allowlisted environment.
-func (s *Service) commandJob(id catalog.Identity, pl place, command, lbl string) jobs.JobSpec {
+func (s *Background) commandJob(id catalog.Identity, pl place, command, lbl string) jobs.JobSpec {
 	spec := jobs.JobSpec{
 		Kind: "command", Command: command, Label: lbl, Channel: id.Channel, Thread: id.Thread,
 		Author: id.Requester, Agent: id.Agent, WorkerKey: pl.workerKey, Ceiling: s.cfg.Jobs.CommandCeiling(),
@@ -79,7 +79,7 @@ func (s *Service) commandJob(id catalog.Identity, pl place, command, lbl string)
 }
 
 // jobError says why a job was refused as the agent should read it.
-func (s *Service) jobError(err error) error {
+func (s *Background) jobError(err error) error {
 	total, perThread := s.cfg.Jobs.Caps()
 	switch {
 	case errors.Is(err, store.ErrJobCapReached):

@@ -22,7 +22,7 @@ const (
 // author starts a command at once: a person asked for it just now. Every other origin of an
 // admin's turn (a background agent, a scheduled task, a recovery, the runtime's own API) takes
 // the auto tier, a durable approval, because nobody stands behind that request at the moment.
-func (s *Service) tierFor(ctx context.Context, id catalog.Identity) (tier, string, error) {
+func (s *Background) tierFor(ctx context.Context, id catalog.Identity) (tier, string, error) {
 	setting, err := s.cfg.Store.ConversationMode(ctx, id.Channel, id.Thread)
 	if err != nil {
 		return tierRefused, "", err
@@ -53,7 +53,7 @@ func (s *Service) tierFor(ctx context.Context, id catalog.Identity) (tier, strin
 
 // isAdmin reports whether the person is an operator with the admin role (a requester is
 // matched to operators by name).
-func (s *Service) isAdmin(ctx context.Context, person string) (bool, error) {
+func (s *Background) isAdmin(ctx context.Context, person string) (bool, error) {
 	if person == "" {
 		return false, nil
 	}
@@ -78,7 +78,7 @@ type place struct {
 	workdir string
 }
 
-func (s *Service) placeOf(agent, workerKey string) (place, error) {
+func (s *Background) placeOf(agent, workerKey string) (place, error) {
 	if workerKey != "" {
 		return place{workerKey: workerKey, workdir: "worker key " + workerKey + ": workspaces/" + agent}, nil
 	}

@@ -47,7 +47,7 @@ type permissionRequest struct {
 	named bool
 }
 
-func (s *Service) permissionPrompt(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+func (s *Prompts) permissionPrompt(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	req, why := permissionArgs(call.Arguments)
 	if why != "" {
 		return deny(why)

@@ -134,7 +134,7 @@ func TestPermissionPrompt(t *testing.T) {
 	t.Run("DenyAnswersWithTheReason", func(t *testing.T) {
 		id := openAs(t, env, stranger, "$deny")
 		sub, p := ask(t, id, map[string]any{"tool_name": "Bash", "input": bashInput()})
-		if _, err := env.Primary.Interaction.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrInvalid) {
+		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("approve on a permission prompt: %v, want ErrInvalid", err)
 		}
 		decide(t, env, p.ID, adminOp, store.DecisionDeny, "use the read-only tool")
@@ -209,10 +209,10 @@ func TestPermissionPrompt(t *testing.T) {
 		const thread = "$allow-conversation"
 		id := openAs(t, env, stranger, thread)
 		sub, p := ask(t, id, map[string]any{"tool_name": "Read", "input": map[string]any{"path": "README.md"}})
-		if _, err := env.Primary.Interaction.DecidePrompt(ctx, p.ID, memberOp, interaction.PromptDecision{Action: store.DecisionAllowConversation}); !errors.Is(err, store.ErrForbidden) {
+		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, memberOp, interaction.PromptDecision{Action: store.DecisionAllowConversation}); !errors.Is(err, store.ErrForbidden) {
 			t.Fatalf("a member's allow_conversation: %v, want ErrForbidden", err)
 		}
-		if read, _ := env.Primary.Interaction.Prompt(ctx, p.ID); read.Status != store.PromptPending {
+		if read, _ := env.Primary.Interaction.Prompts.Prompt(ctx, p.ID); read.Status != store.PromptPending {
 			t.Fatalf("after a forbidden decision the prompt is %s", read.Status)
 		}
 		decide(t, env, p.ID, adminOp, store.DecisionAllowConversation, "")
@@ -239,7 +239,7 @@ func TestPermissionPrompt(t *testing.T) {
 		if all := events.all(t); strings.Contains(all, secretValue) || !strings.Contains(all, "(redacted)") {
 			t.Errorf("the live feed shows the secret or no masked input: %s", all)
 		}
-		ps, err := env.Primary.Interaction.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptPermission, Limit: 1000})
+		ps, err := env.Primary.Interaction.Prompts.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptPermission, Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func reportProgressFunction() catalog.Function {
 }
 
 // reportProgress saves the response's plan, replacing its previous one, and shows it live.
-func (s *Service) reportProgress(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+func (s *Progress) reportProgress(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	p, err := parsePlan(call.Arguments)
 	if err != nil {
 		return catalog.Result{}, err
@@ -67,7 +67,7 @@ func (s *Service) reportProgress(ctx context.Context, call catalog.Call) (catalo
 }
 
 // ListProgress returns the saved progress snapshots matching f, most recently updated first.
-func (s *Service) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
+func (s *Progress) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
 	db := s.cfg.Store
 	return db.ListProgress(ctx, f)
 }

@@ -58,7 +58,7 @@ func TestReportProgressThroughTheCLI(t *testing.T) {
 
 	snapshots := func(t *testing.T, responseID string) []store.ProgressSnapshot {
 		t.Helper()
-		ps, err := env.Primary.Interaction.ListProgress(ctx, store.ProgressFilter{ResponseID: responseID})
+		ps, err := env.Primary.Interaction.Progress.ListProgress(ctx, store.ProgressFilter{ResponseID: responseID})
 		if err != nil {
 			t.Fatal(err)
 		}

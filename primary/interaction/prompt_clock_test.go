@@ -39,7 +39,7 @@ func TestPromptBoundIsMeasuredByThePrimarysClock(t *testing.T) {
 	}()
 	clk.WaitForPending(idle + 2) // the call's bound and its recheck
 
-	ps, err := env.Primary.Interaction.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptApproval, Channel: channel, Thread: "$clocked"})
+	ps, err := env.Primary.Interaction.Prompts.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptApproval, Channel: channel, Thread: "$clocked"})
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("prompts %+v (%v), want the one posted", ps, err)
 	}

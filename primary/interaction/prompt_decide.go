@@ -21,13 +21,13 @@ type PromptDecision struct {
 }
 
 // ListPrompts returns the prompts matching f, newest first (as store.Prompts.ListPrompts).
-func (s *Service) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
+func (s *Prompts) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
 	ps := s.cfg.Store
 	return ps.ListPrompts(ctx, f)
 }
 
 // Prompt returns one prompt; store.ErrNotFound when it does not exist.
-func (s *Service) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
+func (s *Prompts) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
 	ps := s.cfg.Store
 	return ps.Prompt(ctx, id)
 }
@@ -37,7 +37,7 @@ func (s *Service) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
 // does not fit the prompt's kind, an over-long text or a comment without text;
 // store.ErrForbidden when a member allows a tool for the whole conversation (admins only);
 // store.ErrConflict when the prompt is no longer pending (decided or expired).
-func (s *Service) DecidePrompt(ctx context.Context, id int64, by store.Operator, d PromptDecision) (store.Prompt, error) {
+func (s *Prompts) DecidePrompt(ctx context.Context, id int64, by store.Operator, d PromptDecision) (store.Prompt, error) {
 	ps := s.cfg.Store
 	p, err := ps.Prompt(ctx, id)
 	if err != nil {
@@ -85,7 +85,7 @@ func actionsOf(kind store.PromptKind, action string) string {
 // pending were left by the previous primary and nobody waits for their decision any more, so
 // each expires (PromptRestartReason) and can never be decided; allowances granted for a
 // thread end with the primary that granted them. It returns the prompts it expired.
-func (s *Service) ExpirePendingPrompts(ctx context.Context) ([]store.Prompt, error) {
+func (s *Prompts) ExpirePendingPrompts(ctx context.Context) ([]store.Prompt, error) {
 	ps := s.cfg.Store
 	expired, err := ps.ExpirePendingPrompts(ctx, store.PromptRestartReason)
 	if err != nil {
@@ -99,7 +99,7 @@ func (s *Service) ExpirePendingPrompts(ctx context.Context) ([]store.Prompt, err
 }
 
 // publishPrompt puts a prompt's change on the live feed: only its masked input.
-func (s *Service) publishPrompt(kind string, p store.Prompt) {
+func (s *Prompts) publishPrompt(kind string, p store.Prompt) {
 	s.cfg.Events.Publish(kind, store.PromptSubject(p.ID), promptView(p))
 }
 

@@ -76,7 +76,7 @@ func TestPromptsAcrossARestart(t *testing.T) {
 	events := watchPrompts(t, env)
 	read := func(t *testing.T, id int64) store.Prompt {
 		t.Helper()
-		p, err := env.Primary.Interaction.Prompt(ctx, id)
+		p, err := env.Primary.Interaction.Prompts.Prompt(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestPromptsAcrossARestart(t *testing.T) {
 		if p.Status != store.PromptExpired || p.Feedback != store.PromptRestartReason || p.Decision != "" || p.DecidedBy != "" {
 			t.Fatalf("after the restart %+v, want expired because of the restart (the primary calls Interaction.ExpirePendingPrompts at boot)", p)
 		}
-		if _, err := env.Primary.Interaction.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrConflict) {
+		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("deciding it: %v, want ErrConflict", err)
 		}
 		audit, err := env.Primary.Store.ListAudit(ctx, store.AuditFilter{Subject: store.PromptSubject(p.ID)})
@@ -102,7 +102,7 @@ func TestPromptsAcrossARestart(t *testing.T) {
 		if p.Status != store.PromptExpired || p.Feedback == store.PromptRestartReason || p.Feedback == "" {
 			t.Fatalf("after the restart %+v, want expired by its call", p)
 		}
-		if _, err := env.Primary.Interaction.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionDeny}); !errors.Is(err, store.ErrConflict) {
+		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionDeny}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("deciding it: %v, want ErrConflict", err)
 		}
 	})
@@ -139,14 +139,14 @@ func TestPromptsAcrossARestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		expired, err := env.Primary.Interaction.ExpirePendingPrompts(ctx)
+		expired, err := env.Primary.Interaction.Prompts.ExpirePendingPrompts(ctx)
 		if err != nil || len(expired) != 1 || expired[0].ID != p.ID || expired[0].Status != store.PromptExpired {
 			t.Fatalf("expired %+v (%v), want prompt %d", expired, err, p.ID)
 		}
 		if kinds := events.kindsUntil(t, p.ID, "prompt.expired"); !reflect.DeepEqual(kinds, []string{"prompt.expired"}) {
 			t.Errorf("live feed %v", kinds)
 		}
-		if again, err := env.Primary.Interaction.ExpirePendingPrompts(ctx); err != nil || len(again) != 0 {
+		if again, err := env.Primary.Interaction.Prompts.ExpirePendingPrompts(ctx); err != nil || len(again) != 0 {
 			t.Errorf("a second call expired %v (%v), want none", again, err)
 		}
 	})

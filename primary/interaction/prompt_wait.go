@@ -35,7 +35,7 @@ const (
 // that it can never be decided later. It returns the prompt as it ended: decided, or expired
 // with the reason as its feedback. A prompt that could not be saved comes back expired with
 // ID 0.
-func (s *Service) postAndWait(ctx context.Context, call catalog.Call, p store.NewPrompt) store.Prompt {
+func (s *Prompts) postAndWait(ctx context.Context, call catalog.Call, p store.NewPrompt) store.Prompt {
 	unposted := store.Prompt{Kind: p.Kind, ToolName: p.ToolName, Status: store.PromptExpired, Feedback: reasonUnposted}
 	ps := s.cfg.Store
 	// Listen before posting, so that a decision made at once is not missed.
@@ -95,7 +95,7 @@ func (s *Service) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 
 // closePrompt expires a prompt whose call stops waiting for it. When a decision won the race,
 // the decision stands and is returned.
-func (s *Service) closePrompt(ctx context.Context, p store.Prompt, reason string) store.Prompt {
+func (s *Prompts) closePrompt(ctx context.Context, p store.Prompt, reason string) store.Prompt {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), promptCloseTimeout)
 	defer cancel()
 	ended, err := s.cfg.Store.ExpirePrompt(ctx, p.ID, reason)

@@ -51,7 +51,7 @@ func askQuestionsFunction() catalog.Function {
 }
 
 // askQuestions saves a pending form for the requester and acknowledges it at once.
-func (s *Service) askQuestions(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+func (s *Questions) askQuestions(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	f, err := parseForm(call.Arguments)
 	if err != nil {
 		return catalog.Result{}, err
@@ -90,7 +90,7 @@ func (s *Service) askQuestions(ctx context.Context, call catalog.Call) (catalog.
 
 // publishQuestion puts a request's change on the live feed (never the answers: people read
 // those from the operator API).
-func (s *Service) publishQuestion(kind string, q store.QuestionRequest) {
+func (s *Questions) publishQuestion(kind string, q store.QuestionRequest) {
 	data := map[string]any{
 		"id": q.ID, "status": string(q.Status), "channel": q.Channel, "thread": q.Thread, "requester": q.Requester,
 		"agent": q.Agent, "response_id": q.ResponseID, "title": q.Title, "presentation": q.Presentation,

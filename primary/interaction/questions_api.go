@@ -17,13 +17,13 @@ import (
 const threadStopActor = "primary"
 
 // ListQuestions returns the question requests matching f, newest first.
-func (s *Service) ListQuestions(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
+func (s *Questions) ListQuestions(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
 	db := s.cfg.Store
 	return db.ListQuestionRequests(ctx, f)
 }
 
 // Question returns one question request.
-func (s *Service) Question(ctx context.Context, id int64) (store.QuestionRequest, error) {
+func (s *Questions) Question(ctx context.Context, id int64) (store.QuestionRequest, error) {
 	db := s.cfg.Store
 	return db.QuestionRequest(ctx, id)
 }
@@ -31,7 +31,7 @@ func (s *Service) Question(ctx context.Context, id int64) (store.QuestionRequest
 // SaveQuestionDraft saves the requester's answers so far, when revision is the request's
 // current one, and returns the request at its new revision. Answers may leave any question
 // out, but what they give must be valid.
-func (s *Service) SaveQuestionDraft(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
+func (s *Questions) SaveQuestionDraft(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
 	db, q, questions, err := s.answerable(ctx, id, by)
 	if err != nil {
 		return store.QuestionRequest{}, err
@@ -56,7 +56,7 @@ func (s *Service) SaveQuestionDraft(ctx context.Context, id int64, by store.Oper
 // current one: every required question must be answered. The submission and the
 // continuation giving the answers to the conversation are one transaction, so the
 // conversation is told exactly once; a second submit is store.ErrConflict.
-func (s *Service) SubmitQuestionAnswers(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
+func (s *Questions) SubmitQuestionAnswers(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
 	db, q, questions, err := s.answerable(ctx, id, by)
 	if err != nil {
 		return store.QuestionRequest{}, err
@@ -86,7 +86,7 @@ func (s *Service) SubmitQuestionAnswers(ctx context.Context, id int64, by store.
 }
 
 // CancelQuestion withdraws a pending request; its requester or an admin may.
-func (s *Service) CancelQuestion(ctx context.Context, id int64, by store.Operator) (store.QuestionRequest, error) {
+func (s *Questions) CancelQuestion(ctx context.Context, id int64, by store.Operator) (store.QuestionRequest, error) {
 	db := s.cfg.Store
 	q, err := db.QuestionRequest(ctx, id)
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *Service) CancelQuestion(ctx context.Context, id int64, by store.Operato
 
 // CancelThreadQuestions cancels every pending request of a thread that was stopped and
 // returns them.
-func (s *Service) CancelThreadQuestions(ctx context.Context, channel, thread string) ([]store.QuestionRequest, error) {
+func (s *Questions) CancelThreadQuestions(ctx context.Context, channel, thread string) ([]store.QuestionRequest, error) {
 	db := s.cfg.Store
 	qs, err := db.CancelThreadQuestionRequests(ctx, channel, thread, threadStopActor)
 	if err != nil {
@@ -118,7 +118,7 @@ func (s *Service) CancelThreadQuestions(ctx context.Context, channel, thread str
 }
 
 // answerable loads a request that by may answer: by is its requester and it is pending.
-func (s *Service) answerable(ctx context.Context, id int64, by store.Operator) (store.Questions, store.QuestionRequest, []store.Question, error) {
+func (s *Questions) answerable(ctx context.Context, id int64, by store.Operator) (store.Questions, store.QuestionRequest, []store.Question, error) {
 	db := s.cfg.Store
 	q, err := db.QuestionRequest(ctx, id)
 	if err != nil {

@@ -37,7 +37,7 @@ func requestApprovalFunction() catalog.Function {
 	}
 }
 
-func (s *Service) requestApproval(ctx context.Context, call catalog.Call) (catalog.Result, error) {
+func (s *Prompts) requestApproval(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	p, err := approvalPrompt(call)
 	if err != nil {
 		return catalog.Result{}, err

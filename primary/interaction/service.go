@@ -59,11 +59,13 @@ type Config struct {
 // DefaultPromptWait is how long request_approval and permission_prompt wait for a person.
 const DefaultPromptWait = 280 * time.Second
 
-// Service is the interaction toolkit and the decider of durable approvals. It is safe for
-// concurrent use.
+// Service is the interaction toolkit: it offers the six tools and hands each call to its
+// family. People's decisions go to the families directly. It is safe for concurrent use.
 type Service struct {
-	cfg Config
-	log *slog.Logger
+	Background *Background
+	Prompts    *Prompts
+	Questions  *Questions
+	Progress   *Progress
 }
 
 var (
@@ -94,7 +96,8 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Events == nil {
 		cfg.Events = events.New()
 	}
-	return &Service{cfg: cfg, log: cfg.Logger.With("component", "interaction")}, nil
+	f := family{cfg: cfg, log: cfg.Logger.With("component", "interaction")}
+	return &Service{Background: &Background{f}, Prompts: &Prompts{f}, Questions: &Questions{f}, Progress: &Progress{f}}, nil
 }
 
 // Name returns "interaction".
@@ -115,17 +118,17 @@ func (s *Service) Load(context.Context) (catalog.Definition, error) { return def
 func (s *Service) Call(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	switch call.Function {
 	case "run_in_background":
-		return s.runInBackground(ctx, call)
+		return s.Background.runInBackground(ctx, call)
 	case "run_agent_in_background":
-		return s.runAgentInBackground(ctx, call)
+		return s.Background.runAgentInBackground(ctx, call)
 	case "request_approval":
-		return s.requestApproval(ctx, call)
+		return s.Prompts.requestApproval(ctx, call)
 	case "report_progress":
-		return s.reportProgress(ctx, call)
+		return s.Progress.reportProgress(ctx, call)
 	case "permission_prompt":
-		return s.permissionPrompt(ctx, call)
+		return s.Prompts.permissionPrompt(ctx, call)
 	case "ask_questions":
-		return s.askQuestions(ctx, call)
+		return s.Questions.askQuestions(ctx, call)
 	default:
 		return catalog.Result{}, fmt.Errorf("interaction has no function %q", call.Function)
 	}

@@ -23,14 +23,6 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// servicePrompts hands prompt decisions to the interaction service, whose decision type is its
-// own.
-type servicePrompts struct{ *interaction.Service }
-
-func (s servicePrompts) DecidePrompt(ctx context.Context, id int64, by store.Operator, d interaction.PromptDecision) (store.Prompt, error) {
-	return s.Service.DecidePrompt(ctx, id, by, d)
-}
-
 // serviceAPI is OperatorService over a real primary's interaction service, responses and feed,
 // behind the real authenticator, on its own bufconn.
 type serviceAPI struct {
@@ -44,7 +36,7 @@ func startServiceAPI(t *testing.T) *serviceAPI {
 	env := testenv.Start(t)
 	p := env.Primary
 	cfg := primaryEngines(env)
-	cfg.Prompts = servicePrompts{p.Interaction}
+	cfg.Prompts = p.Interaction.Prompts
 	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	srv := newServer(t, cfg)
 	auth := operator.NewAuthenticator(p.Store)

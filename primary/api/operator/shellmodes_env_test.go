@@ -131,8 +131,8 @@ func TestMinimalShellModePreflightOnARealPrimary(t *testing.T) {
 func primaryEngines(env *testenv.Env) operator.Config {
 	p := env.Primary
 	return operator.Config{
-		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction, Prompts: p.Interaction, Allowances: p.Store,
-		Questions: p.Interaction, Progress: p.Interaction, Responses: p.Responses, Events: p.Events,
+		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction.Background, Prompts: p.Interaction.Prompts, Allowances: p.Store,
+		Questions: p.Interaction.Questions, Progress: p.Interaction.Progress, Responses: p.Responses, Events: p.Events,
 		CallApprovals: p.Responses.CallApprovals(), ShellModes: p.Store,
 		ShellPreflight: shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers}),
 	}

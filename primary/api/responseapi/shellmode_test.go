@@ -163,7 +163,7 @@ func newAPI(t *testing.T, env *testenv.Env, pf responseapi.Preflight) *responsea
 	api, err := responseapi.NewServer(responseapi.Config{
 		Responses: p.Responses, Preflight: pf, ShellModes: p.Store,
 		StopThread: func(ctx context.Context, channel, thread string) (int, error) {
-			cancelled, err := p.Interaction.CancelThreadQuestions(ctx, channel, thread)
+			cancelled, err := p.Interaction.Questions.CancelThreadQuestions(ctx, channel, thread)
 			return len(cancelled), err
 		},
 		Logger: slog.New(slog.DiscardHandler),
