@@ -7,4 +7,6 @@
 //
 // It does not own receipts, windows or dispatch: a response asks its View to resolve a function
 // and then calls the toolkit itself. Listing and searching never load a deferred toolkit.
+//
+// docs/ARCHITECTURE.md maps the packages and says which owns each term of the glossary.
 package catalog

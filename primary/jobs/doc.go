@@ -13,4 +13,6 @@
 //
 // It does not decide whether a job may run (modes, approvals: package interaction does) and
 // does not run processes on workers itself (package workerhub carries the job there).
+//
+// docs/ARCHITECTURE.md maps the packages and says which owns each term of the glossary.
 package jobs

@@ -14,4 +14,6 @@
 //
 // It does not own transports or credentials of other roles: the agentcli package turns
 // requests into calls on a Response, and responseapi drives responses for the runtime.
+//
+// docs/ARCHITECTURE.md maps the packages and says which owns each term of the glossary.
 package response

@@ -27,4 +27,6 @@
 //
 // It holds no in-memory state and wakes nobody: package continuation notifies subscribers after
 // an enqueue commits. It does not mask secrets; callers write audit details without them.
+//
+// docs/ARCHITECTURE.md maps the packages and says which owns each term of the glossary.
 package store

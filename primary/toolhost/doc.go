@@ -9,4 +9,7 @@
 // does not validate arguments (the catalog does, before a call reaches any toolkit), owns no
 // receipts, and contains no host-side code (package hostkit is the Go SDK for hosts). The
 // protocol itself is documented in proto/turncli/toolhost/v1/toolhost.proto.
+//
+// It is one of the two stream engines of docs/ARCHITECTURE.md: ToolHostService's stream is
+// its state, so it reads the tool-host protocol itself.
 package toolhost

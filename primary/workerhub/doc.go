@@ -15,4 +15,7 @@
 // It also marks Agent CLI calls forwarded by a worker's sandbox proxy with that worker's
 // authenticated identity, so the response can accept its grant only through its own worker.
 // It does not run processes (the worker does) and does not decide what a grant may do.
+//
+// It is one of the two stream engines of docs/ARCHITECTURE.md: WorkerService's stream is the
+// hub's state, so the hub reads the worker protocol itself.
 package workerhub
