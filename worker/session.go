@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
@@ -49,7 +50,9 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 		WorkerId: w.cfg.ID, WorkerKey: w.cfg.Key, Capacity: uint32(w.cfg.Capacity), AgentCliUrl: w.ProxyURL(),
 		Jobs: held,
 	}}})
-	if err != nil {
+	// io.EOF from Send means the primary has already ended the stream, for example refusing
+	// the credential before the Hello arrived: its status, which says why, comes from Recv.
+	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}
 	first, err := stream.Recv()
