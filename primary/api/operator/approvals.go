@@ -40,12 +40,7 @@ func (s *Server) ListApprovals(ctx context.Context, req *operatorv1.ListApproval
 	if err != nil {
 		return nil, err
 	}
-	limit, err := pageSize(req.GetPageSize())
-	if err != nil {
-		return nil, err
-	}
-	pg := page("approvals", string(st), channel, thread)
-	before, err := pg.beforeID(req.GetPageToken())
+	pg, limit, before, err := idPage("approvals", req.GetPageSize(), req.GetPageToken(), string(st), channel, thread)
 	if err != nil {
 		return nil, err
 	}
@@ -53,13 +48,8 @@ func (s *Server) ListApprovals(ctx context.Context, req *operatorv1.ListApproval
 	if err != nil {
 		return nil, err
 	}
-	resp := &operatorv1.ListApprovalsResponse{Approvals: make([]*operatorv1.Approval, 0, len(list))}
-	for _, a := range list {
-		resp.Approvals = append(resp.Approvals, approvalToProto(a))
-	}
-	if len(list) == limit {
-		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
-	}
+	resp := &operatorv1.ListApprovalsResponse{}
+	resp.Approvals, resp.NextPageToken = encodeIDPage(pg, limit, list, func(a store.Approval) int64 { return a.ID }, approvalToProto)
 	return resp, nil
 }
 

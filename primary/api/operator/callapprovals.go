@@ -35,12 +35,7 @@ func (s *Server) ListCallApprovals(ctx context.Context, req *operatorv1.ListCall
 	if err != nil {
 		return nil, err
 	}
-	limit, err := pageSize(req.GetPageSize())
-	if err != nil {
-		return nil, err
-	}
-	pg := page("call_approvals", string(st), channel, thread)
-	before, err := pg.beforeID(req.GetPageToken())
+	pg, limit, before, err := idPage("call_approvals", req.GetPageSize(), req.GetPageToken(), string(st), channel, thread)
 	if err != nil {
 		return nil, err
 	}
@@ -48,13 +43,8 @@ func (s *Server) ListCallApprovals(ctx context.Context, req *operatorv1.ListCall
 	if err != nil {
 		return nil, err
 	}
-	resp := &operatorv1.ListCallApprovalsResponse{CallApprovals: make([]*operatorv1.CallApproval, 0, len(list))}
-	for _, c := range list {
-		resp.CallApprovals = append(resp.CallApprovals, callApprovalToProto(c))
-	}
-	if len(list) == limit {
-		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
-	}
+	resp := &operatorv1.ListCallApprovalsResponse{}
+	resp.CallApprovals, resp.NextPageToken = encodeIDPage(pg, limit, list, func(c store.CallApproval) int64 { return c.ID }, callApprovalToProto)
 	return resp, nil
 }
 

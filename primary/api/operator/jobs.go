@@ -53,12 +53,7 @@ func (s *Server) ListJobs(ctx context.Context, req *operatorv1.ListJobsRequest) 
 	if err != nil {
 		return nil, err
 	}
-	limit, err := pageSize(req.GetPageSize())
-	if err != nil {
-		return nil, err
-	}
-	pg := page("jobs", string(st), channel, thread)
-	before, err := pg.beforeID(req.GetPageToken())
+	pg, limit, before, err := idPage("jobs", req.GetPageSize(), req.GetPageToken(), string(st), channel, thread)
 	if err != nil {
 		return nil, err
 	}
@@ -66,13 +61,8 @@ func (s *Server) ListJobs(ctx context.Context, req *operatorv1.ListJobsRequest) 
 	if err != nil {
 		return nil, err
 	}
-	resp := &operatorv1.ListJobsResponse{Jobs: make([]*operatorv1.Job, 0, len(list))}
-	for _, j := range list {
-		resp.Jobs = append(resp.Jobs, jobToProto(j))
-	}
-	if len(list) == limit {
-		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
-	}
+	resp := &operatorv1.ListJobsResponse{}
+	resp.Jobs, resp.NextPageToken = encodeIDPage(pg, limit, list, func(j jobs.Job) int64 { return j.ID }, jobToProto)
 	return resp, nil
 }
 

@@ -64,6 +64,32 @@ func (p listPage) beforeID(token string) (int64, error) {
 // page only: a shorter page is the last.
 func (p listPage) nextID(id int64) string { return p.next(strconv.FormatInt(id, 10)) }
 
+// idPage opens one page of list, ordered by id, for a request asking for size records from
+// token with the filter values filter: the page, its size, and the id the page reads before
+// (0 for the first page).
+func idPage(list string, size uint32, token string, filter ...string) (listPage, int, int64, error) {
+	limit, err := pageSize(size)
+	if err != nil {
+		return listPage{}, 0, 0, err
+	}
+	p := page(list, filter...)
+	before, err := p.beforeID(token)
+	return p, limit, before, err
+}
+
+// encodeIDPage encodes the records of a page of limit records ordered by id, and the token of
+// the next page after a full one (empty after a shorter one, the last).
+func encodeIDPage[R, P any](p listPage, limit int, records []R, id func(R) int64, encode func(R) P) ([]P, string) {
+	out := make([]P, 0, len(records))
+	for _, r := range records {
+		out = append(out, encode(r))
+	}
+	if len(records) == limit {
+		return out, p.nextID(id(records[len(records)-1]))
+	}
+	return out, ""
+}
+
 // timeKey returns the time and the key fields a token of a list ordered by time holds: the
 // zero time and nil for the first page.
 func (p listPage) timeKey(token string, keys int) (time.Time, []string, error) {

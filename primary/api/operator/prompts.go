@@ -41,12 +41,7 @@ func (s *Server) ListPrompts(ctx context.Context, req *operatorv1.ListPromptsReq
 	if err != nil {
 		return nil, err
 	}
-	limit, err := pageSize(req.GetPageSize())
-	if err != nil {
-		return nil, err
-	}
-	pg := page("prompts", string(st), string(kind), channel, thread)
-	before, err := pg.beforeID(req.GetPageToken())
+	pg, limit, before, err := idPage("prompts", req.GetPageSize(), req.GetPageToken(), string(st), string(kind), channel, thread)
 	if err != nil {
 		return nil, err
 	}
@@ -54,13 +49,8 @@ func (s *Server) ListPrompts(ctx context.Context, req *operatorv1.ListPromptsReq
 	if err != nil {
 		return nil, err
 	}
-	resp := &operatorv1.ListPromptsResponse{Prompts: make([]*operatorv1.Prompt, 0, len(list))}
-	for _, p := range list {
-		resp.Prompts = append(resp.Prompts, promptToProto(p))
-	}
-	if len(list) == limit {
-		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
-	}
+	resp := &operatorv1.ListPromptsResponse{}
+	resp.Prompts, resp.NextPageToken = encodeIDPage(pg, limit, list, func(p store.Prompt) int64 { return p.ID }, promptToProto)
 	return resp, nil
 }
 

@@ -45,12 +45,7 @@ func (s *Server) ListQuestions(ctx context.Context, req *operatorv1.ListQuestion
 	if err != nil {
 		return nil, err
 	}
-	limit, err := pageSize(req.GetPageSize())
-	if err != nil {
-		return nil, err
-	}
-	pg := page("questions", string(st), channel, thread, req.GetRequester())
-	before, err := pg.beforeID(req.GetPageToken())
+	pg, limit, before, err := idPage("questions", req.GetPageSize(), req.GetPageToken(), string(st), channel, thread, req.GetRequester())
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +55,8 @@ func (s *Server) ListQuestions(ctx context.Context, req *operatorv1.ListQuestion
 	if err != nil {
 		return nil, err
 	}
-	resp := &operatorv1.ListQuestionsResponse{Questions: make([]*operatorv1.QuestionForm, 0, len(list))}
-	for _, q := range list {
-		resp.Questions = append(resp.Questions, questionToProto(q))
-	}
-	if len(list) == limit {
-		resp.NextPageToken = pg.nextID(list[len(list)-1].ID)
-	}
+	resp := &operatorv1.ListQuestionsResponse{}
+	resp.Questions, resp.NextPageToken = encodeIDPage(pg, limit, list, func(q store.QuestionRequest) int64 { return q.ID }, questionToProto)
 	return resp, nil
 }
 
