@@ -68,6 +68,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return a.helpTopic(args[1:])
 	case "completion":
 		return a.completion(args[1:])
+	case "version", "--version":
+		return a.version(args[1:])
 	case mcpCommand.name:
 		return a.mcp(ctx, args[1:])
 	}

@@ -23,7 +23,7 @@ func (a *app) completion(args []string) int {
 	return a.fail(invalidf("completion supports bash and zsh, not %q", args[0]))
 }
 
-var topWords = []string{"tools", "calls", "context", "mcp", "completion", "help", "--help"}
+var topWords = []string{"tools", "calls", "context", "mcp", "completion", "version", "help", "--help", "--version"}
 
 // mcpOptions are the words completed after `mindroom-agent mcp`.
 func mcpOptions() string {

@@ -34,7 +34,7 @@ func topHelp() string {
 		}
 	}
 	synopsis = append(synopsis, "mindroom-agent mcp "+strings.Join(mcpCommand.usage, " "),
-		"mindroom-agent completion bash|zsh", "mindroom-agent [GROUP [COMMAND]] --help")
+		"mindroom-agent completion bash|zsh", "mindroom-agent version | --version", "mindroom-agent [GROUP [COMMAND]] --help")
 	b.synopsis(synopsis...)
 	b.section("DESCRIPTION", "mindroom-agent is the command-line client of the Agent CLI. Inside an agent's Bash command it talks to the response that runs the command: it discovers the response's tools, calls them, waits for their receipts and reads the response's context documents; mindroom-agent mcp serves the same tools to an MCP engine started in the command. Options may come before or after arguments, as --name value or --name=value; \"--\" ends the options.")
 	var cmds []string
@@ -44,7 +44,8 @@ func topHelp() string {
 		}
 	}
 	cmds = append(cmds, fmt.Sprintf("%-18s %s", mcpCommand.name, mcpCommand.summary),
-		fmt.Sprintf("%-18s %s", "completion", "print a bash or zsh completion script"))
+		fmt.Sprintf("%-18s %s", "completion", "print a bash or zsh completion script"),
+		fmt.Sprintf("%-18s %s", "version", "print the build: module version, revision, Go version"))
 	b.lines("COMMANDS", cmds...)
 	b.section("OUTPUT", outputText)
 	b.lines("EXIT STATUS", strings.Split(exitStatusText, "\n")...)

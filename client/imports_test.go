@@ -9,8 +9,9 @@ import (
 )
 
 // TestClientIsStandardLibraryOnly enforces contract section 12: the mindroom-agent binary, this
-// package and its subpackages (client/mcp) depend on the standard library, the client packages
-// and internal/canonjson, nothing else.
+// package and its subpackages (client/mcp) depend on the standard library, the client packages,
+// internal/canonjson and internal/buildinfo (both standard-library only, which this test checks
+// too, since their own imports are listed), nothing else.
 func TestClientIsStandardLibraryOnly(t *testing.T) {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
@@ -27,7 +28,7 @@ func TestClientIsStandardLibraryOnly(t *testing.T) {
 	allowed := func(pkg string) bool {
 		return pkg == module+"/cmd/mindroom-agent" ||
 			pkg == module+"/client" || strings.HasPrefix(pkg, module+"/client/") ||
-			pkg == module+"/internal/canonjson"
+			pkg == module+"/internal/canonjson" || pkg == module+"/internal/buildinfo"
 	}
 	var deps []string
 	for _, pkg := range strings.Fields(string(out)) {
