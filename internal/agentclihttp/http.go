@@ -89,6 +89,18 @@ func newGateway() *runtime.ServeMux {
 	)
 }
 
+// Route is the pattern of the route r asks for, for measurements: one of the contract's two
+// routes, or "" for any other path. A call's id is never part of it.
+func Route(r *http.Request) string {
+	switch {
+	case r.URL.Path == OperationsPath:
+		return OperationsPath
+	case strings.HasPrefix(r.URL.Path, CallsPathPrefix):
+		return CallsPathPrefix + "{call_id}"
+	}
+	return ""
+}
+
 // front is the HTTP edge: method, authority and size, in that order, before the gateway.
 type front struct {
 	gateway       http.Handler

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/turncli/turncli/internal/clock"
@@ -206,6 +207,8 @@ type Manager struct {
 	// to an earlier primary.
 	started time.Time
 
+	finished atomic.Int64 // results this manager saved
+
 	mu      sync.Mutex
 	running map[int64]*tracked // jobs this manager supervises or awaits from a worker
 	closed  bool
@@ -234,6 +237,9 @@ func New(cfg Config) (*Manager, error) {
 	m.wg.Go(m.sweep)
 	return m, nil
 }
+
+// FinishedCount is how many jobs this manager finished (saved a result for) since it started.
+func (m *Manager) FinishedCount() int64 { return m.finished.Load() }
 
 // Close stops supervising. Running jobs keep running; the next primary re-finds them. It waits
 // for the supervisors to return.
@@ -428,6 +434,7 @@ func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult
 	}
 	m.log.Info("job finished", "job", rec.ID, "outcome", res.Outcome, "saved", finished)
 	if finished {
+		m.finished.Add(1)
 		rec.Status, rec.JobResult = store.JobFinished, res
 		m.publish("job.finished", rec)
 	}

@@ -69,6 +69,7 @@ type Toolkit struct {
 	failures int           // consecutive failures (start, exit, broken connection)
 	retryAt  time.Time     // no start before this
 	lastErr  string
+	starts   int64 // sessions started since New
 }
 
 var _ catalog.Toolkit = (*Toolkit)(nil)
@@ -344,6 +345,7 @@ func (t *Toolkit) acquire(ctx context.Context) (*session, error) {
 			err = t.errStopped() // the supervisor closes s: t.ctx has ended
 		case err == nil:
 			t.sess = s
+			t.starts++
 		case t.ctx.Err() != nil || errors.Is(ctx.Err(), context.Canceled):
 			// Stopping, or the caller went away: not the server's failure.
 		default:
@@ -360,6 +362,14 @@ func (t *Toolkit) acquire(ctx context.Context) (*session, error) {
 		}
 		return s, nil
 	}
+}
+
+// Restarts counts the times the server was started again after its first session ended: a
+// session's end is the server's exit or a broken connection, and the next use starts it anew.
+func (t *Toolkit) Restarts() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return max(t.starts-1, 0)
 }
 
 // errUnavailable marks a use refused by the restart backoff.

@@ -109,6 +109,7 @@ func (r *Response) admitReceipt(windowToken string, req CallRequest, how admissi
 	rc := &receipt{
 		id: req.ID, toolkit: req.Toolkit, function: req.Function, args: req.Arguments,
 		parent: w.bashCallID, status: Queued, done: make(chan struct{}), approved: how.approved,
+		admittedAt: time.Now(),
 	}
 	// Known at once for a loaded toolkit; a deferred one's are set when dispatch loads it.
 	rc.traits, _ = view.LoadedTraits(req.Toolkit, req.Function)
@@ -250,6 +251,8 @@ func (r *Response) awaitReceipt(ctx context.Context, id uuid.UUID, wait time.Dur
 		r.mu.Unlock()
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
+		r.mgr.parked.Add(1)
+		defer r.mgr.parked.Add(-1)
 		select {
 		case <-rc.done:
 		case <-timer.C:

@@ -96,6 +96,7 @@ func (r *Response) finishLocked(rc *receipt, w *Window, s Status, outcome, attac
 	rc.outcome = outcome
 	rc.attachments = attachments
 	close(rc.done)
+	r.mgr.cfg.Observer.CallSettled(s, time.Since(rc.admittedAt))
 	r.settleLocked(w)
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -84,6 +85,8 @@ type Config struct {
 	// CallApprovals makes calls of functions that need confirmation wait for an operator,
 	// recorded in its Store; nil makes such calls fail at once.
 	CallApprovals *CallApprovalConfig
+	// Observer hears of every call that settles (nil: nobody does).
+	Observer Observer
 }
 
 // DefaultFastCallBudget is the primary's FastCallBudget unless configured: a few
@@ -110,6 +113,8 @@ type Manager struct {
 	openByCredential map[string]int
 
 	callApprovals *CallApprovals // nil: calls needing confirmation fail
+
+	parked atomic.Int64 // long polls waiting for a receipt to become terminal
 }
 
 // NewManager returns a Manager with no responses.
@@ -120,6 +125,9 @@ func NewManager(cfg Config) *Manager {
 	grants := grant.NewRegistry[grantee](cfg.Clock, cfg.Secrets)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = noObserver{}
 	}
 	if cfg.MaxOpen <= 0 {
 		cfg.MaxOpen = DefaultMaxOpen

@@ -1,6 +1,8 @@
 package response
 
 import (
+	"time"
+
 	"github.com/google/uuid"
 
 	"github.com/turncli/turncli/internal/canonjson"
@@ -41,6 +43,8 @@ type receipt struct {
 	args     []byte // canonical arguments: the frozen copy the tool receives, and the replay key
 	parent   string
 	done     chan struct{} // closed when the status becomes terminal
+	// admittedAt is when the call was admitted: its latency to terminal is measured from it.
+	admittedAt time.Time
 	// approved: a person already approved this exact call (a recovered call), so it runs
 	// without asking again.
 	approved bool

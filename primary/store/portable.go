@@ -16,8 +16,9 @@ import (
 // Driver.Update; each transition in it reads the record, decides, and writes it back with a
 // compare-and-set on the state it read, so a lost race writes nothing.
 type Portable struct {
-	d   Driver
-	now func() time.Time
+	d       Driver
+	now     func() time.Time
+	observe func(time.Duration, error)
 }
 
 var _ Store = (*Portable)(nil)
@@ -26,6 +27,9 @@ var _ Store = (*Portable)(nil)
 type Options struct {
 	// Now is the clock for every time the store writes; time.Now when nil.
 	Now func() time.Time
+	// ObserveTransaction hears of every transaction that changes state, with how long it took
+	// (retries included) and its error (nil: none is). It must be quick.
+	ObserveTransaction func(time.Duration, error)
 }
 
 // New returns the store over d. Closing the store closes d.
@@ -33,7 +37,10 @@ func New(d Driver, opts Options) *Portable {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Portable{d: d, now: opts.Now}
+	if opts.ObserveTransaction == nil {
+		opts.ObserveTransaction = func(time.Duration, error) {}
+	}
+	return &Portable{d: d, now: opts.Now, observe: opts.ObserveTransaction}
 }
 
 // Close implements Store.
@@ -44,7 +51,12 @@ func (p *Portable) Close() error { return p.d.Close() }
 func (p *Portable) clock() time.Time { return time.Unix(0, p.now().UnixNano()).UTC() }
 
 // update runs f in one driver transaction.
-func (p *Portable) update(ctx context.Context, f func(tx Tx) error) error { return p.d.Update(ctx, f) }
+func (p *Portable) update(ctx context.Context, f func(tx Tx) error) error {
+	start := time.Now()
+	err := p.d.Update(ctx, f)
+	p.observe(time.Since(start), err)
+	return err
+}
 
 // primaryActor is the audit actor of what the primary does by itself.
 const primaryActor = "primary"

@@ -30,14 +30,44 @@ type Server struct {
 	agentcliv1.UnimplementedAgentCLIServiceServer
 	responses *response.Manager
 	log       *slog.Logger
+	observer  Observer
 }
 
+// Observer hears of every Agent CLI request as it is answered, for measurements (the
+// primary's metrics). It runs on the request's path: it must be quick.
+type Observer interface {
+	// Operation reports one request: its kind (an operation name such as "tools.call",
+	// "calls.get" for a receipt read, KindUnknown when the request was refused before its
+	// operation was read) and its error, nil when it succeeded.
+	Operation(kind string, err error)
+}
+
+// KindUnknown is the kind of a request refused before its operation was known.
+const KindUnknown = "unknown"
+
+// CallsGet is the kind of a receipt read (GET …/calls/{id}).
+const CallsGet = "calls.get"
+
+type noObserver struct{}
+
+func (noObserver) Operation(string, error) {}
+
+// Option sets something about a Server.
+type Option func(*Server)
+
+// WithObserver makes o hear of every request.
+func WithObserver(o Observer) Option { return func(s *Server) { s.observer = o } }
+
 // NewServer returns the AgentCLIService handlers.
-func NewServer(responses *response.Manager, log *slog.Logger) *Server {
+func NewServer(responses *response.Manager, log *slog.Logger, opts ...Option) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{responses: responses, log: log}
+	s := &Server{responses: responses, log: log, observer: noObserver{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // PathInterceptor marks every request of a gRPC server as arriving on path p.
@@ -114,6 +144,17 @@ func windowOf(ctx context.Context) string {
 
 // Operate runs one Agent CLI operation.
 func (s *Server) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*agentcliv1.OperateResponse, error) {
+	kind := KindUnknown
+	body, err := s.operateRequest(ctx, req, &kind)
+	s.observer.Operation(kind, err)
+	if err != nil {
+		return nil, err
+	}
+	return &agentcliv1.OperateResponse{CanonicalJson: body}, nil
+}
+
+// operateRequest authenticates and runs the operation of req, setting *kind once it is read.
+func (s *Server) operateRequest(ctx context.Context, req *agentcliv1.OperateRequest, kind *string) ([]byte, error) {
 	r, err := s.authenticate(ctx)
 	if err != nil {
 		return nil, err
@@ -121,18 +162,15 @@ func (s *Server) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*
 	if len(req.GetOperationJson()) > agentclihttp.MaxOperationBytes {
 		return nil, fault.New(fault.TooLarge, clierr.RequestTooLarge)
 	}
-	body, err := s.operate(ctx, r, req.GetOperationJson())
+	op, err := parseOperation(req.GetOperationJson())
 	if err != nil {
 		return nil, err
 	}
-	return &agentcliv1.OperateResponse{CanonicalJson: body}, nil
+	*kind = op.name // one of the names parseOperation admits
+	return s.operate(ctx, r, op)
 }
 
-func (s *Server) operate(ctx context.Context, r *response.Response, doc []byte) ([]byte, error) {
-	op, err := parseOperation(doc)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) operate(ctx context.Context, r *response.Response, op *operation) ([]byte, error) {
 	switch op.name {
 	case "tools.list":
 		return r.ListTools(op.cursor, op.limit)
@@ -153,6 +191,15 @@ func (s *Server) operate(ctx context.Context, r *response.Response, doc []byte) 
 
 // GetCall returns a receipt, long-polling when asked.
 func (s *Server) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*agentcliv1.GetCallResponse, error) {
+	body, err := s.getCall(ctx, req)
+	s.observer.Operation(CallsGet, err)
+	if err != nil {
+		return nil, err
+	}
+	return &agentcliv1.GetCallResponse{CanonicalJson: body}, nil
+}
+
+func (s *Server) getCall(ctx context.Context, req *agentcliv1.GetCallRequest) ([]byte, error) {
 	r, err := s.authenticate(ctx)
 	if err != nil {
 		return nil, err
@@ -174,11 +221,7 @@ func (s *Server) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	body, err := r.GetCall(ctx, id, wait)
-	if err != nil {
-		return nil, err
-	}
-	return &agentcliv1.GetCallResponse{CanonicalJson: body}, nil
+	return r.GetCall(ctx, id, wait)
 }
 
 // parseWait reads the long-poll time: empty for none, else decimal seconds from 0 to 60.

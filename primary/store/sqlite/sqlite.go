@@ -30,6 +30,8 @@ type Options struct {
 	// ReadConns bounds the read pool; 4 when zero.
 	ReadConns int
 	Logger    *slog.Logger
+	// ObserveTransaction is the portable store's (see store.Options).
+	ObserveTransaction func(time.Duration, error)
 }
 
 // Store is the SQLite store: the portable store over a Driver, which also tells how operators
@@ -52,7 +54,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{Portable: store.New(d, store.Options{Now: opts.Now}), driver: d}, nil
+	return &Store{Portable: store.New(d, store.Options{Now: opts.Now, ObserveTransaction: opts.ObserveTransaction}), driver: d}, nil
 }
 
 // OperatorsStamp implements store.OperatorChanges.
