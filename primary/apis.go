@@ -64,7 +64,7 @@ func (p *Primary) buildAPIs() error {
 	if err != nil {
 		return fmt.Errorf("operator api: %w", err)
 	}
-	cli := agentcli.NewServer(p.Responses, log.With("component", "agentcli"))
+	cli := agentcli.NewServer(p.Responses, log.With("component", "agentcli"), agentcli.WithObserver(p.metrics))
 
 	p.policy = roleauth.NewPolicy().
 		Service(responsev1.ResponseService_ServiceDesc.ServiceName, roleauth.Runtime).
@@ -77,14 +77,14 @@ func (p *Primary) buildAPIs() error {
 		Credential(roleauth.Runtime, p.runtimeToken)
 	faults := log.With("component", "grpc")
 	p.grpcServer = grpc.NewServer(
-		// Faults outermost: every error below it, the authenticators' included, becomes its one
-		// status there. Redaction innermost: it sees each response as its handler returns it.
-		// Only what people read is redacted; the runtime's and workers' APIs carry grants on
-		// purpose.
-		grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(faults), p.policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(),
+		// Metrics outermost, so they count the status the caller gets. Faults next: every error
+		// below it, the authenticators' included, becomes its one status there. Redaction
+		// innermost: it sees each response as its handler returns it. Only what people read is
+		// redacted; the runtime's and workers' APIs carry grants on purpose.
+		grpc.ChainUnaryInterceptor(p.metrics.GRPC.UnaryServerInterceptor(), faultgrpc.UnaryServerInterceptor(faults), p.policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(),
 			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), fieldrule.UnaryInterceptor(),
 			p.Secrets.UnaryServerInterceptor(redactedServices...)),
-		grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(faults), p.policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
+		grpc.ChainStreamInterceptor(p.metrics.GRPC.StreamServerInterceptor(), faultgrpc.StreamServerInterceptor(faults), p.policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
 			enumcheck.StreamInterceptor(), fieldrule.StreamInterceptor(), p.Secrets.StreamServerInterceptor(redactedServices...)),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 	)
@@ -96,6 +96,7 @@ func (p *Primary) buildAPIs() error {
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpcServer, p.health)
 	agentcliv1.RegisterAgentCLIServiceServer(p.grpcServer, cli)
+	p.metrics.GRPC.Register(p.grpcServer)
 
 	// The loopback listener's gateway calls the Agent CLI handlers directly, with no gRPC hop
 	// between: OnPath marks each request as arriving on the primary's local path, all that an

@@ -27,6 +27,8 @@ type Config struct {
 	HTTPListen string
 	// AgentCLIListen serves the Agent CLI REST routes for local shells; loopback only.
 	AgentCLIListen string
+	// MetricsListen, when set, serves Prometheus /metrics, /healthz and /readyz.
+	MetricsListen string
 	// RuntimeToken, when set, is the runtime credential; otherwise it is read from (or created
 	// in) <StateDir>/credentials/runtime.token.
 	RuntimeToken string

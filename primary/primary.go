@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -25,6 +26,9 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/buildinfo"
+	imetrics "github.com/turncli/turncli/internal/metrics"
+	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/primary/api/operator"
@@ -34,6 +38,7 @@ import (
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/mcpbridge"
+	"github.com/turncli/turncli/primary/metrics"
 	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/roleauth"
@@ -52,6 +57,8 @@ type Listeners struct {
 	GRPC     net.Listener
 	HTTP     net.Listener
 	AgentCLI net.Listener
+	// Metrics, when not nil, serves /metrics, /healthz and /readyz.
+	Metrics net.Listener
 }
 
 // Primary is an assembled primary, ready to Serve.
@@ -83,8 +90,13 @@ type Primary struct {
 	operatorAPI  *operator.Server        // OperatorService; Close ends its event watches
 	workerFiles  map[string]string
 
-	grpcServer   *grpc.Server // public APIs, role-authorised
-	health       *health.Server
+	grpcServer *grpc.Server // public APIs, role-authorised
+	health     *health.Server
+	metrics    *metrics.Metrics
+	// ready is the readiness of /readyz and of the gRPC health service; serving its
+	// listeners' check, set once Serve serves them.
+	ready        *readiness.Checker
+	serving      *readiness.Flag
 	policy       *roleauth.Policy
 	internalGRPC *bufconn.Listener
 	// localAgentCLI is the Agent CLI handlers as the loopback listener's gateway calls them, in
@@ -108,9 +120,11 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// First, so that no log line, event or text of what follows shows a live secret.
 	live := secrets.New()
 	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
-	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live}
+	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
+		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}
 
-	db, err := sqlite.Open(ctx, filepath.Join(cfg.StateDir, sqlite.FileName), sqlite.Options{Logger: cfg.Logger.With("component", "store")})
+	db, err := sqlite.Open(ctx, filepath.Join(cfg.StateDir, sqlite.FileName), sqlite.Options{Logger: cfg.Logger.With("component", "store"),
+		ObserveTransaction: p.metrics.ObserveTransaction})
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -160,6 +174,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
 		Secrets:        live,
 		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential,
+		Observer: p.metrics,
 		CallApprovals: &response.CallApprovalConfig{
 			Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
 		},
@@ -191,7 +206,22 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := p.buildAPIs(); err != nil {
 		return nil, err
 	}
+	p.watch()
 	return p, nil
+}
+
+// watch registers the collectors that read the engines at every scrape, and the readiness
+// checks: the store answering a read, and the listeners serving.
+func (p *Primary) watch() {
+	mcp := make([]metrics.MCPServer, len(p.MCPServers))
+	for i, tk := range p.MCPServers {
+		mcp[i] = tk
+	}
+	p.metrics.Watch(metrics.Sources{Responses: p.Responses, Workers: p.Workers, Jobs: p.Jobs, Store: p.Store, MCPServers: mcp})
+	p.ready = readiness.New(p.health, p.serving.Check("listeners"), readiness.Check{Name: "store", Probe: func(ctx context.Context) error {
+		_, err := p.Store.PendingContinuations(ctx, math.MaxInt64, 1) // an indexed read that finds nothing
+		return err
+	}})
 }
 
 // prepareStateDir creates the state directory, mode 0711: the shell user passes through to its
@@ -274,6 +304,7 @@ type Endpoints struct {
 	GRPC              string            `json:"grpc"`
 	HTTP              string            `json:"http"`
 	AgentCLI          string            `json:"agent_cli"`
+	Metrics           string            `json:"metrics,omitempty"` // /metrics, /healthz and /readyz
 	RuntimeTokenFile  string            `json:"runtime_token_file,omitempty"`
 	OperatorTokenFile string            `json:"operator_token_file,omitempty"`
 	WorkerTokenFiles  map[string]string `json:"worker_token_files,omitempty"`
@@ -283,7 +314,12 @@ type Endpoints struct {
 
 // Endpoints reports the primary's addresses.
 func (p *Primary) Endpoints() Endpoints {
+	var metricsURL string
+	if p.lis.Metrics != nil {
+		metricsURL = "http://" + p.lis.Metrics.Addr().String()
+	}
 	return Endpoints{
+		Metrics:           metricsURL,
 		GRPC:              p.lis.GRPC.Addr().String(),
 		HTTP:              "http://" + p.lis.HTTP.Addr().String(),
 		AgentCLI:          "http://" + p.lis.AgentCLI.Addr().String(),
@@ -329,7 +365,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
 		},
-	}))
+	}), runtime.WithMiddlewares(imetrics.GatewayRoutes()))
 	if err := responsev1.RegisterResponseServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return err
 	}
@@ -339,8 +375,16 @@ func (p *Primary) Serve(ctx context.Context) error {
 	if err := operatorv1.RegisterOperatorServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return err
 	}
-	cliHTTP := &http.Server{Handler: cliHandler, ReadHeaderTimeout: 10 * time.Second}
-	apiHTTP := &http.Server{Handler: p.restEdge(apiMux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	cliHTTP := &http.Server{Handler: p.metrics.HTTP.Static("agent_cli", agentclihttp.Route, cliHandler), ReadHeaderTimeout: 10 * time.Second}
+	apiHTTP := &http.Server{Handler: p.metrics.HTTP.Routed("api", p.restEdge(apiMux)), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// The metrics listener outlives the others: it answers /readyz with 503 while they stop.
+	var metricsHTTP *http.Server
+	if p.lis.Metrics != nil {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", imetrics.Handler(p.metrics.Registry))
+		p.ready.Handle(mux)
+		metricsHTTP = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	}
 
 	g, gctx := errgroup.WithContext(ctx)
 	serveGRPC := func(s *grpc.Server, l net.Listener) func() error {
@@ -363,22 +407,45 @@ func (p *Primary) Serve(ctx context.Context) error {
 	g.Go(serveGRPC(p.grpcServer, p.internalGRPC))
 	g.Go(serveHTTP(cliHTTP, p.lis.AgentCLI))
 	g.Go(serveHTTP(apiHTTP, p.lis.HTTP))
+	if metricsHTTP != nil {
+		g.Go(serveHTTP(metricsHTTP, p.lis.Metrics))
+	}
 	g.Go(func() error {
 		p.Responses.RunReaper(gctx, p.cfg.ResponseReapEvery)
 		return nil
 	})
 	g.Go(func() error {
-		<-gctx.Done()
-		p.shutdown(cliHTTP, apiHTTP)
+		p.ready.Run(gctx, readinessRefresh)
 		return nil
 	})
-	p.cfg.Logger.Info("primary serving", "grpc", p.lis.GRPC.Addr().String(), "http", p.lis.HTTP.Addr().String(),
-		"agent_cli", p.lis.AgentCLI.Addr().String())
+	g.Go(func() error {
+		<-gctx.Done()
+		p.shutdown(cliHTTP, apiHTTP)
+		if metricsHTTP != nil {
+			_ = metricsHTTP.Close()
+		}
+		p.cfg.Logger.Info("primary stopped")
+		return nil
+	})
+	p.serving.Set()
+	p.ready.Refresh(ctx)
+	attrs := append([]any{"grpc", p.lis.GRPC.Addr().String(), "http", p.lis.HTTP.Addr().String(),
+		"agent_cli", p.lis.AgentCLI.Addr().String()}, buildinfo.Read().LogAttrs()...)
+	if p.lis.Metrics != nil {
+		attrs = append(attrs, "metrics", p.lis.Metrics.Addr().String())
+	}
+	p.cfg.Logger.Info("primary serving", attrs...)
 	return g.Wait()
 }
 
+// readinessRefresh is how often the readiness checks run by themselves, so the gRPC health
+// status follows them when nobody asks /readyz.
+const readinessRefresh = 5 * time.Second
+
 func (p *Primary) shutdown(servers ...*http.Server) {
-	p.health.Shutdown() // NOT_SERVING first, so load balancers and workers look elsewhere
+	// Not ready first (/readyz 503, gRPC health NOT_SERVING), so load balancers and workers
+	// look elsewhere.
+	p.ready.Shutdown()
 	// Subscriptions (REST ones too) are endless streams: end them before waiting for requests.
 	p.Continuations.Close()
 	p.operatorAPI.Close() // event watches are endless streams too (REST ones as well)
@@ -417,5 +484,4 @@ func (p *Primary) shutdown(servers ...*http.Server) {
 	if err := p.Store.Close(); err != nil { // last: every server that could write has stopped
 		p.cfg.Logger.Error("store close failed", "err", err)
 	}
-	p.cfg.Logger.Info("primary stopped")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 
 	"github.com/turncli/turncli/internal/bearer"
+	"github.com/turncli/turncli/internal/readiness"
 )
 
 // MaxRESTBody bounds a REST request body; it matches gRPC's default message limit, which the
@@ -19,8 +20,22 @@ const MaxRESTBody = 4 << 20
 // credential of some role (a role credential or an operator's) before its body is read, and
 // the body is capped. Which role may call
 // which service is still decided by the gRPC interceptors behind the gateway.
+//
+// /healthz and /readyz answer without a credential: they say only whether the primary is
+// alive and ready, for load balancers that hold none.
 func (p *Primary) restEdge(next http.Handler) http.Handler {
+	healthz, readyz := readiness.Healthz(), p.ready.Readyz()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			switch r.URL.Path {
+			case readiness.HealthzPath:
+				healthz.ServeHTTP(w, r)
+				return
+			case readiness.ReadyzPath:
+				readyz.ServeHTTP(w, r)
+				return
+			}
+		}
 		token, ok := bearer.FromHeader(r.Header)
 		if !ok || !(p.policy.KnownCredential(token) || p.operatorAuth.Known(r.Context(), token)) {
 			w.Header().Set("Content-Type", "application/json")

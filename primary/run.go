@@ -45,7 +45,10 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, spec := range []struct {
 		addr string
 		dst  *net.Listener
-	}{{cfg.GRPCListen, &lis.GRPC}, {cfg.HTTPListen, &lis.HTTP}, {cfg.AgentCLIListen, &lis.AgentCLI}} {
+	}{{cfg.GRPCListen, &lis.GRPC}, {cfg.HTTPListen, &lis.HTTP}, {cfg.AgentCLIListen, &lis.AgentCLI}, {cfg.MetricsListen, &lis.Metrics}} {
+		if spec.addr == "" && spec.dst == &lis.Metrics {
+			continue // metrics are optional
+		}
 		l, err := net.Listen("tcp", spec.addr)
 		if err != nil {
 			closeAll()
