@@ -48,11 +48,15 @@ func NewHandler(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error
 	})
 }
 
-// Serve serves the proxy on lis until ctx ends, then shuts it down gracefully.
-func Serve(ctx context.Context, lis net.Listener, conn *grpc.ClientConn) error {
+// Serve serves the proxy on lis until ctx ends, then shuts it down gracefully. wrap, when
+// given, wraps the handler (the worker's request metrics).
+func Serve(ctx context.Context, lis net.Listener, conn *grpc.ClientConn, wrap ...func(http.Handler) http.Handler) error {
 	h, err := NewHandler(ctx, conn)
 	if err != nil {
 		return err
+	}
+	for _, wr := range wrap {
+		h = wr(h)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)

@@ -34,6 +34,8 @@ type Config struct {
 	StateDir string
 	// ProxyListen is the sandbox proxy's loopback address (port 0 picks one).
 	ProxyListen string
+	// MetricsListen, when set, serves Prometheus /metrics, /healthz and /readyz (Run only).
+	MetricsListen string
 	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.
 	AgentBinary string
 	AgentArgs   []string

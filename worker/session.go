@@ -63,6 +63,8 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 		return false, errors.New("primary did not welcome the worker")
 	}
 	w.cfg.Logger.Info("connected to primary", "session", first.GetWelcome().GetSessionId(), "jobs", len(held))
+	w.metrics.connected.Set()
+	defer w.metrics.connected.Clear()
 	js.Open()
 	defer s.stopAll(cancel)
 	for {
@@ -122,6 +124,7 @@ func (s *session) start(ctx context.Context, start *workerv1.StartCommand) {
 	s.commands[id] = cmd
 	s.wg.Add(1)
 	s.mu.Unlock()
+	s.w.metrics.inFlight.Add(1)
 
 	go func() {
 		defer s.wg.Done()
@@ -147,6 +150,7 @@ func (s *session) start(ctx context.Context, start *workerv1.StartCommand) {
 		s.mu.Lock()
 		delete(s.commands, id)
 		s.mu.Unlock()
+		s.w.metrics.inFlight.Add(-1)
 		_ = s.send(exited(id, res, err))
 	}()
 }

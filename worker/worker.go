@@ -21,6 +21,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/backoff"
+	"github.com/turncli/turncli/internal/buildinfo"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/sandboxproxy"
 	"github.com/turncli/turncli/worker/jobs"
@@ -28,20 +29,29 @@ import (
 
 // Worker is an assembled worker, ready to Run.
 type Worker struct {
-	cfg      Config
-	proxyLis net.Listener
-	shells   *shellhost.Runner
-	conn     *grpc.ClientConn
-	client   workerv1.WorkerServiceClient
-	jobs     *jobs.Manager // set by Run
+	cfg        Config
+	proxyLis   net.Listener
+	metricsLis net.Listener // nil: no metrics listener
+	shells     *shellhost.Runner
+	conn       *grpc.ClientConn
+	client     workerv1.WorkerServiceClient
+	jobs       *jobs.Manager // set by Run
+	metrics    *workerMetrics
 }
 
 // New builds a worker whose sandbox proxy serves on proxyLis. extra dial options are for tests
 // (a bufconn dialer).
 func New(cfg Config, proxyLis net.Listener, extra ...grpc.DialOption) (*Worker, error) {
+	return NewWithMetrics(cfg, proxyLis, nil, extra...)
+}
+
+// NewWithMetrics builds a worker as New does that also serves /metrics, /healthz and /readyz
+// on metricsLis.
+func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc.DialOption) (*Worker, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	m := newWorkerMetrics(cfg.Capacity)
 	transport := insecure.NewCredentials()
 	if cfg.TLSCAFile != "" {
 		pem, err := os.ReadFile(cfg.TLSCAFile)
@@ -58,6 +68,8 @@ func New(cfg Config, proxyLis net.Listener, extra ...grpc.DialOption) (*Worker, 
 		grpc.WithTransportCredentials(transport),
 		grpc.WithPerRPCCredentials(sandboxproxy.Identity{Credential: cfg.Credential, WorkerID: cfg.ID, Insecure: cfg.TLSCAFile == ""}),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.WithChainUnaryInterceptor(m.grpc.UnaryClientInterceptor()),
+		grpc.WithChainStreamInterceptor(m.grpc.StreamClientInterceptor()),
 	}, extra...)
 	conn, err := grpc.NewClient(cfg.PrimaryAddr, opts...)
 	if err != nil {
@@ -73,7 +85,16 @@ func New(cfg Config, proxyLis net.Listener, extra ...grpc.DialOption) (*Worker, 
 		conn.Close()
 		return nil, err
 	}
-	return &Worker{cfg: cfg, proxyLis: proxyLis, shells: shells, conn: conn, client: workerv1.NewWorkerServiceClient(conn)}, nil
+	return &Worker{cfg: cfg, proxyLis: proxyLis, metricsLis: metricsLis, shells: shells, conn: conn,
+		client: workerv1.NewWorkerServiceClient(conn), metrics: m}, nil
+}
+
+// MetricsURL is the origin of /metrics, /healthz and /readyz; empty without a metrics listener.
+func (w *Worker) MetricsURL() string {
+	if w.metricsLis == nil {
+		return ""
+	}
+	return "http://" + w.metricsLis.Addr().String()
 }
 
 // ProxyURL is the sandbox proxy's origin, the MINDROOM_AGENT_CLI_URL of this worker's shells.
@@ -98,8 +119,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer stop()
 	var wg sync.WaitGroup
 	proxyErr := make(chan error, 1)
-	wg.Go(func() { proxyErr <- sandboxproxy.Serve(ctx, w.proxyLis, w.conn) })
+	wg.Go(func() { proxyErr <- sandboxproxy.Serve(ctx, w.proxyLis, w.conn, w.metrics.proxy) })
+	stopMetrics := w.serveMetrics()
+	defer stopMetrics()
 	refused := w.connectLoop(ctx)
+	w.metrics.ready.Shutdown() // not ready while the proxy and the commands stop
 	stop()
 	wg.Wait()
 	if refused != nil {
@@ -153,11 +177,28 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("sandbox proxy: %w", err)
 	}
-	w, err := New(cfg, lis)
+	var metricsLis net.Listener
+	if cfg.MetricsListen != "" {
+		if metricsLis, err = net.Listen("tcp", cfg.MetricsListen); err != nil {
+			lis.Close()
+			return fmt.Errorf("metrics: %w", err)
+		}
+	}
+	w, err := NewWithMetrics(cfg, lis, metricsLis)
 	if err != nil {
 		lis.Close()
+		if metricsLis != nil {
+			metricsLis.Close()
+		}
 		return err
 	}
-	cfg.Logger.Info("worker starting", "worker_id", cfg.ID, "worker_key", cfg.Key, "proxy", w.ProxyURL(), "primary", cfg.PrimaryAddr)
-	return w.Run(ctx)
+	attrs := append([]any{"worker_id", cfg.ID, "worker_key", cfg.Key, "proxy", w.ProxyURL(), "primary", cfg.PrimaryAddr},
+		buildinfo.Read().LogAttrs()...)
+	if metricsLis != nil {
+		attrs = append(attrs, "metrics", metricsLis.Addr().String())
+	}
+	cfg.Logger.Info("worker starting", attrs...)
+	err = w.Run(ctx)
+	cfg.Logger.Info("worker stopped")
+	return err
 }

@@ -1,7 +1,8 @@
 // Command mindroom-primary runs the turncli primary: responses, grants, windows, receipts, the
 // tool catalog, local shells and every API. `mindroom-primary shell` opens a response on a
 // running primary and an interactive Bash inside one of its windows; `mindroom-primary
-// operators` adds, lists and removes operators.
+// operators` adds, lists and removes operators; `mindroom-primary version` (or --version)
+// prints the build.
 //
 // main is wiring only: flags (with environment fallbacks) → primary.Config → primary.Run.
 package main
@@ -12,7 +13,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -22,6 +22,8 @@ import (
 
 	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/client/mcp"
+	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/logging"
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
@@ -52,12 +54,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return shellCommand(ctx, args[1:], stdin, stdout, stderr)
 		case "operators":
 			return operatorsCommand(ctx, args[1:], stdout, stderr)
+		case "version":
+			fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-primary"))
+			return 0
 		case "agent":
 			// The agent_cli_bin/ launcher's fallback when no mindroom-agent binary is installed.
 			return client.Main(ctx, args[1:], stdin, stdout, stderr, os.Getenv, client.WithMCP(mcp.Serve))
 		}
 	}
-	cfg, level, err := parseFlags(args, stderr)
+	cfg, showVersion, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -65,7 +70,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "mindroom-primary:", err)
 		return 2
 	}
-	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if showVersion {
+		fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-primary"))
+		return 0
+	}
 	if err := primary.Run(ctx, cfg); err != nil {
 		cfg.Logger.Error("primary failed", "err", err)
 		return 1
@@ -80,15 +88,19 @@ func env(name, fallback string) string {
 	return fallback
 }
 
-func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, error) {
+// parseFlags returns the primary's Config, its Logger writing to stderr, and whether --version
+// was asked for.
+func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	fs := flag.NewFlagSet("mindroom-primary", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg primary.Config
-	var envAllow, logLevel, workerKeys, mcpConfig, shellUser string
+	var envAllow, logLevel, logFormat, workerKeys, mcpConfig, shellUser string
+	var showVersion bool
 	fs.StringVar(&cfg.StateDir, "state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
 	fs.StringVar(&cfg.GRPCListen, "grpc-listen", env("MINDROOM_GRPC_LISTEN", "127.0.0.1:7420"), "gRPC API address; port 0 picks one (env MINDROOM_GRPC_LISTEN)")
 	fs.StringVar(&cfg.HTTPListen, "http-listen", env("MINDROOM_HTTP_LISTEN", "127.0.0.1:7421"), "REST API address (env MINDROOM_HTTP_LISTEN)")
 	fs.StringVar(&cfg.AgentCLIListen, "agent-cli-listen", env("MINDROOM_AGENT_CLI_LISTEN", "127.0.0.1:7422"), "loopback Agent CLI address for local shells (env MINDROOM_AGENT_CLI_LISTEN)")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", os.Getenv("MINDROOM_METRICS_LISTEN"), "Prometheus /metrics, /healthz and /readyz address; port 0 picks one; empty: none (env MINDROOM_METRICS_LISTEN)")
 	fs.StringVar(&cfg.TLSCertFile, "tls-cert", os.Getenv("MINDROOM_TLS_CERT"), "PEM certificate: serve the gRPC and REST APIs over TLS (env MINDROOM_TLS_CERT)")
 	fs.StringVar(&cfg.TLSKeyFile, "tls-key", os.Getenv("MINDROOM_TLS_KEY"), "PEM private key for --tls-cert (env MINDROOM_TLS_KEY)")
 	fs.BoolVar(&cfg.EnableTestToolkit, "enable-test-toolkit", os.Getenv("MINDROOM_ENABLE_TEST_TOOLKIT") == "1", "register the deterministic test toolkits (env MINDROOM_ENABLE_TEST_TOOLKIT=1)")
@@ -111,17 +123,22 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 	fs.IntVar(&cfg.MaxOpenResponsesPerCredential, "max-open-responses-per-credential", response.DefaultMaxOpenPerCredential, "most responses one runtime credential may hold open")
 	fs.DurationVar(&cfg.ResponseReapEvery, "response-reap-every", response.DefaultReapEvery, "how often responses whose grant expired are closed")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
+	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), "json or text (env MINDROOM_LOG_FORMAT)")
+	fs.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")
 	if err := fs.Parse(args); err != nil {
-		return cfg, 0, err
+		return cfg, false, err
+	}
+	if showVersion {
+		return cfg, true, nil
 	}
 	if cfg.FastCallBudget == 0 {
 		cfg.FastCallBudget = -1 // the flag's 0 is "answer at once"; the Config's zero is the default
 	}
 	if fs.NArg() > 0 {
-		return cfg, 0, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return cfg, false, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if err := useShellUser(shellUser); err != nil {
-		return cfg, 0, err
+		return cfg, false, err
 	}
 	cfg.RuntimeToken = os.Getenv("MINDROOM_RUNTIME_TOKEN")
 	os.Unsetenv("MINDROOM_RUNTIME_TOKEN") // read once; nothing started later inherits it
@@ -135,21 +152,22 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, slog.Level, er
 			cfg.WorkerKeys = append(cfg.WorkerKeys, key)
 		}
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-		return cfg, 0, fmt.Errorf("log level: %w", err)
+	logger, err := logging.New(stderr, logFormat, logLevel)
+	if err != nil {
+		return cfg, false, err
 	}
+	cfg.Logger = logger
 	if cfg.AgentBinary == "" {
 		cfg.AgentBinary, cfg.AgentArgs = defaultAgentBinary()
 	}
 	if mcpConfig != "" {
 		servers, err := mcpbridge.LoadFile(mcpConfig)
 		if err != nil {
-			return cfg, 0, err
+			return cfg, false, err
 		}
 		cfg.MCPServers = servers
 	}
-	return cfg, level, nil
+	return cfg, false, nil
 }
 
 // useShellUser makes spec (when given) the user shells run as.

@@ -1,5 +1,5 @@
 // Command mindroom-worker runs responses' Bash commands inside a sandbox for a primary it dials,
-// and serves the sandbox proxy its shells call.
+// and serves the sandbox proxy its shells call. --version prints the build.
 //
 // main is wiring only: flags (with environment fallbacks) → worker.Config → worker.Run.
 package main
@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,6 +19,8 @@ import (
 
 	"google.golang.org/grpc/codes"
 
+	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/logging"
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
@@ -36,7 +37,7 @@ func main() {
 		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -48,11 +49,12 @@ func env(name, fallback string) string {
 	return fallback
 }
 
-func run(ctx context.Context, args []string, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mindroom-worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg worker.Config
-	var credentialFile, envAllow, logLevel, shellUser string
+	var credentialFile, envAllow, logLevel, logFormat, shellUser string
+	var showVersion bool
 	hostname, _ := os.Hostname()
 	fs.StringVar(&cfg.PrimaryAddr, "primary", env("MINDROOM_PRIMARY_ADDR", "127.0.0.1:7420"), "primary gRPC address (env MINDROOM_PRIMARY_ADDR)")
 	fs.StringVar(&cfg.TLSCAFile, "tls-ca", os.Getenv("MINDROOM_PRIMARY_TLS_CA"), "CA bundle to verify the primary with; empty: no TLS (env MINDROOM_PRIMARY_TLS_CA)")
@@ -63,17 +65,24 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.IntVar(&cfg.Capacity, "capacity", 0, "commands run at once; 0 for no limit")
 	fs.StringVar(&cfg.StateDir, "state-dir", env("MINDROOM_STATE_DIR", ".turncli-worker"), "state directory: agent_cli_bin/ and workspaces/ (env MINDROOM_STATE_DIR)")
 	fs.StringVar(&cfg.ProxyListen, "proxy-listen", env("MINDROOM_PROXY_LISTEN", "127.0.0.1:0"), "sandbox proxy loopback address (env MINDROOM_PROXY_LISTEN)")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", os.Getenv("MINDROOM_METRICS_LISTEN"), "Prometheus /metrics, /healthz and /readyz address; port 0 picks one; empty: none (env MINDROOM_METRICS_LISTEN)")
 	fs.StringVar(&cfg.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable (default: next to this binary)")
 	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(shellhost.DefaultEnvAllow, ",")), "comma-separated variables shells inherit")
 	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
 	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
 	fs.StringVar(&shellUser, "shell-user", os.Getenv("MINDROOM_SHELL_USER"), "NAME, UID, NAME:GROUP or UID:GID shells and jobs run as when the worker runs as root; default nobody:nogroup (env MINDROOM_SHELL_USER)")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
+	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), "json or text (env MINDROOM_LOG_FORMAT)")
+	fs.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
+	}
+	if showVersion {
+		fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-worker"))
+		return 0
 	}
 	{
 		u, err := shellpriv.Default(), error(nil) // nobody when root, no switch otherwise
@@ -111,12 +120,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 			cfg.AgentBinary = filepath.Join(filepath.Dir(self), "mindroom-agent")
 		}
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-		fmt.Fprintln(stderr, "mindroom-worker: log level:", err)
+	logger, err := logging.New(stderr, logFormat, logLevel)
+	if err != nil {
+		fmt.Fprintln(stderr, "mindroom-worker:", err)
 		return 2
 	}
-	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	cfg.Logger = logger
 	if err := worker.Run(ctx, cfg); err != nil {
 		var refused *worker.RefusedError
 		if errors.As(err, &refused) {
