@@ -41,12 +41,16 @@ type Env struct {
 	AgentCLIURL string
 	// HTTPURL is the REST API origin (loopback).
 	HTTPURL string
+	// MetricsURL is the origin of /metrics, /healthz and /readyz (loopback).
+	MetricsURL string
 	// StateDir is the primary's state directory.
 	StateDir string
 	// AgentBinary is the mindroom-agent executable local shells run.
 	AgentBinary string
 	// DialPrimary connects to the primary's gRPC listener (bufconn), as a worker would.
 	DialPrimary func(ctx context.Context, addr string) (net.Conn, error)
+	// Shutdown begins the primary's shutdown, as its signal would; cleanup waits for its end.
+	Shutdown func()
 }
 
 // Option adjusts the primary's configuration.
@@ -76,8 +80,9 @@ func Start(t testing.TB, opts ...Option) *Env {
 	grpcLis := bufconn.Listen(1 << 20)
 	httpLis := listenLoopback(t)
 	cliLis := listenLoopback(t)
+	metricsLis := listenLoopback(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	p, err := primary.New(ctx, cfg, primary.Listeners{GRPC: grpcLis, HTTP: httpLis, AgentCLI: cliLis})
+	p, err := primary.New(ctx, cfg, primary.Listeners{GRPC: grpcLis, HTTP: httpLis, AgentCLI: cliLis, Metrics: metricsLis})
 	if err != nil {
 		cancel()
 		t.Fatalf("primary.New: %v", err)
@@ -105,8 +110,10 @@ func Start(t testing.TB, opts ...Option) *Env {
 	return &Env{
 		Primary: p, Runtime: responsev1.NewResponseServiceClient(conn), Conn: conn,
 		AgentCLIURL: "http://" + cliLis.Addr().String(), HTTPURL: "http://" + httpLis.Addr().String(),
-		StateDir: cfg.StateDir, AgentBinary: cfg.AgentBinary,
+		MetricsURL: "http://" + metricsLis.Addr().String(),
+		StateDir:   cfg.StateDir, AgentBinary: cfg.AgentBinary,
 		DialPrimary: func(ctx context.Context, _ string) (net.Conn, error) { return grpcLis.DialContext(ctx) },
+		Shutdown:    cancel,
 	}
 }
 
