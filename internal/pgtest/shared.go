@@ -1,0 +1,67 @@
+package pgtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// shared is the cluster of this test binary, started by the first test that needs it.
+var shared struct {
+	once    sync.Once
+	cluster *Cluster
+	err     error
+}
+
+// Shared returns the cluster this test binary's tests share, starting it on first use. A
+// package whose tests use it stops it in TestMain through Main.
+func Shared() (*Cluster, error) {
+	shared.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		shared.cluster, shared.err = Start(ctx)
+	})
+	return shared.cluster, shared.err
+}
+
+// Main runs the tests of m and then stops the shared cluster, if one was started; it returns
+// the exit code for os.Exit.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if shared.cluster != nil {
+		if err := shared.cluster.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest: stop the cluster:", err)
+		}
+	}
+	return code
+}
+
+// NewDatabase creates a fresh empty database on the shared cluster and returns its URL. It
+// skips the test when PostgreSQL cannot be started, or fails it when RequireEnv is 1.
+func NewDatabase(t testing.TB) string {
+	t.Helper()
+	c := Require(t)
+	url, err := c.CreateDatabase(context.Background(), c.newName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+// Require returns the shared cluster, or skips (fails when RequireEnv is 1) the test when
+// none can be started.
+func Require(t testing.TB) *Cluster {
+	t.Helper()
+	c, err := Shared()
+	if err == nil {
+		return c
+	}
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("PostgreSQL is required (%s=1): %v", RequireEnv, err)
+	}
+	t.Skipf("PostgreSQL unavailable, test skipped (set %s=1 to fail instead): %v", RequireEnv, err)
+	return nil
+}
