@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
 )
 
 // RequireEnv names the variable that, set to 1, turns a missing PostgreSQL into a failure.
@@ -60,8 +61,7 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// Short, under the system's temporary directory: a socket path has a length limit.
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp(baseDir(), "pgtest-")
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,8 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 	// would dominate every test's time.
 	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"), "-k", dir,
 		"-p", strconv.Itoa(port), "-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off", "-c", "max_connections=300")
+		"-c", "full_page_writes=off", "-c", "max_connections=300",
+		"-c", "wal_level=minimal", "-c", "max_wal_senders=0")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so Stop reaches every backend; killed with the test binary.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -105,6 +106,16 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// baseDir is where clusters' directories are made: /dev/shm where it is a writable directory
+// (a memory file system: creating a database is ten times faster there), else the system's
+// temporary directory. Both are short paths, as a socket's must be.
+func baseDir() string {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
+		return "/dev/shm"
+	}
+	return os.TempDir()
 }
 
 // binDir is where initdb and postgres are: BinEnv, else the directory of initdb on PATH, else
@@ -181,10 +192,18 @@ func (c *Cluster) URL(name string) string {
 
 // CreateDatabase creates an empty database named name and returns its URL.
 func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
+	return c.CreateDatabaseFrom(ctx, name, "template1")
+}
+
+// CreateDatabaseFrom creates a database named name as a copy of the database template, which
+// nobody may be connected to, and returns its URL. Copying a migrated database is much
+// faster than migrating a new one. FILE_COPY copies the template's files at once (on a
+// memory file system, in milliseconds) where the default logs every page.
+func (c *Cluster) CreateDatabaseFrom(ctx context.Context, name, template string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// FILE_COPY copies the small template's files at once, faster than logging every page.
-	if _, err := c.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+" STRATEGY FILE_COPY"); err != nil {
+	if _, err := c.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+
+		" TEMPLATE "+pgx.Identifier{template}.Sanitize()+" STRATEGY FILE_COPY"); err != nil {
 		return "", fmt.Errorf("pgtest: create database %s: %w", name, err)
 	}
 	return c.URL(name), nil

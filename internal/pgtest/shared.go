@@ -14,6 +14,9 @@ var shared struct {
 	once    sync.Once
 	cluster *Cluster
 	err     error
+
+	mu        sync.Mutex
+	templates map[string]error // prepared templates by name, and how preparing them ended
 }
 
 // Shared returns the cluster this test binary's tests share, starting it on first use. A
@@ -45,6 +48,38 @@ func NewDatabase(t testing.TB) string {
 	t.Helper()
 	c := Require(t)
 	url, err := c.CreateDatabase(context.Background(), c.newName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+// NewPreparedDatabase creates a fresh database on the shared cluster as a copy of the
+// template named template, which prepare makes (given its URL, and closing every connection
+// to it before it returns) the first time a test of this binary asks for it, and returns its
+// URL. Tests that each need a migrated database copy one migration instead of running it.
+// It skips or fails the test as NewDatabase does.
+func NewPreparedDatabase(t testing.TB, template string, prepare func(ctx context.Context, url string) error) string {
+	t.Helper()
+	c := Require(t)
+	ctx := context.Background()
+	shared.mu.Lock()
+	err, done := shared.templates[template]
+	if !done {
+		var url string
+		if url, err = c.CreateDatabase(ctx, template); err == nil {
+			err = prepare(ctx, url)
+		}
+		if shared.templates == nil {
+			shared.templates = map[string]error{}
+		}
+		shared.templates[template] = err
+	}
+	shared.mu.Unlock()
+	if err != nil {
+		t.Fatalf("pgtest: prepare template %s: %v", template, err)
+	}
+	url, err := c.CreateDatabaseFrom(ctx, c.newName(), template)
 	if err != nil {
 		t.Fatal(err)
 	}
