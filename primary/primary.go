@@ -39,7 +39,6 @@ import (
 	"github.com/turncli/turncli/primary/roleauth"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
 	"github.com/turncli/turncli/primary/toolhost"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
@@ -67,7 +66,7 @@ type Primary struct {
 	TestDeferred *testtk.DeferredToolkit // nil unless enabled
 	MCPServers   []*mcpbridge.Toolkit    // the mounted MCP servers, in configuration order
 
-	Store         store.Store          // durable state, <StateDir>/turncli.db; closed last
+	Store         store.Store          // durable state (Config.StoreURL); closed last
 	Continuations *continuation.Outbox // the runtime's outbox: Enqueue emits a continuation
 	Jobs          *jobs.Manager        // background jobs, local and on workers
 	Interaction   *interaction.Service // the interaction toolkit and approval decisions
@@ -110,7 +109,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live}
 
-	db, err := sqlite.Open(ctx, filepath.Join(cfg.StateDir, sqlite.FileName), sqlite.Options{Logger: cfg.Logger.With("component", "store")})
+	db, err := openStore(ctx, cfg, live)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

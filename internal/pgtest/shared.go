@@ -91,12 +91,37 @@ func NewPreparedDatabase(t testing.TB, template string, prepare func(ctx context
 func Require(t testing.TB) *Cluster {
 	t.Helper()
 	c, err := Shared()
-	if err == nil {
-		return c
+	if err != nil {
+		unavailable(t, err)
 	}
+	return c
+}
+
+// StartForTest starts a cluster of the test's own, stopped and removed when the test ends, for
+// a test that runs the processes using it (a primary, a failover). It skips or fails the test
+// as NewDatabase does when no server can be started.
+func StartForTest(t testing.TB) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := Start(ctx)
+	if err != nil {
+		unavailable(t, err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("pgtest: stop the cluster: %v", err)
+		}
+	})
+	return c
+}
+
+// unavailable ends a test that needs PostgreSQL when none could be started: a skip on a
+// developer's machine, a failure where RequireEnv is 1.
+func unavailable(t testing.TB, err error) {
+	t.Helper()
 	if os.Getenv(RequireEnv) == "1" {
 		t.Fatalf("PostgreSQL is required (%s=1): %v", RequireEnv, err)
 	}
 	t.Skipf("PostgreSQL unavailable, test skipped (set %s=1 to fail instead): %v", RequireEnv, err)
-	return nil
 }
