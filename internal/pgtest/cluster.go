@@ -2,7 +2,7 @@
 // directory, one postgres server listening only on a unix socket in that directory, stopped
 // and the directory removed at the end. Tests of one binary share one cluster (Shared) and
 // take a fresh database each (NewDatabase); tests that run servers as real processes (a
-// failover) start clusters of their own (Start).
+// failover) and the benchmark harness start clusters of their own (Start).
 //
 // initdb and postgres refuse to run as root: as root, the cluster's directory is given to
 // the `postgres` user the Debian package creates and the server runs as that user. When no
@@ -50,9 +50,17 @@ type Cluster struct {
 	next  int       // the number of the next database NewDatabase creates
 }
 
+// Options tune a cluster; the zero value is the fast one tests use.
+type Options struct {
+	// Durable keeps the server's durability (fsync, synchronous commit, full pages) and puts
+	// its directory on disk (the system's temporary directory), for measuring: a test cluster
+	// has none and lives in memory where it can.
+	Durable bool
+}
+
 // Start runs initdb in a new temporary directory and starts a server on it. The caller
 // stops it.
-func Start(ctx context.Context) (_ *Cluster, err error) {
+func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
@@ -61,7 +69,11 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(baseDir(), "pgtest-")
+	base := os.TempDir()
+	if !opts.Durable {
+		base = memoryDir()
+	}
+	dir, err := os.MkdirTemp(base, "pgtest-")
 	if err != nil {
 		return nil, err
 	}
@@ -87,12 +99,14 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 		return nil, err
 	}
 	defer logFile.Close() // the server keeps its own descriptor
-	// Durability is off: a test cluster never survives a crash of the machine, and fsync
-	// would dominate every test's time.
-	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"), "-k", dir,
-		"-p", strconv.Itoa(port), "-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off", "-c", "max_connections=300",
-		"-c", "wal_level=minimal", "-c", "max_wal_senders=0")
+	args := []string{"-D", filepath.Join(dir, "data"), "-k", dir, "-p", strconv.Itoa(port),
+		"-c", "listen_addresses=", "-c", "max_connections=300", "-c", "wal_level=minimal", "-c", "max_wal_senders=0"}
+	if !opts.Durable {
+		// A test cluster never survives a crash of the machine, and fsync would dominate
+		// every test's time.
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	cmd := exec.Command(filepath.Join(bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so Stop reaches every backend; killed with the test binary.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -108,10 +122,10 @@ func Start(ctx context.Context) (_ *Cluster, err error) {
 	return c, nil
 }
 
-// baseDir is where clusters' directories are made: /dev/shm where it is a writable directory
-// (a memory file system: creating a database is ten times faster there), else the system's
-// temporary directory. Both are short paths, as a socket's must be.
-func baseDir() string {
+// memoryDir is where test clusters' directories are made: /dev/shm where it is a writable
+// directory (a memory file system: creating a database is ten times faster there), else the
+// system's temporary directory. Both are short paths, as a socket's must be.
+func memoryDir() string {
 	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() && unix.Access("/dev/shm", unix.W_OK) == nil {
 		return "/dev/shm"
 	}

@@ -43,7 +43,7 @@ func TestStart(t *testing.T) {
 	t.Run("AStoppedClusterLeavesNoDirectory", func(t *testing.T) {
 		pgtest.Require(t) // skips where no server can run
 		ctx := context.Background()
-		c, err := pgtest.Start(ctx)
+		c, err := pgtest.Start(ctx, pgtest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,7 +25,7 @@ func Shared() (*Cluster, error) {
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		shared.cluster, shared.err = Start(ctx)
+		shared.cluster, shared.err = Start(ctx, Options{})
 	})
 	return shared.cluster, shared.err
 }
@@ -104,7 +104,7 @@ func StartForTest(t testing.TB) *Cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := Start(ctx)
+	c, err := Start(ctx, Options{})
 	if err != nil {
 		unavailable(t, err)
 	}
