@@ -45,9 +45,10 @@ type Cluster struct {
 	cmd    *exec.Cmd
 	exited chan struct{} // closed once the server process is reaped
 
-	mu    sync.Mutex
-	admin *pgx.Conn // to the postgres database, for CREATE DATABASE; nil until needed
-	next  int       // the number of the next database NewDatabase creates
+	mu       sync.Mutex
+	admin    *pgx.Conn // to the postgres database, for CREATE DATABASE
+	strategy string    // CREATE DATABASE's STRATEGY clause: empty before PostgreSQL 15
+	next     int       // the number of the next database NewDatabase creates
 }
 
 // Options tune a cluster; the zero value is the fast one tests use.
@@ -177,7 +178,15 @@ func (c *Cluster) awaitReady(ctx context.Context) error {
 	for {
 		conn, err := pgx.Connect(ctx, c.URL("postgres"))
 		if err == nil {
+			var version int
+			if err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&version); err != nil {
+				conn.Close(ctx)
+				return fmt.Errorf("pgtest: server version: %w", err)
+			}
 			c.admin = conn
+			if version >= 150000 {
+				c.strategy = " STRATEGY FILE_COPY"
+			}
 			return nil
 		}
 		select {
@@ -217,7 +226,7 @@ func (c *Cluster) CreateDatabaseFrom(ctx context.Context, name, template string)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, err := c.admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+
-		" TEMPLATE "+pgx.Identifier{template}.Sanitize()+" STRATEGY FILE_COPY"); err != nil {
+		" TEMPLATE "+pgx.Identifier{template}.Sanitize()+c.strategy); err != nil {
 		return "", fmt.Errorf("pgtest: create database %s: %w", name, err)
 	}
 	return c.URL(name), nil
