@@ -18,9 +18,13 @@ import (
 
 // Config is everything the primary needs to start.
 type Config struct {
-	// StateDir holds credentials/, agent_cli_bin/, workspaces/, endpoints.json and the store
-	// (turncli.db with its WAL files).
+	// StateDir holds credentials/, agent_cli_bin/, workspaces/, endpoints.json and, unless
+	// StoreURL names another, the store (turncli.db with its WAL files).
 	StateDir string
+	// StoreURL chooses the store: empty for SQLite in <StateDir>/turncli.db, a postgres:// or
+	// postgresql:// URL for PostgreSQL (pool settings as its pool_* parameters), anything
+	// else the path of a SQLite file.
+	StoreURL string
 	// GRPCListen serves the gRPC APIs (runtime, later operators and workers).
 	GRPCListen string
 	// HTTPListen serves the same APIs as REST through grpc-gateway.

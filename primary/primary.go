@@ -44,7 +44,6 @@ import (
 	"github.com/turncli/turncli/primary/roleauth"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
 	"github.com/turncli/turncli/primary/toolhost"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
@@ -74,7 +73,7 @@ type Primary struct {
 	TestDeferred *testtk.DeferredToolkit // nil unless enabled
 	MCPServers   []*mcpbridge.Toolkit    // the mounted MCP servers, in configuration order
 
-	Store         store.Store          // durable state, <StateDir>/turncli.db; closed last
+	Store         store.Store          // durable state (Config.StoreURL); closed last
 	Continuations *continuation.Outbox // the runtime's outbox: Enqueue emits a continuation
 	Jobs          *jobs.Manager        // background jobs, local and on workers
 	Interaction   *interaction.Service // the interaction toolkit and approval decisions
@@ -123,8 +122,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
 		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}
 
-	db, err := sqlite.Open(ctx, filepath.Join(cfg.StateDir, sqlite.FileName), sqlite.Options{Logger: cfg.Logger.With("component", "store"),
-		ObserveTransaction: p.metrics.ObserveTransaction})
+	db, err := openStore(ctx, cfg, live, p.metrics.ObserveTransaction)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}

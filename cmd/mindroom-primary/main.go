@@ -97,6 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	var envAllow, logLevel, logFormat, workerKeys, mcpConfig, shellUser string
 	var showVersion bool
 	fs.StringVar(&cfg.StateDir, "state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
+	fs.StringVar(&cfg.StoreURL, "store", os.Getenv("TURNCLI_STORE_URL"), "the store: empty for SQLite in the state directory, a SQLite file's path, or a postgres:// URL (pool_max_conns=N bounds its pool) (env TURNCLI_STORE_URL)")
 	fs.StringVar(&cfg.GRPCListen, "grpc-listen", env("MINDROOM_GRPC_LISTEN", "127.0.0.1:7420"), "gRPC API address; port 0 picks one (env MINDROOM_GRPC_LISTEN)")
 	fs.StringVar(&cfg.HTTPListen, "http-listen", env("MINDROOM_HTTP_LISTEN", "127.0.0.1:7421"), "REST API address (env MINDROOM_HTTP_LISTEN)")
 	fs.StringVar(&cfg.AgentCLIListen, "agent-cli-listen", env("MINDROOM_AGENT_CLI_LISTEN", "127.0.0.1:7422"), "loopback Agent CLI address for local shells (env MINDROOM_AGENT_CLI_LISTEN)")
@@ -142,6 +143,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	}
 	cfg.RuntimeToken = os.Getenv("MINDROOM_RUNTIME_TOKEN")
 	os.Unsetenv("MINDROOM_RUNTIME_TOKEN") // read once; nothing started later inherits it
+	os.Unsetenv("TURNCLI_STORE_URL")      // it may hold the database's password
 	for _, name := range strings.Split(envAllow, ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			cfg.ShellEnvAllow = append(cfg.ShellEnvAllow, name)

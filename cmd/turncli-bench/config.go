@@ -50,6 +50,7 @@ type scale struct {
 	shells         int           // concurrent agent shells of the load measure
 	shellToolScale float64       // how long its slow tools take, as a share of 0.5–4 s
 	shellRamp      time.Duration // over which its shells start
+	durableOps     int           // transitions per round and store of the durable measure
 }
 
 var (
@@ -57,11 +58,13 @@ var (
 		rounds: 5, processRuns: 40, loadClients: 64, loadWarmup: 500 * time.Millisecond, loadDuration: 3 * time.Second,
 		grantLive: 100_000, grantSmall: 10, grantOps: 1 << 21, idleResponses: 10_000, memRounds: 3,
 		receiptsPer: 1000, receiptResps: 10, waits: 20_000, waitRounds: 3, shells: 500, shellToolScale: 3, shellRamp: 10 * time.Second,
+		durableOps: 500,
 	}
 	smokeScale = scale{
 		rounds: 1, processRuns: 3, loadClients: 64, loadWarmup: 50 * time.Millisecond, loadDuration: 200 * time.Millisecond,
 		grantLive: 2000, grantSmall: 10, grantOps: 1 << 14, idleResponses: 500, memRounds: 1,
 		receiptsPer: 250, receiptResps: 4, waits: 200, waitRounds: 1, shells: 12, shellToolScale: 0.02, shellRamp: 100 * time.Millisecond,
+		durableOps: 20,
 	}
 )
 

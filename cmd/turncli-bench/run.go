@@ -31,6 +31,7 @@ var measures = []measure{
 	{"idle", "heap per idle open response", measureIdleHeap},
 	{"shells", "many agent shells at once, local and on two workers, each calling 20 tools the way agents do", measureShells},
 	{"grant", "grant resolution with many live responses against a bare map of as many digests", measureGrant},
+	{"durable", "durable transitions per second (approval decide, job finish with continuation) on SQLite and PostgreSQL against a single-row insert on each", measureDurable},
 }
 
 // bench is what every measure gets: the configuration and a progress log.

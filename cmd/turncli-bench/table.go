@@ -18,6 +18,7 @@ const (
 	byteCount                 // value in bytes
 	kibibytes                 // value in KiB
 	mebibytes                 // value in MiB
+	txPerSec                  // value in committed transactions per second
 )
 
 func (u unit) format(v float64) string {
@@ -34,6 +35,8 @@ func (u unit) format(v float64) string {
 		return fmt.Sprintf("%.1f KiB", v)
 	case mebibytes:
 		return fmt.Sprintf("%.1f MiB", v)
+	case txPerSec:
+		return fmt.Sprintf("%.0f tx/s", v)
 	}
 	return fmt.Sprint(v)
 }

@@ -6,13 +6,10 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"path"
-	"regexp"
-	"sort"
-	"strconv"
 	"time"
 
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/store/schema"
 )
 
 //go:embed migrations/*.sql
@@ -25,33 +22,15 @@ type migration struct {
 	sql     string
 }
 
-var migrationName = regexp.MustCompile(`^([0-9]{4})_([a-z0-9_]+)\.sql$`)
-
-// loadMigrations reads migrations/NNNN_name.sql from fsys; versions must run 1, 2, 3… without
-// gaps or duplicates.
+// loadMigrations reads migrations/NNNN_name.sql from fsys (see package schema).
 func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
+	ms, err := schema.Load(fsys)
 	if err != nil {
 		return nil, err
 	}
-	var out []migration
-	for _, p := range names {
-		m := migrationName.FindStringSubmatch(path.Base(p))
-		if m == nil {
-			return nil, fmt.Errorf("store: migration file %q is not named NNNN_name.sql", p)
-		}
-		version, _ := strconv.Atoi(m[1])
-		body, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: version, name: m[2], sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("store: migration versions must run 1, 2, 3…: found %04d at position %d", m.version, i+1)
-		}
+	out := make([]migration, len(ms))
+	for i, m := range ms {
+		out[i] = migration{version: m.Version, name: m.Name, sql: m.SQL}
 	}
 	return out, nil
 }

@@ -1,0 +1,131 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+// InsertApproval implements store.Tx. The partial unique index on the key of pending
+// approvals makes the insert a no-op when an identical request is pending, whoever saved it;
+// the pending one is then read in the same transaction.
+func (t *tx) InsertApproval(ctx context.Context, a store.Approval) (int64, bool, error) {
+	var id int64
+	err := t.tx.QueryRow(ctx, `INSERT INTO approvals (key, kind, channel, thread, author, command, workdir,
+		ceiling_ns, label, agent, worker_key, status, created_at, decided_by, decided_at, job_id, note, settled_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+		ON CONFLICT DO NOTHING RETURNING id`,
+		a.Key, a.Kind, a.Channel, a.Thread, a.Author, a.Command, a.Workdir, int64(a.Ceiling), a.Label, a.Agent, a.WorkerKey,
+		string(a.Status), nanos(a.CreatedAt), a.DecidedBy, nullNanos(a.DecidedAt), jobID(a.JobID), a.Note,
+		nullNanos(a.SettledAt)).Scan(&id)
+	switch {
+	case err == nil:
+		return id, true, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return 0, false, fmt.Errorf("store: save approval: %w", err)
+	}
+	if err := t.tx.QueryRow(ctx, `SELECT id FROM approvals WHERE key = $1 AND status = 'pending'`, a.Key).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("store: save approval: %w", err)
+	}
+	return id, false, nil
+}
+
+// UpdateApproval implements store.Tx.
+func (t *tx) UpdateApproval(ctx context.Context, prev, next store.Approval) (bool, error) {
+	n, err := t.exec(ctx, "update approval", `UPDATE approvals SET status = $1, decided_by = $2, decided_at = $3, job_id = $4,
+		note = $5, settled_at = $6 WHERE id = $7 AND status = $8 AND job_id IS NOT DISTINCT FROM $9`,
+		string(next.Status), next.DecidedBy, nullNanos(next.DecidedAt), jobID(next.JobID), next.Note,
+		nullNanos(next.SettledAt), next.ID, string(prev.Status), jobID(prev.JobID))
+	return n == 1, err
+}
+
+// jobID is a job reference: NULL for none.
+func jobID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
+// InsertApprovalComment implements store.Tx.
+func (t *tx) InsertApprovalComment(ctx context.Context, id int64, from store.ApprovalStatus, c store.ApprovalComment) (bool, error) {
+	n, err := t.exec(ctx, "comment on approval", `INSERT INTO approval_comments (approval_id, actor, text, at)
+		SELECT id, $1, $2, $3 FROM approvals WHERE id = $4 AND status = $5`, c.Actor, c.Text, nanos(c.At), id, string(from))
+	return n == 1, err
+}
+
+// Approval implements store.Reader.
+func (r reader) Approval(ctx context.Context, id int64) (store.Approval, error) {
+	var c conditions
+	c.add("id = ?", id)
+	aps, err := r.queryApprovals(ctx, c, 1)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	if len(aps) == 0 {
+		return store.Approval{}, fmt.Errorf("%w: approval %d", store.ErrNotFound, id)
+	}
+	return aps[0], nil
+}
+
+// ListApprovals implements store.Reader.
+func (r reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.conversation(f.Channel, f.Thread)
+	c.beforeID(f.BeforeID)
+	return r.queryApprovals(ctx, c, f.Limit)
+}
+
+const approvalColumns = `a.id, a.key, a.kind, a.channel, a.thread, a.author, a.command, a.workdir, a.ceiling_ns, a.label,
+	a.agent, a.worker_key, a.status, a.created_at, a.decided_by, a.decided_at, a.job_id, a.note, a.settled_at`
+
+// queryApprovals returns up to limit approvals matching c (conditions on the approvals
+// table), newest first, each with its comments oldest first. One statement reads both, so the
+// comments belong to the same snapshot as the approvals and a page costs one query.
+func (r reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]store.Approval, error) {
+	rows, err := r.q.Query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next()+`)
+		SELECT `+approvalColumns+`, c.actor, c.text, c.at FROM a LEFT JOIN approval_comments c ON c.approval_id = a.id
+		ORDER BY a.id DESC, c.id`, append(c.args, sqlLimit(limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("store: approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Approval
+	for rows.Next() {
+		var ap store.Approval
+		var ceiling, created int64
+		var decided, job, settled, commentAt *int64
+		var status string
+		var actor, text *string
+		if err := rows.Scan(&ap.ID, &ap.Key, &ap.Kind, &ap.Channel, &ap.Thread, &ap.Author, &ap.Command, &ap.Workdir,
+			&ceiling, &ap.Label, &ap.Agent, &ap.WorkerKey, &status, &created, &ap.DecidedBy, &decided, &job, &ap.Note,
+			&settled, &actor, &text, &commentAt); err != nil {
+			return nil, fmt.Errorf("store: approvals: %w", err)
+		}
+		if len(out) == 0 || out[len(out)-1].ID != ap.ID {
+			ap.Ceiling = time.Duration(ceiling)
+			ap.Status = store.ApprovalStatus(status)
+			ap.CreatedAt = fromNanos(created)
+			ap.DecidedAt = fromNullNanos(decided)
+			if job != nil {
+				ap.JobID = *job
+			}
+			ap.SettledAt = fromNullNanos(settled)
+			out = append(out, ap)
+		}
+		if actor != nil {
+			last := &out[len(out)-1]
+			last.Comments = append(last.Comments, store.ApprovalComment{Actor: *actor, Text: *text, At: fromNullNanos(commentAt)})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: approvals: %w", err)
+	}
+	return out, nil
+}

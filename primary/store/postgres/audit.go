@@ -1,0 +1,48 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+// InsertAudit implements store.Tx.
+func (t *tx) InsertAudit(ctx context.Context, e store.NewAuditEntry, at time.Time) (int64, error) {
+	var id int64
+	if err := t.tx.QueryRow(ctx, `INSERT INTO audit_log (at, actor, action, subject, detail)
+		VALUES ($1, $2, $3, $4, $5) RETURNING id`, nanos(at), e.Actor, e.Action, e.Subject, string(e.Detail)).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store: append audit: %w", err)
+	}
+	return id, nil
+}
+
+// ListAudit implements store.Reader.
+func (r reader) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error) {
+	var c conditions
+	c.equal("actor", f.Actor)
+	c.equal("action", f.Action)
+	c.equal("subject", f.Subject)
+	c.beforeID(f.BeforeID)
+	rows, err := r.q.Query(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
+		WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next(), append(c.args, sqlLimit(f.Limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list audit: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.AuditEntry, error) {
+		var e store.AuditEntry
+		var at int64
+		var detail string
+		err := row.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Subject, &detail)
+		e.At, e.Detail = fromNanos(at), json.RawMessage(detail)
+		return e, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: list audit: %w", err)
+	}
+	return out, nil
+}

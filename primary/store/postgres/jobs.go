@@ -1,0 +1,118 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+const jobColumns = `id, kind, command, label, channel, thread, author, agent, workspace, worker_key, ceiling_ns, log_path,
+	status, worker_id, pid, proc_start, created_at, ended_at, outcome, exit_code, tail, cancel_requested`
+
+// InsertJob implements store.Tx.
+func (t *tx) InsertJob(ctx context.Context, j store.Job) (int64, error) {
+	var id int64
+	if err := t.tx.QueryRow(ctx, `INSERT INTO jobs (kind, command, label, channel, thread, author, agent,
+		workspace, worker_key, ceiling_ns, log_path, status, worker_id, pid, proc_start, created_at, ended_at, outcome,
+		exit_code, tail, cancel_requested)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) RETURNING id`,
+		j.Kind, j.Command, j.Label, j.Channel, j.Thread, j.Author, j.Agent, j.Workspace, j.WorkerKey, int64(j.Ceiling),
+		j.LogPath, string(j.Status), j.WorkerID, j.Pid, int64(j.ProcStart), nanos(j.CreatedAt), nullNanos(j.EndedAt),
+		j.Outcome, exitCode(j.ExitCode), j.Tail, j.CancelRequested).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store: create job: %w", err)
+	}
+	return id, nil
+}
+
+// UpdateJob implements store.Tx.
+func (t *tx) UpdateJob(ctx context.Context, from store.JobStatus, j store.Job) (bool, error) {
+	n, err := t.exec(ctx, "update job", `UPDATE jobs SET log_path = $1, status = $2, worker_id = $3, cancel_requested = $4,
+		pid = $5, proc_start = $6, ended_at = $7, outcome = $8, exit_code = $9, tail = $10 WHERE id = $11 AND status = $12`,
+		j.LogPath, string(j.Status), j.WorkerID, j.CancelRequested, j.Pid, int64(j.ProcStart), nullNanos(j.EndedAt),
+		j.Outcome, exitCode(j.ExitCode), j.Tail, j.ID, string(from))
+	return n == 1, err
+}
+
+func exitCode(code *int) *int64 {
+	if code == nil {
+		return nil
+	}
+	n := int64(*code)
+	return &n
+}
+
+// Job implements store.Reader.
+func (r reader) Job(ctx context.Context, id int64) (store.Job, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id)
+	if err != nil {
+		return store.Job{}, fmt.Errorf("store: job: %w", err)
+	}
+	j, err := pgx.CollectExactlyOneRow(rows, scanJob)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.Job{}, fmt.Errorf("%w: job %d", store.ErrNotFound, id)
+	case err != nil:
+		return store.Job{}, fmt.Errorf("store: job: %w", err)
+	}
+	return j, nil
+}
+
+// ListJobs implements store.Reader.
+func (r reader) ListJobs(ctx context.Context, status store.JobStatus) ([]store.Job, error) {
+	var c conditions
+	c.equal("status", string(status))
+	return r.queryJobs(ctx, c, 0)
+}
+
+// PageJobs implements store.Reader.
+func (r reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.conversation(f.Channel, f.Thread)
+	c.beforeID(f.BeforeID)
+	return r.queryJobs(ctx, c, f.Limit)
+}
+
+// queryJobs returns up to limit jobs matching c, newest first.
+func (r reader) queryJobs(ctx context.Context, c conditions, limit int) ([]store.Job, error) {
+	rows, err := r.q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next(),
+		append(c.args, sqlLimit(limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list jobs: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanJob)
+	if err != nil {
+		return nil, fmt.Errorf("store: list jobs: %w", err)
+	}
+	return out, nil
+}
+
+func scanJob(row pgx.CollectableRow) (store.Job, error) {
+	var j store.Job
+	var ceiling, procStart, created, pid int64
+	var ended, exit *int64
+	var status string
+	if err := row.Scan(&j.ID, &j.Kind, &j.Command, &j.Label, &j.Channel, &j.Thread, &j.Author, &j.Agent, &j.Workspace,
+		&j.WorkerKey, &ceiling, &j.LogPath, &status, &j.WorkerID, &pid, &procStart, &created, &ended, &j.Outcome, &exit,
+		&j.Tail, &j.CancelRequested); err != nil {
+		return store.Job{}, err
+	}
+	j.Ceiling = time.Duration(ceiling)
+	j.LogDir = filepath.Dir(j.LogPath)
+	j.Status = store.JobStatus(status)
+	j.Pid = int(pid)
+	j.ProcStart = uint64(procStart)
+	j.CreatedAt = fromNanos(created)
+	j.EndedAt = fromNullNanos(ended)
+	if exit != nil {
+		code := int(*exit)
+		j.ExitCode = &code
+	}
+	return j, nil
+}

@@ -1,0 +1,70 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+// ConversationMode implements store.Reader.
+func (r reader) ConversationMode(ctx context.Context, channel, thread string) (store.ModeSetting, error) {
+	var m store.ModeSetting
+	var mode string
+	var updated int64
+	err := r.q.QueryRow(ctx, `SELECT mode, updated_at, updated_by FROM conversation_modes
+		WHERE channel = $1 AND thread = $2`, channel, thread).Scan(&mode, &updated, &m.UpdatedBy)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.ModeSetting{}, fmt.Errorf("%w: no mode of the conversation", store.ErrNotFound)
+	case err != nil:
+		return store.ModeSetting{}, fmt.Errorf("store: conversation mode: %w", err)
+	}
+	m.Mode, m.UpdatedAt = store.Mode(mode), fromNanos(updated)
+	return m, nil
+}
+
+// PutConversationMode implements store.Tx.
+func (t *tx) PutConversationMode(ctx context.Context, channel, thread string, m store.ModeSetting) error {
+	_, err := t.exec(ctx, "set conversation mode", `INSERT INTO conversation_modes (channel, thread, mode, updated_at, updated_by)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (channel, thread) DO UPDATE
+		SET mode = excluded.mode, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
+		channel, thread, string(m.Mode), nanos(m.UpdatedAt), m.UpdatedBy)
+	return err
+}
+
+// ShellMode implements store.Reader.
+func (r reader) ShellMode(ctx context.Context, channel, thread, agent string) (store.ShellModeSetting, error) {
+	var m store.ShellModeSetting
+	var mode string
+	var updated int64
+	err := r.q.QueryRow(ctx, `SELECT mode, updated_at, updated_by FROM shell_modes
+		WHERE channel = $1 AND thread = $2 AND agent = $3`, channel, thread, agent).Scan(&mode, &updated, &m.UpdatedBy)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return store.ShellModeSetting{}, fmt.Errorf("%w: no shell mode of the agent", store.ErrNotFound)
+	case err != nil:
+		return store.ShellModeSetting{}, fmt.Errorf("store: shell mode: %w", err)
+	}
+	m.Mode, m.UpdatedAt = store.ShellMode(mode), fromNanos(updated)
+	return m, nil
+}
+
+// PutShellMode implements store.Tx.
+func (t *tx) PutShellMode(ctx context.Context, channel, thread, agent string, m store.ShellModeSetting) error {
+	_, err := t.exec(ctx, "set shell mode", `INSERT INTO shell_modes (channel, thread, agent, mode, updated_at, updated_by)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (channel, thread, agent) DO UPDATE
+		SET mode = excluded.mode, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
+		channel, thread, agent, string(m.Mode), nanos(m.UpdatedAt), m.UpdatedBy)
+	return err
+}
+
+// DeleteShellMode implements store.Tx.
+func (t *tx) DeleteShellMode(ctx context.Context, channel, thread, agent string) error {
+	_, err := t.exec(ctx, "reset shell mode", `DELETE FROM shell_modes WHERE channel = $1 AND thread = $2 AND agent = $3`,
+		channel, thread, agent)
+	return err
+}

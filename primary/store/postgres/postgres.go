@@ -1,0 +1,274 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+// Options tune a Store; the zero value is ready for production.
+type Options struct {
+	// Now is the clock for every timestamp the store writes; time.Now when nil.
+	Now func() time.Time
+	// MaxConns bounds the pool when the URL has no pool_max_conns; pgxpool's default (the
+	// larger of 4 and the number of CPUs) when zero.
+	MaxConns int32
+	// ObserveTransaction is the portable store's (see store.Options).
+	ObserveTransaction func(time.Duration, error)
+	Logger             *slog.Logger
+}
+
+// Store is the PostgreSQL store: the portable store over a Driver. Its methods are safe for
+// concurrent use.
+type Store struct {
+	*store.Portable
+	driver *Driver
+}
+
+var (
+	_ store.Store  = (*Store)(nil)
+	_ store.Driver = (*Driver)(nil)
+)
+
+// IsURL reports whether s names a PostgreSQL database (a postgres:// or postgresql:// URL).
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Open connects to the database at url, applies the migrations it lacks and returns the store
+// over it. It refuses a database written by a newer primary.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	d, err := OpenDriver(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{Portable: store.New(d, store.Options{Now: opts.Now, ObserveTransaction: opts.ObserveTransaction}), driver: d}, nil
+}
+
+// Driver is the PostgreSQL store.Driver. Its methods are safe for concurrent use.
+type Driver struct {
+	reader // on the pool: the latest committed state
+	pool   *pgxpool.Pool
+}
+
+// OpenDriver connects to the database at url, applies the migrations it lacks and returns the
+// driver. It refuses a database written by a newer primary.
+func OpenDriver(ctx context.Context, url string, opts Options) (*Driver, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// The message may quote the URL, password included: say only what is wrong.
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) {
+			return nil, errors.New("store: the PostgreSQL URL is malformed")
+		}
+		return nil, fmt.Errorf("store: PostgreSQL URL: %w", err)
+	}
+	if opts.MaxConns > 0 && !strings.Contains(url, "pool_max_conns=") {
+		cfg.MaxConns = opts.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	from, to, err := migrate(ctx, pool, opts.Now)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if from != to {
+		opts.Logger.Info("store migrated", "database", cfg.ConnConfig.Database, "from_version", from, "to_version", to)
+	}
+	return &Driver{reader: reader{pool}, pool: pool}, nil
+}
+
+// Close closes the pool, waiting for connections in use to be returned.
+func (d *Driver) Close() error {
+	d.pool.Close()
+	return nil
+}
+
+// maxAttempts bounds how often Update runs one transaction that keeps failing to serialize.
+const maxAttempts = 10
+
+// Update implements store.Driver: one SERIALIZABLE transaction, run again from the start when
+// PostgreSQL reports a serialization failure or a deadlock, at most maxAttempts times in all.
+func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := d.update(ctx, f)
+		if !retryable(err) || attempt == maxAttempts {
+			return err
+		}
+		// A short, growing, random pause lets the winner commit before the next try.
+		pause := time.Duration(rand.Int64N(int64(attempt) * int64(time.Millisecond)))
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// update runs f once in one transaction.
+func (d *Driver) update(ctx context.Context, f func(store.Tx) error) error {
+	pgTx, err := d.beginWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer pgTx.Rollback(context.WithoutCancel(ctx)) // a no-op after Commit
+	if err := f(&tx{reader: reader{pgTx}, tx: pgTx}); err != nil {
+		return err
+	}
+	if err := pgTx.Commit(ctx); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// beginWrite begins every write transaction of the driver. It is where a writer proves it
+// may still write (a leader's fencing token against the newest one recorded) before anything
+// is written, so that check, once it exists, covers every durable write.
+func (d *Driver) beginWrite(ctx context.Context) (pgx.Tx, error) {
+	pgTx, err := d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	if err != nil {
+		return nil, fmt.Errorf("store: begin: %w", err)
+	}
+	return pgTx, nil
+}
+
+// retryable reports whether err is PostgreSQL giving up a transaction that may succeed when
+// run again: a serialization failure or a deadlock.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// tx is one write transaction: store.Tx.
+type tx struct {
+	reader
+	tx pgx.Tx
+}
+
+// queryer is the pool or a transaction.
+type queryer interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// reader implements store.Reader through a queryer.
+type reader struct{ q queryer }
+
+// exec runs a statement and reports how many rows it changed.
+func (t *tx) exec(ctx context.Context, what, query string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, query, args...)
+	if err != nil {
+		return 0, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Times are stored as Unix nanoseconds; an unset time is NULL.
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+func nullNanos(t time.Time) *int64 {
+	if t.IsZero() {
+		return nil
+	}
+	n := t.UnixNano()
+	return &n
+}
+
+func fromNullNanos(n *int64) time.Time {
+	if n == nil {
+		return time.Time{}
+	}
+	return fromNanos(*n)
+}
+
+// sqlLimit is a list's LIMIT: NULL (none) for zero.
+func sqlLimit(limit int) *int64 {
+	if limit <= 0 {
+		return nil
+	}
+	n := int64(limit)
+	return &n
+}
+
+// conditions builds a list query's WHERE clause from the filters that are set, numbering its
+// placeholders $1, $2…; a statement's own parameters follow them (next).
+type conditions struct {
+	where []string
+	args  []any
+}
+
+// add adds cond, whose placeholders are written "?", with their arguments.
+func (c *conditions) add(cond string, args ...any) {
+	for _, a := range args {
+		c.args = append(c.args, a)
+		cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(c.args)), 1)
+	}
+	c.where = append(c.where, cond)
+}
+
+// next is the placeholder of the next argument after the conditions' own.
+func (c *conditions) next() string { return "$" + strconv.Itoa(len(c.args)+1) }
+
+// equal adds `column = value` when value is set.
+func (c *conditions) equal(column, value string) {
+	if value != "" {
+		c.add(column+" = ?", value)
+	}
+}
+
+// conversation adds the conversation when channel is set (an empty thread is the channel's
+// main timeline).
+func (c *conditions) conversation(channel, thread string) {
+	if channel != "" {
+		c.add("channel = ? AND thread = ?", channel, thread)
+	}
+}
+
+// beforeID adds `id < before` when before is set: the keyset of a list newest first by id.
+func (c *conditions) beforeID(before int64) {
+	if before > 0 {
+		c.add("id < ?", before)
+	}
+}
+
+// afterTime adds the keyset of a list ordered by a time column descending, then by key
+// columns ascending: only rows strictly after (at, key) in that order. Nothing when at is
+// zero (the first page).
+func (c *conditions) afterTime(timeColumn string, at time.Time, keyColumns []string, key []any) {
+	if at.IsZero() {
+		return
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(key)), ", ")
+	c.add("("+timeColumn+" < ? OR ("+timeColumn+" = ? AND ("+strings.Join(keyColumns, ", ")+") > ("+marks+")))",
+		append([]any{nanos(at), nanos(at)}, key...)...)
+}
+
+// sql is the clause: "true" when no filter is set.
+func (c *conditions) sql() string {
+	if len(c.where) == 0 {
+		return "true"
+	}
+	return strings.Join(c.where, " AND ")
+}

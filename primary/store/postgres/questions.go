@@ -1,0 +1,106 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+// InsertQuestionRequest implements store.Tx. The partial unique index on pending requests
+// makes the insert a no-op while the requester has one pending in the thread, whoever saved
+// it; the pending one is then read in the same transaction.
+func (t *tx) InsertQuestionRequest(ctx context.Context, key string, q store.QuestionRequest) (int64, bool, error) {
+	var id int64
+	err := t.tx.QueryRow(ctx, `INSERT INTO question_requests (key, channel, thread, requester, agent, response_id,
+		title, presentation, questions, status, revision, draft, answers, created_at, updated_at, submitted_at,
+		cancelled_by, cancelled_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+		ON CONFLICT DO NOTHING RETURNING id`,
+		key, q.Channel, q.Thread, q.Requester, q.Agent, q.ResponseID, q.Title, q.Presentation, string(q.Questions),
+		string(q.Status), q.Revision, string(q.Draft), nullJSON(q.Answers), nanos(q.CreatedAt), nanos(q.UpdatedAt),
+		nullNanos(q.SubmittedAt), q.CancelledBy, nullNanos(q.CancelledAt)).Scan(&id)
+	switch {
+	case err == nil:
+		return id, true, nil
+	case !errors.Is(err, pgx.ErrNoRows):
+		return 0, false, fmt.Errorf("store: save question request: %w", err)
+	}
+	if err := t.tx.QueryRow(ctx, `SELECT id FROM question_requests
+		WHERE channel = $1 AND thread = $2 AND requester = $3 AND status = 'pending'`,
+		q.Channel, q.Thread, q.Requester).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("store: save question request: %w", err)
+	}
+	return id, false, nil
+}
+
+// UpdateQuestionRequest implements store.Tx.
+func (t *tx) UpdateQuestionRequest(ctx context.Context, prev, next store.QuestionRequest) (bool, error) {
+	n, err := t.exec(ctx, "update question request", `UPDATE question_requests SET status = $1, revision = $2, draft = $3,
+		answers = $4, updated_at = $5, submitted_at = $6, cancelled_by = $7, cancelled_at = $8
+		WHERE id = $9 AND status = $10 AND revision = $11`,
+		string(next.Status), next.Revision, string(next.Draft), nullJSON(next.Answers), nanos(next.UpdatedAt),
+		nullNanos(next.SubmittedAt), next.CancelledBy, nullNanos(next.CancelledAt), next.ID, string(prev.Status), prev.Revision)
+	return n == 1, err
+}
+
+// QuestionRequest implements store.Reader.
+func (r reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRequest, error) {
+	var c conditions
+	c.add("id = ?", id)
+	qs, err := r.queryQuestions(ctx, c, 1)
+	if err != nil {
+		return store.QuestionRequest{}, err
+	}
+	if len(qs) == 0 {
+		return store.QuestionRequest{}, fmt.Errorf("%w: question request %d", store.ErrNotFound, id)
+	}
+	return qs[0], nil
+}
+
+// ListQuestionRequests implements store.Reader.
+func (r reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
+	var c conditions
+	c.equal("status", string(f.Status))
+	c.equal("channel", f.Channel)
+	c.equal("thread", f.Thread)
+	c.equal("requester", f.Requester)
+	c.beforeID(f.BeforeID)
+	return r.queryQuestions(ctx, c, f.Limit)
+}
+
+// queryQuestions returns up to limit requests matching c, newest first.
+func (r reader) queryQuestions(ctx context.Context, c conditions, limit int) ([]store.QuestionRequest, error) {
+	rows, err := r.q.Query(ctx, `SELECT id, channel, thread, requester, agent, response_id, title, presentation,
+		questions, status, revision, draft, answers, created_at, updated_at, submitted_at, cancelled_by, cancelled_at
+		FROM question_requests WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next(), append(c.args, sqlLimit(limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("store: question requests: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.QuestionRequest, error) {
+		var q store.QuestionRequest
+		var questions, status, draft string
+		var answers *string
+		var created, updated int64
+		var submitted, cancelled *int64
+		if err := row.Scan(&q.ID, &q.Channel, &q.Thread, &q.Requester, &q.Agent, &q.ResponseID, &q.Title,
+			&q.Presentation, &questions, &status, &q.Revision, &draft, &answers, &created, &updated, &submitted,
+			&q.CancelledBy, &cancelled); err != nil {
+			return q, err
+		}
+		q.Questions, q.Status, q.Draft = json.RawMessage(questions), store.QuestionStatus(status), json.RawMessage(draft)
+		if answers != nil {
+			q.Answers = json.RawMessage(*answers)
+		}
+		q.CreatedAt, q.UpdatedAt = fromNanos(created), fromNanos(updated)
+		q.SubmittedAt, q.CancelledAt = fromNullNanos(submitted), fromNullNanos(cancelled)
+		return q, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: question requests: %w", err)
+	}
+	return out, nil
+}
