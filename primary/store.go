@@ -2,6 +2,7 @@ package primary
 
 import (
 	"context"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"time"
@@ -17,19 +18,40 @@ import (
 // becomes a live secret, so no log line or error people see shows it. observe hears of every
 // transaction that changes state (see store.Options).
 func openStore(ctx context.Context, cfg Config, live *secrets.Registry, observe func(time.Duration, error)) (store.Store, error) {
-	logger := cfg.Logger.With("component", "store")
-	if postgres.IsURL(cfg.StoreURL) {
-		if u, err := url.Parse(cfg.StoreURL); err == nil {
+	return OpenStore(ctx, cfg.StateDir, cfg.StoreURL, StoreOptions{Logger: cfg.Logger, Secrets: live, ObserveTransaction: observe})
+}
+
+// StoreOptions are what OpenStore needs besides the store's place; every field may be zero.
+type StoreOptions struct {
+	Logger *slog.Logger
+	// Secrets, when set, learns the URL's password.
+	Secrets            *secrets.Registry
+	ObserveTransaction func(time.Duration, error)
+}
+
+// OpenStore opens the store storeURL chooses, as a primary on stateDir would: the one rule for
+// the primary and for the commands that manage its store while it runs.
+func OpenStore(ctx context.Context, stateDir, storeURL string, o StoreOptions) (store.Store, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Secrets == nil {
+		o.Secrets = secrets.New()
+	}
+	live, observe := o.Secrets, o.ObserveTransaction
+	logger := o.Logger.With("component", "store")
+	if postgres.IsURL(storeURL) {
+		if u, err := url.Parse(storeURL); err == nil {
 			if password, ok := u.User.Password(); ok && password != "" {
 				live.Add(password)
 			}
 		}
 		logger.Info("store opening", "driver", "postgres")
-		return postgres.Open(ctx, cfg.StoreURL, postgres.Options{Logger: logger, ObserveTransaction: observe})
+		return postgres.Open(ctx, storeURL, postgres.Options{Logger: logger, ObserveTransaction: observe})
 	}
-	path := cfg.StoreURL
+	path := storeURL
 	if path == "" {
-		path = filepath.Join(cfg.StateDir, sqlite.FileName)
+		path = filepath.Join(stateDir, sqlite.FileName)
 	}
 	logger.Info("store opening", "driver", "sqlite", "path", path)
 	return sqlite.Open(ctx, path, sqlite.Options{Logger: logger, ObserveTransaction: observe})

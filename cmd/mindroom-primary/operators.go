@@ -6,22 +6,25 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
 )
 
 const operatorsUsage = `usage:
   mindroom-primary operators add NAME --role admin|member [--credential-file PATH] [--state-dir DIR]
   mindroom-primary operators list [--state-dir DIR]
-  mindroom-primary operators remove NAME [--state-dir DIR]`
+  mindroom-primary operators remove NAME [--state-dir DIR]
+Every verb takes --store URL (env TURNCLI_STORE_URL) when the primary's store is not SQLite
+in its state directory.`
 
-// operatorsCommand manages operators in the state directory's store; it works whether or not
+// operatorsCommand manages operators in the primary's store (SQLite in the state directory
+// unless --store names another); it works whether or not
 // a primary is running on it. `add` prints the new credential once (or writes it to a 0600
 // file): only its digest is stored.
 func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -33,6 +36,7 @@ func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs := flag.NewFlagSet("mindroom-primary operators "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	stateDir := fs.String("state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
+	storeURL := fs.String("store", os.Getenv("TURNCLI_STORE_URL"), "the primary's store, as its --store (env TURNCLI_STORE_URL)")
 	role := fs.String("role", "", "add: admin or member")
 	credFile := fs.String("credential-file", "", "add: write the credential to this file (mode 0600) instead of printing it")
 	positional, err := parseInterspersed(fs, args[1:])
@@ -56,7 +60,7 @@ func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	db, err := sqlite.Open(ctx, filepath.Join(*stateDir, sqlite.FileName), sqlite.Options{})
+	db, err := primary.OpenStore(ctx, *stateDir, *storeURL, primary.StoreOptions{})
 	if err != nil {
 		fmt.Fprintln(stderr, "mindroom-primary operators:", err)
 		return 1

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/pgtest"
 	"github.com/turncli/turncli/internal/testenv"
 )
 
@@ -111,4 +112,29 @@ func TestOperatorsCommand(t *testing.T) {
 			t.Fatalf("second remove: exit %d, want 1", code)
 		}
 	})
+}
+
+func TestOperatorsCommandOnPostgreSQL(t *testing.T) {
+	cluster := pgtest.StartForTest(t)
+	url, err := cluster.CreateDatabase(context.Background(), "operators")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	if code, _, errOut := runCmd("operators", "add", "noor", "--role", "admin", "--state-dir", state, "--store", url); code != 0 {
+		t.Fatalf("add: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCmd("operators", "list", "--store", url)
+	if code != 0 || !strings.Contains(out, "noor") || !strings.Contains(out, "admin") {
+		t.Fatalf("list: exit %d, out %q, err %q", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(state, "turncli.db")); !os.IsNotExist(err) {
+		t.Fatalf("a SQLite file appeared in the state directory: %v", err)
+	}
+	if code, _, errOut := runCmd("operators", "remove", "noor", "--store", url); code != 0 {
+		t.Fatalf("remove: exit %d: %s", code, errOut)
+	}
+	if _, out, _ := runCmd("operators", "list", "--store", url); strings.Contains(out, "noor") {
+		t.Fatalf("removed operator still listed: %q", out)
+	}
 }
