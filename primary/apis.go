@@ -58,7 +58,7 @@ func (p *Primary) buildAPIs() error {
 	p.operatorAPI, err = operator.NewServer(operator.Config{
 		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction.Background, Prompts: p.Interaction.Prompts, Allowances: p.Store,
 		Questions: p.Interaction.Questions, Progress: p.Interaction.Progress, Responses: p.Responses, Events: p.Events,
-		CallApprovals: p.Responses.CallApprovals(), ShellModes: p.Store, ShellPreflight: preflight,
+		CallApprovals: p.Responses.CallApprovals(), Workers: p.Workers, ShellModes: p.Store, ShellPreflight: preflight,
 		Logger: log.With("component", "operatorapi"),
 	})
 	if err != nil {

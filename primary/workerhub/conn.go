@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
@@ -20,6 +21,7 @@ var errConnectionEnded = errors.New("worker connection ended")
 type conn struct {
 	ident    Identity
 	session  string
+	since    time.Time // when the connection was accepted
 	proxyURL string
 	capacity int
 	stream   workerv1.WorkerService_ConnectServer

@@ -80,7 +80,7 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) e
 	ctx, cancel := context.WithCancel(stream.Context())
 	defer cancel()
 	c := &conn{
-		ident: ident, session: uuid.NewString(), proxyURL: origin(hello.GetAgentCliUrl()),
+		ident: ident, session: uuid.NewString(), since: time.Now(), proxyURL: origin(hello.GetAgentCliUrl()),
 		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel, done: ctx.Done(),
 		gone: make(chan struct{}), commands: make(map[string]*remoteCommand),
 		sink: sink, jobEvents: make(chan jobEvent, jobQueue), jobsDone: make(chan struct{}),

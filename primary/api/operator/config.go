@@ -34,6 +34,8 @@ type Config struct {
 	Events *events.Bus
 	// CallApprovals is behind ListCallApprovals, GetCallApproval and DecideCallApproval.
 	CallApprovals CallApprovals
+	// Workers is the source of ListWorkers.
+	Workers Workers
 	// ShellModes stores the shell modes; ShellPreflight checks an agent's shell before the
 	// minimal mode is stored.
 	ShellModes     store.ShellModes
@@ -51,7 +53,7 @@ func (c Config) validate() error {
 		{"Store", c.Store}, {"Jobs", c.Jobs}, {"Approvals", c.Approvals}, {"Prompts", c.Prompts},
 		{"Allowances", c.Allowances}, {"Questions", c.Questions}, {"Progress", c.Progress},
 		{"Responses", c.Responses}, {"Events", c.Events}, {"CallApprovals", c.CallApprovals},
-		{"ShellModes", c.ShellModes}, {"ShellPreflight", c.ShellPreflight},
+		{"Workers", c.Workers}, {"ShellModes", c.ShellModes}, {"ShellPreflight", c.ShellPreflight},
 	} {
 		if missing(f.v) {
 			return fmt.Errorf("operator: Config.%s is required", f.name)

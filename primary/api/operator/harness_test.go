@@ -30,6 +30,7 @@ import (
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlite"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
+	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // apiEnv is OperatorService over bufconn, behind the real authenticator, over a real SQLite
@@ -72,6 +73,7 @@ func testEngines(t *testing.T, st *sqlite.Store, dir string, reg *catalog.Regist
 		Responses:      responses,
 		Events:         events.New(),
 		CallApprovals:  responses.CallApprovals(),
+		Workers:        workerhub.New(workerhub.Config{}),
 		ShellModes:     st,
 		ShellPreflight: &fakePreflight{},
 	}

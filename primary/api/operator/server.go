@@ -42,6 +42,7 @@ type Server struct {
 	events        *events.Bus
 	shellModes    *shellModes
 	callApprovals CallApprovals
+	workers       Workers
 	logger        *slog.Logger
 
 	closeOnce sync.Once
@@ -60,7 +61,7 @@ func NewServer(cfg Config) (*Server, error) {
 		store: cfg.Store, jobs: cfg.Jobs, approvals: cfg.Approvals, prompts: cfg.Prompts, allowances: cfg.Allowances,
 		questions: cfg.Questions, progress: cfg.Progress, responses: cfg.Responses, events: cfg.Events,
 		shellModes:    &shellModes{store: cfg.ShellModes, preflight: cfg.ShellPreflight},
-		callApprovals: cfg.CallApprovals, logger: cfg.Logger, closed: make(chan struct{}),
+		callApprovals: cfg.CallApprovals, workers: cfg.Workers, logger: cfg.Logger, closed: make(chan struct{}),
 	}, nil
 }
 

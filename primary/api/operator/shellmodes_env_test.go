@@ -133,7 +133,7 @@ func primaryEngines(env *testenv.Env) operator.Config {
 	return operator.Config{
 		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction.Background, Prompts: p.Interaction.Prompts, Allowances: p.Store,
 		Questions: p.Interaction.Questions, Progress: p.Interaction.Progress, Responses: p.Responses, Events: p.Events,
-		CallApprovals: p.Responses.CallApprovals(), ShellModes: p.Store,
+		CallApprovals: p.Responses.CallApprovals(), Workers: p.Workers, ShellModes: p.Store,
 		ShellPreflight: shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers}),
 	}
 }

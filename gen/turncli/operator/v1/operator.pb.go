@@ -6201,6 +6201,226 @@ func (*RevokePermissionAllowanceResponse) Descriptor() ([]byte, []int) {
 	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{74}
 }
 
+// ListWorkersRequest pages the connected workers.
+type ListWorkersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only the workers of this key; empty for every key.
+	WorkerKey string `protobuf:"bytes,1,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
+	// At most this many workers, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page, passed back unchanged; empty for the first page.
+	// A token of another list or of another worker_key is INVALID_ARGUMENT.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWorkersRequest) Reset() {
+	*x = ListWorkersRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWorkersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWorkersRequest) ProtoMessage() {}
+
+func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWorkersRequest.ProtoReflect.Descriptor instead.
+func (*ListWorkersRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{75}
+}
+
+func (x *ListWorkersRequest) GetWorkerKey() string {
+	if x != nil {
+		return x.WorkerKey
+	}
+	return ""
+}
+
+func (x *ListWorkersRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListWorkersRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListWorkersResponse is one page of the connected workers.
+type ListWorkersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The workers, ordered by worker key and then worker id.
+	Workers []*ConnectedWorker `protobuf:"bytes,1,rep,name=workers,proto3" json:"workers,omitempty"`
+	// Pass as page_token for the next page; empty when no worker follows.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListWorkersResponse) Reset() {
+	*x = ListWorkersResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListWorkersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListWorkersResponse) ProtoMessage() {}
+
+func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListWorkersResponse.ProtoReflect.Descriptor instead.
+func (*ListWorkersResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{76}
+}
+
+func (x *ListWorkersResponse) GetWorkers() []*ConnectedWorker {
+	if x != nil {
+		return x.Workers
+	}
+	return nil
+}
+
+func (x *ListWorkersResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// ConnectedWorker is one worker connected to the primary now.
+type ConnectedWorker struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The worker key responses are routed by.
+	WorkerKey string `protobuf:"bytes,1,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
+	// The worker's stable id.
+	WorkerId string `protobuf:"bytes,2,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`
+	// How many commands it runs at once; 0 means no limit.
+	Capacity uint32 `protobuf:"varint,3,opt,name=capacity,proto3" json:"capacity,omitempty"`
+	// The Bash commands it runs now.
+	RunningCommands uint32 `protobuf:"varint,4,opt,name=running_commands,json=runningCommands,proto3" json:"running_commands,omitempty"`
+	// The background jobs recorded as running on it, oldest first.
+	RunningJobIds []int64 `protobuf:"varint,5,rep,packed,name=running_job_ids,json=runningJobIds,proto3" json:"running_job_ids,omitempty"`
+	// When its current connection was accepted.
+	ConnectedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=connected_at,json=connectedAt,proto3" json:"connected_at,omitempty"`
+	// The primary's id of its current connection, as in the primary's and the worker's logs.
+	SessionId     string `protobuf:"bytes,7,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectedWorker) Reset() {
+	*x = ConnectedWorker{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectedWorker) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectedWorker) ProtoMessage() {}
+
+func (x *ConnectedWorker) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectedWorker.ProtoReflect.Descriptor instead.
+func (*ConnectedWorker) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{77}
+}
+
+func (x *ConnectedWorker) GetWorkerKey() string {
+	if x != nil {
+		return x.WorkerKey
+	}
+	return ""
+}
+
+func (x *ConnectedWorker) GetWorkerId() string {
+	if x != nil {
+		return x.WorkerId
+	}
+	return ""
+}
+
+func (x *ConnectedWorker) GetCapacity() uint32 {
+	if x != nil {
+		return x.Capacity
+	}
+	return 0
+}
+
+func (x *ConnectedWorker) GetRunningCommands() uint32 {
+	if x != nil {
+		return x.RunningCommands
+	}
+	return 0
+}
+
+func (x *ConnectedWorker) GetRunningJobIds() []int64 {
+	if x != nil {
+		return x.RunningJobIds
+	}
+	return nil
+}
+
+func (x *ConnectedWorker) GetConnectedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ConnectedAt
+	}
+	return nil
+}
+
+func (x *ConnectedWorker) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
 var File_turncli_operator_v1_operator_proto protoreflect.FileDescriptor
 
 const file_turncli_operator_v1_operator_proto_rawDesc = "" +
@@ -6610,7 +6830,26 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
 	"\ttool_name\x18\x02 \x01(\tR\btoolName\x12:\n" +
 	"\x05scope\x18\x03 \x01(\x0e2$.turncli.operator.v1.PermissionScopeR\x05scope\"#\n" +
-	"!RevokePermissionAllowanceResponse*=\n" +
+	"!RevokePermissionAllowanceResponse\"o\n" +
+	"\x12ListWorkersRequest\x12\x1d\n" +
+	"\n" +
+	"worker_key\x18\x01 \x01(\tR\tworkerKey\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"}\n" +
+	"\x13ListWorkersResponse\x12>\n" +
+	"\aworkers\x18\x01 \x03(\v2$.turncli.operator.v1.ConnectedWorkerR\aworkers\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9a\x02\n" +
+	"\x0fConnectedWorker\x12\x1d\n" +
+	"\n" +
+	"worker_key\x18\x01 \x01(\tR\tworkerKey\x12\x1b\n" +
+	"\tworker_id\x18\x02 \x01(\tR\bworkerId\x12\x1a\n" +
+	"\bcapacity\x18\x03 \x01(\rR\bcapacity\x12)\n" +
+	"\x10running_commands\x18\x04 \x01(\rR\x0frunningCommands\x12&\n" +
+	"\x0frunning_job_ids\x18\x05 \x03(\x03R\rrunningJobIds\x12=\n" +
+	"\fconnected_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vconnectedAt\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\a \x01(\tR\tsessionId*=\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_MEMBER\x10\x01\x12\x0e\n" +
@@ -6702,7 +6941,7 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0fPermissionScope\x12 \n" +
 	"\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PERMISSION_SCOPE_THREAD\x10\x01\x12!\n" +
-	"\x1dPERMISSION_SCOPE_CONVERSATION\x10\x022\xed\"\n" +
+	"\x1dPERMISSION_SCOPE_CONVERSATION\x10\x022\xed#\n" +
 	"\x0fOperatorService\x12n\n" +
 	"\x06WhoAmI\x12\".turncli.operator.v1.WhoAmIRequest\x1a#.turncli.operator.v1.WhoAmIResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/whoami\x12\xa7\x01\n" +
 	"\x13SetConversationMode\x12/.turncli.operator.v1.SetConversationModeRequest\x1a0.turncli.operator.v1.SetConversationModeResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/operator/conversations:setMode\x12\xa4\x01\n" +
@@ -6730,7 +6969,8 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0eCancelQuestion\x12*.turncli.operator.v1.CancelQuestionRequest\x1a+.turncli.operator.v1.CancelQuestionResponse\"6\x82\xd3\xe4\x93\x020:\x01*\"+/v1/operator/questions/{question_id}:cancel\x12\x82\x01\n" +
 	"\fListProgress\x12(.turncli.operator.v1.ListProgressRequest\x1a).turncli.operator.v1.ListProgressResponse\"\x1d\x82\xd3\xe4\x93\x02\x17\x12\x15/v1/operator/progress\x12\x86\x01\n" +
 	"\rListResponses\x12).turncli.operator.v1.ListResponsesRequest\x1a*.turncli.operator.v1.ListResponsesResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/operator/responses\x12\x7f\n" +
-	"\vWatchEvents\x12'.turncli.operator.v1.WatchEventsRequest\x1a(.turncli.operator.v1.WatchEventsResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/events0\x01\x12\x97\x01\n" +
+	"\vWatchEvents\x12'.turncli.operator.v1.WatchEventsRequest\x1a(.turncli.operator.v1.WatchEventsResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/events0\x01\x12~\n" +
+	"\vListWorkers\x12'.turncli.operator.v1.ListWorkersRequest\x1a(.turncli.operator.v1.ListWorkersResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/operator/workers\x12\x97\x01\n" +
 	"\x11ListCallApprovals\x12-.turncli.operator.v1.ListCallApprovalsRequest\x1a..turncli.operator.v1.ListCallApprovalsResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/operator/call-approvals\x12\xa4\x01\n" +
 	"\x0fGetCallApproval\x12+.turncli.operator.v1.GetCallApprovalRequest\x1a,.turncli.operator.v1.GetCallApprovalResponse\"6\x82\xd3\xe4\x93\x020\x12./v1/operator/call-approvals/{call_approval_id}\x12\xb7\x01\n" +
 	"\x12DecideCallApproval\x12..turncli.operator.v1.DecideCallApprovalRequest\x1a/.turncli.operator.v1.DecideCallApprovalResponse\"@\x82\xd3\xe4\x93\x02::\x01*\"5/v1/operator/call-approvals/{call_approval_id}:decideB?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
@@ -6748,7 +6988,7 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 78)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(Role)(0),                                 // 0: turncli.operator.v1.Role
 	(Mode)(0),                                 // 1: turncli.operator.v1.Mode
@@ -6841,189 +7081,196 @@ var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(*ListPermissionAllowancesResponse)(nil),  // 88: turncli.operator.v1.ListPermissionAllowancesResponse
 	(*RevokePermissionAllowanceRequest)(nil),  // 89: turncli.operator.v1.RevokePermissionAllowanceRequest
 	(*RevokePermissionAllowanceResponse)(nil), // 90: turncli.operator.v1.RevokePermissionAllowanceResponse
-	(*timestamppb.Timestamp)(nil),             // 91: google.protobuf.Timestamp
-	(*v1.Conversation)(nil),                   // 92: turncli.conversation.v1.Conversation
-	(*durationpb.Duration)(nil),               // 93: google.protobuf.Duration
-	(*httpbody.HttpBody)(nil),                 // 94: google.api.HttpBody
+	(*ListWorkersRequest)(nil),                // 91: turncli.operator.v1.ListWorkersRequest
+	(*ListWorkersResponse)(nil),               // 92: turncli.operator.v1.ListWorkersResponse
+	(*ConnectedWorker)(nil),                   // 93: turncli.operator.v1.ConnectedWorker
+	(*timestamppb.Timestamp)(nil),             // 94: google.protobuf.Timestamp
+	(*v1.Conversation)(nil),                   // 95: turncli.conversation.v1.Conversation
+	(*durationpb.Duration)(nil),               // 96: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),                 // 97: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
 	0,   // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
 	1,   // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	91,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	92,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	94,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	95,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	1,   // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
 	18,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	92,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	18,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
 	25,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	91,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	94,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
 	2,   // 10: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
-	92,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
 	26,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
 	3,   // 13: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
-	91,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	91,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
-	93,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	94,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	96,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
 	3,   // 17: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
-	92,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	27,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
 	27,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
 	27,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
 	4,   // 22: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
 	2,   // 23: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
-	92,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
 	26,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
-	93,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
-	91,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
-	91,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	96,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	94,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
 	36,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
-	91,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
-	91,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	94,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	94,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
 	4,   // 32: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
-	92,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	35,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
 	35,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	5,   // 36: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
 	35,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	6,   // 38: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
 	7,   // 39: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
-	92,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
-	91,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
-	91,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
-	91,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
+	95,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
+	94,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
+	94,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
 	5,   // 44: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.Decision
 	7,   // 45: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
 	6,   // 46: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
-	92,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	43,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
 	43,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
 	5,   // 50: turncli.operator.v1.DecidePromptRequest.decision:type_name -> turncli.operator.v1.Decision
 	43,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
 	8,   // 52: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
-	92,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
 	9,   // 54: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
-	91,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
-	91,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
-	91,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
-	91,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
+	94,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
+	94,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
+	94,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
 	8,   // 59: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
-	92,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	50,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
 	50,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
 	50,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
 	50,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
 	50,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	92,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
-	91,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
-	92,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
+	94,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
+	95,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	61,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
 	11,  // 70: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
-	91,  // 71: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	92,  // 72: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	94,  // 71: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	95,  // 72: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	64,  // 73: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	92,  // 74: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 74: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	11,  // 75: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
 	64,  // 76: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	92,  // 77: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 77: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	64,  // 78: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	92,  // 79: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 79: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
 	10,  // 80: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
 	11,  // 81: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
 	26,  // 82: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
-	91,  // 83: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	94,  // 83: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
 	72,  // 84: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
 	73,  // 85: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
 	12,  // 86: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
 	13,  // 87: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
 	71,  // 88: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
 	78,  // 89: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
-	91,  // 90: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
+	94,  // 90: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
 	14,  // 91: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	92,  // 92: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 92: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
 	26,  // 93: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
-	91,  // 94: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
-	91,  // 95: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
-	91,  // 96: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
+	94,  // 94: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
+	94,  // 95: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
+	94,  // 96: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
 	13,  // 97: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
-	91,  // 98: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
+	94,  // 98: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
 	14,  // 99: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	92,  // 100: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 100: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	79,  // 101: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
 	79,  // 102: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
 	5,   // 103: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
 	79,  // 104: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	92,  // 105: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 105: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
 	15,  // 106: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
-	91,  // 107: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
-	92,  // 108: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	94,  // 107: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
+	95,  // 108: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	86,  // 109: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
-	92,  // 110: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	95,  // 110: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	15,  // 111: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
-	16,  // 112: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	19,  // 113: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	21,  // 114: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	65,  // 115: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
-	67,  // 116: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
-	69,  // 117: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
-	23,  // 118: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	28,  // 119: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
-	30,  // 120: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
-	32,  // 121: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
-	33,  // 122: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
-	37,  // 123: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
-	39,  // 124: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
-	41,  // 125: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
-	44,  // 126: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
-	46,  // 127: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
-	48,  // 128: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
-	87,  // 129: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
-	89,  // 130: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
-	51,  // 131: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
-	53,  // 132: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
-	55,  // 133: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
-	57,  // 134: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
-	59,  // 135: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
-	62,  // 136: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
-	74,  // 137: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
-	76,  // 138: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
-	80,  // 139: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
-	82,  // 140: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
-	84,  // 141: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
-	17,  // 142: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	20,  // 143: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	22,  // 144: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	66,  // 145: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
-	68,  // 146: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
-	70,  // 147: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
-	24,  // 148: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	29,  // 149: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
-	31,  // 150: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
-	94,  // 151: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
-	34,  // 152: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
-	38,  // 153: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
-	40,  // 154: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
-	42,  // 155: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
-	45,  // 156: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
-	47,  // 157: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
-	49,  // 158: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
-	88,  // 159: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
-	90,  // 160: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
-	52,  // 161: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
-	54,  // 162: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
-	56,  // 163: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
-	58,  // 164: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
-	60,  // 165: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
-	63,  // 166: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
-	75,  // 167: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
-	77,  // 168: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
-	81,  // 169: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
-	83,  // 170: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
-	85,  // 171: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
-	142, // [142:172] is the sub-list for method output_type
-	112, // [112:142] is the sub-list for method input_type
-	112, // [112:112] is the sub-list for extension type_name
-	112, // [112:112] is the sub-list for extension extendee
-	0,   // [0:112] is the sub-list for field type_name
+	93,  // 112: turncli.operator.v1.ListWorkersResponse.workers:type_name -> turncli.operator.v1.ConnectedWorker
+	94,  // 113: turncli.operator.v1.ConnectedWorker.connected_at:type_name -> google.protobuf.Timestamp
+	16,  // 114: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	19,  // 115: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	21,  // 116: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	65,  // 117: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
+	67,  // 118: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
+	69,  // 119: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
+	23,  // 120: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	28,  // 121: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	30,  // 122: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	32,  // 123: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	33,  // 124: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	37,  // 125: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	39,  // 126: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	41,  // 127: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	44,  // 128: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
+	46,  // 129: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
+	48,  // 130: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
+	87,  // 131: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
+	89,  // 132: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
+	51,  // 133: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
+	53,  // 134: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
+	55,  // 135: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
+	57,  // 136: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
+	59,  // 137: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
+	62,  // 138: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
+	74,  // 139: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
+	76,  // 140: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
+	91,  // 141: turncli.operator.v1.OperatorService.ListWorkers:input_type -> turncli.operator.v1.ListWorkersRequest
+	80,  // 142: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
+	82,  // 143: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
+	84,  // 144: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
+	17,  // 145: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	20,  // 146: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	22,  // 147: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	66,  // 148: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
+	68,  // 149: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
+	70,  // 150: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
+	24,  // 151: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	29,  // 152: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	31,  // 153: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	97,  // 154: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	34,  // 155: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	38,  // 156: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	40,  // 157: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	42,  // 158: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	45,  // 159: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
+	47,  // 160: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
+	49,  // 161: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
+	88,  // 162: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
+	90,  // 163: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
+	52,  // 164: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
+	54,  // 165: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
+	56,  // 166: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
+	58,  // 167: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
+	60,  // 168: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
+	63,  // 169: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
+	75,  // 170: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
+	77,  // 171: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
+	92,  // 172: turncli.operator.v1.OperatorService.ListWorkers:output_type -> turncli.operator.v1.ListWorkersResponse
+	81,  // 173: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
+	83,  // 174: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
+	85,  // 175: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
+	145, // [145:176] is the sub-list for method output_type
+	114, // [114:145] is the sub-list for method input_type
+	114, // [114:114] is the sub-list for extension type_name
+	114, // [114:114] is the sub-list for extension extendee
+	0,   // [0:114] is the sub-list for field type_name
 }
 
 func init() { file_turncli_operator_v1_operator_proto_init() }
@@ -7038,7 +7285,7 @@ func file_turncli_operator_v1_operator_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
 			NumEnums:      16,
-			NumMessages:   75,
+			NumMessages:   78,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -47,6 +47,7 @@ const (
 	OperatorService_ListProgress_FullMethodName              = "/turncli.operator.v1.OperatorService/ListProgress"
 	OperatorService_ListResponses_FullMethodName             = "/turncli.operator.v1.OperatorService/ListResponses"
 	OperatorService_WatchEvents_FullMethodName               = "/turncli.operator.v1.OperatorService/WatchEvents"
+	OperatorService_ListWorkers_FullMethodName               = "/turncli.operator.v1.OperatorService/ListWorkers"
 	OperatorService_ListCallApprovals_FullMethodName         = "/turncli.operator.v1.OperatorService/ListCallApprovals"
 	OperatorService_GetCallApproval_FullMethodName           = "/turncli.operator.v1.OperatorService/GetCallApproval"
 	OperatorService_DecideCallApproval_FullMethodName        = "/turncli.operator.v1.OperatorService/DecideCallApproval"
@@ -256,6 +257,13 @@ type OperatorServiceClient interface {
 	// REST: `GET /v1/operator/events`, a stream of newline-delimited JSON objects, each
 	// `{"result": <WatchEventsResponse>}`, or `{"error": …}` as the last one.
 	WatchEvents(ctx context.Context, in *WatchEventsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchEventsResponse], error)
+	// ListWorkers returns the workers connected now, ordered by worker key and then worker id,
+	// optionally of one worker key: each with its capacity, the commands it runs and the
+	// background jobs recorded as running on it. Any operator. Read from memory and one read of
+	// the running jobs; a worker connects or leaves between pages without a page skipping or
+	// repeating another.
+	// REST: `GET /v1/operator/workers?worker_key=&page_size=&page_token=`.
+	ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error)
 	// ListCallApprovals returns Agent CLI calls of functions that need a person's confirmation,
 	// waiting for a decision or past it, newest first. Any operator.
 	// REST: `GET /v1/operator/call-approvals`.
@@ -571,6 +579,16 @@ func (c *operatorServiceClient) WatchEvents(ctx context.Context, in *WatchEvents
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type OperatorService_WatchEventsClient = grpc.ServerStreamingClient[WatchEventsResponse]
 
+func (c *operatorServiceClient) ListWorkers(ctx context.Context, in *ListWorkersRequest, opts ...grpc.CallOption) (*ListWorkersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListWorkersResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListWorkers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *operatorServiceClient) ListCallApprovals(ctx context.Context, in *ListCallApprovalsRequest, opts ...grpc.CallOption) (*ListCallApprovalsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListCallApprovalsResponse)
@@ -805,6 +823,13 @@ type OperatorServiceServer interface {
 	// REST: `GET /v1/operator/events`, a stream of newline-delimited JSON objects, each
 	// `{"result": <WatchEventsResponse>}`, or `{"error": …}` as the last one.
 	WatchEvents(*WatchEventsRequest, grpc.ServerStreamingServer[WatchEventsResponse]) error
+	// ListWorkers returns the workers connected now, ordered by worker key and then worker id,
+	// optionally of one worker key: each with its capacity, the commands it runs and the
+	// background jobs recorded as running on it. Any operator. Read from memory and one read of
+	// the running jobs; a worker connects or leaves between pages without a page skipping or
+	// repeating another.
+	// REST: `GET /v1/operator/workers?worker_key=&page_size=&page_token=`.
+	ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error)
 	// ListCallApprovals returns Agent CLI calls of functions that need a person's confirmation,
 	// waiting for a decision or past it, newest first. Any operator.
 	// REST: `GET /v1/operator/call-approvals`.
@@ -921,6 +946,9 @@ func (UnimplementedOperatorServiceServer) ListResponses(context.Context, *ListRe
 }
 func (UnimplementedOperatorServiceServer) WatchEvents(*WatchEventsRequest, grpc.ServerStreamingServer[WatchEventsResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchEvents not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListWorkers(context.Context, *ListWorkersRequest) (*ListWorkersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWorkers not implemented")
 }
 func (UnimplementedOperatorServiceServer) ListCallApprovals(context.Context, *ListCallApprovalsRequest) (*ListCallApprovalsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListCallApprovals not implemented")
@@ -1431,6 +1459,24 @@ func _OperatorService_WatchEvents_Handler(srv interface{}, stream grpc.ServerStr
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type OperatorService_WatchEventsServer = grpc.ServerStreamingServer[WatchEventsResponse]
 
+func _OperatorService_ListWorkers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListWorkersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListWorkers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListWorkers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListWorkers(ctx, req.(*ListWorkersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _OperatorService_ListCallApprovals_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListCallApprovalsRequest)
 	if err := dec(in); err != nil {
@@ -1595,6 +1641,10 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListResponses",
 			Handler:    _OperatorService_ListResponses_Handler,
+		},
+		{
+			MethodName: "ListWorkers",
+			Handler:    _OperatorService_ListWorkers_Handler,
 		},
 		{
 			MethodName: "ListCallApprovals",
