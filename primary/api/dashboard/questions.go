@@ -17,12 +17,12 @@ import (
 // the form only offers what the question allows.
 
 type questionSpec struct {
-	ID          string `json:"id"`
-	Prompt      string `json:"prompt"`
-	Type        string `json:"type"`
+	ID          string                          `json:"id"`
+	Prompt      string                          `json:"prompt"`
+	Type        string                          `json:"type"`
 	Options     []struct{ Label, Value string } `json:"options"`
-	Required    *bool  `json:"required"`
-	AllowCustom *bool  `json:"allowCustom"`
+	Required    *bool                           `json:"required"`
+	AllowCustom *bool                           `json:"allowCustom"`
 }
 
 type answer struct {

@@ -105,7 +105,6 @@ func (q *request) id() (uint64, error) {
 	return id, nil
 }
 
-
 // page wraps a handler that needs a signed-in operator.
 func (s *Server) page(h func(*request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -64,4 +64,3 @@ func (s *Server) signout(q *request) error {
 	http.Redirect(q.w, q.r, "/ui/signin", http.StatusSeeOther)
 	return nil
 }
-
