@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/primary/api/dashboard"
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/continuation"
@@ -373,8 +375,25 @@ func (p *Primary) Serve(ctx context.Context) error {
 	if err := operatorv1.RegisterOperatorServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return err
 	}
+	// The dashboard shares the REST listener (same origin as the operator API) but not its
+	// edge: it authenticates by its own session, then calls OperatorService over apiConn with
+	// the signed-in operator's credential, so the server decides exactly as for curl.
+	dash, err := dashboard.New(dashboard.Config{Operator: operatorv1.NewOperatorServiceClient(apiConn), Logger: p.cfg.Logger.With("component", "dashboard")})
+	if err != nil {
+		return err
+	}
+	// Not a ServeMux: that would clean and redirect the API's paths, which reach the gateway
+	// exactly as sent.
+	dashHandler, edge := dash.Handler(), p.restEdge(apiMux)
+	restMux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, dashboard.Prefix) {
+			dashHandler.ServeHTTP(w, r)
+			return
+		}
+		edge.ServeHTTP(w, r)
+	})
 	cliHTTP := &http.Server{Handler: p.metrics.HTTP.Static("agent_cli", agentclihttp.Route, cliHandler), ReadHeaderTimeout: 10 * time.Second}
-	apiHTTP := &http.Server{Handler: p.metrics.HTTP.Routed("api", p.restEdge(apiMux)), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	apiHTTP := &http.Server{Handler: p.metrics.HTTP.Routed("api", restMux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	// The metrics listener outlives the others: it answers /readyz with 503 while they stop.
 	var metricsHTTP *http.Server
 	if p.lis.Metrics != nil {

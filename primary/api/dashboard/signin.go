@@ -1,0 +1,66 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+)
+
+type signinData struct{ Message string }
+
+func (s *Server) signinPage(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.current(r); ok {
+		http.Redirect(w, r, "/ui/inbox", http.StatusSeeOther)
+		return
+	}
+	s.render(&request{w: w, r: r}, http.StatusOK, "signin", "Sign in", signinData{})
+}
+
+// signin starts a session for a credential the server accepts (WhoAmI answers for it). A
+// session already open in this browser is ended first, so a session id is never reused
+// across operators.
+func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
+	credential := strings.TrimSpace(r.PostFormValue("credential"))
+	q := &request{w: w, r: r}
+	if credential == "" {
+		s.render(q, http.StatusUnauthorized, "signin", "Sign in", signinData{Message: "Enter your operator credential."})
+		return
+	}
+	ctx := metadata.AppendToOutgoingContext(r.Context(), "authorization", "Bearer "+credential)
+	me, err := s.op.WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
+	if err != nil {
+		code, msg := http.StatusUnauthorized, "That credential was not accepted."
+		if c := status.Code(err); c != codes.Unauthenticated && c != codes.PermissionDenied {
+			s.log.Error("dashboard sign-in failed", "err", err)
+			code, msg = http.StatusServiceUnavailable, "The primary could not check the credential; try again."
+		}
+		s.render(q, code, "signin", "Sign in", signinData{Message: msg})
+		return
+	}
+	if old, ok := s.current(r); ok {
+		s.sessions.delete(old.id)
+	}
+	sess, err := s.sessions.create(credential, me.GetName(), me.GetRole())
+	if errors.Is(err, errTooManySessions) {
+		s.render(q, http.StatusServiceUnavailable, "signin", "Sign in", signinData{Message: err.Error()})
+		return
+	}
+	setSessionCookie(w, r, sess.id)
+	s.log.Info("dashboard sign-in", "operator", me.GetName())
+	http.Redirect(w, r, "/ui/inbox", http.StatusSeeOther)
+}
+
+// signout deletes the session on the server, not only the browser's cookie.
+func (s *Server) signout(q *request) error {
+	s.sessions.delete(q.s.id)
+	clearSessionCookie(q.w, q.r)
+	http.Redirect(q.w, q.r, "/ui/signin", http.StatusSeeOther)
+	return nil
+}
