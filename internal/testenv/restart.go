@@ -7,5 +7,5 @@ import "github.com/turncli/turncli/primary"
 // the same state: the same store and the same runtime credential, as after a restart. Env.StateDir
 // still names the directory Start would have used; use dir.
 func WithStateDir(dir string) Option {
-	return func(c *primary.Config) { c.StateDir = dir }
+	return WithConfig(func(c *primary.Config) { c.StateDir = dir })
 }

@@ -47,17 +47,30 @@ type Env struct {
 	StateDir string
 	// AgentBinary is the mindroom-agent executable local shells run.
 	AgentBinary string
-	// DialPrimary connects to the primary's gRPC listener (bufconn), as a worker would.
+	// GRPCAddr is the gRPC listener's loopback address with WithGRPCOnLoopback; empty on
+	// bufconn.
+	GRPCAddr string
+	// DialPrimary connects to the primary's gRPC listener, as a worker would.
 	DialPrimary func(ctx context.Context, addr string) (net.Conn, error)
 	// Shutdown begins the primary's shutdown, as its signal would; cleanup waits for its end.
 	Shutdown func()
 }
 
-// Option adjusts the primary's configuration.
-type Option func(*primary.Config)
+// Option adjusts the primary's configuration or how the test reaches it.
+type Option func(*settings)
+
+type settings struct {
+	cfg *primary.Config
+	// tcpGRPC serves gRPC on a loopback port instead of bufconn.
+	tcpGRPC bool
+}
 
 // WithConfig lets a test change any configuration field.
-func WithConfig(f func(*primary.Config)) Option { return Option(f) }
+func WithConfig(f func(*primary.Config)) Option { return func(s *settings) { f(s.cfg) } }
+
+// WithGRPCOnLoopback serves the gRPC APIs on a loopback TCP port (Env.GRPCAddr), for a test
+// of a program that dials an address, as a separate process would.
+func WithGRPCOnLoopback() Option { return func(s *settings) { s.tcpGRPC = true } }
 
 // Start builds and serves a primary with the test toolkits enabled; it stops at test cleanup.
 func Start(t testing.TB, opts ...Option) *Env {
@@ -74,10 +87,22 @@ func Start(t testing.TB, opts ...Option) *Env {
 		ShutdownGrace:     5 * time.Second,
 		Logger:            slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
+	set := settings{cfg: &cfg}
 	for _, o := range opts {
-		o(&cfg)
+		o(&set)
 	}
-	grpcLis := bufconn.Listen(1 << 20)
+	var grpcLis net.Listener = bufconn.Listen(1 << 20)
+	dialGRPC := func(ctx context.Context, _ string) (net.Conn, error) {
+		return grpcLis.(*bufconn.Listener).DialContext(ctx)
+	}
+	grpcAddr := ""
+	if set.tcpGRPC {
+		grpcLis = listenLoopback(t)
+		grpcAddr = grpcLis.Addr().String()
+		dialGRPC = func(ctx context.Context, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "tcp", grpcAddr)
+		}
+	}
 	httpLis := listenLoopback(t)
 	cliLis := listenLoopback(t)
 	metricsLis := listenLoopback(t)
@@ -91,7 +116,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 	go func() { done <- p.Serve(ctx) }()
 
 	conn, err := grpc.NewClient("passthrough:///primary",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return grpcLis.DialContext(ctx) }),
+		grpc.WithContextDialer(dialGRPC),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithUnaryInterceptor(bearer(p.RuntimeToken())),
 		grpc.WithStreamInterceptor(bearerStream(p.RuntimeToken())),
@@ -112,7 +137,8 @@ func Start(t testing.TB, opts ...Option) *Env {
 		AgentCLIURL: "http://" + cliLis.Addr().String(), HTTPURL: "http://" + httpLis.Addr().String(),
 		MetricsURL: "http://" + metricsLis.Addr().String(),
 		StateDir:   cfg.StateDir, AgentBinary: cfg.AgentBinary,
-		DialPrimary: func(ctx context.Context, _ string) (net.Conn, error) { return grpcLis.DialContext(ctx) },
+		GRPCAddr:    grpcAddr,
+		DialPrimary: dialGRPC,
 		Shutdown:    cancel,
 	}
 }

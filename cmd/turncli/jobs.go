@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+)
+
+var jobStatuses = map[string]operatorv1.JobStatus{
+	"running": operatorv1.JobStatus_JOB_STATUS_RUNNING, "finished": operatorv1.JobStatus_JOB_STATUS_FINISHED,
+}
+
+// logPoll is how often `jobs logs -f` reads on while a job runs.
+const logPoll = 250 * time.Millisecond
+
+var jobCommands = []command{
+	{noun: "jobs", verb: "ls", summary: "list background jobs and agents, newest first", setup: func(fs *flag.FlagSet) runner {
+		status := newChoice(jobStatuses)
+		fs.Var(status, "status", "only jobs in this state: "+status.names())
+		var conv conversationFlags
+		conv.register(fs)
+		var p page
+		p.register(fs)
+		return online(func(ctx context.Context, c *cli, _ []string) error {
+			filter, err := conv.filter()
+			if err != nil {
+				return err
+			}
+			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.Job, string, error) {
+				ctx, cancel := c.call(ctx)
+				defer cancel()
+				resp, err := c.api.ListJobs(ctx, &operatorv1.ListJobsRequest{Status: status.value, Conversation: filter, PageSize: size, PageToken: token})
+				return resp.GetJobs(), resp.GetNextPageToken(), err
+			})
+			if err != nil {
+				return err
+			}
+			if c.global.json {
+				return emitAll(c, list)
+			}
+			rows := make([][]string, 0, len(list))
+			for _, j := range list {
+				rows = append(rows, []string{id(j.GetId()), enumName(j.GetStatus().String(), "JOB_STATUS_"), enumName(j.GetKind().String(), "JOB_KIND_"),
+					j.GetAgent(), conversationText(j.GetConversation()), where(j.GetLocation()), j.GetRuntime().AsDuration().Round(time.Second).String(),
+					j.GetOutcome(), jobText(j)})
+			}
+			return c.table([]string{"ID", "STATUS", "KIND", "AGENT", "CONVERSATION", "WHERE", "RUNTIME", "OUTCOME", "LABEL OR COMMAND"}, rows)
+		})
+	}},
+	{noun: "jobs", verb: "show", args: arity{"ID"}, summary: "show one job with the tail of its log", setup: func(fs *flag.FlagSet) runner {
+		return online(func(ctx context.Context, c *cli, args []string) error {
+			j, err := getJob(ctx, c, args[0])
+			if err != nil {
+				return err
+			}
+			return showJob(c, j)
+		})
+	}},
+	{noun: "jobs", verb: "logs", args: arity{"ID"}, summary: "print a job's log; -f follows it until the job ends", setup: func(fs *flag.FlagSet) runner {
+		follow := fs.Bool("f", false, "follow: keep printing while the job runs")
+		raw := fs.Bool("raw", false, "write the log's bytes unchanged even to a terminal (escape sequences act)")
+		return online(func(ctx context.Context, c *cli, args []string) error {
+			n, err := parseID("job id", args[0])
+			if err != nil {
+				return err
+			}
+			out := logWriter(c, *raw)
+			var offset uint64
+			for {
+				// Read whether the job still runs before reading the log, so the last read
+				// after it ended sees everything it wrote.
+				running := false
+				if *follow {
+					j, err := getJob(ctx, c, args[0])
+					if err != nil {
+						return err
+					}
+					running = j.GetStatus() == operatorv1.JobStatus_JOB_STATUS_RUNNING
+				}
+				for {
+					rctx, cancel := c.call(ctx)
+					body, err := c.api.GetJobLog(rctx, &operatorv1.GetJobLogRequest{JobId: n, Offset: offset})
+					cancel()
+					if err != nil {
+						return err
+					}
+					if len(body.GetData()) == 0 {
+						break
+					}
+					offset += uint64(len(body.GetData()))
+					if _, err := out(body.GetData()); err != nil {
+						return err
+					}
+				}
+				if !running {
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return nil // interrupted: the log so far was printed
+				case <-time.After(logPoll):
+				}
+			}
+		})
+	}},
+	{noun: "jobs", verb: "cancel", args: arity{"ID"}, summary: "stop a running job (TERM, then KILL)", setup: func(fs *flag.FlagSet) runner {
+		return online(func(ctx context.Context, c *cli, args []string) error {
+			n, err := parseID("job id", args[0])
+			if err != nil {
+				return err
+			}
+			ctx, cancel := c.call(ctx)
+			defer cancel()
+			resp, err := c.api.CancelJob(ctx, &operatorv1.CancelJobRequest{JobId: n})
+			if err != nil {
+				return err
+			}
+			return showJob(c, resp.GetJob())
+		})
+	}},
+}
+
+// logWriter writes a job's log: unchanged to a file or a pipe, so scripts get its exact
+// bytes; made inert line by line on a terminal (unless raw), so what a job printed cannot
+// drive the operator's terminal.
+func logWriter(c *cli, raw bool) func([]byte) (int, error) {
+	if raw || !isTerminal(c.stdout) {
+		return c.stdout.Write
+	}
+	return func(b []byte) (int, error) {
+		lines := bytes.SplitAfter(b, []byte("\n"))
+		for _, line := range lines {
+			text, nl := bytes.CutSuffix(line, []byte("\n"))
+			if _, err := fmt.Fprint(c.stdout, inert(string(text))); err != nil {
+				return 0, err
+			}
+			if nl {
+				fmt.Fprintln(c.stdout)
+			}
+		}
+		return len(b), nil
+	}
+}
+
+func getJob(ctx context.Context, c *cli, arg string) (*operatorv1.Job, error) {
+	n, err := parseID("job id", arg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	resp, err := c.api.GetJob(ctx, &operatorv1.GetJobRequest{JobId: n})
+	return resp.GetJob(), err
+}
+
+func jobText(j *operatorv1.Job) string {
+	if j.GetLabel() != "" {
+		return j.GetLabel()
+	}
+	return j.GetCommand()
+}
+
+func where(l *operatorv1.Location) string {
+	switch {
+	case l.GetWorkerId() != "":
+		return l.GetWorkerKey() + "/" + l.GetWorkerId()
+	case l.GetWorkerKey() != "":
+		return l.GetWorkerKey()
+	}
+	return "primary"
+}
+
+func showJob(c *cli, j *operatorv1.Job) error {
+	if c.global.json {
+		return c.emit(j)
+	}
+	exit := ""
+	if j.ExitCode != nil {
+		exit = fmt.Sprint(j.GetExitCode())
+	}
+	if err := c.fields("id", id(j.GetId()), "status", enumName(j.GetStatus().String(), "JOB_STATUS_"), "kind", enumName(j.GetKind().String(), "JOB_KIND_"),
+		"agent", j.GetAgent(), "conversation", conversationText(j.GetConversation()), "requester", j.GetAuthor(), "where", where(j.GetLocation()),
+		"label", j.GetLabel(), "command", j.GetCommand(), "created", at(j.GetCreatedAt()), "ended", at(j.GetEndedAt()),
+		"runtime", j.GetRuntime().AsDuration().Round(time.Millisecond).String(), "outcome", j.GetOutcome(), "exit code", exit); err != nil {
+		return err
+	}
+	if j.GetTail() != "" {
+		fmt.Fprintln(c.stdout, "tail:")
+		for _, line := range bytes.Split([]byte(j.GetTail()), []byte("\n")) {
+			fmt.Fprintf(c.stdout, "  %s\n", inert(string(line)))
+		}
+	}
+	return nil
+}

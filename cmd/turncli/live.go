@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+)
+
+// The commands that show what runs now: workers, responses, progress and the event feed.
+
+var workerCommands = []command{
+	{noun: "workers", verb: "ls", summary: "list the connected workers with their capacity, commands and jobs", setup: func(fs *flag.FlagSet) runner {
+		key := fs.String("key", "", "only the workers of this worker key")
+		var p page
+		p.register(fs)
+		return online(func(ctx context.Context, c *cli, _ []string) error {
+			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.ConnectedWorker, string, error) {
+				ctx, cancel := c.call(ctx)
+				defer cancel()
+				resp, err := c.api.ListWorkers(ctx, &operatorv1.ListWorkersRequest{WorkerKey: *key, PageSize: size, PageToken: token})
+				return resp.GetWorkers(), resp.GetNextPageToken(), err
+			})
+			if err != nil {
+				return err
+			}
+			if c.global.json {
+				return emitAll(c, list)
+			}
+			rows := make([][]string, 0, len(list))
+			for _, w := range list {
+				capacity := "unlimited"
+				if w.GetCapacity() > 0 {
+					capacity = fmt.Sprint(w.GetCapacity())
+				}
+				jobs := make([]string, 0, len(w.GetRunningJobIds()))
+				for _, j := range w.GetRunningJobIds() {
+					jobs = append(jobs, fmt.Sprint(j))
+				}
+				rows = append(rows, []string{w.GetWorkerKey(), w.GetWorkerId(), capacity, fmt.Sprint(w.GetRunningCommands()), strings.Join(jobs, ","), when(w.GetConnectedAt())})
+			}
+			return c.table([]string{"KEY", "WORKER", "CAPACITY", "COMMANDS", "JOBS", "CONNECTED"}, rows)
+		})
+	}},
+}
+
+var responseCommands = []command{
+	{noun: "responses", verb: "ls", summary: "list the live responses (reply turns) with their windows and calls", setup: func(fs *flag.FlagSet) runner {
+		var p page
+		p.register(fs)
+		return online(func(ctx context.Context, c *cli, _ []string) error {
+			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.LiveResponse, string, error) {
+				ctx, cancel := c.call(ctx)
+				defer cancel()
+				resp, err := c.api.ListResponses(ctx, &operatorv1.ListResponsesRequest{PageSize: size, PageToken: token})
+				return resp.GetResponses(), resp.GetNextPageToken(), err
+			})
+			if err != nil {
+				return err
+			}
+			if c.global.json {
+				return emitAll(c, list)
+			}
+			rows := make([][]string, 0, len(list))
+			for _, r := range list {
+				rows = append(rows, []string{r.GetId(), r.GetAgent(), conversationText(r.GetConversation()), r.GetRequester(),
+					enumName(r.GetShellMode().String(), "SHELL_MODE_"), where(r.GetLocation()), fmt.Sprint(len(r.GetWindows())),
+					fmt.Sprint(r.GetUnsettled()), fmt.Sprint(r.GetReceiptCount()), when(r.GetGrantExpiresAt())})
+			}
+			return c.table([]string{"ID", "AGENT", "CONVERSATION", "REQUESTER", "SHELL", "WHERE", "WINDOWS", "UNSETTLED", "RECEIPTS", "GRANT EXPIRES"}, rows)
+		})
+	}},
+}
+
+var progressCommands = []command{
+	{noun: "progress", verb: "ls", summary: "list the latest report_progress plan of each response", setup: func(fs *flag.FlagSet) runner {
+		responseID := fs.String("response", "", "only this response's progress")
+		var conv conversationFlags
+		conv.register(fs)
+		var p page
+		p.register(fs)
+		return online(func(ctx context.Context, c *cli, _ []string) error {
+			filter, err := conv.filter()
+			if err != nil {
+				return err
+			}
+			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.ProgressSnapshot, string, error) {
+				ctx, cancel := c.call(ctx)
+				defer cancel()
+				resp, err := c.api.ListProgress(ctx, &operatorv1.ListProgressRequest{ResponseId: *responseID, Conversation: filter, PageSize: size, PageToken: token})
+				return resp.GetSnapshots(), resp.GetNextPageToken(), err
+			})
+			if err != nil {
+				return err
+			}
+			if c.global.json {
+				return emitAll(c, list)
+			}
+			rows := make([][]string, 0, len(list))
+			for _, s := range list {
+				rows = append(rows, []string{s.GetResponseId(), s.GetAgent(), conversationText(s.GetConversation()), when(s.GetUpdatedAt()), s.GetTitle(), s.GetStepsJson()})
+			}
+			return c.table([]string{"RESPONSE", "AGENT", "CONVERSATION", "UPDATED", "TITLE", "STEPS"}, rows)
+		})
+	}},
+}
+
+var eventCommands = []command{
+	{noun: "events", verb: "", summary: "follow the live feed of changes (approvals, prompts, questions, progress, jobs, responses) until interrupted", setup: func(fs *flag.FlagSet) runner {
+		fs.Bool("f", true, "follow (always; accepted for habit)")
+		return online(func(ctx context.Context, c *cli, _ []string) error {
+			stream, err := c.api.WatchEvents(c.follow(ctx), &operatorv1.WatchEventsRequest{})
+			if err != nil {
+				return err
+			}
+			header := false
+			for {
+				msg, err := stream.Recv()
+				switch {
+				case errors.Is(err, io.EOF), ctx.Err() != nil:
+					return nil
+				case status.Code(err) == codes.Canceled:
+					return nil
+				case err != nil:
+					return err
+				}
+				ev := msg.GetEvent()
+				if ev == nil {
+					continue // the first message: the watch is in place
+				}
+				if c.global.json {
+					if err := c.emit(ev); err != nil {
+						return err
+					}
+					continue
+				}
+				if !header {
+					fmt.Fprintln(c.stdout, "TIME      KIND                 SUBJECT  DATA")
+					header = true
+				}
+				fmt.Fprintf(c.stdout, "%s  %-20s %s  %s\n", ev.GetAt().AsTime().Local().Format(time.TimeOnly),
+					inert(ev.GetKind()), inert(ev.GetSubject()), shorten(inert(ev.GetDataJson()), 120))
+			}
+		})
+	}},
+}
+
+var auditCommands = []command{
+	{noun: "audit", verb: "ls", summary: "list the audit log, newest first", setup: func(fs *flag.FlagSet) runner {
+		actor := fs.String("actor", "", "only entries by this actor (an operator, runtime, primary)")
+		action := fs.String("action", "", "only entries of this action, e.g. approval.decide")
+		subject := fs.String("subject", "", "only entries about this subject, e.g. job/12")
+		var p page
+		p.register(fs)
+		return online(func(ctx context.Context, c *cli, _ []string) error {
+			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.AuditEntry, string, error) {
+				ctx, cancel := c.call(ctx)
+				defer cancel()
+				resp, err := c.api.ListAuditLog(ctx, &operatorv1.ListAuditLogRequest{Actor: *actor, Action: *action, Subject: *subject, PageSize: size, PageToken: token})
+				return resp.GetEntries(), resp.GetNextPageToken(), err
+			})
+			if err != nil {
+				return err
+			}
+			if c.global.json {
+				return emitAll(c, list)
+			}
+			rows := make([][]string, 0, len(list))
+			for _, e := range list {
+				rows = append(rows, []string{fmt.Sprint(e.GetId()), when(e.GetAt()), e.GetActor(), e.GetAction(), e.GetSubject(), e.GetDetailJson()})
+			}
+			return c.table([]string{"ID", "AT", "ACTOR", "ACTION", "SUBJECT", "DETAIL"}, rows)
+		})
+	}},
+}
+
+var whoamiCommands = []command{
+	{noun: "whoami", verb: "", summary: "show the operator the credential belongs to, and its role", setup: func(fs *flag.FlagSet) runner {
+		return online(func(ctx context.Context, c *cli, _ []string) error {
+			ctx, cancel := c.call(ctx)
+			defer cancel()
+			resp, err := c.api.WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
+			if err != nil {
+				return err
+			}
+			if c.global.json {
+				return c.emit(resp)
+			}
+			return c.fields("name", resp.GetName(), "role", enumName(resp.GetRole().String(), "ROLE_"))
+		})
+	}},
+}

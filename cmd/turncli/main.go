@@ -1,0 +1,106 @@
+// Command turncli is the operators' command line: it decides approvals, prompts and questions,
+// follows jobs and events, and shows workers, responses and settings, through the primary's
+// public OperatorService (the same API as the dashboard and curl, so the primary decides what
+// each operator may do).
+//
+//	turncli [global flags] NOUN VERB [args] [flags]
+//
+// It finds the primary and the operator credential from flags, then the environment, then the
+// endpoints.json of a primary's state directory. It prints tables by default and protojson with
+// --json. Exit codes: 0 done, 1 the primary refused or failed (its message printed), 2 usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/turncli/turncli/internal/buildinfo"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// errUsage marks a mistake in the command line; the command's usage follows it.
+var errUsage = errors.New("usage")
+
+// run is the whole command, with its streams, for tests.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (buildinfo.IsVersionFlag(args[0]) || args[0] == "version") {
+		fmt.Fprintln(stdout, buildinfo.Read().Line("turncli"))
+		return exitOK
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printHelp(stdout, args)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	// Global flags may come before the command too (`turncli --json jobs ls`): they are
+	// parsed with the command's own flags, after its words.
+	var lead []string
+	if strings.HasPrefix(args[0], "-") {
+		pre := flag.NewFlagSet("turncli", flag.ContinueOnError)
+		pre.SetOutput(io.Discard)
+		var g globalFlags
+		g.register(pre)
+		if err := pre.Parse(args); err != nil || pre.NArg() == 0 {
+			fmt.Fprintln(stderr, "turncli: a command is required after the global flags")
+			printHelp(stderr, nil)
+			return exitUsage
+		}
+		lead, args = args[:len(args)-pre.NArg()], pre.Args()
+	}
+	cmd, rest, ok := lookup(args)
+	rest = append(lead, rest...)
+	if !ok {
+		fmt.Fprintf(stderr, "turncli: unknown command %q\n\n", joinWords(args, 2))
+		printHelp(stderr, args[:1])
+		return exitUsage
+	}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	fs := flag.NewFlagSet("turncli "+cmd.name(), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.global.register(fs)
+	run := cmd.setup(fs)
+	positional, err := parseInterspersed(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		cmd.usage(stdout, fs)
+		return exitOK
+	}
+	if err == nil && !cmd.args.accepts(len(positional)) {
+		err = fmt.Errorf("%s takes %s", cmd.name(), cmd.args.describe())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "turncli %s: %v\n", cmd.name(), err)
+		cmd.usage(stderr, fs)
+		return exitUsage
+	}
+	if err := run(ctx, c, positional); err != nil {
+		if errors.Is(err, errUsage) {
+			fmt.Fprintf(stderr, "turncli %s: %v\n", cmd.name(), err)
+			cmd.usage(stderr, fs)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "turncli %s: %s\n", cmd.name(), describe(err))
+		return exitFailed
+	}
+	return exitOK
+}
