@@ -21,13 +21,13 @@ import (
 
 // views are the pages: each is layout.html plus its own file, which defines "content" and
 // the fragments the page's script fetches again.
-var views = []string{"signin", "error", "inbox", "questions", "question", "jobs", "job"}
+var views = []string{"signin", "error", "inbox", "questions", "question", "jobs", "job", "responses", "workers", "conversations"}
 
-// navItem is one entry of the navigation. Later views (responses, workers, conversations) join
-// this list.
+// navItem is one entry of the navigation.
 type navItem struct{ Path, Label string }
 
-var nav = []navItem{{"/ui/inbox", "Inbox"}, {"/ui/questions", "Questions"}, {"/ui/jobs", "Jobs"}}
+var nav = []navItem{{"/ui/inbox", "Inbox"}, {"/ui/questions", "Questions"}, {"/ui/jobs", "Jobs"},
+	{"/ui/responses", "Responses"}, {"/ui/workers", "Workers"}, {"/ui/conversations", "Conversations"}}
 
 func parsePages(now func() time.Time) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
@@ -38,6 +38,9 @@ func parsePages(now func() time.Time) (map[string]*template.Template, error) {
 		"runtime":  formatDuration,
 		"json":     prettyJSON,
 		"short":    shortEnum,
+		// The choices of the Conversations view's selects, in the order they are offered.
+		"modeChoices":  func() []string { return []string{"ask", "auto", "admin"} },
+		"shellChoices": func() []string { return []string{"standard", "minimal"} },
 	}
 	pages := map[string]*template.Template{}
 	for _, v := range views {
@@ -155,7 +158,8 @@ func prettyJSON(s string) string {
 func shortEnum(v fmt.Stringer) string {
 	name := v.String()
 	for _, prefix := range []string{"JOB_STATUS_", "JOB_KIND_", "APPROVAL_STATUS_", "PROMPT_STATUS_", "PROMPT_KIND_",
-		"QUESTION_STATUS_", "CALL_APPROVAL_STATUS_", "DECISION_", "CALL_STATUS_"} {
+		"QUESTION_STATUS_", "CALL_APPROVAL_STATUS_", "DECISION_", "CALL_STATUS_", "SHELL_MODE_", "MODE_", "PERMISSION_SCOPE_",
+		"WINDOW_STATE_", "RESPONSE_ORIGIN_"} {
 		if rest, ok := strings.CutPrefix(name, prefix); ok {
 			return strings.ReplaceAll(strings.ToLower(rest), "_", " ")
 		}

@@ -82,6 +82,16 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /ui/jobs/{id}/log", s.page(s.jobLog))
 	mux.Handle("POST /ui/jobs/{id}/cancel", s.change(s.cancelJob))
 
+	mux.Handle("GET /ui/responses", s.page(s.responses))
+	mux.Handle("GET /ui/responses/items", s.page(s.responseItems))
+	mux.Handle("GET /ui/workers", s.page(s.workers))
+	mux.Handle("GET /ui/workers/items", s.page(s.workerItems))
+	mux.Handle("GET /ui/conversations", s.page(s.conversations))
+	mux.Handle("GET /ui/conversations/items", s.page(s.conversationItems))
+	mux.Handle("POST /ui/conversations/mode", s.change(s.setConversationMode))
+	mux.Handle("POST /ui/conversations/shell", s.change(s.setShellMode))
+	mux.Handle("POST /ui/allowances/revoke", s.change(s.revokeAllowance))
+
 	mux.Handle("GET /ui/events", s.page(s.events))
 	return secureHeaders(crossSiteGuard(mux))
 }

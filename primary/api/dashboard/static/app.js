@@ -104,8 +104,18 @@
     step();
   }
 
+  // A fragment with data-poll is also fetched again every that many milliseconds: what it
+  // shows (running commands, windows, receipts) changes without an event for each change.
+  function poll() {
+    document.querySelectorAll('[data-live][data-poll]').forEach(function (el) {
+      var every = Number(el.dataset.poll);
+      if (every >= 500) setInterval(function () { if (!document.hidden) refresh(el); }, every);
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     if (document.body.dataset.events) listen(document.body.dataset.events);
+    poll();
     countdown();
     setInterval(countdown, 1000);
     var log = document.getElementById('job-log');
