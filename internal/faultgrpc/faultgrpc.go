@@ -44,6 +44,35 @@ func Code(k fault.Kind) codes.Code {
 	return codes.Internal
 }
 
+// kindOf is codeOf reversed, for what a client receives.
+var kindOf = func() map[codes.Code]fault.Kind {
+	m := make(map[codes.Code]fault.Kind, len(codeOf))
+	for k, c := range codeOf {
+		m[c] = k
+	}
+	return m
+}()
+
+// FromStatus returns an error a gRPC client call returned as the fault it stands for: the kind
+// whose code it carries, with the status's message, so a client of the primary's own services
+// (the dashboard) judges errors by kind as the services made them. An error that is not a gRPC
+// status passes unchanged; a code no kind maps to is Internal.
+func FromStatus(err error) error {
+	var fe *fault.Error
+	if err == nil || errors.As(err, &fe) {
+		return err
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	k, known := kindOf[st.Code()]
+	if !known {
+		k = fault.Internal
+	}
+	return fault.New(k, st.Message())
+}
+
 // Status returns err as the gRPC status error its caller receives. A status error already made
 // (by gRPC itself, or by a stream it ended) passes unchanged; an error that is not a fault.Error
 // is logged on log (nil discards) and answered as Internal with fault.InternalMessage.

@@ -3,11 +3,10 @@ package dashboard
 import (
 	"net/url"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/faultgrpc"
 )
 
 // The Conversations view: a conversation's mode and an agent's shell mode in it (admins change
@@ -116,7 +115,7 @@ func (s *Server) setConversationMode(q *request) error {
 	f := q.r.PostForm
 	mode, ok := conversationModes[f.Get("mode")]
 	if !ok {
-		return status.Error(codes.InvalidArgument, "the mode must be ask, auto or admin")
+		return fault.New(fault.InvalidArgument, "the mode must be ask, auto or admin")
 	}
 	if _, err := s.op.SetConversationMode(q.ctx, &operatorv1.SetConversationModeRequest{Conversation: queryOf(f).conversation(), Mode: mode}); err != nil {
 		return err
@@ -142,13 +141,13 @@ func (s *Server) setShellMode(q *request) error {
 	} else {
 		mode, ok := shellModes[f.Get("mode")]
 		if !ok {
-			return status.Error(codes.InvalidArgument, "the shell mode must be standard or minimal")
+			return fault.New(fault.InvalidArgument, "the shell mode must be standard or minimal")
 		}
 		_, err = s.op.SetShellMode(q.ctx, &operatorv1.SetShellModeRequest{Conversation: conv, AgentName: agent, Mode: mode, WorkerKey: f.Get("worker_key")})
 		msg = "The shell mode of " + agent + " is now " + f.Get("mode") + "."
 	}
-	if st, ok := status.FromError(err); ok && st.Code() == codes.FailedPrecondition {
-		return s.redirect(q, back(q), "Refused: "+st.Message())
+	if err = faultgrpc.FromStatus(err); fault.Is(err, fault.FailedPrecondition) {
+		return s.redirect(q, back(q), "Refused: "+err.Error())
 	}
 	if err != nil {
 		return err
@@ -167,7 +166,7 @@ func (s *Server) revokeAllowance(q *request) error {
 	f := q.r.PostForm
 	scope, ok := permissionScopes[f.Get("scope")]
 	if !ok {
-		return status.Error(codes.InvalidArgument, "the scope must be thread or conversation")
+		return fault.New(fault.InvalidArgument, "the scope must be thread or conversation")
 	}
 	conv := &conversationv1.Conversation{Channel: f.Get("allowance_channel"), Thread: f.Get("allowance_thread")}
 	if _, err := s.op.RevokePermissionAllowance(q.ctx, &operatorv1.RevokePermissionAllowanceRequest{Conversation: conv, ToolName: f.Get("tool"), Scope: scope}); err != nil {

@@ -3,10 +3,8 @@ package dashboard
 import (
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // inboxData is everything waiting for a person: what anyone may decide, and the question
@@ -75,7 +73,7 @@ var decisions = map[string]operatorv1.Decision{
 func (q *request) decision() (operatorv1.Decision, string, error) {
 	d, ok := decisions[q.r.PostFormValue("decision")]
 	if !ok {
-		return 0, "", status.Error(codes.InvalidArgument, "choose a decision")
+		return 0, "", fault.New(fault.InvalidArgument, "choose a decision")
 	}
 	// Approving takes no text on the API; a comment typed before clicking Approve is dropped.
 	text := strings.TrimSpace(q.r.PostFormValue("text"))

@@ -6,10 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // The form of a question form: one input group per question, named by the question's id
@@ -150,7 +148,7 @@ func (s *Server) answerQuestion(q *request) error {
 	}
 	revision, err := strconv.ParseUint(q.r.PostFormValue("revision"), 10, 64)
 	if err != nil {
-		return status.Error(codes.InvalidArgument, "the form has no revision; reload it")
+		return fault.New(fault.InvalidArgument, "the form has no revision; reload it")
 	}
 	answers := map[string]answer{}
 	for _, sp := range specs {
@@ -176,6 +174,6 @@ func (s *Server) answerQuestion(q *request) error {
 		}
 		return s.redirect(q, back, "Answers submitted.")
 	default:
-		return status.Error(codes.InvalidArgument, "choose to save a draft or to submit")
+		return fault.New(fault.InvalidArgument, "choose to save a draft or to submit")
 	}
 }

@@ -11,11 +11,11 @@ import (
 	"strconv"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/faultgrpc"
 )
 
 // Prefix is where the dashboard is mounted on the REST listener.
@@ -110,7 +110,7 @@ func (q *request) fragment() bool { return q.r.Header.Get("X-Requested-With") ==
 func (q *request) id() (uint64, error) {
 	id, err := strconv.ParseUint(q.r.PathValue("id"), 10, 64)
 	if err != nil || id == 0 {
-		return 0, status.Error(codes.NotFound, "no such record")
+		return 0, fault.New(fault.NotFound, "no such record")
 	}
 	return id, nil
 }
@@ -172,16 +172,19 @@ func (s *Server) finish(q *request, err error) {
 	}
 	var code int
 	var msg string
-	switch st, isStatus := status.FromError(err); {
+	err = faultgrpc.FromStatus(err)
+	kind, isFault := fault.KindOf(err)
+	switch {
 	case errors.Is(err, errCSRF):
 		code, msg = http.StatusForbidden, err.Error()
-	case isStatus && st.Code() == codes.Unauthenticated:
+	case isFault && kind == fault.Unauthenticated:
 		s.sessions.delete(q.s.id)
 		clearSessionCookie(q.w, q.r)
 		s.signedOut(q.w, q.r)
 		return
-	case isStatus && st.Code() != codes.Unknown:
-		code, msg = runtime.HTTPStatusFromCode(st.Code()), st.Message()
+	case isFault:
+		// The server's own decision, answered as its REST API would.
+		code, msg = runtime.HTTPStatusFromCode(faultgrpc.Code(kind)), err.Error()
 	default:
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

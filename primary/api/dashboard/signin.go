@@ -5,11 +5,11 @@ import (
 	"net/http"
 	"strings"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/faultgrpc"
 )
 
 type signinData struct{ Message string }
@@ -37,7 +37,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	me, err := s.op.WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
 	if err != nil {
 		code, msg := http.StatusUnauthorized, "That credential was not accepted."
-		if c := status.Code(err); c != codes.Unauthenticated && c != codes.PermissionDenied {
+		if err := faultgrpc.FromStatus(err); !fault.Is(err, fault.Unauthenticated) && !fault.Is(err, fault.PermissionDenied) {
 			s.log.Error("dashboard sign-in failed", "err", err)
 			code, msg = http.StatusServiceUnavailable, "The primary could not check the credential; try again."
 		}
