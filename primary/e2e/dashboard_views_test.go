@@ -40,7 +40,9 @@ func TestDashboardResponsesWorkersAndConversations(t *testing.T) {
 		gate := filepath.Join(t.TempDir(), "gate")
 		id := env.Open(t, func(r *responsev1.OpenResponseRequest) { r.WorkerKey = "key-a" })
 		done := make(chan testenv.BashRun, 1)
-		go func() { done <- env.RunBash(t, id, "ui-gate", fmt.Sprintf("while [ ! -e %q ]; do sleep 0.02; done", gate)) }()
+		go func() {
+			done <- env.RunBash(t, id, "ui-gate", fmt.Sprintf("while [ ! -e %q ]; do sleep 0.02; done", gate))
+		}()
 		waitInPage(t, admin, "the running command without a reload", `document.querySelector("#worker-wk-ui td:nth-child(3)").textContent === "1"`)
 		screenshot(t, admin, "workers")
 		os.WriteFile(gate, nil, 0o644)
