@@ -13,36 +13,24 @@ var permissionScopes = map[string]operatorv1.PermissionScope{
 }
 
 var allowanceCommands = []command{
-	{noun: "allowances", verb: "ls", summary: "list the permission allowances people granted for a thread or a conversation", setup: func(fs *flag.FlagSet) runner {
-		var conv conversationFlags
-		conv.register(fs)
-		var p page
-		p.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			filter, err := conv.filter()
-			if err != nil {
-				return err
-			}
-			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.PermissionAllowance, string, error) {
-				ctx, cancel := c.call(ctx)
-				defer cancel()
+	listCommand("allowances", "list the permission allowances people granted for a thread or a conversation",
+		[]string{"CONVERSATION", "TOOL", "SCOPE", "GRANTED BY", "GRANTED", "PROMPT"},
+		func(a *operatorv1.PermissionAllowance) []string {
+			return []string{conversationText(a.GetConversation()), a.GetToolName(), enumName(a.GetScope().String(), "PERMISSION_SCOPE_"),
+				a.GetGrantedBy(), when(a.GetGrantedAt()), id(a.GetPromptId())}
+		},
+		func(fs *flag.FlagSet) fetchPage[*operatorv1.PermissionAllowance] {
+			var conv conversationFlags
+			conv.register(fs)
+			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.PermissionAllowance, string, error) {
+				filter, err := conv.filter()
+				if err != nil {
+					return nil, "", err
+				}
 				resp, err := c.api.ListPermissionAllowances(ctx, &operatorv1.ListPermissionAllowancesRequest{Conversation: filter, PageSize: size, PageToken: token})
 				return resp.GetAllowances(), resp.GetNextPageToken(), err
-			})
-			if err != nil {
-				return err
 			}
-			if c.global.json {
-				return emitAll(c, list)
-			}
-			rows := make([][]string, 0, len(list))
-			for _, a := range list {
-				rows = append(rows, []string{conversationText(a.GetConversation()), a.GetToolName(), enumName(a.GetScope().String(), "PERMISSION_SCOPE_"),
-					a.GetGrantedBy(), when(a.GetGrantedAt()), id(a.GetPromptId())})
-			}
-			return c.table([]string{"CONVERSATION", "TOOL", "SCOPE", "GRANTED BY", "GRANTED", "PROMPT"}, rows)
-		})
-	}},
+		}),
 	{noun: "allowances", verb: "revoke", args: arity{"TOOL"}, summary: "revoke the allowance of TOOL in --channel (and --thread for scope thread)", setup: func(fs *flag.FlagSet) runner {
 		var conv conversationFlags
 		conv.register(fs)

@@ -14,74 +14,44 @@ var callApprovalStatuses = map[string]operatorv1.CallApprovalStatus{
 }
 
 var callApprovalCommands = []command{
-	{noun: "call-approvals", verb: "ls", summary: "list tool calls waiting for (or past) a person's confirmation, newest first", setup: func(fs *flag.FlagSet) runner {
-		status := newChoice(callApprovalStatuses)
-		fs.Var(status, "status", "only calls in this state: "+status.names())
-		var conv conversationFlags
-		conv.register(fs)
-		var p page
-		p.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			filter, err := conv.filter()
-			if err != nil {
-				return err
-			}
-			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.CallApproval, string, error) {
-				ctx, cancel := c.call(ctx)
-				defer cancel()
+	listCommand("call-approvals", "list tool calls waiting for (or past) a person's confirmation, newest first",
+		[]string{"ID", "STATUS", "AGENT", "CONVERSATION", "REQUESTER", "FUNCTION", "CREATED", "ARGUMENTS"},
+		func(a *operatorv1.CallApproval) []string {
+			return []string{id(a.GetId()), enumName(a.GetStatus().String(), "CALL_APPROVAL_STATUS_"), a.GetAgent(),
+				conversationText(a.GetConversation()), a.GetRequester(), a.GetToolkit() + "." + a.GetFunction(), when(a.GetCreatedAt()), a.GetArgumentsJson()}
+		},
+		func(fs *flag.FlagSet) fetchPage[*operatorv1.CallApproval] {
+			status := newChoice(callApprovalStatuses)
+			fs.Var(status, "status", "only calls in this state: "+status.names())
+			var conv conversationFlags
+			conv.register(fs)
+			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.CallApproval, string, error) {
+				filter, err := conv.filter()
+				if err != nil {
+					return nil, "", err
+				}
 				resp, err := c.api.ListCallApprovals(ctx, &operatorv1.ListCallApprovalsRequest{Status: status.value, Conversation: filter, PageSize: size, PageToken: token})
 				return resp.GetCallApprovals(), resp.GetNextPageToken(), err
-			})
-			if err != nil {
-				return err
 			}
-			if c.global.json {
-				return emitAll(c, list)
-			}
-			rows := make([][]string, 0, len(list))
-			for _, a := range list {
-				rows = append(rows, []string{id(a.GetId()), enumName(a.GetStatus().String(), "CALL_APPROVAL_STATUS_"), a.GetAgent(),
-					conversationText(a.GetConversation()), a.GetRequester(), a.GetToolkit() + "." + a.GetFunction(), when(a.GetCreatedAt()), a.GetArgumentsJson()})
-			}
-			return c.table([]string{"ID", "STATUS", "AGENT", "CONVERSATION", "REQUESTER", "FUNCTION", "CREATED", "ARGUMENTS"}, rows)
-		})
-	}},
-	{noun: "call-approvals", verb: "show", args: arity{"ID"}, summary: "show one call approval", setup: func(fs *flag.FlagSet) runner {
-		return online(func(ctx context.Context, c *cli, args []string) error {
-			n, err := parseID("call approval id", args[0])
-			if err != nil {
-				return err
-			}
-			ctx, cancel := c.call(ctx)
-			defer cancel()
+		}),
+	recordCommand("call-approvals", "show", "call approval id", "show one call approval", showCallApproval,
+		noFlags(func(ctx context.Context, c *cli, n uint64) (*operatorv1.CallApproval, error) {
 			resp, err := c.api.GetCallApproval(ctx, &operatorv1.GetCallApprovalRequest{CallApprovalId: n})
-			if err != nil {
-				return err
-			}
-			return showCallApproval(c, resp.GetCallApproval())
-		})
-	}},
+			return resp.GetCallApproval(), err
+		})),
 	decideCallCommand("approve", operatorv1.Decision_DECISION_APPROVE, "approve a waiting call: it runs once (admins)"),
 	decideCallCommand("deny", operatorv1.Decision_DECISION_DENY, "deny a waiting call, with an optional note (-m) that becomes its failure"),
 }
 
 func decideCallCommand(verb string, decision operatorv1.Decision, summary string) command {
-	return command{noun: "call-approvals", verb: verb, args: arity{"ID"}, summary: summary, setup: func(fs *flag.FlagSet) runner {
-		note := fs.String("m", "", "a note, written to the audit log")
-		return online(func(ctx context.Context, c *cli, args []string) error {
-			n, err := parseID("call approval id", args[0])
-			if err != nil {
-				return err
+	return recordCommand("call-approvals", verb, "call approval id", summary, showCallApproval,
+		func(fs *flag.FlagSet) func(context.Context, *cli, uint64) (*operatorv1.CallApproval, error) {
+			note := fs.String("m", "", "a note, written to the audit log")
+			return func(ctx context.Context, c *cli, n uint64) (*operatorv1.CallApproval, error) {
+				resp, err := c.api.DecideCallApproval(ctx, &operatorv1.DecideCallApprovalRequest{CallApprovalId: n, Decision: decision, Note: *note})
+				return resp.GetCallApproval(), err
 			}
-			ctx, cancel := c.call(ctx)
-			defer cancel()
-			resp, err := c.api.DecideCallApproval(ctx, &operatorv1.DecideCallApprovalRequest{CallApprovalId: n, Decision: decision, Note: *note})
-			if err != nil {
-				return err
-			}
-			return showCallApproval(c, resp.GetCallApproval())
 		})
-	}}
 }
 
 func showCallApproval(c *cli, a *operatorv1.CallApproval) error {

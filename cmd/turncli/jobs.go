@@ -18,48 +18,28 @@ var jobStatuses = map[string]operatorv1.JobStatus{
 const logPoll = 250 * time.Millisecond
 
 var jobCommands = []command{
-	{noun: "jobs", verb: "ls", summary: "list background jobs and agents, newest first", setup: func(fs *flag.FlagSet) runner {
-		status := newChoice(jobStatuses)
-		fs.Var(status, "status", "only jobs in this state: "+status.names())
-		var conv conversationFlags
-		conv.register(fs)
-		var p page
-		p.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			filter, err := conv.filter()
-			if err != nil {
-				return err
-			}
-			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.Job, string, error) {
-				ctx, cancel := c.call(ctx)
-				defer cancel()
+	listCommand("jobs", "list background jobs and agents, newest first",
+		[]string{"ID", "STATUS", "KIND", "AGENT", "CONVERSATION", "WHERE", "RUNTIME", "OUTCOME", "LABEL OR COMMAND"},
+		func(j *operatorv1.Job) []string {
+			return []string{id(j.GetId()), enumName(j.GetStatus().String(), "JOB_STATUS_"), enumName(j.GetKind().String(), "JOB_KIND_"),
+				j.GetAgent(), conversationText(j.GetConversation()), where(j.GetLocation()), j.GetRuntime().AsDuration().Round(time.Second).String(),
+				j.GetOutcome(), jobText(j)}
+		},
+		func(fs *flag.FlagSet) fetchPage[*operatorv1.Job] {
+			status := newChoice(jobStatuses)
+			fs.Var(status, "status", "only jobs in this state: "+status.names())
+			var conv conversationFlags
+			conv.register(fs)
+			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.Job, string, error) {
+				filter, err := conv.filter()
+				if err != nil {
+					return nil, "", err
+				}
 				resp, err := c.api.ListJobs(ctx, &operatorv1.ListJobsRequest{Status: status.value, Conversation: filter, PageSize: size, PageToken: token})
 				return resp.GetJobs(), resp.GetNextPageToken(), err
-			})
-			if err != nil {
-				return err
 			}
-			if c.global.json {
-				return emitAll(c, list)
-			}
-			rows := make([][]string, 0, len(list))
-			for _, j := range list {
-				rows = append(rows, []string{id(j.GetId()), enumName(j.GetStatus().String(), "JOB_STATUS_"), enumName(j.GetKind().String(), "JOB_KIND_"),
-					j.GetAgent(), conversationText(j.GetConversation()), where(j.GetLocation()), j.GetRuntime().AsDuration().Round(time.Second).String(),
-					j.GetOutcome(), jobText(j)})
-			}
-			return c.table([]string{"ID", "STATUS", "KIND", "AGENT", "CONVERSATION", "WHERE", "RUNTIME", "OUTCOME", "LABEL OR COMMAND"}, rows)
-		})
-	}},
-	{noun: "jobs", verb: "show", args: arity{"ID"}, summary: "show one job with the tail of its log", setup: func(fs *flag.FlagSet) runner {
-		return online(func(ctx context.Context, c *cli, args []string) error {
-			j, err := getJob(ctx, c, args[0])
-			if err != nil {
-				return err
-			}
-			return showJob(c, j)
-		})
-	}},
+		}),
+	recordCommand("jobs", "show", "job id", "show one job with the tail of its log", showJob, noFlags(getJob)),
 	{noun: "jobs", verb: "logs", args: arity{"ID"}, summary: "print a job's log; -f follows it until the job ends", setup: func(fs *flag.FlagSet) runner {
 		follow := fs.Bool("f", false, "follow: keep printing while the job runs")
 		raw := fs.Bool("raw", false, "write the log's bytes unchanged even to a terminal (escape sequences act)")
@@ -75,7 +55,9 @@ var jobCommands = []command{
 				// after it ended sees everything it wrote.
 				running := false
 				if *follow {
-					j, err := getJob(ctx, c, args[0])
+					jctx, cancel := c.call(ctx)
+					j, err := getJob(jctx, c, n)
+					cancel()
 					if err != nil {
 						return err
 					}
@@ -107,21 +89,11 @@ var jobCommands = []command{
 			}
 		})
 	}},
-	{noun: "jobs", verb: "cancel", args: arity{"ID"}, summary: "stop a running job (TERM, then KILL)", setup: func(fs *flag.FlagSet) runner {
-		return online(func(ctx context.Context, c *cli, args []string) error {
-			n, err := parseID("job id", args[0])
-			if err != nil {
-				return err
-			}
-			ctx, cancel := c.call(ctx)
-			defer cancel()
+	recordCommand("jobs", "cancel", "job id", "stop a running job (TERM, then KILL)", showJob,
+		noFlags(func(ctx context.Context, c *cli, n uint64) (*operatorv1.Job, error) {
 			resp, err := c.api.CancelJob(ctx, &operatorv1.CancelJobRequest{JobId: n})
-			if err != nil {
-				return err
-			}
-			return showJob(c, resp.GetJob())
-		})
-	}},
+			return resp.GetJob(), err
+		})),
 }
 
 // logWriter writes a job's log: unchanged to a file or a pipe, so scripts get its exact
@@ -146,13 +118,7 @@ func logWriter(c *cli, raw bool) func([]byte) (int, error) {
 	}
 }
 
-func getJob(ctx context.Context, c *cli, arg string) (*operatorv1.Job, error) {
-	n, err := parseID("job id", arg)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.call(ctx)
-	defer cancel()
+func getJob(ctx context.Context, c *cli, n uint64) (*operatorv1.Job, error) {
 	resp, err := c.api.GetJob(ctx, &operatorv1.GetJobRequest{JobId: n})
 	return resp.GetJob(), err
 }

@@ -18,99 +18,61 @@ import (
 // The commands that show what runs now: workers, responses, progress and the event feed.
 
 var workerCommands = []command{
-	{noun: "workers", verb: "ls", summary: "list the connected workers with their capacity, commands and jobs", setup: func(fs *flag.FlagSet) runner {
-		key := fs.String("key", "", "only the workers of this worker key")
-		var p page
-		p.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.ConnectedWorker, string, error) {
-				ctx, cancel := c.call(ctx)
-				defer cancel()
+	listCommand("workers", "list the connected workers with their capacity, commands and jobs",
+		[]string{"KEY", "WORKER", "CAPACITY", "COMMANDS", "JOBS", "CONNECTED"},
+		func(w *operatorv1.ConnectedWorker) []string {
+			capacity := "unlimited"
+			if w.GetCapacity() > 0 {
+				capacity = fmt.Sprint(w.GetCapacity())
+			}
+			jobs := make([]string, 0, len(w.GetRunningJobIds()))
+			for _, j := range w.GetRunningJobIds() {
+				jobs = append(jobs, fmt.Sprint(j))
+			}
+			return []string{w.GetWorkerKey(), w.GetWorkerId(), capacity, fmt.Sprint(w.GetRunningCommands()), strings.Join(jobs, ","), when(w.GetConnectedAt())}
+		},
+		func(fs *flag.FlagSet) fetchPage[*operatorv1.ConnectedWorker] {
+			key := fs.String("key", "", "only the workers of this worker key")
+			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.ConnectedWorker, string, error) {
 				resp, err := c.api.ListWorkers(ctx, &operatorv1.ListWorkersRequest{WorkerKey: *key, PageSize: size, PageToken: token})
 				return resp.GetWorkers(), resp.GetNextPageToken(), err
-			})
-			if err != nil {
-				return err
 			}
-			if c.global.json {
-				return emitAll(c, list)
-			}
-			rows := make([][]string, 0, len(list))
-			for _, w := range list {
-				capacity := "unlimited"
-				if w.GetCapacity() > 0 {
-					capacity = fmt.Sprint(w.GetCapacity())
-				}
-				jobs := make([]string, 0, len(w.GetRunningJobIds()))
-				for _, j := range w.GetRunningJobIds() {
-					jobs = append(jobs, fmt.Sprint(j))
-				}
-				rows = append(rows, []string{w.GetWorkerKey(), w.GetWorkerId(), capacity, fmt.Sprint(w.GetRunningCommands()), strings.Join(jobs, ","), when(w.GetConnectedAt())})
-			}
-			return c.table([]string{"KEY", "WORKER", "CAPACITY", "COMMANDS", "JOBS", "CONNECTED"}, rows)
-		})
-	}},
+		}),
 }
 
 var responseCommands = []command{
-	{noun: "responses", verb: "ls", summary: "list the live responses (reply turns) with their windows and calls", setup: func(fs *flag.FlagSet) runner {
-		var p page
-		p.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.LiveResponse, string, error) {
-				ctx, cancel := c.call(ctx)
-				defer cancel()
-				resp, err := c.api.ListResponses(ctx, &operatorv1.ListResponsesRequest{PageSize: size, PageToken: token})
-				return resp.GetResponses(), resp.GetNextPageToken(), err
-			})
-			if err != nil {
-				return err
-			}
-			if c.global.json {
-				return emitAll(c, list)
-			}
-			rows := make([][]string, 0, len(list))
-			for _, r := range list {
-				rows = append(rows, []string{r.GetId(), r.GetAgent(), conversationText(r.GetConversation()), r.GetRequester(),
-					enumName(r.GetShellMode().String(), "SHELL_MODE_"), where(r.GetLocation()), fmt.Sprint(len(r.GetWindows())),
-					fmt.Sprint(r.GetUnsettled()), fmt.Sprint(r.GetReceiptCount()), when(r.GetGrantExpiresAt())})
-			}
-			return c.table([]string{"ID", "AGENT", "CONVERSATION", "REQUESTER", "SHELL", "WHERE", "WINDOWS", "UNSETTLED", "RECEIPTS", "GRANT EXPIRES"}, rows)
-		})
-	}},
+	listCommand("responses", "list the live responses (reply turns) with their windows and calls",
+		[]string{"ID", "AGENT", "CONVERSATION", "REQUESTER", "SHELL", "WHERE", "WINDOWS", "UNSETTLED", "RECEIPTS", "GRANT EXPIRES"},
+		func(r *operatorv1.LiveResponse) []string {
+			return []string{r.GetId(), r.GetAgent(), conversationText(r.GetConversation()), r.GetRequester(),
+				enumName(r.GetShellMode().String(), "SHELL_MODE_"), where(r.GetLocation()), fmt.Sprint(len(r.GetWindows())),
+				fmt.Sprint(r.GetUnsettled()), fmt.Sprint(r.GetReceiptCount()), when(r.GetGrantExpiresAt())}
+		},
+		noFlags(fetchPage[*operatorv1.LiveResponse](func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.LiveResponse, string, error) {
+			resp, err := c.api.ListResponses(ctx, &operatorv1.ListResponsesRequest{PageSize: size, PageToken: token})
+			return resp.GetResponses(), resp.GetNextPageToken(), err
+		}))),
 }
 
 var progressCommands = []command{
-	{noun: "progress", verb: "ls", summary: "list the latest report_progress plan of each response", setup: func(fs *flag.FlagSet) runner {
-		responseID := fs.String("response", "", "only this response's progress")
-		var conv conversationFlags
-		conv.register(fs)
-		var p page
-		p.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			filter, err := conv.filter()
-			if err != nil {
-				return err
-			}
-			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.ProgressSnapshot, string, error) {
-				ctx, cancel := c.call(ctx)
-				defer cancel()
+	listCommand("progress", "list the latest report_progress plan of each response",
+		[]string{"RESPONSE", "AGENT", "CONVERSATION", "UPDATED", "TITLE", "STEPS"},
+		func(s *operatorv1.ProgressSnapshot) []string {
+			return []string{s.GetResponseId(), s.GetAgent(), conversationText(s.GetConversation()), when(s.GetUpdatedAt()), s.GetTitle(), s.GetStepsJson()}
+		},
+		func(fs *flag.FlagSet) fetchPage[*operatorv1.ProgressSnapshot] {
+			responseID := fs.String("response", "", "only this response's progress")
+			var conv conversationFlags
+			conv.register(fs)
+			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.ProgressSnapshot, string, error) {
+				filter, err := conv.filter()
+				if err != nil {
+					return nil, "", err
+				}
 				resp, err := c.api.ListProgress(ctx, &operatorv1.ListProgressRequest{ResponseId: *responseID, Conversation: filter, PageSize: size, PageToken: token})
 				return resp.GetSnapshots(), resp.GetNextPageToken(), err
-			})
-			if err != nil {
-				return err
 			}
-			if c.global.json {
-				return emitAll(c, list)
-			}
-			rows := make([][]string, 0, len(list))
-			for _, s := range list {
-				rows = append(rows, []string{s.GetResponseId(), s.GetAgent(), conversationText(s.GetConversation()), when(s.GetUpdatedAt()), s.GetTitle(), s.GetStepsJson()})
-			}
-			return c.table([]string{"RESPONSE", "AGENT", "CONVERSATION", "UPDATED", "TITLE", "STEPS"}, rows)
-		})
-	}},
+		}),
 }
 
 var eventCommands = []command{
@@ -154,32 +116,20 @@ var eventCommands = []command{
 }
 
 var auditCommands = []command{
-	{noun: "audit", verb: "ls", summary: "list the audit log, newest first", setup: func(fs *flag.FlagSet) runner {
-		actor := fs.String("actor", "", "only entries by this actor (an operator, runtime, primary)")
-		action := fs.String("action", "", "only entries of this action, e.g. approval.decide")
-		subject := fs.String("subject", "", "only entries about this subject, e.g. job/12")
-		var p page
-		p.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.AuditEntry, string, error) {
-				ctx, cancel := c.call(ctx)
-				defer cancel()
+	listCommand("audit", "list the audit log, newest first",
+		[]string{"ID", "AT", "ACTOR", "ACTION", "SUBJECT", "DETAIL"},
+		func(e *operatorv1.AuditEntry) []string {
+			return []string{fmt.Sprint(e.GetId()), when(e.GetAt()), e.GetActor(), e.GetAction(), e.GetSubject(), e.GetDetailJson()}
+		},
+		func(fs *flag.FlagSet) fetchPage[*operatorv1.AuditEntry] {
+			actor := fs.String("actor", "", "only entries by this actor (an operator, runtime, primary)")
+			action := fs.String("action", "", "only entries of this action, e.g. approval.decide")
+			subject := fs.String("subject", "", "only entries about this subject, e.g. job/12")
+			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.AuditEntry, string, error) {
 				resp, err := c.api.ListAuditLog(ctx, &operatorv1.ListAuditLogRequest{Actor: *actor, Action: *action, Subject: *subject, PageSize: size, PageToken: token})
 				return resp.GetEntries(), resp.GetNextPageToken(), err
-			})
-			if err != nil {
-				return err
 			}
-			if c.global.json {
-				return emitAll(c, list)
-			}
-			rows := make([][]string, 0, len(list))
-			for _, e := range list {
-				rows = append(rows, []string{fmt.Sprint(e.GetId()), when(e.GetAt()), e.GetActor(), e.GetAction(), e.GetSubject(), e.GetDetailJson()})
-			}
-			return c.table([]string{"ID", "AT", "ACTOR", "ACTION", "SUBJECT", "DETAIL"}, rows)
-		})
-	}},
+		}),
 }
 
 var whoamiCommands = []command{

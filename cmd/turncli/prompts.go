@@ -24,93 +24,66 @@ var allowScopes = map[string]operatorv1.Decision{
 }
 
 var promptCommands = []command{
-	{noun: "prompts", verb: "ls", summary: "list request_approval and permission_prompt prompts, newest first", setup: func(fs *flag.FlagSet) runner {
-		status := newChoice(promptStatuses)
-		fs.Var(status, "status", "only prompts in this state: "+status.names())
-		kind := newChoice(promptKinds)
-		fs.Var(kind, "kind", "only prompts of this kind: "+kind.names())
-		var conv conversationFlags
-		conv.register(fs)
-		var p page
-		p.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			filter, err := conv.filter()
-			if err != nil {
-				return err
-			}
-			list, err := collect(ctx, p, func(ctx context.Context, size uint32, token string) ([]*operatorv1.Prompt, string, error) {
-				ctx, cancel := c.call(ctx)
-				defer cancel()
+	listCommand("prompts", "list request_approval and permission_prompt prompts, newest first",
+		[]string{"ID", "KIND", "STATUS", "AGENT", "CONVERSATION", "REQUESTER", "DEADLINE", "TITLE OR TOOL"},
+		func(pr *operatorv1.Prompt) []string {
+			return []string{id(pr.GetId()), enumName(pr.GetKind().String(), "PROMPT_KIND_"), enumName(pr.GetStatus().String(), "PROMPT_STATUS_"),
+				pr.GetAgent(), conversationText(pr.GetConversation()), pr.GetRequester(), when(pr.GetDeadline()), promptSubject(pr)}
+		},
+		func(fs *flag.FlagSet) fetchPage[*operatorv1.Prompt] {
+			status := newChoice(promptStatuses)
+			fs.Var(status, "status", "only prompts in this state: "+status.names())
+			kind := newChoice(promptKinds)
+			fs.Var(kind, "kind", "only prompts of this kind: "+kind.names())
+			var conv conversationFlags
+			conv.register(fs)
+			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.Prompt, string, error) {
+				filter, err := conv.filter()
+				if err != nil {
+					return nil, "", err
+				}
 				resp, err := c.api.ListPrompts(ctx, &operatorv1.ListPromptsRequest{Status: status.value, Kind: kind.value, Conversation: filter, PageSize: size, PageToken: token})
 				return resp.GetPrompts(), resp.GetNextPageToken(), err
-			})
-			if err != nil {
-				return err
 			}
-			if c.global.json {
-				return emitAll(c, list)
-			}
-			rows := make([][]string, 0, len(list))
-			for _, pr := range list {
-				rows = append(rows, []string{id(pr.GetId()), enumName(pr.GetKind().String(), "PROMPT_KIND_"), enumName(pr.GetStatus().String(), "PROMPT_STATUS_"),
-					pr.GetAgent(), conversationText(pr.GetConversation()), pr.GetRequester(), when(pr.GetDeadline()), promptSubject(pr)})
-			}
-			return c.table([]string{"ID", "KIND", "STATUS", "AGENT", "CONVERSATION", "REQUESTER", "DEADLINE", "TITLE OR TOOL"}, rows)
-		})
-	}},
-	{noun: "prompts", verb: "show", args: arity{"ID"}, summary: "show one prompt", setup: func(fs *flag.FlagSet) runner {
-		return online(func(ctx context.Context, c *cli, args []string) error {
-			n, err := parseID("prompt id", args[0])
-			if err != nil {
-				return err
-			}
-			ctx, cancel := c.call(ctx)
-			defer cancel()
+		}),
+	recordCommand("prompts", "show", "prompt id", "show one prompt", showPrompt,
+		noFlags(func(ctx context.Context, c *cli, n uint64) (*operatorv1.Prompt, error) {
 			resp, err := c.api.GetPrompt(ctx, &operatorv1.GetPromptRequest{PromptId: n})
-			if err != nil {
-				return err
-			}
-			return showPrompt(c, resp.GetPrompt())
-		})
-	}},
-	{noun: "prompts", verb: "approve", args: arity{"ID"}, summary: "approve a pending request_approval prompt", setup: func(fs *flag.FlagSet) runner {
-		text := fs.String("m", "", "feedback for the agent")
-		return decidePrompt(func() (operatorv1.Decision, error) { return operatorv1.Decision_DECISION_APPROVE, nil }, text)
-	}},
-	{noun: "prompts", verb: "allow", args: arity{"ID"}, summary: "allow a pending permission_prompt, for --scope once, thread or conversation", setup: func(fs *flag.FlagSet) runner {
+			return resp.GetPrompt(), err
+		})),
+	decidePromptCommand("approve", "approve a pending request_approval prompt", func(fs *flag.FlagSet) (func() (operatorv1.Decision, error), *string) {
+		return func() (operatorv1.Decision, error) { return operatorv1.Decision_DECISION_APPROVE, nil }, fs.String("m", "", "feedback for the agent")
+	}),
+	decidePromptCommand("allow", "allow a pending permission_prompt, for --scope once, thread or conversation", func(fs *flag.FlagSet) (func() (operatorv1.Decision, error), *string) {
 		scope := fs.String("scope", "once", "once, thread or conversation")
-		return decidePrompt(func() (operatorv1.Decision, error) {
+		return func() (operatorv1.Decision, error) {
 			d, ok := allowScopes[*scope]
 			if !ok {
 				return 0, fmt.Errorf("%w: --scope must be once, thread or conversation", errUsage)
 			}
 			return d, nil
-		}, new(string))
-	}},
-	{noun: "prompts", verb: "deny", args: arity{"ID"}, summary: "deny a pending prompt, with optional feedback (-m)", setup: func(fs *flag.FlagSet) runner {
-		text := fs.String("m", "", "feedback for the agent")
-		return decidePrompt(func() (operatorv1.Decision, error) { return operatorv1.Decision_DECISION_DENY, nil }, text)
-	}},
+		}, new(string)
+	}),
+	decidePromptCommand("deny", "deny a pending prompt, with optional feedback (-m)", func(fs *flag.FlagSet) (func() (operatorv1.Decision, error), *string) {
+		return func() (operatorv1.Decision, error) { return operatorv1.Decision_DECISION_DENY, nil }, fs.String("m", "", "feedback for the agent")
+	}),
 }
 
-func decidePrompt(decision func() (operatorv1.Decision, error), text *string) runner {
-	return online(func(ctx context.Context, c *cli, args []string) error {
-		n, err := parseID("prompt id", args[0])
-		if err != nil {
-			return err
-		}
-		d, err := decision()
-		if err != nil {
-			return err
-		}
-		ctx, cancel := c.call(ctx)
-		defer cancel()
-		resp, err := c.api.DecidePrompt(ctx, &operatorv1.DecidePromptRequest{PromptId: n, Decision: d, Text: *text})
-		if err != nil {
-			return err
-		}
-		return showPrompt(c, resp.GetPrompt())
-	})
+// decidePromptCommand decides a prompt: flags registers the verb's flags and returns its
+// decision (checked when the command runs) and the feedback text.
+func decidePromptCommand(verb, summary string, flags func(fs *flag.FlagSet) (func() (operatorv1.Decision, error), *string)) command {
+	return recordCommand("prompts", verb, "prompt id", summary, showPrompt,
+		func(fs *flag.FlagSet) func(context.Context, *cli, uint64) (*operatorv1.Prompt, error) {
+			decision, text := flags(fs)
+			return func(ctx context.Context, c *cli, n uint64) (*operatorv1.Prompt, error) {
+				d, err := decision()
+				if err != nil {
+					return nil, err
+				}
+				resp, err := c.api.DecidePrompt(ctx, &operatorv1.DecidePromptRequest{PromptId: n, Decision: d, Text: *text})
+				return resp.GetPrompt(), err
+			}
+		})
 }
 
 func promptSubject(p *operatorv1.Prompt) string {
