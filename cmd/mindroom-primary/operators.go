@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/turncli/turncli/internal/cliflag"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
@@ -39,7 +39,7 @@ func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	storeURL := fs.String("store", os.Getenv("TURNCLI_STORE_URL"), "the primary's store, as its --store (env TURNCLI_STORE_URL)")
 	role := fs.String("role", "", "add: admin or member")
 	credFile := fs.String("credential-file", "", "add: write the credential to this file (mode 0600) instead of printing it")
-	positional, err := parseInterspersed(fs, args[1:])
+	positional, err := cliflag.ParseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
@@ -107,25 +107,4 @@ func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stdout, "operator %s removed\n", positional[0])
 	}
 	return 0
-}
-
-// parseInterspersed parses flags that may come before or after positional arguments
-// (`add NAME --role admin`) and returns the positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		args = fs.Args()
-		if strings.HasPrefix(args[0], "-") && args[0] != "-" { // only after "--"
-			positional = append(positional, args...)
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
 }

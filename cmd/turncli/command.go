@@ -105,23 +105,3 @@ func firstLine(s string) string {
 func joinWords(args []string, n int) string {
 	return strings.Join(args[:min(n, len(args))], " ")
 }
-
-// parseInterspersed parses flags that may come before or after the positional arguments and
-// returns the positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		args = fs.Args()
-		if args[0] == "--" || (strings.HasPrefix(args[0], "-") && args[0] != "-") {
-			return append(positional, args...), nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}

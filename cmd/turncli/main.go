@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/cliflag"
 )
 
 func main() {
@@ -80,7 +81,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.SetOutput(io.Discard)
 	c.global.register(fs)
 	run := cmd.setup(fs)
-	positional, err := parseInterspersed(fs, rest)
+	positional, err := cliflag.ParseInterspersed(fs, rest)
 	if errors.Is(err, flag.ErrHelp) {
 		cmd.usage(stdout, fs)
 		return exitOK

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 )
 
@@ -64,82 +65,65 @@ func showModeSetting(c *cli, s *operatorv1.ModeSetting) error {
 	return c.fields("mode", enumName(s.GetMode().String(), "MODE_"), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
 }
 
-// shellTarget is the --agent and conversation a shell mode is about.
+// shellTarget is the agent and conversation a shell mode is about.
 type shellTarget struct {
-	conv  conversationFlags
+	where *conversationv1.Conversation
 	agent string
 }
 
-func (t *shellTarget) register(fs *flag.FlagSet) {
-	t.conv.register(fs)
-	fs.StringVar(&t.agent, "agent", "", "the agent (required)")
-}
-
-func (t *shellTarget) check() error {
-	if t.agent == "" {
-		return fmt.Errorf("%w: --agent is required", errUsage)
-	}
-	_, err := t.conv.required()
-	return err
-}
-
 var shellModeCommands = []command{
-	{noun: "shell", verb: "get", summary: "show an agent's shell mode in a conversation", setup: func(fs *flag.FlagSet) runner {
-		var t shellTarget
-		t.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			if err := t.check(); err != nil {
-				return err
+	shellModeCommand("get", nil, "show an agent's shell mode in a conversation", noFlags(
+		func(ctx context.Context, c *cli, t shellTarget, _ []string) (*operatorv1.ShellModeSetting, error) {
+			resp, err := c.api.GetShellMode(ctx, &operatorv1.GetShellModeRequest{Conversation: t.where, AgentName: t.agent})
+			return resp.GetSetting(), err
+		})),
+	shellModeCommand("set", arity{"MODE"}, "set an agent's shell mode in a conversation: standard or minimal (admins);\nminimal is refused with every problem the preflight finds",
+		func(fs *flag.FlagSet) shellModeCall {
+			workerKey := fs.String("worker-key", "", "the worker key the agent's shell runs on (empty: the primary)")
+			return func(ctx context.Context, c *cli, t shellTarget, args []string) (*operatorv1.ShellModeSetting, error) {
+				mode, ok := shellModes[args[0]]
+				if !ok {
+					return nil, fmt.Errorf("%w: MODE must be standard or minimal", errUsage)
+				}
+				resp, err := c.api.SetShellMode(ctx, &operatorv1.SetShellModeRequest{Conversation: t.where, AgentName: t.agent, Mode: mode, WorkerKey: *workerKey})
+				return resp.GetSetting(), err
 			}
-			where, _ := t.conv.required()
-			ctx, cancel := c.call(ctx)
-			defer cancel()
-			resp, err := c.api.GetShellMode(ctx, &operatorv1.GetShellModeRequest{Conversation: where, AgentName: t.agent})
-			if err != nil {
-				return err
-			}
-			return showShellMode(c, resp.GetSetting())
-		})
-	}},
-	{noun: "shell", verb: "set", args: arity{"MODE"}, summary: "set an agent's shell mode in a conversation: standard or minimal (admins);\nminimal is refused with every problem the preflight finds", setup: func(fs *flag.FlagSet) runner {
-		var t shellTarget
-		t.register(fs)
-		workerKey := fs.String("worker-key", "", "the worker key the agent's shell runs on (empty: the primary)")
+		}),
+	shellModeCommand("reset", nil, "forget an agent's shell mode in a conversation: the default applies again (admins)", noFlags(
+		func(ctx context.Context, c *cli, t shellTarget, _ []string) (*operatorv1.ShellModeSetting, error) {
+			resp, err := c.api.ResetShellMode(ctx, &operatorv1.ResetShellModeRequest{Conversation: t.where, AgentName: t.agent})
+			return resp.GetSetting(), err
+		})),
+}
+
+// shellModeCall is what one shell command does for the agent and conversation it is about.
+type shellModeCall = func(ctx context.Context, c *cli, t shellTarget, args []string) (*operatorv1.ShellModeSetting, error)
+
+// shellModeCommand is `shell VERB`: it takes --agent and the conversation, both required, and
+// prints the setting its call returns.
+func shellModeCommand(verb string, args arity, summary string, setup func(fs *flag.FlagSet) shellModeCall) command {
+	return command{noun: "shell", verb: verb, args: args, summary: summary, setup: func(fs *flag.FlagSet) runner {
+		var conv conversationFlags
+		conv.register(fs)
+		agent := fs.String("agent", "", "the agent (required)")
+		call := setup(fs)
 		return online(func(ctx context.Context, c *cli, args []string) error {
-			if err := t.check(); err != nil {
-				return err
+			if *agent == "" {
+				return fmt.Errorf("%w: --agent is required", errUsage)
 			}
-			mode, ok := shellModes[args[0]]
-			if !ok {
-				return fmt.Errorf("%w: MODE must be standard or minimal", errUsage)
-			}
-			where, _ := t.conv.required()
-			ctx, cancel := c.call(ctx)
-			defer cancel()
-			resp, err := c.api.SetShellMode(ctx, &operatorv1.SetShellModeRequest{Conversation: where, AgentName: t.agent, Mode: mode, WorkerKey: *workerKey})
+			where, err := conv.required()
 			if err != nil {
 				return err
 			}
-			return showShellMode(c, resp.GetSetting())
-		})
-	}},
-	{noun: "shell", verb: "reset", summary: "forget an agent's shell mode in a conversation: the default applies again (admins)", setup: func(fs *flag.FlagSet) runner {
-		var t shellTarget
-		t.register(fs)
-		return online(func(ctx context.Context, c *cli, _ []string) error {
-			if err := t.check(); err != nil {
-				return err
-			}
-			where, _ := t.conv.required()
 			ctx, cancel := c.call(ctx)
 			defer cancel()
-			resp, err := c.api.ResetShellMode(ctx, &operatorv1.ResetShellModeRequest{Conversation: where, AgentName: t.agent})
+			setting, err := call(ctx, c, shellTarget{where: where, agent: *agent}, args)
 			if err != nil {
 				return err
 			}
-			return showShellMode(c, resp.GetSetting())
+			return showShellMode(c, setting)
 		})
-	}},
+	}}
 }
 
 func showShellMode(c *cli, s *operatorv1.ShellModeSetting) error {
