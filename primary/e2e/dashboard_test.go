@@ -154,15 +154,30 @@ func agentJSON(v any) string {
 	return "\"$(cat <<'JSON'\n" + string(raw) + "\nJSON\n)\""
 }
 
-func TestDashboard(t *testing.T) {
+// dashboardRig is Chromium, a real primary, and the credentials of its first admin and of a
+// member, "mia".
+type dashboardRig struct {
+	browser               context.Context
+	env                   *testenv.Env
+	adminCred, memberCred string
+}
+
+func startDashboardRig(t *testing.T) dashboardRig {
+	t.Helper()
 	browser := startChromium(t)
 	env := testenv.Start(t)
-	ctx := context.Background()
-	adminCred := strings.TrimSpace(readFile(t, filepath.Join(env.StateDir, "credentials", "operator-admin.token")))
-	memberCred, err := operators.Add(ctx, env.Primary.Store, "mia", store.RoleMember)
+	memberCred, err := operators.Add(context.Background(), env.Primary.Store, "mia", store.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dashboardRig{browser: browser, env: env, memberCred: memberCred,
+		adminCred: strings.TrimSpace(readFile(t, filepath.Join(env.StateDir, "credentials", "operator-admin.token")))}
+}
+
+func TestDashboard(t *testing.T) {
+	rig := startDashboardRig(t)
+	browser, env, adminCred, memberCred := rig.browser, rig.env, rig.adminCred, rig.memberCred
+	ctx := context.Background()
 	admin := operatorTab(t, browser)
 	if dir := os.Getenv("TURNCLI_SCREENSHOTS"); dir != "" {
 		step(t, admin, "open the sign-in page", chromedp.Navigate(env.HTTPURL+"/ui/signin"), chromedp.WaitVisible("#credential"))

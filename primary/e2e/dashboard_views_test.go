@@ -12,7 +12,6 @@ import (
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
-	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/worker"
 )
@@ -20,16 +19,11 @@ import (
 // TestDashboardResponsesWorkersAndConversations drives the Responses, Workers and
 // Conversations views in Chromium against a real primary with a real worker and real Bash.
 func TestDashboardResponsesWorkersAndConversations(t *testing.T) {
-	browser := startChromium(t)
-	env := testenv.Start(t)
+	rig := startDashboardRig(t)
+	browser, env := rig.browser, rig.env
 	ctx := context.Background()
-	adminCred := strings.TrimSpace(readFile(t, filepath.Join(env.StateDir, "credentials", "operator-admin.token")))
-	memberCred, err := operators.Add(ctx, env.Primary.Store, "mia", store.RoleMember)
-	if err != nil {
-		t.Fatal(err)
-	}
 	admin := operatorTab(t, browser)
-	dashboardSignIn(t, admin, env, adminCred)
+	dashboardSignIn(t, admin, env, rig.adminCred)
 
 	t.Run("WorkersShowTheirCommandsLive", func(t *testing.T) {
 		env.StartWorker(t, "key-a", "wk-ui", func(c *worker.Config) { c.Capacity = 2 })
@@ -105,7 +99,7 @@ func TestDashboardResponsesWorkersAndConversations(t *testing.T) {
 
 	t.Run("AMemberSeesNoModeFormsAndTheServerRefusesTheirPost", func(t *testing.T) {
 		member := operatorTab(t, browser)
-		dashboardSignIn(t, member, env, memberCred)
+		dashboardSignIn(t, member, env, rig.memberCred)
 		step(t, member, "open the conversation", chromedp.Navigate(conversation), chromedp.WaitReady("body"))
 		if !eval[bool](t, member, `document.querySelector("#modes") !== null`) {
 			t.Fatalf("the member's page: %s", eval[string](t, member, "document.body.innerText"))
