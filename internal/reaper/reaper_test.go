@@ -60,15 +60,28 @@ func bash(t *testing.T, script string) *exec.Cmd {
 }
 
 // escapee is a script that starts a process in a new session (outside the command's session
-// and process group) and writes its pid to file once it has left; the command goes on with
-// rest.
+// and process group) and writes its pid to file once it has left; the command then writes
+// "ready" in its working directory (a builtin, no child) and goes on with rest.
 func escapee(t *testing.T, file, rest string) string {
 	t.Helper()
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("setsid(1) not installed; it is how a test process leaves the group")
 	}
 	return `setsid bash --noprofile --norc -c 'echo $$ >` + file + `.tmp; mv ` + file + `.tmp ` + file +
-		`; exec sleep 301' </dev/null >/dev/null 2>&1 & until [ -s ` + file + ` ]; do sleep 0.01; done; ` + rest
+		`; exec sleep 301' </dev/null >/dev/null 2>&1 & until [ -s ` + file + ` ]; do sleep 0.01; done; : >ready; ` + rest
+}
+
+// awaitFile waits (at most 10 s) for file to exist.
+func awaitFile(t *testing.T, file string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(file); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear within 10 s", file)
+		}
+	}
 }
 
 // watchPID opens a pidfd for the pid written to file, once it is there, after checking the
@@ -195,7 +208,10 @@ func TestNothingOutlivesTheCommand(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 			fd := watchPID(t, pidFile)
-			if err := os.WriteFile(filepath.Join(cmd.Dir, "go"), nil, 0o600); err != nil {
+			// Signal only once the script is past its wait loop: bash that gets SIGINT while a
+			// child it waits for exits normally takes the child to have handled it, and goes on.
+			awaitFile(t, filepath.Join(cmd.Dir, "ready"))
+			if err := os.WriteFile(filepath.Join(cmd.Dir, "go"), nil, 0o600); err != nil { // CommandExits waits for it
 				t.Fatal(err)
 			}
 			if tc.signal != 0 {
