@@ -16,6 +16,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/primary/leader"
 )
@@ -57,10 +58,11 @@ func (s *standby) follow(l leader.Lease) {
 
 // message is what every call to a standby is told.
 func (s *standby) message() string {
-	if addr := s.leaderAddr.Load(); addr != nil && *addr != "" {
-		return "standby; leader is " + *addr
+	var addr string
+	if p := s.leaderAddr.Load(); p != nil {
+		addr = *p
 	}
-	return "standby; no leader yet"
+	return leaderconn.StandbyMessage(addr)
 }
 
 // unavailable answers every REST and Agent CLI request but the health endpoints.
