@@ -177,8 +177,10 @@ func TestFailoverBetweenActiveAndStandbyPrimaries(t *testing.T) {
 	if err := b.cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
+	resumed := time.Now()
 	select {
 	case <-b.exited:
+		t.Logf("the paused leader exited %v after it was resumed", time.Since(resumed))
 		if code := b.state.ExitCode(); code == 0 {
 			t.Errorf("the paused leader exited %d after it lost the lease, want non-zero", code)
 		}
