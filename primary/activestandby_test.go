@@ -159,7 +159,13 @@ func TestActiveStandby(t *testing.T) {
 		}
 		took := b.awaitLeading(t, 10*time.Second)
 		t.Logf("takeover after a clean stop: %v", took)
-		if s := healthOf(t, b.cfg.GRPCListen); s != healthpb.HealthCheckResponse_SERVING {
+		// endpoints.json is written just before the listeners serve: wait for them.
+		s := healthOf(t, b.cfg.GRPCListen)
+		for deadline := time.Now().Add(5 * time.Second); s != healthpb.HealthCheckResponse_SERVING && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			s = healthOf(t, b.cfg.GRPCListen)
+		}
+		if s != healthpb.HealthCheckResponse_SERVING {
 			t.Errorf("the new leader's gRPC health: %v", s)
 		}
 		if code, body := get(t, "http://"+b.cfg.HTTPListen+"/readyz"); code != http.StatusOK {

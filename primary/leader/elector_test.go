@@ -70,7 +70,7 @@ func TestElector(t *testing.T) {
 			if lb.Fence <= la.Fence || lb.Holder != "b" {
 				t.Fatalf("takeover lease %+v after %+v", lb, la)
 			}
-			if d := time.Since(released); d > 500*time.Millisecond {
+			if d := time.Since(released); d > time.Second {
 				t.Errorf("the takeover after a release took %v, want about one renew interval", d)
 			}
 		case <-time.After(5 * time.Second):
@@ -85,12 +85,14 @@ func TestElector(t *testing.T) {
 		la := campaign(t, a, 5*time.Second)
 		held := make(chan error, 1)
 		go func() { held <- a.Hold(context.Background()) }()
-		// Another holder forced in, as a takeover after a pause of a would be.
-		if err := bk.Release(context.Background(), la); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := acquire(t, backend(t, url), "b", time.Minute); !ok {
-			t.Fatal("b did not take the released lease")
+		// Another holder forced in, as a takeover after a pause of a would be. a's renewal may
+		// revive the lease between the two steps (no one else had taken it): try again.
+		other := backend(t, url)
+		for taken := false; !taken; {
+			if err := bk.Release(context.Background(), la); err != nil {
+				t.Fatal(err)
+			}
+			_, taken = acquire(t, other, "b", time.Minute)
 		}
 		select {
 		case err := <-held:
@@ -116,8 +118,8 @@ func TestElector(t *testing.T) {
 			if !errors.Is(err, leader.ErrLost) {
 				t.Fatalf("Hold: %v, want ErrLost", err)
 			}
-			if d := time.Since(start); d > 700*time.Millisecond {
-				t.Errorf("Hold ended %v after its last renewal, past the 600ms TTL", d)
+			if d := time.Since(start); d > 1500*time.Millisecond { // a TTL, with room for a loaded machine
+				t.Errorf("Hold ended %v after it began, well past the 600ms TTL", d)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatal("Hold went on without renewals")
