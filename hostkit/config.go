@@ -15,7 +15,9 @@ import (
 
 // Config is what a Host needs.
 type Config struct {
-	// Address is the primary's gRPC target, e.g. "127.0.0.1:7420".
+	// Address is the primary's gRPC target, e.g. "127.0.0.1:7420", or a comma-separated list
+	// of the addresses of active/standby primaries (a name resolving to several addresses
+	// counts as each): the host follows whichever leads.
 	Address string
 	// Token is the runtime credential, sent as `authorization: Bearer <token>`.
 	Token string

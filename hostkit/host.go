@@ -15,6 +15,7 @@ import (
 
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	"github.com/turncli/turncli/internal/backoff"
+	"github.com/turncli/turncli/internal/leaderconn"
 )
 
 // Host serves toolkits to a primary. Build it with New, then Run it.
@@ -99,15 +100,23 @@ func (h *Host) Run(ctx context.Context) error {
 	if h.cfg.TransportCredentials != nil {
 		opts[0] = grpc.WithTransportCredentials(h.cfg.TransportCredentials)
 	}
-	conn, err := grpc.NewClient(h.cfg.Address, opts...)
+	conn, err := leaderconn.New(ctx, h.cfg.Address, opts...)
 	if err != nil {
 		return fmt.Errorf("hostkit: %w", err)
 	}
 	defer conn.Close()
 	client := toolhostv1.NewToolHostServiceClient(conn)
 
+	// Given several primaries, each is tried in turn (a standby answers Unavailable) before
+	// backing off.
+	round := func(ctx context.Context) (bool, error) {
+		return conn.Round(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client) }, permanent,
+			func(failed string, err error) {
+				h.cfg.Logger.Info("trying the next primary", "failed", failed, "err", err, "next", conn.Addr())
+			})
+	}
 	p := backoff.Policy{Min: h.cfg.MinBackoff, Max: h.cfg.MaxBackoff}
-	return p.Loop(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client) }, permanent,
+	return p.Loop(ctx, round, permanent,
 		func(err error, wait time.Duration) {
 			h.cfg.Logger.Warn("connection to primary ended", "err", err, "retry_in", wait)
 		})

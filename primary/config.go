@@ -14,6 +14,7 @@ import (
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/store/postgres"
 )
 
 // Config is everything the primary needs to start.
@@ -86,6 +87,20 @@ type Config struct {
 	// Clock measures grants, prompts, jobs and the reaping of responses (nil: clock.System;
 	// tests pass a clocktest.Fake).
 	Clock clock.Clock
+	// ActiveStandby makes this primary one of several sharing a PostgreSQL store: it serves
+	// only while it holds the leader lease, stands by until then, and stops (Run fails) when
+	// it loses the lease. See package leader.
+	ActiveStandby bool
+	// AdvertiseAddr is the gRPC address the other primaries name to clients while this one
+	// leads (default: the gRPC listener's address).
+	AdvertiseAddr string
+	// LeaseTTL and LeaseRenew time the leader lease (zero: leader.DefaultTTL and
+	// leader.DefaultRenew).
+	LeaseTTL   time.Duration
+	LeaseRenew time.Duration
+	// fence is the fencing token of the lease this primary holds, which its store's every
+	// write carries (zero: none; Run sets it).
+	fence int64
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger
@@ -119,6 +134,9 @@ func (c *Config) Validate() error {
 		if _, err := interaction.ParseEngine(c.AgentEngine); err != nil {
 			return fmt.Errorf("agent engine: %w", err)
 		}
+	}
+	if c.ActiveStandby && !postgres.IsURL(c.StoreURL) {
+		return errors.New("active/standby primaries need a PostgreSQL store (a postgres:// store URL)")
 	}
 	if c.FastCallBudget > maxFastCallBudget {
 		return fmt.Errorf("fast call budget %v is over its maximum %v", c.FastCallBudget, maxFastCallBudget)

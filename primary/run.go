@@ -27,7 +27,8 @@ func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
 }
 
 // Run listens on the configured addresses, writes endpoints.json once serving, and serves until
-// ctx ends.
+// ctx ends. With cfg.ActiveStandby it first stands by on those addresses until it holds the
+// leader lease (see runActiveStandby).
 func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -35,7 +36,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.AgentCLIListen == "" {
 		return errors.New("the Agent CLI listener address is required (a loopback address)")
 	}
-	var lis Listeners
+	var raw Listeners
 	var opened []net.Listener
 	closeAll := func() {
 		for _, l := range opened {
@@ -45,8 +46,8 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, spec := range []struct {
 		addr string
 		dst  *net.Listener
-	}{{cfg.GRPCListen, &lis.GRPC}, {cfg.HTTPListen, &lis.HTTP}, {cfg.AgentCLIListen, &lis.AgentCLI}, {cfg.MetricsListen, &lis.Metrics}} {
-		if spec.addr == "" && spec.dst == &lis.Metrics {
+	}{{cfg.GRPCListen, &raw.GRPC}, {cfg.HTTPListen, &raw.HTTP}, {cfg.AgentCLIListen, &raw.AgentCLI}, {cfg.MetricsListen, &raw.Metrics}} {
+		if spec.addr == "" && spec.dst == &raw.Metrics {
 			continue // metrics are optional
 		}
 		l, err := net.Listen("tcp", spec.addr)
@@ -57,6 +58,7 @@ func Run(ctx context.Context, cfg Config) error {
 		opened = append(opened, l)
 		*spec.dst = l
 	}
+	secure := func(lis Listeners) Listeners { return lis }
 	if cfg.TLSCertFile != "" {
 		tlsCfg, err := ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile)
 		if err != nil {
@@ -66,22 +68,36 @@ func Run(ctx context.Context, cfg Config) error {
 		grpcTLS, restTLS := tlsCfg.Clone(), tlsCfg.Clone()
 		grpcTLS.NextProtos = []string{"h2"}       // gRPC is HTTP/2 only
 		restTLS.NextProtos = []string{"http/1.1"} // the REST server behind a plain Serve speaks HTTP/1.1
-		lis.GRPC = tls.NewListener(lis.GRPC, grpcTLS)
-		lis.HTTP = tls.NewListener(lis.HTTP, restTLS)
+		secure = func(lis Listeners) Listeners {
+			lis.GRPC = tls.NewListener(lis.GRPC, grpcTLS)
+			lis.HTTP = tls.NewListener(lis.HTTP, restTLS)
+			return lis
+		}
 	}
+	if cfg.ActiveStandby {
+		defer closeAll() // the servers of each phase only borrow the sockets
+		return runActiveStandby(ctx, cfg, raw, secure)
+	}
+	if err := serveTerm(ctx, cfg, secure(raw)); err != nil {
+		closeAll()
+		return err
+	}
+	return nil
+}
+
+// serveTerm builds the primary on lis (the recovery of a restart: see New and Serve), writes
+// endpoints.json and serves until ctx ends. The servers close lis when they stop.
+func serveTerm(ctx context.Context, cfg Config, lis Listeners) error {
 	p, err := New(ctx, cfg, lis)
 	if err != nil {
-		closeAll()
 		return err
 	}
 	data, err := json.MarshalIndent(p.Endpoints(), "", "  ")
 	if err != nil {
-		closeAll()
 		return err
 	}
 	path := filepath.Join(p.cfg.StateDir, EndpointsFile)
 	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
-		closeAll()
 		return fmt.Errorf("endpoints: %w", err)
 	}
 	defer os.Remove(path)

@@ -18,7 +18,7 @@ import (
 // becomes a live secret, so no log line or error people see shows it. observe hears of every
 // transaction that changes state (see store.Options).
 func openStore(ctx context.Context, cfg Config, live *secrets.Registry, observe func(time.Duration, error)) (store.Store, error) {
-	return OpenStore(ctx, cfg.StateDir, cfg.StoreURL, StoreOptions{Logger: cfg.Logger, Secrets: live, ObserveTransaction: observe})
+	return OpenStore(ctx, cfg.StateDir, cfg.StoreURL, StoreOptions{Logger: cfg.Logger, Secrets: live, ObserveTransaction: observe, Fence: cfg.fence})
 }
 
 // StoreOptions are what OpenStore needs besides the store's place; every field may be zero.
@@ -27,6 +27,9 @@ type StoreOptions struct {
 	// Secrets, when set, learns the URL's password.
 	Secrets            *secrets.Registry
 	ObserveTransaction func(time.Duration, error)
+	// Fence is the leader's fencing token every write of a PostgreSQL store carries (zero:
+	// writes are not fenced).
+	Fence int64
 }
 
 // OpenStore opens the store storeURL chooses, as a primary on stateDir would: the one rule for
@@ -47,7 +50,7 @@ func OpenStore(ctx context.Context, stateDir, storeURL string, o StoreOptions) (
 			}
 		}
 		logger.Info("store opening", "driver", "postgres")
-		return postgres.Open(ctx, storeURL, postgres.Options{Logger: logger, ObserveTransaction: observe})
+		return postgres.Open(ctx, storeURL, postgres.Options{Logger: logger, ObserveTransaction: observe, Fence: o.Fence})
 	}
 	path := storeURL
 	if path == "" {

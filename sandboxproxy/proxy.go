@@ -40,7 +40,7 @@ func (i Identity) GetRequestMetadata(context.Context, ...string) (map[string]str
 func (i Identity) RequireTransportSecurity() bool { return !i.Insecure }
 
 // NewHandler returns the proxy's HTTP handler over conn.
-func NewHandler(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error) {
+func NewHandler(ctx context.Context, conn grpc.ClientConnInterface) (http.Handler, error) {
 	workers := workerv1.NewWorkerServiceClient(conn)
 	return agentclihttp.NewHandler(ctx, conn, func(ctx context.Context, token string) bool {
 		_, err := workers.CheckGrant(ctx, &workerv1.CheckGrantRequest{Grant: token})
@@ -50,7 +50,7 @@ func NewHandler(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error
 
 // Serve serves the proxy on lis until ctx ends, then shuts it down gracefully. wrap, when
 // given, wraps the handler (the worker's request metrics).
-func Serve(ctx context.Context, lis net.Listener, conn *grpc.ClientConn, wrap ...func(http.Handler) http.Handler) error {
+func Serve(ctx context.Context, lis net.Listener, conn grpc.ClientConnInterface, wrap ...func(http.Handler) http.Handler) error {
 	h, err := NewHandler(ctx, conn)
 	if err != nil {
 		return err

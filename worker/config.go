@@ -4,18 +4,22 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
 )
 
 // Config is what a worker needs.
 type Config struct {
-	// PrimaryAddr is the primary's gRPC address (host:port).
+	// PrimaryAddr is the primary's gRPC address (host:port), or a comma-separated list of the
+	// addresses of active/standby primaries (a name resolving to several addresses counts as
+	// each): the worker follows whichever leads.
 	PrimaryAddr string
 	// TLSCAFile, when set, makes the connection TLS, verified against this CA bundle.
 	TLSCAFile string
@@ -53,10 +57,10 @@ type Config struct {
 
 // Validate checks the configuration and fills defaults.
 func (c *Config) Validate() error {
-	if c.PrimaryAddr == "" {
+	if len(leaderconn.Split(c.PrimaryAddr)) == 0 {
 		return errors.New("primary address is required")
 	}
-	if c.TLSCAFile == "" && !c.Insecure && !loopbackTarget(c.PrimaryAddr) {
+	if c.TLSCAFile == "" && !c.Insecure && slices.ContainsFunc(leaderconn.Split(c.PrimaryAddr), func(a string) bool { return !loopbackTarget(a) }) {
 		return errors.New("refusing to send the worker credential in clear to a primary that is not on loopback: give a TLS CA (--tls-ca) or allow it explicitly (--insecure)")
 	}
 	if c.Credential == "" {

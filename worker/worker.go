@@ -22,6 +22,7 @@ import (
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/sandboxproxy"
 	"github.com/turncli/turncli/worker/jobs"
@@ -33,7 +34,7 @@ type Worker struct {
 	proxyLis   net.Listener
 	metricsLis net.Listener // nil: no metrics listener
 	shells     *shellhost.Runner
-	conn       *grpc.ClientConn
+	conn       *leaderconn.Conn // the primaries: calls go to the one followed
 	client     workerv1.WorkerServiceClient
 	jobs       *jobs.Manager // set by Run
 	metrics    *workerMetrics
@@ -71,7 +72,7 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		grpc.WithChainUnaryInterceptor(m.grpc.UnaryClientInterceptor()),
 		grpc.WithChainStreamInterceptor(m.grpc.StreamClientInterceptor()),
 	}, extra...)
-	conn, err := grpc.NewClient(cfg.PrimaryAddr, opts...)
+	conn, err := leaderconn.New(context.Background(), cfg.PrimaryAddr, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -133,10 +134,17 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 // connectLoop keeps one session with the primary, reconnecting with jittered exponential
-// backoff, until ctx ends (nil) or the primary refuses this worker (a *RefusedError).
+// backoff, until ctx ends (nil) or the primary refuses this worker (a *RefusedError). Given
+// several primaries it tries each in turn (a standby answers Unavailable) and backs off only
+// after a whole round failed.
 func (w *Worker) connectLoop(ctx context.Context) error {
 	p := backoff.Policy{Min: w.cfg.MinBackoff, Max: w.cfg.MaxBackoff}
-	err := p.Loop(ctx, w.session, refusal, func(err error, wait time.Duration) {
+	round := func(ctx context.Context) (bool, error) {
+		return w.conn.Round(ctx, w.session, refusal, func(failed string, err error) {
+			w.cfg.Logger.Info("trying the next primary", "failed", failed, "err", err, "next", w.conn.Addr())
+		})
+	}
+	err := p.Loop(ctx, round, refusal, func(err error, wait time.Duration) {
 		w.cfg.Logger.Warn("connection to primary ended", "err", err, "retry_in", wait)
 	})
 	if err != nil {

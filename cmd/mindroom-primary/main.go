@@ -28,6 +28,7 @@ import (
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/primary/leader"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 )
@@ -123,6 +124,10 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	fs.IntVar(&cfg.MaxOpenResponses, "max-open-responses", response.DefaultMaxOpen, "most responses open at once on this primary")
 	fs.IntVar(&cfg.MaxOpenResponsesPerCredential, "max-open-responses-per-credential", response.DefaultMaxOpenPerCredential, "most responses one runtime credential may hold open")
 	fs.DurationVar(&cfg.ResponseReapEvery, "response-reap-every", response.DefaultReapEvery, "how often responses whose grant expired are closed")
+	fs.BoolVar(&cfg.ActiveStandby, "active-standby", os.Getenv("MINDROOM_ACTIVE_STANDBY") == "1", "one of several primaries on one PostgreSQL store: serve only while holding the leader lease, stand by otherwise, exit when the lease is lost (env MINDROOM_ACTIVE_STANDBY=1)")
+	fs.StringVar(&cfg.AdvertiseAddr, "advertise-addr", os.Getenv("MINDROOM_ADVERTISE_ADDR"), "gRPC address standbys name to clients while this primary leads (default: --grpc-listen's address) (env MINDROOM_ADVERTISE_ADDR)")
+	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", leader.DefaultTTL, "how long the leader lease lasts unrenewed; a standby takes over this long after the leader stopped")
+	fs.DurationVar(&cfg.LeaseRenew, "lease-renew", leader.DefaultRenew, "how often the leader renews its lease and a standby tries to take it")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), "json or text (env MINDROOM_LOG_FORMAT)")
 	fs.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")

@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var credentialFile, envAllow, logLevel, logFormat, shellUser string
 	var showVersion bool
 	hostname, _ := os.Hostname()
-	fs.StringVar(&cfg.PrimaryAddr, "primary", env("MINDROOM_PRIMARY_ADDR", "127.0.0.1:7420"), "primary gRPC address (env MINDROOM_PRIMARY_ADDR)")
+	fs.StringVar(&cfg.PrimaryAddr, "primary", env("MINDROOM_PRIMARY_ADDR", "127.0.0.1:7420"), "primary gRPC address, or a comma-separated list of active/standby primaries to follow the leader of (env MINDROOM_PRIMARY_ADDR)")
 	fs.StringVar(&cfg.TLSCAFile, "tls-ca", os.Getenv("MINDROOM_PRIMARY_TLS_CA"), "CA bundle to verify the primary with; empty: no TLS (env MINDROOM_PRIMARY_TLS_CA)")
 	fs.BoolVar(&cfg.Insecure, "insecure", os.Getenv("MINDROOM_WORKER_INSECURE") == "1", "allow a plaintext connection to a primary that is not on loopback (env MINDROOM_WORKER_INSECURE=1)")
 	fs.StringVar(&credentialFile, "credential-file", os.Getenv("MINDROOM_WORKER_CREDENTIAL_FILE"), "file holding this worker key's credential (env MINDROOM_WORKER_CREDENTIAL_FILE, or the credential itself in MINDROOM_WORKER_CREDENTIAL)")

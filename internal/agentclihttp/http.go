@@ -46,11 +46,12 @@ const (
 type Authenticator func(ctx context.Context, token string) bool
 
 // NewHandler serves the two REST routes by forwarding to AgentCLIService over conn (so every
-// request passes the gRPC server's interceptors). It authenticates before reading the body,
+// request passes the gRPC server's interceptors); conn may follow the leader of several
+// primaries. It authenticates before reading the body,
 // caps the body at 64 KiB, and writes every failure as {"detail": …}.
-func NewHandler(ctx context.Context, conn *grpc.ClientConn, authenticated Authenticator) (http.Handler, error) {
+func NewHandler(ctx context.Context, conn grpc.ClientConnInterface, authenticated Authenticator) (http.Handler, error) {
 	mux := newGateway()
-	if err := agentcliv1.RegisterAgentCLIServiceHandler(ctx, mux, conn); err != nil {
+	if err := agentcliv1.RegisterAgentCLIServiceHandlerClient(ctx, mux, agentcliv1.NewAgentCLIServiceClient(conn)); err != nil {
 		return nil, err
 	}
 	return &front{gateway: mux, authenticated: authenticated}, nil

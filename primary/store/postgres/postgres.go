@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -27,6 +28,10 @@ type Options struct {
 	// ObserveTransaction is the portable store's (see store.Options).
 	ObserveTransaction func(time.Duration, error)
 	Logger             *slog.Logger
+	// Fence, when not zero, is the fencing token of the leader lease this store's primary
+	// holds (package primary/leader): every write transaction first checks it is still the
+	// newest, so a primary that lost the lease writes nothing more.
+	Fence int64
 }
 
 // Store is the PostgreSQL store: the portable store over a Driver. Its methods are safe for
@@ -60,6 +65,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 type Driver struct {
 	reader // on the pool: the latest committed state
 	pool   *pgxpool.Pool
+	fence  int64 // Options.Fence
 }
 
 // OpenDriver connects to the database at url, applies the migrations it lacks and returns the
@@ -95,7 +101,7 @@ func OpenDriver(ctx context.Context, url string, opts Options) (*Driver, error) 
 	if from != to {
 		opts.Logger.Info("store migrated", "database", cfg.ConnConfig.Database, "from_version", from, "to_version", to)
 	}
-	return &Driver{reader: reader{pool}, pool: pool}, nil
+	return &Driver{reader: reader{pool}, pool: pool, fence: opts.Fence}, nil
 }
 
 // Close closes the pool, waiting for connections in use to be returned.
@@ -143,14 +149,35 @@ func (d *Driver) update(ctx context.Context, f func(store.Tx) error) error {
 
 // beginWrite begins every write transaction of the driver. It is where a writer proves it
 // may still write (a leader's fencing token against the newest one recorded) before anything
-// is written, so that check, once it exists, covers every durable write.
+// is written, so that check covers every durable write.
+//
+// The token is read FOR SHARE and stays locked until the transaction ends: a takeover, which
+// updates it, waits for the writes in flight, and a write that reads it after a takeover
+// committed sees the new token (or, its snapshot being older, fails to serialize and is run
+// again) and is refused.
 func (d *Driver) beginWrite(ctx context.Context) (pgx.Tx, error) {
 	pgTx, err := d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	if err != nil {
 		return nil, fmt.Errorf("store: begin: %w", err)
 	}
+	if d.fence == 0 {
+		return pgTx, nil
+	}
+	var newest int64
+	if err := pgTx.QueryRow(ctx, `SELECT fence FROM leader_fence WHERE id = 1 FOR SHARE`).Scan(&newest); err != nil {
+		pgTx.Rollback(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("store: fence: %w", err)
+	}
+	if newest != d.fence {
+		pgTx.Rollback(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("%w (fence %d, newest %d)", ErrNotLeader, d.fence, newest)
+	}
 	return pgTx, nil
 }
+
+// ErrNotLeader refuses a write of a primary whose leader lease a newer leader took over. The
+// caller may try again on the leader.
+var ErrNotLeader = fault.New(fault.Unavailable, "not the leader")
 
 // retryable reports whether err is PostgreSQL giving up a transaction that may succeed when
 // run again: a serialization failure or a deadlock.
