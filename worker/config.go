@@ -11,6 +11,7 @@ import (
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/telemetry"
 )
 
 // Config is what a worker needs.
@@ -49,6 +50,9 @@ type Config struct {
 	MinBackoff time.Duration
 	MaxBackoff time.Duration
 	Logger     *slog.Logger
+	// Telemetry is the process's tracing (nil: off, though a command's trace context still
+	// reaches its shell and the proxy's calls). The caller shuts it down after Run returns.
+	Telemetry *telemetry.Telemetry
 }
 
 // Validate checks the configuration and fills defaults.
@@ -99,6 +103,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Telemetry == nil {
+		c.Telemetry = telemetry.Disabled()
 	}
 	return nil
 }
