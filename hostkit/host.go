@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"google.golang.org/grpc"
@@ -15,6 +17,7 @@ import (
 
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	"github.com/turncli/turncli/internal/backoff"
+	"github.com/turncli/turncli/internal/telemetry"
 )
 
 // Host serves toolkits to a primary. Build it with New, then Run it.
@@ -91,6 +94,16 @@ func prepare(tk Toolkit) (*preparedToolkit, error) {
 // Run returns an error without retrying when retrying cannot help: a *RegistrationError (a
 // toolkit was refused), or the primary refusing the credential or the protocol.
 func (h *Host) Run(ctx context.Context) error {
+	tp := h.cfg.TracerProvider
+	if tp == nil {
+		tel, err := telemetry.FromEnv(ctx, filepath.Base(os.Args[0]))
+		if err != nil {
+			return fmt.Errorf("hostkit: %w", err)
+		}
+		defer telemetry.ShutdownWithin(tel, h.cfg.Logger, 5*time.Second)
+		tp = tel.TracerProvider()
+	}
+	tracer := tp.Tracer("github.com/turncli/turncli/hostkit")
 	opts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithPerRPCCredentials(bearer{token: h.cfg.Token, secure: h.cfg.TransportCredentials != nil}),
@@ -107,7 +120,7 @@ func (h *Host) Run(ctx context.Context) error {
 	client := toolhostv1.NewToolHostServiceClient(conn)
 
 	p := backoff.Policy{Min: h.cfg.MinBackoff, Max: h.cfg.MaxBackoff}
-	return p.Loop(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client) }, permanent,
+	return p.Loop(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client, tracer) }, permanent,
 		func(err error, wait time.Duration) {
 			h.cfg.Logger.Warn("connection to primary ended", "err", err, "retry_in", wait)
 		})
