@@ -80,7 +80,6 @@ func TestOneTraceFromTheRuntimeToTheTool(t *testing.T) {
 	want := []string{
 		"tool-host: tool traced_tk.add",
 		"mindroom-primary: dispatch traced_tk.add",
-		"mindroom-primary: admit traced_tk.add",
 		"mindroom-primary: turncli.agentcli.v1.AgentCLIService/",
 		"mindroom-worker: turncli.agentcli.v1.AgentCLIService/",
 		"mindroom-worker: POST /api/agent-cli/operations",

@@ -39,9 +39,9 @@ type CallRequest struct {
 // its terminal receipt, so a client that polls needs no second request for a fast tool; any
 // other call is answered as it stands when the budget passes (or when ctx ends).
 func (r *Response) Call(ctx context.Context, windowToken string, req CallRequest) ([]byte, error) {
-	ctx, span := r.startAdmission(ctx, req)
-	rc, body, err := r.admitReceipt(windowToken, req, admission{trace: span.SpanContext()})
-	span.End()
+	// Admission takes microseconds under the response's lock: it is part of its request's span,
+	// the parent of the call's dispatch, and gets no span of its own.
+	rc, body, err := r.admitReceipt(windowToken, req, admission{trace: trace.SpanContextFromContext(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ type admission struct {
 	// approved: a person already approved this exact call (a recovered call), so it runs
 	// without asking again.
 	approved bool
-	// trace is the span context of the admission, the parent of the call's dispatch span.
+	// trace is the span context the call is admitted in, the parent of its dispatch span.
 	trace trace.SpanContext
 }
 

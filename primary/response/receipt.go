@@ -57,8 +57,8 @@ type receipt struct {
 	// dispatch for a deferred one. The Agent CLI's receipt JSON does not carry them (its keys
 	// are fixed); the runtime's receipts do.
 	traits catalog.Traits
-	// admission is the span context the call was admitted in, the parent of its dispatch's
-	// span; dispatch is that span's, which the toolkit's call carries. Invalid when untraced.
+	// admission is the span context the call was admitted in (its request's), the parent of
+	// its dispatch's span; dispatch is that span's, which the toolkit's call carries. Invalid when untraced.
 	admission, dispatch trace.SpanContext
 }
 

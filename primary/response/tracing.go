@@ -15,9 +15,8 @@ const tracerName = "github.com/turncli/turncli/primary/response"
 
 // The engine's spans, each a child of the context that caused it: a Bash command's span (of
 // the runtime's RunBash, or of the call that runs a nested shell) whose context its shell gets
-// as TRACEPARENT; a call's admission, in its request's trace; and the call's dispatch to its
-// toolkit, a child of its admission that outlives the request and carries the trace on to the
-// tool.
+// as TRACEPARENT; and a call's dispatch to its toolkit, a child of the request that admitted
+// it, which outlives that request and carries the trace on to the tool.
 
 // startBash starts the span of a command run in window w.
 func (r *Response) startBash(ctx context.Context, w *Window) (context.Context, trace.Span) {
@@ -25,14 +24,8 @@ func (r *Response) startBash(ctx context.Context, w *Window) (context.Context, t
 		attribute.String("turncli.response_id", r.id), attribute.String("turncli.bash_call_id", w.bashCallID)))
 }
 
-// startAdmission starts the span of admitting a tools.call.
-func (r *Response) startAdmission(ctx context.Context, req CallRequest) (context.Context, trace.Span) {
-	return r.mgr.tracer.Start(ctx, "admit "+req.Toolkit+"."+req.Function, trace.WithAttributes(
-		attribute.String("turncli.response_id", r.id), attribute.String("turncli.call_id", req.ID.String())))
-}
-
-// startDispatch starts the span of running rc in its toolkit, a child of its admission's span,
-// and keeps its context on rc for the toolkit's call.
+// startDispatch starts the span of running rc in its toolkit, a child of the span it was
+// admitted in, and keeps its context on rc for the toolkit's call.
 func (r *Response) startDispatch(rc *receipt) trace.Span {
 	ctx := trace.ContextWithSpanContext(context.Background(), rc.admission)
 	_, span := r.mgr.tracer.Start(ctx, "dispatch "+rc.toolkit+"."+rc.function, trace.WithAttributes(
