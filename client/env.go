@@ -20,6 +20,7 @@ type endpoint struct {
 	origin string // scheme://host[:port], no trailing slash
 	token  string
 	window string // empty when the shell has none
+	trace  traceContext
 }
 
 // loadEndpoint validates the environment. It is called only when a request is about to be
@@ -41,7 +42,8 @@ func loadEndpoint(getenv func(string) string) (*endpoint, error) {
 	if window != "" && (len(window) > maxTokenLen || !visibleASCII(window)) {
 		return nil, unavailable(envWindow + " must be printable ASCII without whitespace")
 	}
-	return &endpoint{origin: origin, token: token, window: window}, nil
+	trace := newTraceContext(getenv(envTraceparent), getenv(envTracestate))
+	return &endpoint{origin: origin, token: token, window: window, trace: trace}, nil
 }
 
 func parseOrigin(raw string) (string, error) {

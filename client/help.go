@@ -18,6 +18,7 @@ const exitStatusText = `0  completed; or the operation has no status (list, sear
 const environmentText = `MINDROOM_AGENT_CLI_URL     origin of the Agent CLI endpoints (http or https, host, optional port)
 MINDROOM_AGENT_CLI_TOKEN   the response's grant, sent as a bearer token and never printed
 MINDROOM_AGENT_CLI_WINDOW  this Bash command's window, sent as X-MindRoom-Agent-CLI-Window
+TRACEPARENT, TRACESTATE    the command's W3C trace context, sent as traceparent and tracestate (left out when malformed)
 They are set in every Bash command of an agent response and read only when a request is sent. HTTP_PROXY, HTTPS_PROXY and ALL_PROXY are ignored.`
 
 const outputText = `One canonical JSON line on standard output (keys sorted, no whitespace). On error it is {"error":"..."}, with "call_id" when the error belongs to a call, and the same message goes to standard error.`

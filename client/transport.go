@@ -101,6 +101,12 @@ func (t *transport) do(ctx context.Context, method, target string, body []byte, 
 	if t.ep.window != "" {
 		req.Header.Set(windowHeader, t.ep.window)
 	}
+	if tc := traceFor(ctx, t.ep.trace); tc.parent != "" {
+		req.Header[traceparentHeader] = []string{tc.parent} // the W3C spelling, lower-case
+		if tc.state != "" {
+			req.Header[tracestateHeader] = []string{tc.state}
+		}
+	}
 	resp, err := t.hc.Do(req)
 	if err != nil {
 		return nil, requestFailure(ctx, target, timeout, err)

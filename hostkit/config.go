@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 )
@@ -39,6 +40,11 @@ type Config struct {
 	// connection, with the primary's session id. It must not block.
 	OnRegistered func(session string)
 	Logger       *slog.Logger
+	// TracerProvider records a span per call, continuing the trace of the primary's dispatch
+	// of it; the handler's context carries the span. Nil: Run builds one from the standard
+	// OTEL_* environment (OTLP over gRPC, off unless OTEL_EXPORTER_OTLP_ENDPOINT or
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set) and flushes it when it returns.
+	TracerProvider trace.TracerProvider
 }
 
 // Validate checks the configuration and fills defaults.

@@ -23,11 +23,14 @@
 // The primary validates arguments against the schema before a call reaches the host, and takes
 // the caller's identity (Call.Identity) from the response, never from the arguments.
 //
+// Each call runs in a span that continues the trace of the command that made it (see
+// Config.TracerProvider); a handler passes its context on to carry the trace further.
+//
 // A function that waits for a person, starts work that outlives the calling command, or after
 // which the agent should end its turn says so with WithTraits; responses in the primary's
 // standard shell mode do not offer it.
 //
 // It owns the host side of the protocol only; the primary's side is package primary/toolhost,
 // and the protocol is documented in proto/turncli/toolhost/v1/toolhost.proto. It uses only the
-// standard library, gRPC and protobuf.
+// standard library, gRPC, protobuf and OpenTelemetry.
 package hostkit

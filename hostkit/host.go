@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"google.golang.org/grpc"
@@ -16,6 +18,7 @@ import (
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/leaderconn"
+	"github.com/turncli/turncli/internal/telemetry"
 )
 
 // Host serves toolkits to a primary. Build it with New, then Run it.
@@ -92,6 +95,16 @@ func prepare(tk Toolkit) (*preparedToolkit, error) {
 // Run returns an error without retrying when retrying cannot help: a *RegistrationError (a
 // toolkit was refused), or the primary refusing the credential or the protocol.
 func (h *Host) Run(ctx context.Context) error {
+	tp := h.cfg.TracerProvider
+	if tp == nil {
+		tel, err := telemetry.FromEnv(ctx, filepath.Base(os.Args[0]))
+		if err != nil {
+			return fmt.Errorf("hostkit: %w", err)
+		}
+		defer telemetry.ShutdownWithin(tel, h.cfg.Logger, 5*time.Second)
+		tp = tel.TracerProvider()
+	}
+	tracer := tp.Tracer("github.com/turncli/turncli/hostkit")
 	opts := append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithPerRPCCredentials(bearer{token: h.cfg.Token, secure: h.cfg.TransportCredentials != nil}),
@@ -110,7 +123,7 @@ func (h *Host) Run(ctx context.Context) error {
 	// Given several primaries, each is tried in turn (a standby answers Unavailable) before
 	// backing off.
 	round := func(ctx context.Context) (bool, error) {
-		return conn.Round(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client) }, permanent,
+		return conn.Round(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client, tracer) }, permanent,
 			func(failed string, err error) {
 				h.cfg.Logger.Info("trying the next primary", "failed", failed, "err", err, "next", conn.Addr())
 			})

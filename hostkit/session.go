@@ -10,9 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
+	"github.com/turncli/turncli/internal/telemetry"
 )
 
 // closeGrace bounds how long a draining host waits for the primary to end the stream after
@@ -25,6 +29,7 @@ type session struct {
 	h      *Host
 	stream toolhostv1.ToolHostService_ConnectClient
 	log    *slog.Logger
+	tracer trace.Tracer
 	// callsCtx is the parent of every call's context; cancelCalls ends them all.
 	callsCtx    context.Context
 	cancelCalls context.CancelFunc
@@ -42,7 +47,7 @@ type session struct {
 // session connects, says hello, registers the toolkits, and serves the primary's messages until
 // the stream ends (an error) or ctx ends (a drain, then nil). registered reports whether every
 // toolkit was registered on this stream.
-func (h *Host) session(ctx context.Context, client toolhostv1.ToolHostServiceClient) (registered bool, err error) {
+func (h *Host) session(ctx context.Context, client toolhostv1.ToolHostServiceClient, tracer trace.Tracer) (registered bool, err error) {
 	// The stream outlives ctx by the drain: it is cancelled only when this session returns.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
@@ -53,7 +58,7 @@ func (h *Host) session(ctx context.Context, client toolhostv1.ToolHostServiceCli
 	// Until the handshake is done there is nothing to drain: stopping abandons the stream.
 	handshaking := context.AfterFunc(ctx, cancel)
 	callsCtx, cancelCalls := context.WithCancel(sctx)
-	s := &session{h: h, stream: stream, log: h.cfg.Logger, callsCtx: callsCtx, cancelCalls: cancelCalls, calls: make(map[string]context.CancelFunc)}
+	s := &session{h: h, stream: stream, log: h.cfg.Logger, tracer: tracer, callsCtx: callsCtx, cancelCalls: cancelCalls, calls: make(map[string]context.CancelFunc)}
 	defer s.stopCalls()
 
 	if err := s.send(&toolhostv1.ConnectRequest{Event: &toolhostv1.ConnectRequest_Hello{Hello: &toolhostv1.Hello{HostId: h.cfg.HostID}}}); err != nil {
@@ -217,6 +222,11 @@ func (s *session) run(ctx context.Context, cancel context.CancelFunc, req *toolh
 		BashCallID: req.GetBashCallId(),
 		state:      state,
 	}
+	// The call continues the trace of the primary's dispatch of it.
+	ctx, span := s.tracer.Start(telemetry.Extract(ctx, req.GetTraceparent(), req.GetTracestate()),
+		"tool "+req.GetToolkit()+"."+req.GetFunction(), trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("turncli.host_id", s.h.cfg.HostID), attribute.String("turncli.call_id", req.GetAgentCliCallId())))
+	defer span.End()
 	value, err := invoke(ctx, fn, call, json.RawMessage(req.GetArgumentsJson()))
 	attachments := state.finish()
 	result := &toolhostv1.CallResult{CallId: req.GetCallId()}
@@ -245,6 +255,7 @@ func (s *session) run(ctx context.Context, cancel context.CancelFunc, req *toolh
 			msg = "the tool failed"
 		}
 		result.Outcome = &toolhostv1.CallResult_Error{Error: msg}
+		span.SetStatus(codes.Error, msg)
 	}
 	_ = s.send(&toolhostv1.ConnectRequest{Event: &toolhostv1.ConnectRequest_Result{Result: result}})
 }

@@ -87,6 +87,9 @@ func (p *Primary) buildAPIs() error {
 		grpc.ChainStreamInterceptor(p.metrics.GRPC.StreamServerInterceptor(), faultgrpc.StreamServerInterceptor(faults), p.policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
 			enumcheck.StreamInterceptor(), fieldrule.StreamInterceptor(), p.Secrets.StreamServerInterceptor(redactedServices...)),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		// Each RPC continues the trace its caller's traceparent names (REST calls' included:
+		// the gateway forwards the header as metadata).
+		grpc.StatsHandler(p.cfg.Telemetry.GRPCServerHandler()),
 	)
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseAPI)
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, workerAPI)

@@ -11,6 +11,7 @@ import (
 	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
@@ -104,6 +105,9 @@ type Config struct {
 	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
 	ShutdownGrace time.Duration
 	Logger        *slog.Logger
+	// Telemetry is the process's tracing (nil: off, though an incoming traceparent still
+	// reaches the shells). The caller shuts it down after Serve returns, flushing the last spans.
+	Telemetry *telemetry.Telemetry
 }
 
 // Validate checks the configuration and fills defaults.
@@ -170,6 +174,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Telemetry == nil {
+		c.Telemetry = telemetry.Disabled()
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/api/dashboard"
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/catalog"
@@ -174,7 +175,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
 		Secrets:        live,
 		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential,
-		Observer: p.metrics,
+		Observer: p.metrics, Tracing: cfg.Telemetry.TracerProvider(),
 		CallApprovals: &response.CallApprovalConfig{
 			Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
 		},
@@ -365,7 +366,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
 		},
-	}), runtime.WithMiddlewares(imetrics.GatewayRoutes()))
+	}), runtime.WithMiddlewares(imetrics.GatewayRoutes()), runtime.WithIncomingHeaderMatcher(traceHeaders))
 	if err := responsev1.RegisterResponseServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return err
 	}
@@ -392,6 +393,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 		}
 		edge.ServeHTTP(w, r)
 	})
+	cliHandler = p.cfg.Telemetry.HTTPHandler(cliHandler, agentclihttp.Route)
 	cliHTTP := &http.Server{Handler: p.metrics.HTTP.Static("agent_cli", agentclihttp.Route, cliHandler), ReadHeaderTimeout: 10 * time.Second}
 	apiHTTP := &http.Server{Handler: p.metrics.HTTP.Routed("api", restMux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	// The metrics listener outlives the others: it answers /readyz with 503 while they stop.
@@ -453,6 +455,16 @@ func (p *Primary) Serve(ctx context.Context) error {
 	}
 	p.cfg.Logger.Info("primary serving", attrs...)
 	return g.Wait()
+}
+
+// traceHeaders forwards a REST request's W3C trace context to the gRPC server behind the
+// gateway, as metadata its stats handler continues, besides the gateway's default headers.
+func traceHeaders(key string) (string, bool) {
+	switch k := strings.ToLower(key); k {
+	case telemetry.TraceparentKey, telemetry.TracestateKey:
+		return k, true
+	}
+	return runtime.DefaultHeaderMatcher(key)
 }
 
 // readinessRefresh is how often the readiness checks run by themselves, so the gRPC health

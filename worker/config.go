@@ -13,6 +13,7 @@ import (
 	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/telemetry"
 )
 
 // Config is what a worker needs.
@@ -53,6 +54,9 @@ type Config struct {
 	MinBackoff time.Duration
 	MaxBackoff time.Duration
 	Logger     *slog.Logger
+	// Telemetry is the process's tracing (nil: off, though a command's trace context still
+	// reaches its shell and the proxy's calls). The caller shuts it down after Run returns.
+	Telemetry *telemetry.Telemetry
 }
 
 // Validate checks the configuration and fills defaults.
@@ -103,6 +107,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Telemetry == nil {
+		c.Telemetry = telemetry.Disabled()
 	}
 	return nil
 }

@@ -7,9 +7,13 @@ import (
 	"io"
 	"sync"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/telemetry"
 )
 
 // session is one connection to the primary and the commands started on it. When it ends, its
@@ -143,10 +147,16 @@ func (s *session) start(ctx context.Context, start *workerv1.StartCommand) {
 				CommandId: id, Stream: stream, Data: append([]byte(nil), chunk...),
 			}}})
 		}
+		// The command continues the trace of the primary's span of it; its shell gets this
+		// span's context.
+		ctx, span := s.w.tracer.Start(telemetry.Extract(ctx, start.GetTraceparent(), start.GetTracestate()), "bash",
+			trace.WithAttributes(attribute.String("turncli.worker_id", s.w.cfg.ID)))
 		res, err := s.w.shells.Run(ctx, shellhost.Command{
 			Agent: start.GetAgent(), Command: start.GetCommand(), Timeout: start.GetTimeout().AsDuration(),
 			AgentCLIEnv: agentCLIEnv(start.GetAgentCliEnv()),
 		}, out)
+		span.SetAttributes(attribute.Int("turncli.exit_code", res.ExitCode))
+		span.End()
 		s.mu.Lock()
 		delete(s.commands, id)
 		s.mu.Unlock()

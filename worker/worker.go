@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -20,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/buildinfo"
 	"github.com/turncli/turncli/internal/leaderconn"
@@ -38,6 +41,7 @@ type Worker struct {
 	client     workerv1.WorkerServiceClient
 	jobs       *jobs.Manager // set by Run
 	metrics    *workerMetrics
+	tracer     trace.Tracer
 }
 
 // New builds a worker whose sandbox proxy serves on proxyLis. extra dial options are for tests
@@ -71,6 +75,8 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.WithChainUnaryInterceptor(m.grpc.UnaryClientInterceptor()),
 		grpc.WithChainStreamInterceptor(m.grpc.StreamClientInterceptor()),
+		// The proxy's forwarded calls carry their request's trace to the primary.
+		grpc.WithStatsHandler(cfg.Telemetry.GRPCClientHandler()),
 	}, extra...)
 	conn, err := leaderconn.New(context.Background(), cfg.PrimaryAddr, opts...)
 	if err != nil {
@@ -87,7 +93,7 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		return nil, err
 	}
 	return &Worker{cfg: cfg, proxyLis: proxyLis, metricsLis: metricsLis, shells: shells, conn: conn,
-		client: workerv1.NewWorkerServiceClient(conn), metrics: m}, nil
+		client: workerv1.NewWorkerServiceClient(conn), metrics: m, tracer: cfg.Telemetry.Tracer("github.com/turncli/turncli/worker")}, nil
 }
 
 // MetricsURL is the origin of /metrics, /healthz and /readyz; empty without a metrics listener.
@@ -120,7 +126,8 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer stop()
 	var wg sync.WaitGroup
 	proxyErr := make(chan error, 1)
-	wg.Go(func() { proxyErr <- sandboxproxy.Serve(ctx, w.proxyLis, w.conn, w.metrics.proxy) })
+	traced := func(h http.Handler) http.Handler { return w.cfg.Telemetry.HTTPHandler(h, agentclihttp.Route) }
+	wg.Go(func() { proxyErr <- sandboxproxy.Serve(ctx, w.proxyLis, w.conn, traced, w.metrics.proxy) })
 	stopMetrics := w.serveMetrics()
 	defer stopMetrics()
 	refused := w.connectLoop(ctx)

@@ -422,7 +422,7 @@ func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any) (any, 
 	if rerr != nil {
 		return nil, rerr
 	}
-	run := s.runCall(ctx, ref, args, params)
+	run := s.runCall(withMetaTrace(ctx, params), ref, args, params)
 	if ref == permissionPrompt {
 		return run.permissionAnswer(), nil
 	}
@@ -580,6 +580,16 @@ func toolError(msg, callID string) map[string]any {
 
 func textContent(text string) map[string]any {
 	return map[string]any{"type": "text", "text": text}
+}
+
+// withMetaTrace returns ctx carrying the trace context an engine put in the request's _meta
+// (traceparent and tracestate, as MCP's SEP-414 proposes), which the call's Agent CLI requests
+// then send instead of the shell's; ctx as it is when there is none.
+func withMetaTrace(ctx context.Context, params map[string]any) context.Context {
+	meta, _ := params["_meta"].(map[string]any)
+	parent, _ := meta["traceparent"].(string)
+	state, _ := meta["tracestate"].(string)
+	return client.WithTrace(ctx, parent, state)
 }
 
 // progress sends notifications/progress for a call whose request asked for them.

@@ -27,6 +27,7 @@ import (
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/leader"
 	"github.com/turncli/turncli/primary/mcpbridge"
@@ -75,12 +76,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-primary"))
 		return 0
 	}
+	tel, err := telemetry.FromEnv(ctx, "mindroom-primary")
+	if err != nil {
+		fmt.Fprintln(stderr, "mindroom-primary:", err)
+		return 2
+	}
+	cfg.Telemetry = tel
+	defer telemetry.ShutdownWithin(tel, cfg.Logger, telemetryFlush)
 	if err := primary.Run(ctx, cfg); err != nil {
 		cfg.Logger.Error("primary failed", "err", err)
 		return 1
 	}
 	return 0
 }
+
+// telemetryFlush bounds the export of the last spans at exit.
+const telemetryFlush = 5 * time.Second
 
 func env(name, fallback string) string {
 	if v := os.Getenv(name); v != "" {

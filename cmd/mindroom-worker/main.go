@@ -24,6 +24,7 @@ import (
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/worker"
 )
 
@@ -126,6 +127,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.Logger = logger
+	tel, err := telemetry.FromEnv(ctx, "mindroom-worker")
+	if err != nil {
+		fmt.Fprintln(stderr, "mindroom-worker:", err)
+		return 2
+	}
+	cfg.Telemetry = tel
+	defer telemetry.ShutdownWithin(tel, cfg.Logger, 5*time.Second)
 	if err := worker.Run(ctx, cfg); err != nil {
 		var refused *worker.RefusedError
 		if errors.As(err, &refused) {

@@ -88,6 +88,9 @@ func (c *restClient) do(ctx context.Context, method, target, body string) ([]byt
 	}
 	req.Header.Set("Authorization", "Bearer "+c.shell.token)
 	req.Header.Set("X-MindRoom-Agent-CLI-Window", c.shell.window)
+	if c.shell.traceparent != "" {
+		req.Header.Set("Traceparent", c.shell.traceparent)
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}

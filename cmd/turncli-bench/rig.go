@@ -15,6 +15,7 @@ import (
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/worker"
 )
@@ -41,8 +42,10 @@ type rig struct {
 	grpcAddr    string // the primary's gRPC listener
 	agentCLIURL string // the primary's loopback Agent CLI origin
 	proxyURL    string // the worker's sandbox proxy origin ("" without a worker)
-	dir         string // the temporary directory holding every state directory
-	stops       []func() error
+	// workerTracing is the tracing of the workers started next (nil: off).
+	workerTracing *telemetry.Telemetry
+	dir           string // the temporary directory holding every state directory
+	stops         []func() error
 }
 
 // startRig starts a primary (and a worker when withWorker) under a temporary state directory;
@@ -130,7 +133,7 @@ func (r *rig) startWorkerAs(ctx context.Context, cfg Config, dir, key, id, crede
 		PrimaryAddr: r.grpcAddr, Credential: credential, Key: key, ID: id,
 		StateDir: dir, AgentBinary: cfg.AgentBinary, EnvAllow: noEnv,
 		ShellGrace: 500 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler),
+		Logger: slog.New(slog.DiscardHandler), Telemetry: r.workerTracing,
 	}, lis)
 	if err != nil {
 		lis.Close()
@@ -171,11 +174,18 @@ type shell struct {
 	origin     string
 	token      string
 	window     string
+	// traceparent, when set, is the command's TRACEPARENT (and the REST clients' header).
+	traceparent string
 }
 
-// env is the command's Agent CLI environment, and nothing else.
+// env is the command's Agent CLI environment (and its TRACEPARENT when traced), and nothing
+// else.
 func (s shell) env() []string {
-	return []string{"MINDROOM_AGENT_CLI_URL=" + s.origin, "MINDROOM_AGENT_CLI_TOKEN=" + s.token, "MINDROOM_AGENT_CLI_WINDOW=" + s.window}
+	env := []string{"MINDROOM_AGENT_CLI_URL=" + s.origin, "MINDROOM_AGENT_CLI_TOKEN=" + s.token, "MINDROOM_AGENT_CLI_WINDOW=" + s.window}
+	if s.traceparent != "" {
+		env = append(env, "TRACEPARENT="+s.traceparent)
+	}
+	return env
 }
 
 // openShell opens a response through the runtime API (on the worker key when key is not empty)

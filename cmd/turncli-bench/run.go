@@ -26,6 +26,7 @@ var measures = []measure{
 	{"poll", "a client that polls every 0.2 s instead of long-polling, calling a fast tool", measurePoll},
 	{"bash", "RunBash of `true` through ResponseService, local and on a worker", measureBash},
 	{"rest", "completed calls/s over REST, 64 keep-alive clients", measureREST},
+	{"tracing", "the cost of tracing (OTLP to a receiver in this process) on the tools-call process and on REST throughput", measureTracing},
 	{"grpc", "completed calls/s over gRPC as a worker's proxy reaches the primary, 64 concurrent callers", measureGRPC},
 	{"receipt", "heap per retained receipt", measureReceiptHeap},
 	{"idle", "heap per idle open response", measureIdleHeap},

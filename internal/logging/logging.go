@@ -1,6 +1,7 @@
 // Package logging builds the slog logger of a daemon from its --log-format and --log-level
-// flags: JSON lines (the default, for collectors) or logfmt-like text (for a terminal). It owns
-// the handler choice and nothing else: what is logged, and the redaction of secrets, belong to
+// flags: JSON lines (the default, for collectors) or logfmt-like text (for a terminal), each
+// record logged in a traced context carrying its trace_id and span_id. It owns the handler
+// choice and nothing else: what is logged, and the redaction of secrets, belong to
 // the processes.
 package logging
 
@@ -20,7 +21,7 @@ const (
 const DefaultFormat = FormatJSON
 
 // New returns a logger writing to w in format ("json" or "text") at level ("debug", "info",
-// "warn" or "error", as slog.Level parses them).
+// "warn" or "error", as slog.Level parses them), adding the trace ids of a record's context.
 func New(w io.Writer, format, level string) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
@@ -29,9 +30,9 @@ func New(w io.Writer, format, level string) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case FormatJSON:
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return slog.New(WithTrace(slog.NewJSONHandler(w, opts))), nil
 	case FormatText:
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(WithTrace(slog.NewTextHandler(w, opts))), nil
 	}
 	return nil, fmt.Errorf("log format %q: want %s or %s", format, FormatJSON, FormatText)
 }

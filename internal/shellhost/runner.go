@@ -12,6 +12,7 @@ import (
 
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/shellpriv"
+	"github.com/turncli/turncli/internal/telemetry"
 )
 
 // Config says how local shells run.
@@ -129,7 +130,9 @@ type Command struct {
 	AgentCLIEnv map[string]string
 }
 
-// Run runs one command on this host and blocks until it exits.
+// Run runs one command on this host and blocks until it exits. The span context in ctx, if
+// any, is the command's TRACEPARENT and TRACESTATE, so the programs it runs (mindroom-agent
+// among them) continue its trace.
 func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bashexec.Result, error) {
 	if err := r.launcher.ensure(); err != nil {
 		return bashexec.Result{}, err
@@ -145,6 +148,9 @@ func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bas
 	timeout = min(timeout, r.cfg.MaxTimeout)
 	agentCLI := map[string]string{"MINDROOM_AGENT_CLI_URL": r.cfg.AgentCLIURL}
 	for k, v := range cmd.AgentCLIEnv {
+		agentCLI[k] = v
+	}
+	for k, v := range telemetry.ShellEnv(ctx) {
 		agentCLI[k] = v
 	}
 	return bashexec.Run(ctx, bashexec.Spec{

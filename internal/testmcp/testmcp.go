@@ -131,6 +131,17 @@ func NewServer(opts Options) *Server {
 			return nil, envOut{Set: ok, Value: v}, nil
 		})
 
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "trace_meta", Description: "Return the traceparent and tracestate of this request's _meta."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, map[string]any, error) {
+			meta := map[string]any{}
+			for _, k := range []string{"traceparent", "tracestate"} {
+				if v, ok := req.Params.Meta[k]; ok {
+					meta[k] = v
+				}
+			}
+			return nil, meta, nil
+		})
+
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "sleep", Description: "Block until the call is cancelled."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
 			s.mu.Lock()

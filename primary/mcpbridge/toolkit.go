@@ -21,6 +21,7 @@ import (
 
 	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/loopback"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -273,12 +274,26 @@ func (t *Toolkit) Call(ctx context.Context, call catalog.Call) (catalog.Result, 
 	if args == nil {
 		args = map[string]any{}
 	}
-	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: call.Function, Arguments: args})
+	res, err := s.cs.CallTool(cctx, &mcp.CallToolParams{Name: call.Function, Arguments: args, Meta: traceMeta(ctx)})
 	if err != nil {
 		return catalog.Result{}, t.failure(ctx, cctx, s, err, "the call", timeout)
 	}
 	t.succeeded() // a tool error is the tool's answer: the server works
 	return convertResult(res)
+}
+
+// traceMeta is the _meta of a tools/call: the W3C trace context of the call's dispatch, as
+// MCP's SEP-414 proposes, so a server that traces continues the trace; nil when there is none.
+func traceMeta(ctx context.Context) mcp.Meta {
+	traceparent, tracestate := telemetry.Inject(ctx)
+	if traceparent == "" {
+		return nil
+	}
+	meta := mcp.Meta{telemetry.TraceparentKey: traceparent}
+	if tracestate != "" {
+		meta[telemetry.TracestateKey] = tracestate
+	}
+	return meta
 }
 
 // Close stops the server and waits for every goroutine and process the toolkit started. Calls

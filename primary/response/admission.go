@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/internal/fault"
@@ -38,7 +39,9 @@ type CallRequest struct {
 // its terminal receipt, so a client that polls needs no second request for a fast tool; any
 // other call is answered as it stands when the budget passes (or when ctx ends).
 func (r *Response) Call(ctx context.Context, windowToken string, req CallRequest) ([]byte, error) {
-	rc, body, err := r.admitReceipt(windowToken, req, admission{})
+	// Admission takes microseconds under the response's lock: it is part of its request's span,
+	// the parent of the call's dispatch, and gets no span of its own.
+	rc, body, err := r.admitReceipt(windowToken, req, admission{trace: trace.SpanContextFromContext(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +86,8 @@ type admission struct {
 	// approved: a person already approved this exact call (a recovered call), so it runs
 	// without asking again.
 	approved bool
+	// trace is the span context the call is admitted in, the parent of its dispatch span.
+	trace trace.SpanContext
 }
 
 // admitReceipt admits a call (see Call) and returns its receipt and the receipt's JSON; the
@@ -109,7 +114,7 @@ func (r *Response) admitReceipt(windowToken string, req CallRequest, how admissi
 	rc := &receipt{
 		id: req.ID, toolkit: req.Toolkit, function: req.Function, args: req.Arguments,
 		parent: w.bashCallID, status: Queued, done: make(chan struct{}), approved: how.approved,
-		admittedAt: time.Now(),
+		admittedAt: time.Now(), admission: how.trace,
 	}
 	// Known at once for a loaded toolkit; a deferred one's are set when dispatch loads it.
 	rc.traits, _ = view.LoadedTraits(req.Toolkit, req.Function)

@@ -36,14 +36,16 @@ func (r *Response) dispatch(rc *receipt, w *Window, view *catalog.View) {
 	rc.status = Running
 	r.mu.Unlock()
 
+	span := r.startDispatch(rc)
 	status, outcome, attachments := r.run(rc, w, view)
+	endDispatch(span, status)
 	r.mu.Lock()
 	r.finishLocked(rc, w, status, outcome, attachments)
 	r.mu.Unlock()
 }
 
 func (r *Response) run(rc *receipt, w *Window, view *catalog.View) (Status, []byte, []byte) {
-	ctx := r.ctx
+	ctx := r.callContext(rc)
 	fn, err := view.Resolve(ctx, rc.toolkit, rc.function)
 	if err != nil {
 		return Failed, errorOutcome(err.Error()), nil
@@ -62,7 +64,7 @@ func (r *Response) run(rc *receipt, w *Window, view *catalog.View) (Status, []by
 
 // invoke calls the resolved function with the receipt's frozen arguments.
 func (r *Response) invoke(rc *receipt, w *Window, fn catalog.Resolved) (Status, []byte, []byte) {
-	ctx := r.ctx
+	ctx := r.callContext(rc)
 	args, err := canonjson.ParseObject(rc.args) // a private copy: the tool may keep or change it
 	if err != nil {
 		return Failed, errorOutcome(catalog.ErrInvalidArguments.Error()), nil
@@ -149,10 +151,13 @@ func (r *Response) runShell(ctx context.Context, w *Window, command string, time
 	defer cancel()
 	stop := context.AfterFunc(r.ctx, cancel)
 	defer stop()
-	return r.mgr.cfg.Shells.Run(ctx, ShellCommand{
+	ctx, span := r.startBash(ctx, w)
+	res, err := r.mgr.cfg.Shells.Run(ctx, ShellCommand{
 		ResponseID: r.id, Agent: r.spec.Agent, WorkerKey: r.spec.WorkerKey, Binding: &r.binding,
 		Command: command, Timeout: timeout, AgentCLIEnv: r.agentCLIEnvNoURL(w),
 	}, out)
+	endBash(span, res, err)
+	return res, err
 }
 
 // RunBash runs a command of the runtime in a new window (opened with opts) and returns after

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/grant"
 )
@@ -87,6 +89,9 @@ type Config struct {
 	CallApprovals *CallApprovalConfig
 	// Observer hears of every call that settles (nil: nobody does).
 	Observer Observer
+	// Tracing gives the spans of commands, admissions and dispatches (nil: none are
+	// recorded, and a command's shell still gets the context it was started in).
+	Tracing trace.TracerProvider
 }
 
 // DefaultFastCallBudget is the primary's FastCallBudget unless configured: a few
@@ -104,6 +109,7 @@ const (
 type Manager struct {
 	cfg    Config
 	grants *grant.Registry[grantee]
+	tracer trace.Tracer
 
 	mu   sync.Mutex
 	byID map[string]*Response
@@ -135,7 +141,7 @@ func NewManager(cfg Config) *Manager {
 	if cfg.MaxOpenPerCredential <= 0 {
 		cfg.MaxOpenPerCredential = DefaultMaxOpenPerCredential
 	}
-	m := &Manager{cfg: cfg, grants: grants, byID: make(map[string]*Response),
+	m := &Manager{cfg: cfg, grants: grants, tracer: telemetry.TracerOf(cfg.Tracing, tracerName), byID: make(map[string]*Response),
 		openByCredential: make(map[string]int)}
 	if cfg.CallApprovals != nil {
 		m.callApprovals = newCallApprovals(m, *cfg.CallApprovals)

@@ -12,6 +12,7 @@ import (
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -118,9 +119,11 @@ func (c *conn) call(ctx context.Context, call catalog.Call) (catalog.Result, err
 		c.mu.Unlock()
 	}()
 
+	traceparent, tracestate := telemetry.Inject(ctx) // the host continues the dispatch's trace
 	start := &toolhostv1.ConnectResponse{Event: &toolhostv1.ConnectResponse_Call{Call: &toolhostv1.StartCall{
 		CallId: id, Toolkit: call.Toolkit, Function: call.Function, ArgumentsJson: string(argsJSON),
 		Identity: identityToProto(call.Identity), AgentCliCallId: call.ID, BashCallId: call.BashCallID,
+		Traceparent: traceparent, Tracestate: tracestate,
 	}}}
 	if err := c.enqueue(ctx, start); err != nil {
 		if ctx.Err() != nil {

@@ -12,6 +12,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -37,9 +38,10 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 	}
 	c.add(rc)
 	defer c.forget(rc.id)
+	traceparent, tracestate := telemetry.Inject(ctx) // the worker continues the command's trace
 	err = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Start{Start: &workerv1.StartCommand{
 		CommandId: rc.id, Agent: cmd.Agent, Command: cmd.Command, Timeout: durationpb.New(cmd.Timeout),
-		AgentCliEnv: cmd.AgentCLIEnv, OutputCredit: uint32(credit),
+		AgentCliEnv: cmd.AgentCLIEnv, OutputCredit: uint32(credit), Traceparent: traceparent, Tracestate: tracestate,
 	}}})
 	if err != nil {
 		return bashexec.Result{}, fmt.Errorf("worker %s could not be reached: %w", c.ident.ID, err)

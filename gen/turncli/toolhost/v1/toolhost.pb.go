@@ -1213,7 +1213,11 @@ type StartCall struct {
 	// The Agent CLI call id (the receipt's call_id); unique within the response only.
 	AgentCliCallId string `protobuf:"bytes,6,opt,name=agent_cli_call_id,json=agentCliCallId,proto3" json:"agent_cli_call_id,omitempty"`
 	// The Bash tool call whose command made the call.
-	BashCallId    string `protobuf:"bytes,7,opt,name=bash_call_id,json=bashCallId,proto3" json:"bash_call_id,omitempty"`
+	BashCallId string `protobuf:"bytes,7,opt,name=bash_call_id,json=bashCallId,proto3" json:"bash_call_id,omitempty"`
+	// The W3C trace context (traceparent and tracestate header values) of the primary's span
+	// dispatching this call; empty when there is none. The host continues the trace from it.
+	Traceparent   string `protobuf:"bytes,8,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
+	Tracestate    string `protobuf:"bytes,9,opt,name=tracestate,proto3" json:"tracestate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1293,6 +1297,20 @@ func (x *StartCall) GetAgentCliCallId() string {
 func (x *StartCall) GetBashCallId() string {
 	if x != nil {
 		return x.BashCallId
+	}
+	return ""
+}
+
+func (x *StartCall) GetTraceparent() string {
+	if x != nil {
+		return x.Traceparent
+	}
+	return ""
+}
+
+func (x *StartCall) GetTracestate() string {
+	if x != nil {
+		return x.Tracestate
 	}
 	return ""
 }
@@ -1693,7 +1711,7 @@ const file_turncli_toolhost_v1_toolhost_proto_rawDesc = "" +
 	"\n" +
 	"agent_name\x18\x02 \x01(\tR\tagentName\x12!\n" +
 	"\frequester_id\x18\x03 \x01(\tR\vrequesterId\x12I\n" +
-	"\fconversation\x18\x04 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\"\x8d\x02\n" +
+	"\fconversation\x18\x04 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\"\xcf\x02\n" +
 	"\tStartCall\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x18\n" +
 	"\atoolkit\x18\x02 \x01(\tR\atoolkit\x12\x1a\n" +
@@ -1702,7 +1720,11 @@ const file_turncli_toolhost_v1_toolhost_proto_rawDesc = "" +
 	"\bidentity\x18\x05 \x01(\v2!.turncli.toolhost.v1.CallIdentityR\bidentity\x12)\n" +
 	"\x11agent_cli_call_id\x18\x06 \x01(\tR\x0eagentCliCallId\x12 \n" +
 	"\fbash_call_id\x18\a \x01(\tR\n" +
-	"bashCallId\"%\n" +
+	"bashCallId\x12 \n" +
+	"\vtraceparent\x18\b \x01(\tR\vtraceparent\x12\x1e\n" +
+	"\n" +
+	"tracestate\x18\t \x01(\tR\n" +
+	"tracestate\"%\n" +
 	"\n" +
 	"CancelCall\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\"]\n" +

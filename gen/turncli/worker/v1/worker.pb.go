@@ -563,7 +563,12 @@ type StartCommand struct {
 	// MINDROOM_AGENT_CLI_URL itself. Holds a grant: only this command may see it.
 	AgentCliEnv map[string]string `protobuf:"bytes,5,rep,name=agent_cli_env,json=agentCliEnv,proto3" json:"agent_cli_env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// How many output chunks the worker may send before it receives Credit.
-	OutputCredit  uint32 `protobuf:"varint,6,opt,name=output_credit,json=outputCredit,proto3" json:"output_credit,omitempty"`
+	OutputCredit uint32 `protobuf:"varint,6,opt,name=output_credit,json=outputCredit,proto3" json:"output_credit,omitempty"`
+	// The W3C trace context (traceparent and tracestate header values) of the primary's span of
+	// this command; empty when there is none. The worker continues the trace from it and hands
+	// it to the command as TRACEPARENT and TRACESTATE.
+	Traceparent   string `protobuf:"bytes,7,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
+	Tracestate    string `protobuf:"bytes,8,opt,name=tracestate,proto3" json:"tracestate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -638,6 +643,20 @@ func (x *StartCommand) GetOutputCredit() uint32 {
 		return x.OutputCredit
 	}
 	return 0
+}
+
+func (x *StartCommand) GetTraceparent() string {
+	if x != nil {
+		return x.Traceparent
+	}
+	return ""
+}
+
+func (x *StartCommand) GetTracestate() string {
+	if x != nil {
+		return x.Tracestate
+	}
+	return ""
 }
 
 // CancelCommand stops a command; its CommandExited still follows.
@@ -1590,7 +1609,7 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\x04jobs\x18\x05 \x03(\v2\x1b.turncli.worker.v1.JobStateR\x04jobs\"(\n" +
 	"\aWelcome\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\xcd\x02\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\x8f\x03\n" +
 	"\fStartCommand\x12\x1d\n" +
 	"\n" +
 	"command_id\x18\x01 \x01(\tR\tcommandId\x12\x14\n" +
@@ -1598,7 +1617,11 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\acommand\x18\x03 \x01(\tR\acommand\x123\n" +
 	"\atimeout\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\atimeout\x12T\n" +
 	"\ragent_cli_env\x18\x05 \x03(\v20.turncli.worker.v1.StartCommand.AgentCliEnvEntryR\vagentCliEnv\x12#\n" +
-	"\routput_credit\x18\x06 \x01(\rR\foutputCredit\x1a>\n" +
+	"\routput_credit\x18\x06 \x01(\rR\foutputCredit\x12 \n" +
+	"\vtraceparent\x18\a \x01(\tR\vtraceparent\x12\x1e\n" +
+	"\n" +
+	"tracestate\x18\b \x01(\tR\n" +
+	"tracestate\x1a>\n" +
 	"\x10AgentCliEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\".\n" +

@@ -1,0 +1,67 @@
+package response
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/turncli/turncli/internal/bashexec"
+)
+
+// tracerName is the instrumentation scope of the response engine's spans.
+const tracerName = "github.com/turncli/turncli/primary/response"
+
+// The engine's spans, each a child of the context that caused it: a Bash command's span (of
+// the runtime's RunBash, or of the call that runs a nested shell) whose context its shell gets
+// as TRACEPARENT; and a call's dispatch to its toolkit, a child of the request that admitted
+// it, which outlives that request and carries the trace on to the tool.
+
+// startBash starts the span of a command run in window w.
+func (r *Response) startBash(ctx context.Context, w *Window) (context.Context, trace.Span) {
+	return r.mgr.tracer.Start(ctx, "bash", trace.WithAttributes(
+		attribute.String("turncli.response_id", r.id), attribute.String("turncli.bash_call_id", w.bashCallID)))
+}
+
+// startDispatch starts the span of running rc in its toolkit, a child of the span it was
+// admitted in, and keeps its context on rc for the toolkit's call.
+func (r *Response) startDispatch(rc *receipt) trace.Span {
+	ctx := trace.ContextWithSpanContext(context.Background(), rc.admission)
+	_, span := r.mgr.tracer.Start(ctx, "dispatch "+rc.toolkit+"."+rc.function, trace.WithAttributes(
+		attribute.String("turncli.response_id", r.id), attribute.String("turncli.call_id", rc.id.String())))
+	rc.dispatch = span.SpanContext()
+	return span
+}
+
+// endBash ends a command's span with its exit, or with why it could not run.
+func endBash(span trace.Span, res bashexec.Result, err error) {
+	if span.IsRecording() {
+		span.SetAttributes(attribute.Int("turncli.exit_code", res.ExitCode),
+			attribute.Bool("turncli.timed_out", res.TimedOut), attribute.Bool("turncli.cancelled", res.Cancelled))
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+	}
+	span.End()
+}
+
+// endDispatch ends a dispatch span with the call's status.
+func endDispatch(span trace.Span, s Status) {
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("turncli.call_status", s.String()))
+		if s != Completed {
+			span.SetStatus(codes.Error, s.String())
+		}
+	}
+	span.End()
+}
+
+// callContext is the context a toolkit's call runs in: the response's lifetime, carrying the
+// call's dispatch span.
+func (r *Response) callContext(rc *receipt) context.Context {
+	if !rc.dispatch.IsValid() {
+		return r.ctx
+	}
+	return trace.ContextWithSpanContext(r.ctx, rc.dispatch)
+}
