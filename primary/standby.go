@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/status"
 
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/primary/leader"
@@ -40,7 +40,7 @@ const standbyCheck = "leader"
 func newStandby() *standby {
 	s := &standby{}
 	s.grpc = grpc.NewServer(grpc.UnknownServiceHandler(func(any, grpc.ServerStream) error {
-		return status.Error(codes.Unavailable, s.message())
+		return faultgrpc.Status(nil, "", fault.New(fault.Unavailable, s.message()))
 	}))
 	h := health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, h)
@@ -71,7 +71,7 @@ func (s *standby) unavailable(w http.ResponseWriter, _ *http.Request) {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 		Details []any  `json:"details"`
-	}{int(codes.Unavailable), s.message(), []any{}})
+	}{int(faultgrpc.Code(fault.Unavailable)), s.message(), []any{}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write(body)

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
+	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turncli/turncli/internal/bashexec"
@@ -40,7 +40,7 @@ func endBash(span trace.Span, res bashexec.Result, err error) {
 		span.SetAttributes(attribute.Int("turncli.exit_code", res.ExitCode),
 			attribute.Bool("turncli.timed_out", res.TimedOut), attribute.Bool("turncli.cancelled", res.Cancelled))
 		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
+			span.SetStatus(otelcodes.Error, err.Error())
 		}
 	}
 	span.End()
@@ -51,7 +51,7 @@ func endDispatch(span trace.Span, s Status) {
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("turncli.call_status", s.String()))
 		if s != Completed {
-			span.SetStatus(codes.Error, s.String())
+			span.SetStatus(otelcodes.Error, s.String())
 		}
 	}
 	span.End()
