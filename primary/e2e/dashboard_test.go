@@ -205,12 +205,15 @@ func TestDashboard(t *testing.T) {
 			t.Errorf("the command shows as %q, want it literally %q", got, command)
 		}
 		screenshot(t, admin, "inbox")
-		step(t, admin, "approve", chromedp.Click(`article[id^="approval-"] button[value="approve"]`),
-			chromedp.WaitVisible(".flash"))
+		eval[bool](t, admin, `(() => { document.querySelector('article[id^="approval-"] button[value="approve"]').click(); return true })()`)
+		step(t, admin, "see the approval taken", chromedp.WaitVisible(".flash"))
 
 		step(t, admin, "open the jobs", chromedp.Navigate(env.HTTPURL+"/ui/jobs"), chromedp.WaitVisible(`tr[id^="job-"] a`))
 		screenshot(t, admin, "jobs")
-		step(t, admin, "open the job", chromedp.Click(`tr[id^="job-"] a`), chromedp.WaitVisible("#job-log"))
+		// Read the link and follow it, rather than click a node the live list may replace
+		// between finding and clicking it.
+		jobURL := eval[string](t, admin, `document.querySelector('tr[id^="job-"] a').href`)
+		step(t, admin, "open the job", chromedp.Navigate(jobURL), chromedp.WaitVisible("#job-log"))
 		// The log streams in: lines show while the job still runs, then the rest.
 		waitInPage(t, admin, "the first lines while the job runs",
 			`document.querySelector('#job-log').textContent.includes('line-1') && !document.querySelector('#job-log').textContent.includes('finished-marker')`)
@@ -249,7 +252,7 @@ func TestDashboard(t *testing.T) {
 				t.Errorf("details show as %q, want %q literally", got, details)
 			}
 		}
-		step(t, admin, "approve", chromedp.Click(`article[id^="prompt-"] button[value="approve"]`))
+		eval[bool](t, admin, `(() => { document.querySelector('article[id^="prompt-"] button[value="approve"]').click(); return true })()`)
 		waitInPage(t, member, "the request to close in the other browser", `document.querySelector('article[id^="prompt-"]') === null`)
 		select {
 		case <-asked:
@@ -282,7 +285,8 @@ func TestDashboard(t *testing.T) {
 		step(t, admin, "open the questions", chromedp.Navigate(env.HTTPURL+"/ui/questions"),
 			chromedp.WaitVisible(`li[id^="question-"] a`))
 		screenshot(t, admin, "questions")
-		step(t, admin, "open the form", chromedp.Click(`li[id^="question-"] a`), chromedp.WaitVisible("#question-form"))
+		formURL := eval[string](t, admin, `document.querySelector('li[id^="question-"] a').href`)
+		step(t, admin, "open the form", chromedp.Navigate(formURL), chromedp.WaitVisible("#question-form"))
 		if got := text(t, admin, "#q-colour legend"); !strings.Contains(got, prompt) {
 			t.Errorf("the prompt shows as %q, want %q literally", got, prompt)
 		}

@@ -242,9 +242,16 @@ func TestReadinessFlipsDuringShutdown(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(body)
 	}
+	// Serve runs in its own goroutine: the primary turns ready once its listeners serve.
 	for _, url := range []string{env.MetricsURL + "/readyz", env.HTTPURL + "/readyz"} {
-		if code, body := get(url); code != http.StatusOK || !strings.Contains(body, `"status":"ready"`) {
-			t.Fatalf("%s before shutdown: %d %s", url, code, body)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			code, body := get(url)
+			if code == http.StatusOK && strings.Contains(body, `"status":"ready"`) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s before shutdown: %d %s", url, code, body)
+			}
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
