@@ -62,7 +62,7 @@ func (t *tx) InsertApprovalComment(ctx context.Context, id int64, from store.App
 // Approval implements store.Reader.
 func (r reader) Approval(ctx context.Context, id int64) (store.Approval, error) {
 	var c conditions
-	c.add("id = ?", id)
+	c.Add("id = ?", id)
 	aps, err := r.queryApprovals(ctx, c, 1)
 	if err != nil {
 		return store.Approval{}, err
@@ -76,9 +76,9 @@ func (r reader) Approval(ctx context.Context, id int64) (store.Approval, error) 
 // ListApprovals implements store.Reader.
 func (r reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.conversation(f.Channel, f.Thread)
-	c.beforeID(f.BeforeID)
+	c.Equal("status", string(f.Status))
+	c.Conversation(f.Channel, f.Thread)
+	c.BeforeID(f.BeforeID)
 	return r.queryApprovals(ctx, c, f.Limit)
 }
 
@@ -89,9 +89,9 @@ const approvalColumns = `a.id, a.key, a.kind, a.channel, a.thread, a.author, a.c
 // table), newest first, each with its comments oldest first. One statement reads both, so the
 // comments belong to the same snapshot as the approvals and a page costs one query.
 func (r reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]store.Approval, error) {
-	rows, err := r.q.Query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next()+`)
+	rows, err := r.q.Query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next()+`)
 		SELECT `+approvalColumns+`, c.actor, c.text, c.at FROM a LEFT JOIN approval_comments c ON c.approval_id = a.id
-		ORDER BY a.id DESC, c.id`, append(c.args, sqlLimit(limit))...)
+		ORDER BY a.id DESC, c.id`, append(c.Args, sqlLimit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: approvals: %w", err)
 	}

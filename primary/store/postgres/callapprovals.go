@@ -43,7 +43,7 @@ func (t *tx) UpdateCallApproval(ctx context.Context, from store.CallApprovalStat
 // CallApproval implements store.Reader.
 func (r reader) CallApproval(ctx context.Context, id int64) (store.CallApproval, error) {
 	var c conditions
-	c.add("id = ?", id)
+	c.Add("id = ?", id)
 	list, err := r.queryCallApprovals(ctx, c, 1)
 	if err != nil {
 		return store.CallApproval{}, err
@@ -57,10 +57,10 @@ func (r reader) CallApproval(ctx context.Context, id int64) (store.CallApproval,
 // ListCallApprovals implements store.Reader.
 func (r reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.conversation(f.Channel, f.Thread)
-	c.equal("response_id", f.ResponseID)
-	c.beforeID(f.BeforeID)
+	c.Equal("status", string(f.Status))
+	c.Conversation(f.Channel, f.Thread)
+	c.Equal("response_id", f.ResponseID)
+	c.BeforeID(f.BeforeID)
 	return r.queryCallApprovals(ctx, c, f.Limit)
 }
 
@@ -68,8 +68,8 @@ func (r reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilte
 func (r reader) queryCallApprovals(ctx context.Context, c conditions, limit int) ([]store.CallApproval, error) {
 	rows, err := r.q.Query(ctx, `SELECT id, call_id, toolkit, function, arguments, bash_call_id, response_id, agent,
 		requester, channel, thread, worker_key, checkpoint, status, created_at, decided_by, decided_at, note, claimed_at,
-		result_status, outcome, settled_at FROM call_approvals WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next(),
-		append(c.args, sqlLimit(limit))...)
+		result_status, outcome, settled_at FROM call_approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
+		append(c.Args, sqlLimit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: call approvals: %w", err)
 	}

@@ -66,23 +66,23 @@ func (r reader) Job(ctx context.Context, id int64) (store.Job, error) {
 // ListJobs implements store.Reader.
 func (r reader) ListJobs(ctx context.Context, status store.JobStatus) ([]store.Job, error) {
 	var c conditions
-	c.equal("status", string(status))
+	c.Equal("status", string(status))
 	return r.queryJobs(ctx, c, 0)
 }
 
 // PageJobs implements store.Reader.
 func (r reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.conversation(f.Channel, f.Thread)
-	c.beforeID(f.BeforeID)
+	c.Equal("status", string(f.Status))
+	c.Conversation(f.Channel, f.Thread)
+	c.BeforeID(f.BeforeID)
 	return r.queryJobs(ctx, c, f.Limit)
 }
 
 // queryJobs returns up to limit jobs matching c, newest first.
 func (r reader) queryJobs(ctx context.Context, c conditions, limit int) ([]store.Job, error) {
-	rows, err := r.q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next(),
-		append(c.args, sqlLimit(limit))...)
+	rows, err := r.q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
+		append(c.Args, sqlLimit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list jobs: %w", err)
 	}

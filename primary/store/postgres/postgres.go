@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/store/sqlwhere"
 )
 
 // Options tune a Store; the zero value is ready for production.
@@ -239,63 +239,5 @@ func sqlLimit(limit int) *int64 {
 	return &n
 }
 
-// conditions builds a list query's WHERE clause from the filters that are set, numbering its
-// placeholders $1, $2…; a statement's own parameters follow them (next).
-type conditions struct {
-	where []string
-	args  []any
-}
-
-// add adds cond, whose placeholders are written "?", with their arguments.
-func (c *conditions) add(cond string, args ...any) {
-	for _, a := range args {
-		c.args = append(c.args, a)
-		cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(c.args)), 1)
-	}
-	c.where = append(c.where, cond)
-}
-
-// next is the placeholder of the next argument after the conditions' own.
-func (c *conditions) next() string { return "$" + strconv.Itoa(len(c.args)+1) }
-
-// equal adds `column = value` when value is set.
-func (c *conditions) equal(column, value string) {
-	if value != "" {
-		c.add(column+" = ?", value)
-	}
-}
-
-// conversation adds the conversation when channel is set (an empty thread is the channel's
-// main timeline).
-func (c *conditions) conversation(channel, thread string) {
-	if channel != "" {
-		c.add("channel = ? AND thread = ?", channel, thread)
-	}
-}
-
-// beforeID adds `id < before` when before is set: the keyset of a list newest first by id.
-func (c *conditions) beforeID(before int64) {
-	if before > 0 {
-		c.add("id < ?", before)
-	}
-}
-
-// afterTime adds the keyset of a list ordered by a time column descending, then by key
-// columns ascending: only rows strictly after (at, key) in that order. Nothing when at is
-// zero (the first page).
-func (c *conditions) afterTime(timeColumn string, at time.Time, keyColumns []string, key []any) {
-	if at.IsZero() {
-		return
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(key)), ", ")
-	c.add("("+timeColumn+" < ? OR ("+timeColumn+" = ? AND ("+strings.Join(keyColumns, ", ")+") > ("+marks+")))",
-		append([]any{nanos(at), nanos(at)}, key...)...)
-}
-
-// sql is the clause: "true" when no filter is set.
-func (c *conditions) sql() string {
-	if len(c.where) == 0 {
-		return "true"
-	}
-	return strings.Join(c.where, " AND ")
-}
+// conditions is a list query's WHERE clause in this driver's dialect.
+type conditions = sqlwhere.Conditions[sqlwhere.PostgreSQL]

@@ -46,7 +46,7 @@ func nullJSON(raw json.RawMessage) *string {
 // Prompt implements store.Reader.
 func (r reader) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
 	var c conditions
-	c.add("id = ?", id)
+	c.Add("id = ?", id)
 	ps, err := r.queryPrompts(ctx, c, 1)
 	if err != nil {
 		return store.Prompt{}, err
@@ -60,10 +60,10 @@ func (r reader) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
 // ListPrompts implements store.Reader.
 func (r reader) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.equal("kind", string(f.Kind))
-	c.conversation(f.Channel, f.Thread)
-	c.beforeID(f.BeforeID)
+	c.Equal("status", string(f.Status))
+	c.Equal("kind", string(f.Kind))
+	c.Conversation(f.Channel, f.Thread)
+	c.BeforeID(f.BeforeID)
 	return r.queryPrompts(ctx, c, f.Limit)
 }
 
@@ -72,8 +72,8 @@ const promptColumns = `id, kind, channel, thread, requester, agent, response_id,
 
 // queryPrompts returns up to limit prompts matching c, newest first.
 func (r reader) queryPrompts(ctx context.Context, c conditions, limit int) ([]store.Prompt, error) {
-	rows, err := r.q.Query(ctx, `SELECT `+promptColumns+` FROM prompts WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next(),
-		append(c.args, sqlLimit(limit))...)
+	rows, err := r.q.Query(ctx, `SELECT `+promptColumns+` FROM prompts WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
+		append(c.Args, sqlLimit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: prompts: %w", err)
 	}
@@ -148,13 +148,13 @@ func (t *tx) DeletePermissionAllowances(ctx context.Context, scope string) error
 // PermissionAllowances implements store.Reader.
 func (r reader) PermissionAllowances(ctx context.Context, f store.AllowanceFilter) ([]store.PermissionAllowance, error) {
 	var c conditions
-	c.conversation(f.Channel, f.Thread)
-	c.equal("tool_name", f.ToolName)
+	c.Conversation(f.Channel, f.Thread)
+	c.Equal("tool_name", f.ToolName)
 	a := f.After
-	c.afterTime("granted_at", a.GrantedAt, []string{"channel", "thread", "tool_name", "scope"},
+	c.AfterTime("granted_at", a.GrantedAt, []string{"channel", "thread", "tool_name", "scope"},
 		[]any{a.Channel, a.Thread, a.ToolName, a.Scope})
-	rows, err := r.q.Query(ctx, `SELECT `+allowanceColumns+` FROM permission_allowances WHERE `+c.sql()+`
-		ORDER BY granted_at DESC, channel, thread, tool_name, scope LIMIT `+c.next(), append(c.args, sqlLimit(f.Limit))...)
+	rows, err := r.q.Query(ctx, `SELECT `+allowanceColumns+` FROM permission_allowances WHERE `+c.SQL()+`
+		ORDER BY granted_at DESC, channel, thread, tool_name, scope LIMIT `+c.Next(), append(c.Args, sqlLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: permission allowances: %w", err)
 	}

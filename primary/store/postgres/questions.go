@@ -50,7 +50,7 @@ func (t *tx) UpdateQuestionRequest(ctx context.Context, prev, next store.Questio
 // QuestionRequest implements store.Reader.
 func (r reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRequest, error) {
 	var c conditions
-	c.add("id = ?", id)
+	c.Add("id = ?", id)
 	qs, err := r.queryQuestions(ctx, c, 1)
 	if err != nil {
 		return store.QuestionRequest{}, err
@@ -64,11 +64,11 @@ func (r reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRe
 // ListQuestionRequests implements store.Reader.
 func (r reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.equal("channel", f.Channel)
-	c.equal("thread", f.Thread)
-	c.equal("requester", f.Requester)
-	c.beforeID(f.BeforeID)
+	c.Equal("status", string(f.Status))
+	c.Equal("channel", f.Channel)
+	c.Equal("thread", f.Thread)
+	c.Equal("requester", f.Requester)
+	c.BeforeID(f.BeforeID)
 	return r.queryQuestions(ctx, c, f.Limit)
 }
 
@@ -76,7 +76,7 @@ func (r reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter
 func (r reader) queryQuestions(ctx context.Context, c conditions, limit int) ([]store.QuestionRequest, error) {
 	rows, err := r.q.Query(ctx, `SELECT id, channel, thread, requester, agent, response_id, title, presentation,
 		questions, status, revision, draft, answers, created_at, updated_at, submitted_at, cancelled_by, cancelled_at
-		FROM question_requests WHERE `+c.sql()+` ORDER BY id DESC LIMIT `+c.next(), append(c.args, sqlLimit(limit))...)
+		FROM question_requests WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(), append(c.Args, sqlLimit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: question requests: %w", err)
 	}

@@ -67,10 +67,10 @@ func (r reader) Approval(ctx context.Context, id int64) (store.Approval, error) 
 // ListApprovals implements store.Reader.
 func (r reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.conversation(f.Channel, f.Thread)
-	c.beforeID(f.BeforeID)
-	return r.queryApprovals(ctx, c.sql(), c.args, sqlLimit(f.Limit))
+	c.Equal("status", string(f.Status))
+	c.Conversation(f.Channel, f.Thread)
+	c.BeforeID(f.BeforeID)
+	return r.queryApprovals(ctx, c.SQL(), c.Args, sqlLimit(f.Limit))
 }
 
 const approvalColumns = `a.id, a.key, a.kind, a.channel, a.thread, a.author, a.command, a.workdir, a.ceiling_ns, a.label,

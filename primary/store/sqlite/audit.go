@@ -22,12 +22,12 @@ func (t *tx) InsertAudit(ctx context.Context, e store.NewAuditEntry, at time.Tim
 // ListAudit implements store.Reader.
 func (r reader) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error) {
 	var c conditions
-	c.equal("actor", f.Actor)
-	c.equal("action", f.Action)
-	c.equal("subject", f.Subject)
-	c.beforeID(f.BeforeID)
+	c.Equal("actor", f.Actor)
+	c.Equal("action", f.Action)
+	c.Equal("subject", f.Subject)
+	c.BeforeID(f.BeforeID)
 	rows, err := r.q.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
-		WHERE `+c.sql()+` ORDER BY id DESC LIMIT ?`, append(c.args, sqlLimit(f.Limit))...)
+		WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`, append(c.Args, sqlLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list audit: %w", err)
 	}

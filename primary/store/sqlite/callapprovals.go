@@ -51,11 +51,11 @@ func (r reader) CallApproval(ctx context.Context, id int64) (store.CallApproval,
 // ListCallApprovals implements store.Reader.
 func (r reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.conversation(f.Channel, f.Thread)
-	c.equal("response_id", f.ResponseID)
-	c.beforeID(f.BeforeID)
-	return r.queryCallApprovals(ctx, c.sql(), c.args, sqlLimit(f.Limit))
+	c.Equal("status", string(f.Status))
+	c.Conversation(f.Channel, f.Thread)
+	c.Equal("response_id", f.ResponseID)
+	c.BeforeID(f.BeforeID)
+	return r.queryCallApprovals(ctx, c.SQL(), c.Args, sqlLimit(f.Limit))
 }
 
 // queryCallApprovals returns up to limit records matching where, newest first.

@@ -81,11 +81,11 @@ func (r reader) ListJobs(ctx context.Context, status store.JobStatus) ([]store.J
 // PageJobs implements store.Reader.
 func (r reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.conversation(f.Channel, f.Thread)
-	c.beforeID(f.BeforeID)
-	rows, err := r.q.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.sql()+` ORDER BY id DESC LIMIT ?`,
-		append(c.args, sqlLimit(f.Limit))...)
+	c.Equal("status", string(f.Status))
+	c.Conversation(f.Channel, f.Thread)
+	c.BeforeID(f.BeforeID)
+	rows, err := r.q.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`,
+		append(c.Args, sqlLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list jobs: %w", err)
 	}

@@ -22,11 +22,11 @@ func (t *tx) PutProgress(ctx context.Context, p store.ProgressSnapshot) error {
 // ListProgress implements store.Reader.
 func (r reader) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
 	var c conditions
-	c.equal("response_id", f.ResponseID)
-	c.conversation(f.Channel, f.Thread)
-	c.afterTime("updated_at", f.After.UpdatedAt, []string{"response_id"}, []any{f.After.ResponseID})
+	c.Equal("response_id", f.ResponseID)
+	c.Conversation(f.Channel, f.Thread)
+	c.AfterTime("updated_at", f.After.UpdatedAt, []string{"response_id"}, []any{f.After.ResponseID})
 	rows, err := r.q.QueryContext(ctx, `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at
-		FROM progress_snapshots WHERE `+c.sql()+` ORDER BY updated_at DESC, response_id LIMIT ?`, append(c.args, sqlLimit(f.Limit))...)
+		FROM progress_snapshots WHERE `+c.SQL()+` ORDER BY updated_at DESC, response_id LIMIT ?`, append(c.Args, sqlLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list progress: %w", err)
 	}

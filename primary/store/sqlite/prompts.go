@@ -52,11 +52,11 @@ func (r reader) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
 // ListPrompts implements store.Reader.
 func (r reader) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.equal("kind", string(f.Kind))
-	c.conversation(f.Channel, f.Thread)
-	c.beforeID(f.BeforeID)
-	return r.queryPrompts(ctx, c.sql(), c.args, sqlLimit(f.Limit))
+	c.Equal("status", string(f.Status))
+	c.Equal("kind", string(f.Kind))
+	c.Conversation(f.Channel, f.Thread)
+	c.BeforeID(f.BeforeID)
+	return r.queryPrompts(ctx, c.SQL(), c.Args, sqlLimit(f.Limit))
 }
 
 const promptColumns = `id, kind, channel, thread, requester, agent, response_id, call_id, title, details, approve_label,
@@ -134,14 +134,14 @@ func (t *tx) DeletePermissionAllowances(ctx context.Context, scope string) error
 // PermissionAllowances implements store.Reader.
 func (r reader) PermissionAllowances(ctx context.Context, f store.AllowanceFilter) ([]store.PermissionAllowance, error) {
 	var c conditions
-	c.conversation(f.Channel, f.Thread)
-	c.equal("tool_name", f.ToolName)
+	c.Conversation(f.Channel, f.Thread)
+	c.Equal("tool_name", f.ToolName)
 	a := f.After
-	c.afterTime("granted_at", a.GrantedAt, []string{"channel", "thread", "tool_name", "scope"},
+	c.AfterTime("granted_at", a.GrantedAt, []string{"channel", "thread", "tool_name", "scope"},
 		[]any{a.Channel, a.Thread, a.ToolName, a.Scope})
 	rows, err := r.q.QueryContext(ctx, `SELECT channel, thread, tool_name, scope, granted_by, granted_at, prompt_id
-		FROM permission_allowances WHERE `+c.sql()+` ORDER BY granted_at DESC, channel, thread, tool_name, scope LIMIT ?`,
-		append(c.args, sqlLimit(f.Limit))...)
+		FROM permission_allowances WHERE `+c.SQL()+` ORDER BY granted_at DESC, channel, thread, tool_name, scope LIMIT ?`,
+		append(c.Args, sqlLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: permission allowances: %w", err)
 	}

@@ -65,12 +65,12 @@ func (r reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRe
 // ListQuestionRequests implements store.Reader.
 func (r reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
 	var c conditions
-	c.equal("status", string(f.Status))
-	c.equal("channel", f.Channel)
-	c.equal("thread", f.Thread)
-	c.equal("requester", f.Requester)
-	c.beforeID(f.BeforeID)
-	return r.queryQuestions(ctx, c.sql(), c.args, sqlLimit(f.Limit))
+	c.Equal("status", string(f.Status))
+	c.Equal("channel", f.Channel)
+	c.Equal("thread", f.Thread)
+	c.Equal("requester", f.Requester)
+	c.BeforeID(f.BeforeID)
+	return r.queryQuestions(ctx, c.SQL(), c.Args, sqlLimit(f.Limit))
 }
 
 // queryQuestions returns up to limit requests matching where, newest first.

@@ -9,12 +9,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/store/sqlwhere"
 )
 
 // FileName is the database's name in the state directory.
@@ -251,56 +251,5 @@ func sqlLimit(limit int) int {
 	return limit
 }
 
-// conditions builds a list query's WHERE clause from the filters that are set.
-type conditions struct {
-	where []string
-	args  []any
-}
-
-// add adds cond, with the arguments of its placeholders.
-func (c *conditions) add(cond string, args ...any) {
-	c.where = append(c.where, cond)
-	c.args = append(c.args, args...)
-}
-
-// equal adds `column = value` when value is set.
-func (c *conditions) equal(column, value string) {
-	if value != "" {
-		c.add(column+" = ?", value)
-	}
-}
-
-// conversation adds the conversation when channel is set (an empty thread is the channel's
-// main timeline).
-func (c *conditions) conversation(channel, thread string) {
-	if channel != "" {
-		c.add("channel = ? AND thread = ?", channel, thread)
-	}
-}
-
-// beforeID adds `id < before` when before is set: the keyset of a list newest first by id.
-func (c *conditions) beforeID(before int64) {
-	if before > 0 {
-		c.add("id < ?", before)
-	}
-}
-
-// afterTime adds the keyset of a list ordered by a time column descending, then by key
-// columns ascending: only rows strictly after (at, key) in that order. Nothing when at is
-// zero (the first page).
-func (c *conditions) afterTime(timeColumn string, at time.Time, keyColumns []string, key []any) {
-	if at.IsZero() {
-		return
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(key)), ", ")
-	c.add("("+timeColumn+" < ? OR ("+timeColumn+" = ? AND ("+strings.Join(keyColumns, ", ")+") > ("+marks+")))",
-		append([]any{nanos(at), nanos(at)}, key...)...)
-}
-
-// sql is the clause: "1" when no filter is set.
-func (c *conditions) sql() string {
-	if len(c.where) == 0 {
-		return "1"
-	}
-	return strings.Join(c.where, " AND ")
-}
+// conditions is a list query's WHERE clause in this driver's dialect.
+type conditions = sqlwhere.Conditions[sqlwhere.SQLite]
