@@ -83,24 +83,6 @@ func (s *Server) loadConversations(q *request) (conversationsData, error) {
 	return d, nil
 }
 
-func (s *Server) conversations(q *request) error {
-	d, err := s.loadConversations(q)
-	if err != nil {
-		return err
-	}
-	s.render(q, 200, "conversations", "Conversations", d)
-	return nil
-}
-
-func (s *Server) conversationItems(q *request) error {
-	d, err := s.loadConversations(q)
-	if err != nil {
-		return err
-	}
-	s.fragment(q, "conversations", "conversation-items", d)
-	return nil
-}
-
 // back is the Conversations page for the form's conversation, agent and filters.
 func back(q *request) string {
 	return "/ui/conversations?" + queryOf(q.r.PostForm).Query()

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"strings"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
@@ -41,24 +42,6 @@ func (s *Server) loadInbox(q *request) (inboxData, error) {
 	return inboxData{Approvals: approvals.GetApprovals(), CallApprovals: calls.GetCallApprovals(), Prompts: prompts.GetPrompts(), Questions: questions.GetQuestions()}, nil
 }
 
-func (s *Server) inbox(q *request) error {
-	d, err := s.loadInbox(q)
-	if err != nil {
-		return err
-	}
-	s.render(q, 200, "inbox", "Inbox", d)
-	return nil
-}
-
-func (s *Server) inboxItems(q *request) error {
-	d, err := s.loadInbox(q)
-	if err != nil {
-		return err
-	}
-	s.fragment(q, "inbox", "inbox-items", d)
-	return nil
-}
-
 // decisions are the form values of the decision buttons. Which one a record takes, and who
 // may take it, the server decides.
 var decisions = map[string]operatorv1.Decision{
@@ -83,47 +66,35 @@ func (q *request) decision() (operatorv1.Decision, string, error) {
 	return d, text, nil
 }
 
-func (s *Server) decideApproval(q *request) error {
-	id, err := q.id()
-	if err != nil {
-		return err
+// decide answers a decision button of the inbox: call makes the decision on the server.
+func (s *Server) decide(call func(ctx context.Context, id uint64, d operatorv1.Decision, text string) error) func(*request) error {
+	return func(q *request) error {
+		id, err := q.id()
+		if err != nil {
+			return err
+		}
+		d, text, err := q.decision()
+		if err != nil {
+			return err
+		}
+		if err := call(q.ctx, id, d, text); err != nil {
+			return err
+		}
+		return s.redirect(q, "/ui/inbox", "Decision saved: "+shortEnum(d)+".")
 	}
-	d, text, err := q.decision()
-	if err != nil {
-		return err
-	}
-	if _, err := s.op.DecideApproval(q.ctx, &operatorv1.DecideApprovalRequest{ApprovalId: id, Decision: d, Text: text}); err != nil {
-		return err
-	}
-	return s.redirect(q, "/ui/inbox", "Decision saved: "+shortEnum(d)+".")
 }
 
-func (s *Server) decidePrompt(q *request) error {
-	id, err := q.id()
-	if err != nil {
-		return err
-	}
-	d, text, err := q.decision()
-	if err != nil {
-		return err
-	}
-	if _, err := s.op.DecidePrompt(q.ctx, &operatorv1.DecidePromptRequest{PromptId: id, Decision: d, Text: text}); err != nil {
-		return err
-	}
-	return s.redirect(q, "/ui/inbox", "Decision saved: "+shortEnum(d)+".")
+func (s *Server) decideApproval(ctx context.Context, id uint64, d operatorv1.Decision, text string) error {
+	_, err := s.op.DecideApproval(ctx, &operatorv1.DecideApprovalRequest{ApprovalId: id, Decision: d, Text: text})
+	return err
 }
 
-func (s *Server) decideCallApproval(q *request) error {
-	id, err := q.id()
-	if err != nil {
-		return err
-	}
-	d, text, err := q.decision()
-	if err != nil {
-		return err
-	}
-	if _, err := s.op.DecideCallApproval(q.ctx, &operatorv1.DecideCallApprovalRequest{CallApprovalId: id, Decision: d, Note: text}); err != nil {
-		return err
-	}
-	return s.redirect(q, "/ui/inbox", "Decision saved: "+shortEnum(d)+".")
+func (s *Server) decidePrompt(ctx context.Context, id uint64, d operatorv1.Decision, text string) error {
+	_, err := s.op.DecidePrompt(ctx, &operatorv1.DecidePromptRequest{PromptId: id, Decision: d, Text: text})
+	return err
+}
+
+func (s *Server) decideCallApproval(ctx context.Context, id uint64, d operatorv1.Decision, note string) error {
+	_, err := s.op.DecideCallApproval(ctx, &operatorv1.DecideCallApprovalRequest{CallApprovalId: id, Decision: d, Note: note})
+	return err
 }

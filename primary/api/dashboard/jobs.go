@@ -52,24 +52,6 @@ func (s *Server) loadJobs(q *request) (jobsData, error) {
 	return jobsData{Filter: f, Jobs: resp.GetJobs()}, err
 }
 
-func (s *Server) jobs(q *request) error {
-	d, err := s.loadJobs(q)
-	if err != nil {
-		return err
-	}
-	s.render(q, 200, "jobs", "Jobs", d)
-	return nil
-}
-
-func (s *Server) jobItems(q *request) error {
-	d, err := s.loadJobs(q)
-	if err != nil {
-		return err
-	}
-	s.fragment(q, "jobs", "job-items", d)
-	return nil
-}
-
 func (s *Server) loadJob(q *request) (*operatorv1.Job, error) {
 	id, err := q.id()
 	if err != nil {
@@ -85,15 +67,6 @@ func (s *Server) job(q *request) error {
 		return err
 	}
 	s.render(q, 200, "job", "Job "+strconv.FormatUint(j.GetId(), 10), j)
-	return nil
-}
-
-func (s *Server) jobSummary(q *request) error {
-	j, err := s.loadJob(q)
-	if err != nil {
-		return err
-	}
-	s.fragment(q, "job", "job-summary", j)
 	return nil
 }
 

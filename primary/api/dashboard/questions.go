@@ -87,24 +87,6 @@ func (s *Server) listQuestions(q *request) ([]*operatorv1.QuestionForm, error) {
 	return resp.GetQuestions(), err
 }
 
-func (s *Server) questions(q *request) error {
-	forms, err := s.listQuestions(q)
-	if err != nil {
-		return err
-	}
-	s.render(q, 200, "questions", "Questions", forms)
-	return nil
-}
-
-func (s *Server) questionItems(q *request) error {
-	forms, err := s.listQuestions(q)
-	if err != nil {
-		return err
-	}
-	s.fragment(q, "questions", "question-items", forms)
-	return nil
-}
-
 func (s *Server) loadQuestion(q *request) (questionPage, error) {
 	id, err := q.id()
 	if err != nil {

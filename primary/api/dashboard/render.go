@@ -95,6 +95,31 @@ func (s *Server) execute(w http.ResponseWriter, code int, view, name string, dat
 	_, _ = w.Write(buf.Bytes())
 }
 
+// pageOf is the handler of view's whole page, titled title, over what load reads.
+func pageOf[T any](s *Server, view, title string, load func(*request) (T, error)) func(*request) error {
+	return func(q *request) error {
+		d, err := load(q)
+		if err != nil {
+			return err
+		}
+		s.render(q, http.StatusOK, view, title, d)
+		return nil
+	}
+}
+
+// fragmentOf is the handler of one fragment of view, which the page's script fetches again,
+// over the same load as its page.
+func fragmentOf[T any](s *Server, view, name string, load func(*request) (T, error)) func(*request) error {
+	return func(q *request) error {
+		d, err := load(q)
+		if err != nil {
+			return err
+		}
+		s.fragment(q, view, name, d)
+		return nil
+	}
+}
+
 // redirect answers a change with the page to show next, and a message for it.
 func (s *Server) redirect(q *request, path, flash string) error {
 	if flash != "" {

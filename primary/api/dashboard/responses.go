@@ -51,21 +51,3 @@ func (s *Server) loadResponses(q *request) (responsesData, error) {
 	}
 	return d, nil
 }
-
-func (s *Server) responses(q *request) error {
-	d, err := s.loadResponses(q)
-	if err != nil {
-		return err
-	}
-	s.render(q, 200, "responses", "Responses", d)
-	return nil
-}
-
-func (s *Server) responseItems(q *request) error {
-	d, err := s.loadResponses(q)
-	if err != nil {
-		return err
-	}
-	s.fragment(q, "responses", "response-items", d)
-	return nil
-}

@@ -36,21 +36,3 @@ func (s *Server) loadWorkers(q *request) (workersData, error) {
 	}
 	return d, nil
 }
-
-func (s *Server) workers(q *request) error {
-	d, err := s.loadWorkers(q)
-	if err != nil {
-		return err
-	}
-	s.render(q, 200, "workers", "Workers", d)
-	return nil
-}
-
-func (s *Server) workerItems(q *request) error {
-	d, err := s.loadWorkers(q)
-	if err != nil {
-		return err
-	}
-	s.fragment(q, "workers", "worker-items", d)
-	return nil
-}
