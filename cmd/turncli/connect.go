@@ -61,7 +61,7 @@ type cli struct {
 // connect resolves the primary and the credential and dials; it is called by every command
 // before its first request.
 func (c *cli) connect() error {
-	if c.connected {
+	if c.conn != nil {
 		return nil
 	}
 	addr, tokenFile := c.global.addr, c.global.tokenFile
@@ -107,7 +107,7 @@ func (c *cli) connect() error {
 	if err != nil {
 		return fmt.Errorf("primary %s: %w", addr, err)
 	}
-	c.conn, c.api, c.connected = conn, operatorv1.NewOperatorServiceClient(conn), true
+	c.conn, c.api = conn, operatorv1.NewOperatorServiceClient(conn)
 	return nil
 }
 

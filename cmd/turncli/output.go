@@ -80,7 +80,7 @@ func inert(s string) string {
 		switch {
 		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isInvisible(r):
+		case escaped(r):
 			q := fmt.Sprintf("%+q", string(r))
 			b.WriteString(q[1 : len(q)-1])
 		default:
@@ -92,16 +92,19 @@ func inert(s string) string {
 
 func needsEscape(s string) bool {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError || isInvisible(r) {
+		if r == utf8.RuneError || escaped(r) {
 			return true
 		}
 	}
 	return false
 }
 
-// isInvisible reports the format characters that change how text around them reads: bidi
-// controls, zero-width characters and the like (Unicode category Cf).
-func isInvisible(r rune) bool { return unicode.Is(unicode.Cf, r) }
+// escaped reports the runes inert shows as escapes: C0 and C1 controls, DEL, and the format
+// characters that change how text around them reads (bidi controls, zero-width characters
+// and the like, Unicode category Cf).
+func escaped(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r)
+}
 
 // shorten cuts s to n runes, marking the cut.
 func shorten(s string, n int) string {
