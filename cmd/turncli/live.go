@@ -123,7 +123,7 @@ var auditCommands = []command{
 		},
 		func(fs *flag.FlagSet) fetchPage[*operatorv1.AuditEntry] {
 			actor := fs.String("actor", "", "only entries by this actor (an operator, runtime, primary)")
-			action := fs.String("action", "", "only entries of this action, e.g. approval.decide")
+			action := fs.String("action", "", "only entries of this action, e.g. approval.approve")
 			subject := fs.String("subject", "", "only entries about this subject, e.g. job/12")
 			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.AuditEntry, string, error) {
 				resp, err := c.api.ListAuditLog(ctx, &operatorv1.ListAuditLogRequest{Actor: *actor, Action: *action, Subject: *subject, PageSize: size, PageToken: token})
