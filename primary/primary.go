@@ -393,7 +393,10 @@ func (p *Primary) Serve(ctx context.Context) error {
 		}
 		edge.ServeHTTP(w, r)
 	})
-	cliHandler = p.cfg.Telemetry.HTTPHandler(cliHandler, agentclihttp.Route)
+	// A local shell's calls reach the engine straight from its loopback: the call's dispatch
+	// span, a child of the shell's Bash span, is the primary's record of it, so the listener
+	// only continues the trace and spends no span of its own per request.
+	cliHandler = telemetry.ContinueHTTP(cliHandler)
 	cliHTTP := &http.Server{Handler: p.metrics.HTTP.Static("agent_cli", agentclihttp.Route, cliHandler), ReadHeaderTimeout: 10 * time.Second}
 	apiHTTP := &http.Server{Handler: p.metrics.HTTP.Routed("api", restMux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	// The metrics listener outlives the others: it answers /readyz with 503 while they stop.

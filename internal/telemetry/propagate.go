@@ -55,3 +55,16 @@ func ShellEnv(ctx context.Context) map[string]string {
 func ExtractHeader(ctx context.Context, h http.Header) context.Context {
 	return Propagator.Extract(ctx, propagation.HeaderCarrier(h))
 }
+
+// ContinueHTTP wraps an HTTP server's handler so each request's context continues the trace its
+// traceparent header names, without a span of its own: for a hop whose work the handler's own
+// spans already cover, where a server span per request would double the spans exported.
+func ContinueHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(TraceparentKey) == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(ExtractHeader(r.Context(), r.Header)))
+	})
+}

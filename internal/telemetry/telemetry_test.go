@@ -2,7 +2,11 @@ package telemetry
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 func TestNewReadsTheStandardVariables(t *testing.T) {
@@ -78,4 +82,37 @@ func TestPropagation(t *testing.T) {
 			t.Fatalf("traceparent %q: want the same trace, a new span", tp)
 		}
 	})
+}
+
+func TestContinueHTTPCarriesTheCallersTraceWithoutASpan(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		traceparent string
+		wantSpan    string // the span id the handler's context holds; "" for none
+	}{
+		{name: "ATraceparentIsTheRequestsRemoteParent", traceparent: parent, wantSpan: "00f067aa0ba902b7"},
+		{name: "NoTraceparentLeavesNoSpanContext"},
+		{name: "AMalformedTraceparentIsIgnored", traceparent: "00-zz-00f067aa0ba902b7-01"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got trace.SpanContext
+			h := ContinueHTTP(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+				got = trace.SpanContextFromContext(r.Context())
+			}))
+			req := httptest.NewRequest(http.MethodPost, "/api/agent-cli/operations", nil)
+			if tc.traceparent != "" {
+				req.Header.Set(TraceparentKey, tc.traceparent)
+			}
+			h.ServeHTTP(httptest.NewRecorder(), req)
+			if tc.wantSpan == "" {
+				if got.IsValid() {
+					t.Fatalf("span context %v, want none", got)
+				}
+				return
+			}
+			if got.SpanID().String() != tc.wantSpan || got.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || !got.IsRemote() {
+				t.Fatalf("span context %v, want the caller's span %s as a remote parent", got, tc.wantSpan)
+			}
+		})
+	}
 }
