@@ -25,7 +25,7 @@ const storeTimeout = 10 * time.Second
 // runConfirmed runs a call of a function that needs confirmation: the exact call is saved
 // before anything else, the receipt waits for as long as the response lives, and the call runs
 // only once approved and claimed.
-func (r *Response) runConfirmed(rc *receipt, w *Window, fn catalog.Resolved) (Status, []byte, []byte) {
+func (r *Response) runConfirmed(callCtx context.Context, rc *receipt, w *Window, fn catalog.Resolved) (Status, []byte, []byte) {
 	c := r.mgr.CallApprovals()
 	if c == nil {
 		return Failed, errorOutcome(noConfirmation), nil
@@ -82,7 +82,7 @@ func (r *Response) runConfirmed(rc *receipt, w *Window, fn catalog.Resolved) (St
 	rec = claimed
 	c.publish(KindCallApprovalClaimed, rec)
 	progress{r: r, rc: rc}.Running()
-	status, outcome, attachments := r.invoke(rc, w, fn)
+	status, outcome, attachments := r.invoke(callCtx, rc, w, fn)
 	c.finish(rec, status, outcome, r.ctx.Err() != nil)
 	return status, outcome, attachments
 }

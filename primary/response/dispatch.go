@@ -36,16 +36,17 @@ func (r *Response) dispatch(rc *receipt, w *Window, view *catalog.View) {
 	rc.status = Running
 	r.mu.Unlock()
 
-	span := r.startDispatch(rc)
-	status, outcome, attachments := r.run(rc, w, view)
+	ctx, span := r.startDispatch(rc)
+	status, outcome, attachments := r.run(ctx, rc, w, view)
 	endDispatch(span, status)
 	r.mu.Lock()
 	r.finishLocked(rc, w, status, outcome, attachments)
 	r.mu.Unlock()
 }
 
-func (r *Response) run(rc *receipt, w *Window, view *catalog.View) (Status, []byte, []byte) {
-	ctx := r.callContext(rc)
+// run resolves, validates and calls rc's function in ctx, the response's lifetime carrying the
+// call's dispatch span.
+func (r *Response) run(ctx context.Context, rc *receipt, w *Window, view *catalog.View) (Status, []byte, []byte) {
 	fn, err := view.Resolve(ctx, rc.toolkit, rc.function)
 	if err != nil {
 		return Failed, errorOutcome(err.Error()), nil
@@ -57,14 +58,13 @@ func (r *Response) run(rc *receipt, w *Window, view *catalog.View) (Status, []by
 		return Failed, errorOutcome(err.Error()), nil
 	}
 	if fn.Traits().NeedsConfirmation && !rc.approved {
-		return r.runConfirmed(rc, w, fn)
+		return r.runConfirmed(ctx, rc, w, fn)
 	}
-	return r.invoke(rc, w, fn)
+	return r.invoke(ctx, rc, w, fn)
 }
 
 // invoke calls the resolved function with the receipt's frozen arguments.
-func (r *Response) invoke(rc *receipt, w *Window, fn catalog.Resolved) (Status, []byte, []byte) {
-	ctx := r.callContext(rc)
+func (r *Response) invoke(ctx context.Context, rc *receipt, w *Window, fn catalog.Resolved) (Status, []byte, []byte) {
 	args, err := canonjson.ParseObject(rc.args) // a private copy: the tool may keep or change it
 	if err != nil {
 		return Failed, errorOutcome(catalog.ErrInvalidArguments.Error()), nil

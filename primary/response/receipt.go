@@ -58,8 +58,8 @@ type receipt struct {
 	// are fixed); the runtime's receipts do.
 	traits catalog.Traits
 	// admission is the span context the call was admitted in (its request's), the parent of
-	// its dispatch's span; dispatch is that span's, which the toolkit's call carries. Invalid when untraced.
-	admission, dispatch trace.SpanContext
+	// its dispatch's span. Invalid when untraced.
+	admission trace.SpanContext
 }
 
 // sameOperation reports whether a replayed tools.call asks for exactly this call.

@@ -25,13 +25,15 @@ func (r *Response) startBash(ctx context.Context, w *Window) (context.Context, t
 }
 
 // startDispatch starts the span of running rc in its toolkit, a child of the span it was
-// admitted in, and keeps its context on rc for the toolkit's call.
-func (r *Response) startDispatch(rc *receipt) trace.Span {
-	ctx := trace.ContextWithSpanContext(context.Background(), rc.admission)
-	_, span := r.mgr.tracer.Start(ctx, "dispatch "+rc.toolkit+"."+rc.function, trace.WithAttributes(
+// admitted in, and returns the context the toolkit's call runs in: the response's lifetime
+// (the admitting request has ended by then), carrying that span.
+func (r *Response) startDispatch(rc *receipt) (context.Context, trace.Span) {
+	ctx := r.ctx
+	if rc.admission.IsValid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, rc.admission)
+	}
+	return r.mgr.tracer.Start(ctx, "dispatch "+rc.toolkit+"."+rc.function, trace.WithAttributes(
 		attribute.String("turncli.response_id", r.id), attribute.String("turncli.call_id", rc.id.String())))
-	rc.dispatch = span.SpanContext()
-	return span
 }
 
 // endBash ends a command's span with its exit, or with why it could not run.
@@ -55,13 +57,4 @@ func endDispatch(span trace.Span, s Status) {
 		}
 	}
 	span.End()
-}
-
-// callContext is the context a toolkit's call runs in: the response's lifetime, carrying the
-// call's dispatch span.
-func (r *Response) callContext(rc *receipt) context.Context {
-	if !rc.dispatch.IsValid() {
-		return r.ctx
-	}
-	return trace.ContextWithSpanContext(r.ctx, rc.dispatch)
 }
