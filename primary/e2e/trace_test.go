@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/hostkit"
@@ -176,5 +178,45 @@ func startHost(t *testing.T, env *testenv.Env, tel *telemetry.Telemetry, toolkit
 		t.Fatalf("host stopped: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal(fmt.Errorf("host did not register in 10s"))
+	}
+}
+
+// A call the runtime makes directly (CallTool) continues the runtime's trace: its dispatch span
+// is a child of the span whose traceparent the runtime's request carried.
+func TestARuntimesDirectCallContinuesItsTrace(t *testing.T) {
+	const (
+		traceID    = "5bf92f3577b34da6a3ce929d0e0e4737"
+		runtimeSID = "10f067aa0ba902b8"
+	)
+	sink, err := otlpsink.Start(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sink.Stop)
+	tel, err := telemetry.New(context.Background(), "mindroom-primary", func(k string) string {
+		return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": sink.Endpoint()}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Telemetry = tel }))
+
+	id := env.Open(t)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "traceparent", "00-"+traceID+"-"+runtimeSID+"-01")
+	res, err := env.Runtime.CallTool(ctx, &responsev1.CallToolRequest{ResponseId: id, CallId: uuid.NewString(),
+		Toolkit: "test", Function: "echo", ArgumentsJson: `{"x":1}`, Wait: durationpb.New(5 * time.Second)})
+	if err != nil || res.GetReceipt().GetStatus() != responsev1.CallStatus_CALL_STATUS_COMPLETED {
+		t.Fatalf("CallTool = %v, %v", res, err)
+	}
+	if err := tel.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	spans, dispatch := traceOf(sink.Spans(), traceID, "dispatch test.echo")
+	if dispatch == nil {
+		t.Fatalf("no dispatch span in the runtime's trace; received %v", sink.Spans())
+	}
+	if !reaches(spans, dispatch, runtimeSID) {
+		t.Fatalf("the dispatch span's parents do not lead to the runtime's span %s: %v", runtimeSID, spans)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turncli/turncli/primary/catalog"
 )
@@ -34,9 +35,10 @@ func (r *Response) nativeWindowLocked() *Window {
 }
 
 // CallNative admits a direct call of the runtime and returns its receipt: a new call queued,
-// or a replay's current receipt (the same rules as Call, without the window).
-func (r *Response) CallNative(req CallRequest) (ReceiptView, error) {
-	rc, _, err := r.admitReceipt("", req, admission{native: true})
+// or a replay's current receipt (the same rules as Call, without the window). The call's
+// dispatch continues the trace of ctx, the runtime's request.
+func (r *Response) CallNative(ctx context.Context, req CallRequest) (ReceiptView, error) {
+	rc, _, err := r.admitReceipt("", req, admission{native: true, trace: trace.SpanContextFromContext(ctx)})
 	if err != nil {
 		return ReceiptView{}, err
 	}

@@ -129,7 +129,7 @@ func (s *Server) CallTool(ctx context.Context, req *responsev1.CallToolRequest) 
 	if err != nil {
 		return nil, err
 	}
-	rc, err := r.CallNative(response.CallRequest{ID: id, Toolkit: req.GetToolkit(), Function: req.GetFunction(), Arguments: args})
+	rc, err := r.CallNative(ctx, response.CallRequest{ID: id, Toolkit: req.GetToolkit(), Function: req.GetFunction(), Arguments: args})
 	if err != nil {
 		return nil, engineErr(err)
 	}
