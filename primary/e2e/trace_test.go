@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +22,8 @@ import (
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/worker"
 )
 
@@ -218,5 +223,60 @@ func TestARuntimesDirectCallContinuesItsTrace(t *testing.T) {
 	}
 	if !reaches(spans, dispatch, runtimeSID) {
 		t.Fatalf("the dispatch span's parents do not lead to the runtime's span %s: %v", runtimeSID, spans)
+	}
+}
+
+// A background job started from a traced command gets TRACEPARENT: the trace of the
+// run_in_background call that started it, on the primary's host and on a worker alike, so the
+// tool calls the job makes continue the runtime's trace.
+func TestABackgroundJobContinuesTheTraceThatStartedIt(t *testing.T) {
+	const traceID = "6bf92f3577b34da6a3ce929d0e0e4738"
+	sink, err := otlpsink.Start(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sink.Stop)
+	tel, err := telemetry.New(context.Background(), "mindroom-primary", func(k string) string {
+		return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": sink.Endpoint()}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Telemetry = tel }))
+	env.StartWorker(t, "key-a", "worker-a1")
+	if code, out := operatorREST(t, env, http.MethodPost, "/v1/operator/conversations:setMode",
+		`{"conversation":{"channel":"!room:example.org","thread":"$thread"},"mode":"MODE_ADMIN"}`); code != http.StatusOK {
+		t.Fatalf("setMode: %d %v", code, out)
+	}
+
+	for _, tc := range []struct{ name, workerKey string }{{"OnThePrimary", ""}, {"OnAWorker", "key-a"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := env.Open(t, func(r *responsev1.OpenResponseRequest) { r.WorkerKey, r.RequesterId = tc.workerKey, "admin" })
+			ctx := metadata.AppendToOutgoingContext(context.Background(), "traceparent", "00-"+traceID+"-20f067aa0ba902b9-01")
+			run := env.RunBashContext(ctx, t, id, "b-"+tc.name,
+				`mindroom-agent tools call interaction.run_in_background '{"command":"echo \"tp=$TRACEPARENT\""}'`, 0)
+			m := regexp.MustCompile(`"job_id":(\d+)`).FindStringSubmatch(run.Stdout)
+			if run.Result.GetExitCode() != 0 || m == nil {
+				t.Fatalf("run_in_background: exit %d stdout %q stderr %q", run.Result.GetExitCode(), run.Stdout, run.Stderr)
+			}
+			jobID, _ := strconv.ParseInt(m[1], 10, 64)
+			var job jobs.Job
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if job, err = env.Primary.Jobs.Get(context.Background(), jobID); err != nil {
+					t.Fatal(err)
+				}
+				if job.Status == store.JobFinished || time.Now().After(deadline) {
+					break
+				}
+			}
+			log, err := env.Primary.Jobs.ReadLog(jobID, job.LogPath, 0, 1<<16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !regexp.MustCompile(`tp=00-` + traceID + `-[0-9a-f]{16}-01\n`).Match(log) {
+				t.Fatalf("job %d (%s) logged %q; want the runtime's trace in TRACEPARENT", jobID, job.Status, log)
+			}
+		})
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -33,6 +35,20 @@ func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 	}
 	m.log.Info("job started", "job", rec.ID, "pid", rec.Pid)
 	m.superviseLocal(t, p)
+}
+
+// withTrace is a local job's environment with the TRACEPARENT and TRACESTATE of the call that
+// started it, so the tool calls the job makes continue that trace.
+func withTrace(ctx context.Context, env []string) []string {
+	trace := telemetry.ShellEnv(ctx)
+	if len(trace) == 0 {
+		return env
+	}
+	out := slices.Clip(env)
+	for k, v := range trace {
+		out = append(out, k+"="+v)
+	}
+	return out
 }
 
 func plainStartError(err error) string {

@@ -352,7 +352,7 @@ func (m *Manager) start(ctx context.Context, spec JobSpec, create func(context.C
 	if spec.WorkerKey != "" {
 		m.startRemote(ctx, t, spec)
 	} else {
-		m.startLocal(ctx, t, spec.Env)
+		m.startLocal(ctx, t, withTrace(ctx, spec.Env))
 	}
 	return rec.ID, nil
 }

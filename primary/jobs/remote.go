@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/workerhub"
 )
@@ -18,6 +19,7 @@ var _ workerhub.JobSink = (*Manager)(nil)
 // job's log here as the worker reports it; the worker enforces the ceiling.
 func (m *Manager) startRemote(ctx context.Context, t *tracked, spec JobSpec) {
 	rec := t.rec
+	traceparent, tracestate := telemetry.Inject(ctx)
 	// Tracked before the worker can report anything about it.
 	if !m.track(t) {
 		m.finish(ctx, rec, store.JobResult{Outcome: outcomeCouldNotStart + ": the primary is shutting down"}, t)
@@ -25,7 +27,7 @@ func (m *Manager) startRemote(ctx context.Context, t *tracked, spec JobSpec) {
 	}
 	workerID, err := m.cfg.Workers.StartJob(ctx, rec.WorkerKey, spec.Binding, workerhub.Job{
 		ID: rec.ID, Agent: rec.Agent, Command: rec.Command, Ceiling: rec.Ceiling, Grace: m.cfg.Grace,
-		AgentCLIEnv: spec.AgentCLIEnv, ExtraEnv: spec.ExtraEnv,
+		AgentCLIEnv: spec.AgentCLIEnv, ExtraEnv: spec.ExtraEnv, Traceparent: traceparent, Tracestate: tracestate,
 	})
 	if err != nil {
 		m.log.Warn("worker job could not start", "job", rec.ID, "worker_key", rec.WorkerKey, "err", err)

@@ -71,6 +71,9 @@ type Job struct {
 	// AgentCLIEnv may hold only MINDROOM_AGENT_CLI_TOKEN and MINDROOM_AGENT_CLI_WINDOW;
 	// ExtraEnv only names matching ^MINDROOM_AGENT_[A-Z_]+$ outside MINDROOM_AGENT_CLI_*.
 	AgentCLIEnv, ExtraEnv map[string]string
+	// Traceparent and Tracestate are the trace context of the call that started the job; the
+	// worker hands them to the job.
+	Traceparent, Tracestate string
 }
 
 // jobQueue is how many job reports of one connection may wait for the sink before the
@@ -94,7 +97,7 @@ func (h *Hub) StartJob(ctx context.Context, workerKey string, b *response.Bindin
 	err = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_StartJob{StartJob: &workerv1.StartJob{
 		JobId: job.ID, Agent: job.Agent, Command: job.Command,
 		Ceiling: durationpb.New(job.Ceiling), Grace: durationpb.New(job.Grace),
-		AgentCliEnv: job.AgentCLIEnv, ExtraEnv: job.ExtraEnv,
+		AgentCliEnv: job.AgentCLIEnv, ExtraEnv: job.ExtraEnv, Traceparent: job.Traceparent, Tracestate: job.Tracestate,
 	}}})
 	if err != nil {
 		return "", fmt.Errorf("%w: worker %s could not be reached: %v", ErrNotConnected, c.ident.ID, err)

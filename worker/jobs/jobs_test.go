@@ -30,11 +30,13 @@ func TestJobEnv(t *testing.T) {
 		map[string]string{
 			"MINDROOM_AGENT_TASK": "brief", "MINDROOM_AGENT_CLI_TOKEN": "forged", "MINDROOM_AGENT_CLI_URL": "http://evil",
 			"MINDROOM_AGENT_CLI_EXTRA": "x", "MINDROOM_AGENT_task": "x", "MINDROOM_AGENT_": "x", "MINDROOM_WORKER_CREDENTIAL": "secret",
-			"LD_PRELOAD": "/evil.so", "MINDROOM_AGENT_A1": "digit",
-		})
+			"LD_PRELOAD": "/evil.so", "MINDROOM_AGENT_A1": "digit", "TRACEPARENT": "forged",
+		},
+		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "vendor=1")
 	want := map[string]string{
 		"MINDROOM_AGENT_CLI_URL": "http://127.0.0.1:5", "MINDROOM_AGENT_CLI_TOKEN": "t", "MINDROOM_AGENT_CLI_WINDOW": "w",
 		"MINDROOM_AGENT_TASK": "brief",
+		"TRACEPARENT":         "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "TRACESTATE": "vendor=1",
 	}
 	if len(got) != len(want) {
 		t.Errorf("jobEnv = %v, want %v", got, want)
@@ -47,9 +49,17 @@ func TestJobEnv(t *testing.T) {
 }
 
 func TestJobEnvOfACommandJobHasNoAgentCLI(t *testing.T) {
-	got := jobEnv("http://127.0.0.1:5", nil, map[string]string{"MINDROOM_AGENT_CLI_URL": "http://evil"})
+	got := jobEnv("http://127.0.0.1:5", nil, map[string]string{"MINDROOM_AGENT_CLI_URL": "http://evil"}, "", "")
 	if len(got) != 0 {
 		t.Errorf("jobEnv without a grant = %v, want nothing", got)
+	}
+}
+
+func TestJobEnvDropsAMalformedTraceContext(t *testing.T) {
+	for _, traceparent := range []string{"00-zz-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\nPATH=/evil"} {
+		if got := jobEnv("http://127.0.0.1:5", nil, nil, traceparent, "vendor=1"); len(got) != 0 {
+			t.Errorf("jobEnv with traceparent %q = %v, want nothing", traceparent, got)
+		}
 	}
 }
 

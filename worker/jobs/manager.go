@@ -266,7 +266,7 @@ func (m *Manager) launch(req *workerv1.StartJob) (*jobproc.Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := m.cfg.Shells.Environment(jobEnv(m.cfg.AgentCLIURL, req.GetAgentCliEnv(), req.GetExtraEnv()), dir)
+	env := m.cfg.Shells.Environment(jobEnv(m.cfg.AgentCLIURL, req.GetAgentCliEnv(), req.GetExtraEnv(), req.GetTraceparent(), req.GetTracestate()), dir)
 	return jobproc.Launch(jobproc.Spec{
 		Bash: m.cfg.BashPath, Command: req.GetCommand(), Dir: dir, Env: env,
 		LogPath: m.logPath(req.GetJobId()), StatusPath: m.statusPath(req.GetJobId()), IdentityPath: m.identityPath(req.GetJobId()),

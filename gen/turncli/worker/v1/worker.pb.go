@@ -928,7 +928,12 @@ type StartJob struct {
 	AgentCliEnv map[string]string `protobuf:"bytes,6,rep,name=agent_cli_env,json=agentCliEnv,proto3" json:"agent_cli_env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Further variables for the job, such as MINDROOM_AGENT_TASK for an agent job. The worker
 	// keeps only names matching ^MINDROOM_AGENT_[A-Z_]+$ that are not MINDROOM_AGENT_CLI_*.
-	ExtraEnv      map[string]string `protobuf:"bytes,7,rep,name=extra_env,json=extraEnv,proto3" json:"extra_env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	ExtraEnv map[string]string `protobuf:"bytes,7,rep,name=extra_env,json=extraEnv,proto3" json:"extra_env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The W3C trace context (traceparent and tracestate header values) of the call that started
+	// the job; empty when there is none. The worker hands a well-formed one to the job as
+	// TRACEPARENT and TRACESTATE, so the tool calls it makes continue that trace.
+	Traceparent   string `protobuf:"bytes,8,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
+	Tracestate    string `protobuf:"bytes,9,opt,name=tracestate,proto3" json:"tracestate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1010,6 +1015,20 @@ func (x *StartJob) GetExtraEnv() map[string]string {
 		return x.ExtraEnv
 	}
 	return nil
+}
+
+func (x *StartJob) GetTraceparent() string {
+	if x != nil {
+		return x.Traceparent
+	}
+	return ""
+}
+
+func (x *StartJob) GetTracestate() string {
+	if x != nil {
+		return x.Tracestate
+	}
+	return ""
 }
 
 // CancelJob, from the primary, stops a running job: TERM to its process group, KILL after its
@@ -1643,7 +1662,7 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\texit_code\x18\x02 \x01(\x05R\bexitCode\x12\x1b\n" +
 	"\ttimed_out\x18\x03 \x01(\bR\btimedOut\x12\x1c\n" +
 	"\tcancelled\x18\x04 \x01(\bR\tcancelled\x12\x14\n" +
-	"\x05error\x18\x05 \x01(\tR\x05error\"\xce\x03\n" +
+	"\x05error\x18\x05 \x01(\tR\x05error\"\x90\x04\n" +
 	"\bStartJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\x03R\x05jobId\x12\x14\n" +
 	"\x05agent\x18\x02 \x01(\tR\x05agent\x12\x18\n" +
@@ -1651,7 +1670,11 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\aceiling\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\aceiling\x12/\n" +
 	"\x05grace\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x05grace\x12P\n" +
 	"\ragent_cli_env\x18\x06 \x03(\v2,.turncli.worker.v1.StartJob.AgentCliEnvEntryR\vagentCliEnv\x12F\n" +
-	"\textra_env\x18\a \x03(\v2).turncli.worker.v1.StartJob.ExtraEnvEntryR\bextraEnv\x1a>\n" +
+	"\textra_env\x18\a \x03(\v2).turncli.worker.v1.StartJob.ExtraEnvEntryR\bextraEnv\x12 \n" +
+	"\vtraceparent\x18\b \x01(\tR\vtraceparent\x12\x1e\n" +
+	"\n" +
+	"tracestate\x18\t \x01(\tR\n" +
+	"tracestate\x1a>\n" +
 	"\x10AgentCliEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a;\n" +
