@@ -47,7 +47,7 @@ func startContender(t *testing.T, url string) *contender {
 	t.Helper()
 	cfg := Config{
 		StateDir: t.TempDir(), StoreURL: url, AgentBinary: os.Args[0], RuntimeToken: "runtime-token-for-failover",
-		GRPCListen: freeAddr(t), HTTPListen: freeAddr(t), AgentCLIListen: freeAddr(t),
+		GRPCListen: freeAddr(t), HTTPListen: freeAddr(t), AgentCLIListen: freeAddr(t), MetricsListen: freeAddr(t),
 		ActiveStandby: true, LeaseTTL: 600 * time.Millisecond, LeaseRenew: 150 * time.Millisecond,
 		ShutdownGrace: 2 * time.Second,
 	}
@@ -145,6 +145,10 @@ func TestActiveStandby(t *testing.T) {
 		if code, _ := get(t, "http://"+b.cfg.HTTPListen+"/healthz"); code != http.StatusOK {
 			t.Errorf("the standby's /healthz: %d", code)
 		}
+		if code, body := get(t, "http://"+b.cfg.MetricsListen+"/metrics"); code != http.StatusOK ||
+			!strings.Contains(body, "\nturncli_primary_leader 0\n") || !strings.Contains(body, "\ngo_goroutines ") {
+			t.Errorf("the standby's /metrics: %d, want 200 with turncli_primary_leader 0 and the runtime's series:\n%s", code, body)
+		}
 		code, body := get(t, "http://"+b.cfg.HTTPListen+"/v1/responses")
 		want := `{"code":14,"message":"standby; leader is ` + a.cfg.GRPCListen + `","details":[]}`
 		if code != http.StatusServiceUnavailable || body != want {
@@ -170,6 +174,9 @@ func TestActiveStandby(t *testing.T) {
 		}
 		if code, body := get(t, "http://"+b.cfg.HTTPListen+"/readyz"); code != http.StatusOK {
 			t.Errorf("the new leader's /readyz: %d %s", code, body)
+		}
+		if code, body := get(t, "http://"+b.cfg.MetricsListen+"/metrics"); code != http.StatusOK || !strings.Contains(body, "\nturncli_primary_leader 1\n") {
+			t.Errorf("the new leader's /metrics: %d, want turncli_primary_leader 1:\n%.2000s", code, body)
 		}
 	})
 

@@ -17,14 +17,17 @@ import (
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/leaderconn"
+	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/primary/leader"
+	"github.com/turncli/turncli/primary/metrics"
 )
 
 // standby serves a primary's listeners while another primary leads: every API answers
 // Unavailable naming the leader when it is known (gRPC UNAVAILABLE; REST and the Agent CLI 503
 // in the gateway's error shape, code 14), the gRPC health service NOT_SERVING, /healthz 200
-// and /readyz 503 with the failing check "leader". Clients that know several primaries take
+// and /readyz 503 with the failing check "leader", and /metrics the process's own series with
+// turncli_primary_leader at 0. Clients that know several primaries take
 // the Unavailable as "try the next".
 type standby struct {
 	leaderAddr atomic.Pointer[string]
@@ -81,15 +84,18 @@ func (s *standby) unavailable(w http.ResponseWriter, _ *http.Request) {
 func (s *standby) serve(lis Listeners) {
 	s.wg.Go(func() { _ = s.grpc.Serve(lis.GRPC) })
 	for _, l := range []struct {
-		lis    net.Listener
-		health bool
-	}{{lis.HTTP, true}, {lis.AgentCLI, false}, {lis.Metrics, true}} {
+		lis             net.Listener
+		health, metrics bool
+	}{{lis.HTTP, true, false}, {lis.AgentCLI, false, false}, {lis.Metrics, true, true}} {
 		if l.lis == nil {
 			continue
 		}
 		mux := http.NewServeMux()
 		if l.health {
 			s.ready.Handle(mux)
+		}
+		if l.metrics {
+			mux.Handle("GET /metrics", imetrics.Handler(metrics.Standby()))
 		}
 		mux.HandleFunc("/", s.unavailable)
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -51,7 +51,7 @@ func New() *Metrics {
 		Buckets: imetrics.LatencyBuckets,
 	}, []string{"outcome"})
 	m.storeTx = [2]prometheus.Observer{storeTx.WithLabelValues("ok"), storeTx.WithLabelValues("error")}
-	reg.MustRegister(m.calls, m.operations, storeTx)
+	reg.MustRegister(m.calls, m.operations, storeTx, leaderGauge(true))
 	return m
 }
 
