@@ -32,8 +32,10 @@ func (r *Response) startDispatch(rc *receipt) (context.Context, trace.Span) {
 	if rc.admission.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, rc.admission)
 	}
-	return r.mgr.tracer.Start(ctx, "dispatch "+rc.toolkit+"."+rc.function, trace.WithAttributes(
-		attribute.String("turncli.response_id", r.id), attribute.String("turncli.call_id", rc.id.String())))
+	// The call id alone: the response is on the Bash span above it, and with every call
+	// sampled each attribute is paid for at start, at export and on the wire.
+	return r.mgr.tracer.Start(ctx, "dispatch "+rc.toolkit+"."+rc.function,
+		trace.WithAttributes(attribute.String("turncli.call_id", rc.id.String())))
 }
 
 // endBash ends a command's span with its exit, or with why it could not run.
@@ -48,13 +50,13 @@ func endBash(span trace.Span, res bashexec.Result, err error) {
 	span.End()
 }
 
-// endDispatch ends a dispatch span with the call's status.
+// endDispatch ends a dispatch span with the call's status: Ok when it completed, else Error
+// described by the status (failed or cancelled).
 func endDispatch(span trace.Span, s Status) {
-	if span.IsRecording() {
-		span.SetAttributes(attribute.String("turncli.call_status", s.String()))
-		if s != Completed {
-			span.SetStatus(otelcodes.Error, s.String())
-		}
+	if s == Completed {
+		span.SetStatus(otelcodes.Ok, "")
+	} else {
+		span.SetStatus(otelcodes.Error, s.String())
 	}
 	span.End()
 }
