@@ -85,6 +85,9 @@ type Config struct {
 	MaxOpenResponses              int
 	MaxOpenResponsesPerCredential int
 	ResponseReapEvery             time.Duration
+	// WorkersOnly refuses responses without a worker key: no agent command or job runs on
+	// this host (see response.Config.WorkersOnly).
+	WorkersOnly bool
 	// Clock measures grants, prompts, jobs and the reaping of responses (nil: clock.System;
 	// tests pass a clocktest.Fake).
 	Clock clock.Clock

@@ -174,7 +174,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		Logger:         cfg.Logger.With("component", "responses"),
 		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
 		Secrets:        live,
-		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential,
+		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential, WorkersOnly: cfg.WorkersOnly,
 		Observer: p.metrics, Tracing: cfg.Telemetry.TracerProvider(),
 		CallApprovals: &response.CallApprovalConfig{
 			Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),

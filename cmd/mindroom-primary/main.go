@@ -134,6 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 		"how long after start a worker may take to report a background agent before it is recorded interrupted")
 	fs.IntVar(&cfg.MaxOpenResponses, "max-open-responses", response.DefaultMaxOpen, "most responses open at once on this primary")
 	fs.IntVar(&cfg.MaxOpenResponsesPerCredential, "max-open-responses-per-credential", response.DefaultMaxOpenPerCredential, "most responses one runtime credential may hold open")
+	fs.BoolVar(&cfg.WorkersOnly, "workers-only", os.Getenv("MINDROOM_WORKERS_ONLY") == "1", "refuse responses without a worker key, so no agent command or job runs on this host: for a primary whose shells would share its user and files, as in a container (env MINDROOM_WORKERS_ONLY=1)")
 	fs.DurationVar(&cfg.ResponseReapEvery, "response-reap-every", response.DefaultReapEvery, "how often responses whose grant expired are closed")
 	fs.BoolVar(&cfg.ActiveStandby, "active-standby", os.Getenv("MINDROOM_ACTIVE_STANDBY") == "1", "one of several primaries on one PostgreSQL store: serve only while holding the leader lease, stand by otherwise, exit when the lease is lost (env MINDROOM_ACTIVE_STANDBY=1)")
 	fs.StringVar(&cfg.AdvertiseAddr, "advertise-addr", os.Getenv("MINDROOM_ADVERTISE_ADDR"), "gRPC address standbys name to clients while this primary leads (default: --grpc-listen's address) (env MINDROOM_ADVERTISE_ADDR)")

@@ -87,6 +87,10 @@ type Config struct {
 	// CallApprovals makes calls of functions that need confirmation wait for an operator,
 	// recorded in its Store; nil makes such calls fail at once.
 	CallApprovals *CallApprovalConfig
+	// WorkersOnly refuses responses without a worker key, so no command of an agent runs on
+	// the primary's host: for a primary whose shells would share its user, and so its
+	// credential files, as in a container.
+	WorkersOnly bool
 	// Observer hears of every call that settles (nil: nobody does).
 	Observer Observer
 	// Tracing gives the spans of commands, admissions and dispatches (nil: none are
@@ -98,6 +102,9 @@ type Config struct {
 // milliseconds cover an in-process tool and a fast tool host, and delay a slow call's first
 // answer by no more than that.
 const DefaultFastCallBudget = 5 * time.Millisecond
+
+// ErrWorkersOnly is why a primary run with WorkersOnly refuses a response without a worker key.
+const ErrWorkersOnly = "this primary runs agent commands only on workers (--workers-only): name a worker_key"
 
 // Default bounds on open responses.
 const (
@@ -176,6 +183,9 @@ func ForBackgroundJob(lifetime time.Duration) OpenOption {
 func (m *Manager) Open(spec Spec, opts ...OpenOption) (*Response, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
+	}
+	if m.cfg.WorkersOnly && spec.WorkerKey == "" {
+		return nil, fault.New(fault.FailedPrecondition, ErrWorkersOnly)
 	}
 	var o openOptions
 	for _, opt := range opts {
