@@ -38,6 +38,13 @@ type Config struct {
 	// RuntimeToken, when set, is the runtime credential; otherwise it is read from (or created
 	// in) <StateDir>/credentials/runtime.token.
 	RuntimeToken string
+	// FirstAdminCredential, when set, is the credential of the first admin created on a fresh
+	// store (no file is written then); it changes nothing once an operator exists.
+	FirstAdminCredential string
+	// WorkerCredentialsDir, when set, is a read-only directory of <key>.token files (a mounted
+	// Secret, say) read at start in addition to <StateDir>/credentials/workers/; nothing in it
+	// is created or changed.
+	WorkerCredentialsDir string
 	// WorkerCredentials maps worker keys to credentials configured in addition to those found
 	// in <StateDir>/credentials/workers/<key>.token.
 	WorkerCredentials map[string]string

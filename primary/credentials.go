@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -97,11 +98,46 @@ func (p *Primary) loadWorkerCredentials() (*workerhub.Credentials, error) {
 		p.workerFiles[key] = path
 		p.Secrets.Add(token)
 	}
-	for key, token := range p.cfg.WorkerCredentials {
+	configured, err := readWorkerCredentialsDir(p.cfg.WorkerCredentialsDir)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(configured, p.cfg.WorkerCredentials)
+	for key, token := range configured {
 		creds.Add(key, token)
 		p.Secrets.Add(token)
 	}
 	return creds, nil
+}
+
+// readWorkerCredentialsDir reads the <key>.token files of dir (none when dir is empty), as a
+// mounted Secret holds them: each a link to the current version, which is followed. It only
+// reads: the directory may be read-only, and is not the primary's to fix.
+func readWorkerCredentialsDir(dir string) (map[string]string, error) {
+	out := make(map[string]string)
+	if dir == "" {
+		return out, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("worker credentials: %w", err)
+	}
+	for _, e := range entries {
+		key, ok := strings.CutSuffix(e.Name(), ".token")
+		if !ok || !validWorkerKey(key) {
+			continue // a Secret volume's ..data and timestamped directories among them
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("worker credentials: %w", err)
+		}
+		token := strings.TrimSpace(string(data))
+		if token == "" {
+			return nil, fmt.Errorf("worker credentials: %s is empty", filepath.Join(dir, e.Name()))
+		}
+		out[key] = token
+	}
+	return out, nil
 }
 
 var workerKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

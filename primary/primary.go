@@ -239,11 +239,14 @@ func prepareStateDir(dir string) error {
 // first admin's credential file stays named in endpoints.json for as long as it exists.
 func (p *Primary) loadOperators(ctx context.Context) error {
 	adminFile := operators.FirstAdminFile(p.cfg.StateDir)
-	if _, err := operators.EnsureFirstAdmin(ctx, p.Store, adminFile); err != nil {
+	if _, err := operators.EnsureFirstAdmin(ctx, p.Store, adminFile, p.cfg.FirstAdminCredential); err != nil {
 		return fmt.Errorf("first operator: %w", err)
 	}
 	if _, err := os.Stat(adminFile); err == nil {
 		p.operatorFile = adminFile
+	}
+	if p.cfg.FirstAdminCredential != "" {
+		p.Secrets.Add(p.cfg.FirstAdminCredential)
 	}
 	auth, err := operator.NewTrackingAuthenticator(ctx, p.Store, p.Secrets)
 	if err != nil {

@@ -120,6 +120,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	fs.StringVar(&cfg.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable for agent_cli_bin/ (default: next to this binary, else this binary's agent subcommand)")
 	fs.StringVar(&mcpConfig, "mcp-config", os.Getenv("MINDROOM_MCP_CONFIG"), `JSON file of MCP servers to mount as toolkits, {"servers":[…]} (env MINDROOM_MCP_CONFIG)`)
 	fs.StringVar(&workerKeys, "worker-keys", os.Getenv("MINDROOM_WORKER_KEYS"), "comma-separated worker keys to create credentials for under <state-dir>/credentials/workers/ (env MINDROOM_WORKER_KEYS)")
+	fs.StringVar(&cfg.WorkerCredentialsDir, "worker-credentials-dir", os.Getenv("MINDROOM_WORKER_CREDENTIALS_DIR"), "read-only directory of <key>.token worker credentials, such as a mounted Secret, read besides <state-dir>/credentials/workers/ (env MINDROOM_WORKER_CREDENTIALS_DIR)")
 	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(shellhost.DefaultEnvAllow, ",")), "comma-separated variables local shells inherit")
 	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
 	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
@@ -160,7 +161,9 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	}
 	cfg.RuntimeToken = os.Getenv("MINDROOM_RUNTIME_TOKEN")
 	os.Unsetenv("MINDROOM_RUNTIME_TOKEN") // read once; nothing started later inherits it
-	os.Unsetenv("TURNCLI_STORE_URL")      // it may hold the database's password
+	cfg.FirstAdminCredential = os.Getenv("MINDROOM_FIRST_ADMIN_CREDENTIAL")
+	os.Unsetenv("MINDROOM_FIRST_ADMIN_CREDENTIAL")
+	os.Unsetenv("TURNCLI_STORE_URL") // it may hold the database's password
 	for _, name := range strings.Split(envAllow, ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			cfg.ShellEnvAllow = append(cfg.ShellEnvAllow, name)

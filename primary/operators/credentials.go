@@ -43,11 +43,17 @@ func Add(ctx context.Context, ops store.Operators, name string, role store.Opera
 
 // EnsureFirstAdmin creates the admin FirstAdmin when no operator exists, writing its
 // credential to path (mode 0600, in a 0700 directory) before the operator is committed; it
-// reports whether it created one. When an operator already exists it writes nothing.
-func EnsureFirstAdmin(ctx context.Context, ops store.Operators, path string) (bool, error) {
+// reports whether it created one. When an operator already exists it writes nothing. A
+// non-empty given is the credential to use instead, one the deployer already holds (a
+// Kubernetes Secret): then no file is written.
+func EnsureFirstAdmin(ctx context.Context, ops store.Operators, path, given string) (bool, error) {
 	existing, err := ops.ListOperators(ctx)
 	if err != nil || len(existing) > 0 {
 		return false, err
+	}
+	if given != "" {
+		_, created, err := ops.CreateFirstOperator(ctx, store.NewOperator{Name: FirstAdmin, Role: store.RoleAdmin, Digest: Digest(given)})
+		return created, err
 	}
 	token := NewCredential()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
@@ -24,6 +26,7 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
+	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -320,4 +323,23 @@ func TestOperatorREST(t *testing.T) {
 			t.Fatalf("status = %d, want 401 before the body was asked for", resp.StatusCode)
 		}
 	})
+}
+
+// A deployer that holds the first admin's credential (a Kubernetes Secret) gives it to the
+// primary: the admin is created with it on a fresh store, and no credential file is written.
+func TestAGivenFirstAdminCredentialIsUsedAndNoFileIsWritten(t *testing.T) {
+	const given = "first-admin-credential-from-a-secret"
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.FirstAdminCredential = given }))
+	if _, err := os.Stat(operators.FirstAdminFile(env.StateDir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the first admin's credential file: %v, want none", err)
+	}
+	if path := env.Primary.Endpoints().OperatorTokenFile; path != "" {
+		t.Fatalf("endpoints name operator_token_file %q, want none", path)
+	}
+	got, err := operatorv1.NewOperatorServiceClient(dial(t, env, given)).WhoAmI(context.Background(), &operatorv1.WhoAmIRequest{})
+	if err != nil || got.GetName() != operators.FirstAdmin || got.GetRole() != operatorv1.Role_ROLE_ADMIN {
+		t.Fatalf("WhoAmI with the given credential = %v, %v; want the first admin", got, err)
+	}
+	_, err = operatorv1.NewOperatorServiceClient(dial(t, env, given+"x")).WhoAmI(context.Background(), &operatorv1.WhoAmIRequest{})
+	wantCode(t, "WhoAmI with another credential", err, codes.Unauthenticated)
 }
