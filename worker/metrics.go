@@ -42,8 +42,25 @@ func newWorkerMetrics(capacity int) *workerMetrics {
 			Help: "Commands the worker runs at once (0: no limit)."}, func() float64 { return float64(capacity) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: imetrics.Namespace, Subsystem: "worker", Name: "commands_in_flight",
 			Help: "Commands running on the worker for the primary."}, func() float64 { return float64(m.inFlight.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: imetrics.Namespace, Subsystem: "worker", Name: UtilizationMetric,
+			Help: "Commands in flight over capacity, 0 to 1 (0 when capacity is unlimited): the autoscaling signal."},
+			func() float64 { return utilization(m.inFlight.Load(), capacity) }),
 	)
 	return m
+}
+
+// UtilizationMetric names the gauge of commands in flight over capacity, without the
+// turncli_worker_ prefix: the series an autoscaler of workers targets
+// (turncli_worker_utilization_ratio).
+const UtilizationMetric = "utilization_ratio"
+
+// utilization is inFlight over capacity, at most 1; 0 for an unlimited worker, which is never
+// full.
+func utilization(inFlight int64, capacity int) float64 {
+	if capacity <= 0 {
+		return 0
+	}
+	return min(float64(inFlight)/float64(capacity), 1)
 }
 
 // proxy instruments the sandbox proxy's handler.
