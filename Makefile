@@ -4,7 +4,7 @@ BUF := go tool -modfile=tools/buf/go.mod buf
 GO_PACKAGES := ./...
 STATE_DIR ?= $(CURDIR)/.turncli
 
-.PHONY: all build proto lint check-gen breaking test test-short fuzz bench bench-smoke run run-worker shell clean
+.PHONY: all build proto lint check-gen breaking test test-short fuzz bench bench-smoke run run-worker shell images clean
 
 all: build
 
@@ -95,6 +95,16 @@ run-worker: build
 ## MODE_ARGS passes its flags, e.g. MODE_ARGS='--shell-mode minimal --thread t1'.
 shell: build
 	./bin/mindroom-primary shell --state-dir "$(STATE_DIR)" $(MODE_ARGS)
+
+## images: build the primary and worker images with any OCI builder that takes docker's build
+## arguments (OCI_BUILDER=podman, ...), tagged IMAGE_REPO/primary and IMAGE_REPO/worker, both :IMAGE_TAG.
+## deploy/ refers to them as turncli/primary and turncli/worker: see docs/DEPLOY.md.
+OCI_BUILDER ?= docker
+IMAGE_REPO ?= turncli
+IMAGE_TAG ?= dev
+images:
+	$(OCI_BUILDER) build -f deploy/images/primary.Dockerfile -t $(IMAGE_REPO)/primary:$(IMAGE_TAG) .
+	$(OCI_BUILDER) build -f deploy/images/worker.Dockerfile -t $(IMAGE_REPO)/worker:$(IMAGE_TAG) .
 
 clean:
 	rm -rf bin
