@@ -234,12 +234,17 @@ func (h *Hub) Workers() []Identity {
 }
 
 // pick returns the worker a response runs on: the one it is bound to while that one is
-// connected, else the least busy connected worker of its key (then bound).
-func (h *Hub) pick(key string, b *response.Binding) (*conn, error) {
+// connected, else the least busy connected worker of its key (then bound). A command to run,
+// when given, is added to the chosen worker's load before the choice is released, so commands
+// placed at the same moment see each other and none is sent to a worker already full.
+func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*conn, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if id := b.WorkerID(); id != "" {
 		if c := h.byID[id]; c != nil && c.ident.Key == key {
+			if reserve != nil {
+				c.add(reserve)
+			}
 			return c, nil
 		}
 	}
@@ -259,12 +264,15 @@ func (h *Hub) pick(key string, b *response.Binding) (*conn, error) {
 		return nil, fmt.Errorf("every worker with key %q is at capacity", key)
 	}
 	b.Bind(best.ident.ID)
+	if reserve != nil {
+		best.add(reserve)
+	}
 	return best, nil
 }
 
 // AgentCLIURL is the bound worker's sandbox proxy origin.
 func (h *Hub) AgentCLIURL(key string, b *response.Binding) (string, error) {
-	c, err := h.pick(key, b)
+	c, err := h.pick(key, b, nil)
 	if err != nil {
 		return "", err
 	}

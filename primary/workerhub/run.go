@@ -26,17 +26,16 @@ const creditBatch = 8
 // returns an error when no worker can run it, or when the worker goes away before reporting
 // the command's exit.
 func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.Output) (bashexec.Result, error) {
-	c, err := h.pick(cmd.WorkerKey, cmd.Binding)
-	if err != nil {
-		return bashexec.Result{}, err
-	}
 	credit := h.cfg.OutputCredit
 	rc := &remoteCommand{
 		id:     strconv.FormatUint(h.nextCmd.Add(1), 10),
 		chunks: make(chan chunk, credit),
 		exited: make(chan *workerv1.CommandExited, 1),
 	}
-	c.add(rc)
+	c, err := h.pick(cmd.WorkerKey, cmd.Binding, rc)
+	if err != nil {
+		return bashexec.Result{}, err
+	}
 	defer c.forget(rc.id)
 	traceparent, tracestate := telemetry.Inject(ctx) // the worker continues the command's trace
 	err = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Start{Start: &workerv1.StartCommand{

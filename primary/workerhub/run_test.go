@@ -524,4 +524,51 @@ func TestHubNoWorkerToRunOn(t *testing.T) {
 	})
 }
 
+// Commands placed at the same moment count against each other: a worker of capacity 2 gets
+// exactly 2 of 16 at once, and the others are told the key is at capacity by the primary, never
+// sent to a worker that would refuse them.
+func TestHubConcurrentPlacementNeverOverfillsAWorker(t *testing.T) {
+	const capacity, commands = 2, 16
+	env := testenv.Start(t)
+	f := startFake(t, env, "key-a", "two-slots", func(h *workerv1.Hello) { h.Capacity = capacity })
+	ctx := deadline(t)
+	ids := make([]string, commands) // opened first: a minimal response opens only while the key has room
+	for i := range ids {
+		ids[i] = env.Open(t, onKey("key-a"))
+	}
+	outcomes := make([]<-chan bashOutcome, commands)
+	for i, id := range ids {
+		outcomes[i] = asyncBash(ctx, env, id, fmt.Sprint("b", i), "sleep 1000", nil)
+	}
+	var turnedAway int
+	pending := map[int]bool{}
+	for i := range commands {
+		pending[i] = true
+	}
+	for turnedAway < commands-capacity {
+		for i := range pending {
+			select {
+			case o := <-outcomes[i]:
+				delete(pending, i)
+				if o.err != nil || o.run.run().GetError() != `every worker with key "key-a" is at capacity` {
+					t.Fatalf("command %d: %v, %v; want the key at capacity", i, o.run, o.err)
+				}
+				turnedAway++
+			case <-ctx.Done():
+				t.Fatalf("%d of %d commands turned away before the deadline", turnedAway, commands-capacity)
+			default:
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for range capacity {
+		f.exit(&workerv1.CommandExited{CommandId: f.nextStart().GetCommandId()})
+	}
+	for i := range pending {
+		if o := await(t, ctx, outcomes[i], "RunBash"); o.err != nil || o.run.run().GetError() != "" {
+			t.Errorf("a placed command: %v, %v", o.run, o.err)
+		}
+	}
+}
+
 func (b *bashRun) run() *responsev1.BashResult { return b.result }

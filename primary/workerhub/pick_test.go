@@ -1,0 +1,28 @@
+package workerhub
+
+import (
+	"testing"
+
+	"github.com/turncli/turncli/primary/response"
+)
+
+// pick reserves the worker's slot for the command it places, before it lets go of the choice:
+// the next pick already sees it, so two commands placed at once never both take the last slot.
+func TestPickReservesTheSlotItGives(t *testing.T) {
+	h := New(Config{})
+	c := &conn{ident: Identity{Key: "key-a", ID: "one-slot"}, capacity: 1, commands: map[string]*remoteCommand{}}
+	h.byKey["key-a"] = map[string]*conn{c.ident.ID: c}
+	h.byID[c.ident.ID] = c
+
+	got, err := h.pick("key-a", &response.Binding{}, &remoteCommand{id: "1"})
+	if err != nil || got != c || c.load() != 1 {
+		t.Fatalf("first pick = %v, %v with load %d; want the worker, its slot taken", got, err, c.load())
+	}
+	if _, err := h.pick("key-a", &response.Binding{}, &remoteCommand{id: "2"}); err == nil || err.Error() != `every worker with key "key-a" is at capacity` {
+		t.Fatalf("second pick = %v; want the key at capacity", err)
+	}
+	c.forget("1")
+	if _, err := h.pick("key-a", &response.Binding{}, &remoteCommand{id: "3"}); err != nil {
+		t.Fatalf("a pick after the slot was freed: %v", err)
+	}
+}
