@@ -24,6 +24,7 @@ type conn struct {
 	since    time.Time // when the connection was accepted
 	proxyURL string
 	capacity int
+	bound    uint64 // responses bound to this connection so far; guarded by the Hub's mu
 	stream   workerv1.WorkerService_ConnectServer
 	cancel   context.CancelFunc
 	gone     chan struct{}   // closed when the connection has ended

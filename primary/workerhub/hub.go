@@ -234,7 +234,9 @@ func (h *Hub) Workers() []Identity {
 }
 
 // pick returns the worker a response runs on: the one it is bound to while that one is
-// connected, else the least busy connected worker of its key (then bound). A command to run,
+// connected, else the least busy connected worker of its key (then bound); among equally busy
+// ones, the one given the fewest responses, so idle workers take turns rather than the first
+// one met in a map's order taking most. A command to run,
 // when given, is added to the chosen worker's load before the choice is released, so commands
 // placed at the same moment see each other and none is sent to a worker already full.
 func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*conn, error) {
@@ -253,7 +255,7 @@ func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*co
 		if c.capacity > 0 && c.load() >= c.capacity {
 			continue
 		}
-		if best == nil || c.load() < best.load() {
+		if best == nil || c.load() < best.load() || (c.load() == best.load() && c.bound < best.bound) {
 			best = c
 		}
 	}
@@ -264,6 +266,7 @@ func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*co
 		return nil, fmt.Errorf("every worker with key %q is at capacity", key)
 	}
 	b.Bind(best.ident.ID)
+	best.bound++
 	if reserve != nil {
 		best.add(reserve)
 	}

@@ -26,3 +26,26 @@ func TestPickReservesTheSlotItGives(t *testing.T) {
 		t.Fatalf("a pick after the slot was freed: %v", err)
 	}
 }
+
+// Idle workers take turns: each new response goes to the equally idle worker given the fewest.
+func TestPickTakesTurnsAmongIdleWorkers(t *testing.T) {
+	h := New(Config{})
+	h.byKey["key-a"] = map[string]*conn{}
+	for _, id := range []string{"w1", "w2", "w3"} {
+		c := &conn{ident: Identity{Key: "key-a", ID: id}, commands: map[string]*remoteCommand{}}
+		h.byKey["key-a"][id], h.byID[id] = c, c
+	}
+	got := map[string]int{}
+	for range 30 {
+		c, err := h.pick("key-a", &response.Binding{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[c.ident.ID]++
+	}
+	for _, id := range []string{"w1", "w2", "w3"} {
+		if got[id] != 10 {
+			t.Fatalf("responses per worker %v, want 10 each", got)
+		}
+	}
+}
