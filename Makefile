@@ -70,7 +70,7 @@ ISOLATED_HOME = home="$$(mktemp -d)"; trap 'rm -rf "$$home"' EXIT; \
 
 ## bench: measure the Agent CLI paths beside floors measured in the same run (about 3 minutes;
 ## see docs/PERFORMANCE.md). BENCH_ARGS passes flags, e.g. BENCH_ARGS='-v -markdown bench.md'.
-BENCH_BINARIES := ./cmd/mindroom-agent ./cmd/turncli-bench ./internal/benchfloor/floorclient ./internal/benchfloor/pollclient
+BENCH_BINARIES := ./cmd/mindroom-agent ./cmd/mindroom-primary ./cmd/mindroom-worker ./cmd/turncli-bench ./internal/benchfloor/floorclient ./internal/benchfloor/pollclient
 bench:
 	CGO_ENABLED=0 go build -o bin/ $(BENCH_BINARIES)
 	./bin/turncli-bench -bin bin $(BENCH_ARGS)

@@ -32,6 +32,7 @@ var measures = []measure{
 	{"idle", "heap per idle open response", measureIdleHeap},
 	{"shells", "many agent shells at once, local and on two workers, each calling 20 tools the way agents do", measureShells},
 	{"grant", "grant resolution with many live responses against a bare map of as many digests", measureGrant},
+	{"fleet", "a fleet on this machine: a primary and 50 worker processes of 4 keys; placement, RunBash p99 against one worker, and a reconnect storm after the primary restarts", measureFleet},
 	{"durable", "durable transitions per second (approval decide, job finish with continuation) on SQLite and PostgreSQL against a single-row insert on each", measureDurable},
 }
 

@@ -52,3 +52,17 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// jain is Jain's fairness index of xs: (Σx)² / (n·Σx²), 1 when all are equal and 1/n when one
+// holds everything; 1 for none or all zero.
+func jain(xs []float64) float64 {
+	var sum, squares float64
+	for _, x := range xs {
+		sum += x
+		squares += x * x
+	}
+	if squares == 0 {
+		return 1
+	}
+	return sum * sum / (float64(len(xs)) * squares)
+}

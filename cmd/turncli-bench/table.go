@@ -19,6 +19,7 @@ const (
 	kibibytes                 // value in KiB
 	mebibytes                 // value in MiB
 	txPerSec                  // value in committed transactions per second
+	index                     // a dimensionless value, such as a fairness index
 )
 
 func (u unit) format(v float64) string {
@@ -37,6 +38,8 @@ func (u unit) format(v float64) string {
 		return fmt.Sprintf("%.1f MiB", v)
 	case txPerSec:
 		return fmt.Sprintf("%.0f tx/s", v)
+	case index:
+		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprint(v)
 }

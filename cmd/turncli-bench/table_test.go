@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,24 @@ func TestSmokeTablesJudgeNothing(t *testing.T) {
 	}
 	if !strings.Contains(smoke.String(), "| m | 2.00 ms | 1.00 ms | 2.00× | ≤ 1.25× | — |") {
 		t.Errorf("smoke table:\n%s", smoke.String())
+	}
+}
+
+func TestJainsIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		xs   []float64
+		want float64
+	}{
+		{"EvenIsOne", []float64{3, 3, 3, 3}, 1},
+		{"OneHoldingAllIsOneOverN", []float64{8, 0, 0, 0}, 0.25},
+		{"HalfAndHalf", []float64{1, 1, 0, 0}, 0.5},
+		{"NothingIsEven", []float64{0, 0}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := jain(tc.xs); math.Abs(got-tc.want) > 1e-9 {
+				t.Fatalf("jain(%v) = %v, want %v", tc.xs, got, tc.want)
+			}
+		})
 	}
 }

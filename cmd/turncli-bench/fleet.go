@@ -1,0 +1,402 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
+	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+)
+
+// The fleet's shape: worker keys, the capacities its workers cycle through, and the key of the
+// single worker the fleet's latency is compared with.
+var (
+	fleetKeys       = []string{"fleet-a", "fleet-b", "fleet-c", "fleet-d"}
+	fleetCapacities = []int{1, 2, 4, 8}
+)
+
+const (
+	soloKey      = "solo"
+	soloCapacity = 16
+	// fleetConcurrency is how many RunBash run at once in either phase: within the solo
+	// worker's capacity, and a quarter of it per fleet key, so no command finds its key full.
+	fleetConcurrency = 16
+)
+
+// fleetConversation is where the fleet's commands run; each background job of the reconnect
+// phase has a thread of its own (a thread runs at most 3 jobs), in admin mode so that
+// run_in_background starts at once for the requester "admin".
+var fleetConversation = &conversationv1.Conversation{Channel: "!fleet:example.org", Thread: "$fleet"}
+
+// measureFleet runs a fleet on this machine: one mindroom-primary process and many
+// mindroom-worker processes of several keys and capacities, all real, on loopback.
+//
+//   - Placement: many responses, one command each, spread over the keys; each command prints
+//     its working directory, which names the worker it ran on.
+//   - Latency: the same number of RunBash, as many at once, on the fleet and on a single worker
+//     (the floor), interleaved in batches so both see the same machine.
+//   - Reconnect storm: background jobs running on the workers, the primary stopped (SIGTERM)
+//     and started again on the same state directory and ports; timed until every worker is
+//     connected again and every job is reported running by its worker, then every job must
+//     finish normally.
+func measureFleet(ctx context.Context, b *bench) ([]row, error) {
+	sc := b.cfg.scale
+	dir, err := os.MkdirTemp("", "turncli-fleet-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	// Run as root, the workers' shells run as nobody, who must pass through to their workspaces.
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return nil, err
+	}
+	p, err := newFleetPrimary(b.cfg.PrimaryBinary, dir, append(append([]string{}, fleetKeys...), soloKey))
+	if err != nil {
+		return nil, err
+	}
+	defer p.close()
+	if err := p.start(ctx); err != nil {
+		return nil, err
+	}
+	f, err := startFleet(ctx, b, p, dir, sc.fleetWorkers)
+	if err != nil {
+		return nil, err
+	}
+	defer f.stop()
+
+	b.progress("fleet: %d workers connected in %v; %d commands on the fleet and as many on one worker", len(f.workers)-1, f.connectedIn.Round(time.Millisecond), sc.fleetResponses)
+	fleetLat, soloLat, ranOn, err := fleetLatency(ctx, p, sc.fleetResponses)
+	if err != nil {
+		return nil, err
+	}
+	placement := f.placement(ranOn)
+
+	b.progress("fleet: %d background jobs, then the primary restarts", sc.fleetJobs)
+	storm, err := reconnectStorm(ctx, p, f, sc.fleetJobs, sc.fleetJobSleep)
+	if err != nil {
+		return nil, err
+	}
+
+	n := len(f.workers) - 1
+	rows := []row{{
+		key: "fleet-p99", measure: fmt.Sprintf("RunBash p99 on a fleet of %d worker processes (%d keys, capacities 1–8), %d at once", n, len(fleetKeys), fleetConcurrency),
+		unit: millis, value: quantile(fleetLat, 0.99), floor: quantile(soloLat, 0.99),
+		target: target{kind: recordedValue, text: "recorded"},
+		note: fmt.Sprintf("%d commands each; p50 %.1f ms on the fleet, %.1f ms on one worker (capacity %d); the floor is one worker process with the same load",
+			len(fleetLat), quantile(fleetLat, 0.5), quantile(soloLat, 0.5), soloCapacity),
+	}, {
+		key: "fleet-placement", measure: "placement: Jain's index of commands per worker within a key (1 = even), the worst key",
+		unit: index, value: placement.jainCount,
+		target: target{kind: recordedValue, text: "recorded"},
+		note: fmt.Sprintf("by capacity share (commands/capacity): %.2f; workers given no command: %d of %d; busiest/idlest worker of a key: %s",
+			placement.jainByCapacity, placement.idle, n, placement.spread),
+	}, {
+		key: "fleet-reconnect", measure: fmt.Sprintf("reconnect storm: primary restarted, all %d workers connected again", len(f.workers)),
+		unit: millis, value: ms(storm.workersBack),
+		target: target{kind: valueAtMost, limit: 10_000, text: "≤ 10 s"},
+		note:   "from the new primary's start; a worker waits at most 5 s (its backoff) before trying again",
+	}, {
+		key: "fleet-reattach", measure: fmt.Sprintf("reconnect storm: all %d running jobs reported by their workers again", storm.jobs),
+		unit: millis, value: ms(storm.jobsBack),
+		target: target{kind: valueAtMost, limit: 10_000, text: "≤ 10 s"},
+		note:   fmt.Sprintf("then all finished with exit 0 (%s later)", storm.finishedAfter.Round(time.Millisecond)),
+	}}
+	return rows, nil
+}
+
+// fleet is the running worker processes; the last one is the solo worker.
+type fleet struct {
+	workers     []*fleetWorker
+	byDir       map[string]*fleetWorker // state directory → worker
+	connectedIn time.Duration
+}
+
+func startFleet(ctx context.Context, b *bench, p *fleetPrimary, dir string, n int) (*fleet, error) {
+	f := &fleet{byDir: map[string]*fleetWorker{}}
+	start := time.Now()
+	add := func(id, key string, capacity int) error {
+		w, err := startFleetWorker(b.cfg, p, filepath.Join(dir, id), id, key, capacity)
+		if err != nil {
+			f.stop()
+			return err
+		}
+		f.workers = append(f.workers, w)
+		f.byDir[filepath.Join(dir, id, "state")] = w
+		return nil
+	}
+	for i := range n {
+		if err := add(fmt.Sprintf("w%02d", i), fleetKeys[i%len(fleetKeys)], fleetCapacities[(i/len(fleetKeys))%len(fleetCapacities)]); err != nil {
+			return nil, err
+		}
+	}
+	if err := add("solo", soloKey, soloCapacity); err != nil {
+		return nil, err
+	}
+	back, _, err := awaitWorkers(ctx, p, f, nil, start, time.Minute)
+	if err != nil {
+		f.stop()
+		return nil, err
+	}
+	f.connectedIn = back
+	return f, nil
+}
+
+func (f *fleet) stop() {
+	var wg sync.WaitGroup
+	for _, w := range f.workers {
+		wg.Go(w.stop)
+	}
+	wg.Wait()
+}
+
+// awaitWorkers polls the primary until every worker of f is connected and every job in jobs
+// is reported running by a worker; it returns how long after since each of the two was true.
+func awaitWorkers(ctx context.Context, p *fleetPrimary, f *fleet, jobs map[int64]bool, since time.Time, limit time.Duration) (workersBack, jobsBack time.Duration, err error) {
+	for {
+		got, err := p.connected(ctx)
+		if err == nil {
+			if workersBack == 0 && len(got) == len(f.workers) {
+				workersBack = time.Since(since)
+			}
+			reported := 0
+			for _, ids := range got {
+				for _, id := range ids {
+					if jobs[id] {
+						reported++
+					}
+				}
+			}
+			if workersBack != 0 && reported == len(jobs) {
+				return workersBack, time.Since(since), nil
+			}
+		}
+		if time.Since(since) > limit {
+			return 0, 0, fmt.Errorf("after %v: %d of %d workers connected (%v)", limit, len(got), len(f.workers), err)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// fleetCommand calls a tool through the worker's proxy, then prints the workspace it ran in,
+// which lies in its worker's state directory.
+const fleetCommand = `mindroom-agent tools call test.echo '{}' >/dev/null && pwd`
+
+// fleetLatency runs n commands on the fleet's keys and n on the solo worker, fleetConcurrency at
+// once, in interleaved batches; it returns both sets of latencies (ms) and, for each fleet
+// command, the directory it ran in.
+func fleetLatency(ctx context.Context, p *fleetPrimary, n int) (fleetLat, soloLat []float64, ranOn []string, err error) {
+	batch := max(fleetConcurrency*2, n/10)
+	var mu sync.Mutex
+	run := func(keys []string, count, offset int, lat *[]float64, dirs *[]string) error {
+		sem := make(chan struct{}, fleetConcurrency)
+		errs := make(chan error, count)
+		var wg sync.WaitGroup
+		for i := range count {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				d, out, err := runOnce(ctx, p, keys[(offset+i)%len(keys)], fleetConversation, fleetCommand)
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				*lat = append(*lat, ms(d))
+				if dirs != nil {
+					*dirs = append(*dirs, strings.TrimSpace(out))
+				}
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		close(errs)
+		return <-errs
+	}
+	// Warm up both, uncounted: the first command of a worker installs its launcher.
+	var warm []float64
+	if err := run(fleetKeys, 2*fleetConcurrency, 0, &warm, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := run([]string{soloKey}, fleetConcurrency, 0, &warm, nil); err != nil {
+		return nil, nil, nil, err
+	}
+	for done := 0; done < n; done += batch {
+		count := min(batch, n-done)
+		if err := run(fleetKeys, count, done, &fleetLat, &ranOn); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := run([]string{soloKey}, count, done, &soloLat, nil); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return fleetLat, soloLat, ranOn, nil
+}
+
+// runOnce opens a response on key, runs command in it and closes it; it returns how long the
+// RunBash took and the command's output.
+func runOnce(ctx context.Context, p *fleetPrimary, key string, conv *conversationv1.Conversation, command string) (time.Duration, string, error) {
+	rctx := p.asRuntime(ctx)
+	resp, err := p.runtime.OpenResponse(rctx, &responsev1.OpenResponseRequest{
+		AgentName: "bench", RequesterId: "admin", Conversation: conv,
+		ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: key,
+	})
+	if err != nil {
+		return 0, "", fmt.Errorf("OpenResponse: %w", err)
+	}
+	defer func() {
+		_, _ = p.runtime.CloseResponse(rctx, &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
+	}()
+	start := time.Now()
+	stream, err := p.runtime.RunBash(rctx, &responsev1.RunBashRequest{ResponseId: resp.GetResponseId(), BashCallId: "fleet", Command: command})
+	if err != nil {
+		return 0, "", fmt.Errorf("RunBash: %w", err)
+	}
+	var out strings.Builder
+	var result *responsev1.BashResult
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, "", fmt.Errorf("RunBash: %w", err)
+		}
+		if c := msg.GetOutput(); c.GetStream() == responsev1.OutputStream_OUTPUT_STREAM_STDOUT {
+			out.Write(c.GetData())
+		}
+		if res := msg.GetResult(); res != nil {
+			result = res
+		}
+	}
+	d := time.Since(start)
+	if result == nil || result.GetExitCode() != 0 || result.GetError() != "" {
+		return 0, "", fmt.Errorf("RunBash on %s: %v (output %q)", key, result, out.String())
+	}
+	return d, out.String(), nil
+}
+
+// placementStats is how evenly the fleet's keys spread their commands.
+type placementStats struct {
+	jainCount, jainByCapacity float64 // the worst key's
+	idle                      int     // workers that ran nothing
+	spread                    string
+}
+
+// placement counts the commands each worker ran, from the workspace each printed.
+func (f *fleet) placement(ranOn []string) placementStats {
+	count := map[*fleetWorker]int{}
+	for _, d := range ranOn {
+		for stateDir, w := range f.byDir {
+			if strings.HasPrefix(d, stateDir+string(filepath.Separator)) {
+				count[w]++
+			}
+		}
+	}
+	st := placementStats{jainCount: 1, jainByCapacity: 1}
+	var spreads []string
+	for _, key := range fleetKeys {
+		var counts, shares []float64
+		lo, hi := -1, 0
+		for _, w := range f.workers {
+			if w.key != key {
+				continue
+			}
+			c := count[w]
+			if c == 0 {
+				st.idle++
+			}
+			counts = append(counts, float64(c))
+			shares = append(shares, float64(c)/float64(w.capacity))
+			if lo < 0 || c < lo {
+				lo = c
+			}
+			hi = max(hi, c)
+		}
+		st.jainCount = min(st.jainCount, jain(counts))
+		st.jainByCapacity = min(st.jainByCapacity, jain(shares))
+		spreads = append(spreads, strconv.Itoa(hi)+"/"+strconv.Itoa(lo))
+	}
+	st.spread = strings.Join(spreads, ", ")
+	return st
+}
+
+// stormResult is what the reconnect storm measured.
+type stormResult struct {
+	jobs                  int
+	workersBack, jobsBack time.Duration
+	finishedAfter         time.Duration
+}
+
+// jobIDPattern finds the job id in run_in_background's answer.
+var jobIDPattern = regexp.MustCompile(`"job_id":(\d+)`)
+
+func reconnectStorm(ctx context.Context, p *fleetPrimary, f *fleet, jobs int, sleep time.Duration) (stormResult, error) {
+	res := stormResult{jobs: jobs}
+	ids := map[int64]bool{}
+	command := fmt.Sprintf(`mindroom-agent tools call interaction.run_in_background '{"command":"sleep %d"}'`, int(sleep.Seconds()))
+	for i := range jobs {
+		conv := &conversationv1.Conversation{Channel: fleetConversation.GetChannel(), Thread: fmt.Sprintf("$job-%d", i)}
+		if _, err := p.operator.SetConversationMode(p.asOperator(ctx), &operatorv1.SetConversationModeRequest{
+			Conversation: conv, Mode: operatorv1.Mode_MODE_ADMIN}); err != nil {
+			return res, fmt.Errorf("SetConversationMode: %w", err)
+		}
+		_, out, err := runOnce(ctx, p, fleetKeys[i%len(fleetKeys)], conv, command)
+		if err != nil {
+			return res, err
+		}
+		m := jobIDPattern.FindStringSubmatch(out)
+		if m == nil {
+			return res, fmt.Errorf("run_in_background answered %q", out)
+		}
+		id, _ := strconv.ParseInt(m[1], 10, 64)
+		ids[id] = true
+	}
+	if _, _, err := awaitWorkers(ctx, p, f, ids, time.Now(), 30*time.Second); err != nil {
+		return res, fmt.Errorf("before the restart: %w", err)
+	}
+	p.stop(syscall.SIGTERM)
+	restarted := time.Now()
+	if err := p.start(ctx); err != nil {
+		return res, err
+	}
+	var err error
+	if res.workersBack, res.jobsBack, err = awaitWorkers(ctx, p, f, ids, restarted, time.Minute); err != nil {
+		return res, fmt.Errorf("after the restart: %w", err)
+	}
+	for id := range ids {
+		for {
+			got, err := p.operator.GetJob(p.asOperator(ctx), &operatorv1.GetJobRequest{JobId: uint64(id)})
+			if err != nil {
+				return res, fmt.Errorf("GetJob %d: %w", id, err)
+			}
+			job := got.GetJob()
+			if job.GetStatus() == operatorv1.JobStatus_JOB_STATUS_FINISHED {
+				if job.GetExitCode() != 0 {
+					return res, fmt.Errorf("job %d ended %q (exit %d) after the restart", id, job.GetOutcome(), job.GetExitCode())
+				}
+				break
+			}
+			if time.Since(restarted) > sleep+time.Minute {
+				return res, fmt.Errorf("job %d still %v a minute after it should have ended", id, job.GetStatus())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	res.finishedAfter = time.Since(restarted) - res.jobsBack
+	return res, nil
+}
