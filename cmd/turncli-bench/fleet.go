@@ -95,13 +95,7 @@ func measureFleet(ctx context.Context, b *bench) ([]row, error) {
 		target: target{kind: recordedValue, text: "recorded"},
 		note: fmt.Sprintf("%d commands each; p50 %.1f ms on the fleet, %.1f ms on one worker (capacity %d); the floor is one worker process with the same load",
 			len(fleetLat), quantile(fleetLat, 0.5), quantile(soloLat, 0.5), soloCapacity),
-	}, {
-		key: "fleet-placement", measure: "placement: Jain's index of commands per worker within a key (1 = even), the worst key",
-		unit: index, value: placement.jainCount,
-		target: target{kind: recordedValue, text: "recorded"},
-		note: fmt.Sprintf("by capacity share (commands/capacity): %.2f; workers given no command: %d of %d; busiest/idlest worker of a key: %s",
-			placement.jainByCapacity, placement.idle, n, placement.spread),
-	}, {
+	}, placementRow(placement, n), {
 		key: "fleet-reconnect", measure: fmt.Sprintf("reconnect storm: primary restarted, all %d workers connected again", len(f.workers)),
 		unit: millis, value: ms(storm.workersBack),
 		target: target{kind: valueAtMost, limit: 10_000, text: "≤ 10 s"},
@@ -290,13 +284,6 @@ func runOnce(ctx context.Context, p *fleetPrimary, key string, conv *conversatio
 	return d, out.String(), nil
 }
 
-// placementStats is how evenly the fleet's keys spread their commands.
-type placementStats struct {
-	jainCount, jainByCapacity float64 // the worst key's
-	idle                      int     // workers that ran nothing
-	spread                    string
-}
-
 // placement counts the commands each worker ran, from the workspace each printed.
 func (f *fleet) placement(ranOn []string) placementStats {
 	count := map[*fleetWorker]int{}
@@ -307,32 +294,11 @@ func (f *fleet) placement(ranOn []string) placementStats {
 			}
 		}
 	}
-	st := placementStats{jainCount: 1, jainByCapacity: 1}
-	var spreads []string
-	for _, key := range fleetKeys {
-		var counts, shares []float64
-		lo, hi := -1, 0
-		for _, w := range f.workers {
-			if w.key != key {
-				continue
-			}
-			c := count[w]
-			if c == 0 {
-				st.idle++
-			}
-			counts = append(counts, float64(c))
-			shares = append(shares, float64(c)/float64(w.capacity))
-			if lo < 0 || c < lo {
-				lo = c
-			}
-			hi = max(hi, c)
-		}
-		st.jainCount = min(st.jainCount, jain(counts))
-		st.jainByCapacity = min(st.jainByCapacity, jain(shares))
-		spreads = append(spreads, strconv.Itoa(hi)+"/"+strconv.Itoa(lo))
+	var placed []placedWorker
+	for _, w := range f.workers {
+		placed = append(placed, placedWorker{key: w.key, capacity: w.capacity, commands: count[w]})
 	}
-	st.spread = strings.Join(spreads, ", ")
-	return st
+	return placementOf(fleetKeys, placed)
 }
 
 // stormResult is what the reconnect storm measured.

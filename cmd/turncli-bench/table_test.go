@@ -42,6 +42,8 @@ func TestRowsAreJudgedByTheirTarget(t *testing.T) {
 		{"RatioOverTheLimitMisses", row{value: 13, floor: 10, target: atMost}, false, true},
 		{"AtLeastMeetsAtTheLimit", row{value: 3, floor: 10, target: target{kind: ratioAtLeast, limit: 0.3}}, true, true},
 		{"ValueAtMost", row{value: 1025, target: target{kind: valueAtMost, limit: 1024}}, false, true},
+		{"ValueAtLeastMeetsAtTheLimit", row{value: 0.9, target: target{kind: valueAtLeast, limit: 0.9}}, true, true},
+		{"ValueBelowItsLeastMisses", row{value: 0.89, target: target{kind: valueAtLeast, limit: 0.9}}, false, true},
 		{"BrokenRowMissesWhateverItsValue", row{value: 1, target: target{kind: valueAtMost, limit: 1000}, broken: "3 waits failed"}, false, true},
 		{"RecordedValueIsNotJudged", row{value: 300, target: target{kind: recordedValue}}, false, false},
 	} {
