@@ -86,3 +86,31 @@ func TestJainsIndex(t *testing.T) {
 		})
 	}
 }
+
+func TestQuantileIsTheNearestRank(t *testing.T) {
+	upTo := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(n - i) // descending: quantile sorts
+		}
+		return xs
+	}
+	for _, tc := range []struct {
+		name string
+		xs   []float64
+		q    float64
+		want float64
+	}{
+		{"P99OfAHundredIsTheNinetyNinth", upTo(100), 0.99, 99},
+		{"P99OfFiveHundredIsTheFourHundredNinetyFifth", upTo(500), 0.99, 495},
+		{"P99OfTenIsTheLargest", upTo(10), 0.99, 10},
+		{"P50OfFiveHundredIsTheTwoHundredFiftieth", upTo(500), 0.5, 250},
+		{"QuantileZeroIsTheSmallest", upTo(10), 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := quantile(tc.xs, tc.q); got != tc.want {
+				t.Fatalf("quantile(%v) = %v, want %v", tc.q, got, tc.want)
+			}
+		})
+	}
+}
