@@ -55,8 +55,7 @@ type scale struct {
 	durableOps     int           // transitions per round and store of the durable measure
 	fleetWorkers   int           // worker processes of the fleet (besides the solo one)
 	fleetResponses int           // commands run on the fleet, and as many on one worker
-	fleetJobs      int           // background jobs running across the primary's restart (at most 20: the primary's cap)
-	fleetJobSleep  time.Duration // how long each of them runs
+	fleetJobs      int           // background jobs running across the primary's restarts (at most 20: the primary's cap)
 }
 
 var (
@@ -64,13 +63,13 @@ var (
 		rounds: 5, processRuns: 40, loadClients: 64, loadWarmup: 500 * time.Millisecond, loadDuration: 3 * time.Second,
 		grantLive: 100_000, grantSmall: 10, grantOps: 1 << 21, idleResponses: 10_000, memRounds: 3,
 		receiptsPer: 1000, receiptResps: 10, waits: 20_000, waitRounds: 3, shells: 500, shellToolScale: 3, shellRamp: 10 * time.Second,
-		durableOps: 500, fleetWorkers: 50, fleetResponses: 500, fleetJobs: 20, fleetJobSleep: 25 * time.Second,
+		durableOps: 500, fleetWorkers: 50, fleetResponses: 500, fleetJobs: 20,
 	}
 	smokeScale = scale{
 		rounds: 1, processRuns: 3, loadClients: 64, loadWarmup: 50 * time.Millisecond, loadDuration: 200 * time.Millisecond,
 		grantLive: 2000, grantSmall: 10, grantOps: 1 << 14, idleResponses: 500, memRounds: 1,
 		receiptsPer: 250, receiptResps: 4, waits: 200, waitRounds: 1, shells: 12, shellToolScale: 0.02, shellRamp: 100 * time.Millisecond,
-		durableOps: 20, fleetWorkers: 16, fleetResponses: 40, fleetJobs: 4, fleetJobSleep: 5 * time.Second,
+		durableOps: 20, fleetWorkers: 16, fleetResponses: 40, fleetJobs: 4,
 	}
 )
 

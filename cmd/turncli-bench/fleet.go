@@ -7,15 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
-	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 )
 
@@ -46,10 +42,10 @@ var fleetConversation = &conversationv1.Conversation{Channel: "!fleet:example.or
 //     its working directory, which names the worker it ran on.
 //   - Latency: the same number of RunBash, as many at once, on the fleet and on a single worker
 //     (the floor), interleaved in batches so both see the same machine.
-//   - Reconnect storm: background jobs running on the workers, the primary stopped (SIGTERM)
-//     and started again on the same state directory and ports; timed until every worker is
-//     connected again and every job is reported running by its worker, then every job must
-//     finish normally.
+//   - Reconnect storm: background jobs running on the workers, the primary stopped (SIGTERM,
+//     then SIGKILL) and started again on the same state directory and ports; timed until every
+//     worker is connected again and every job is reported running by its worker, then every
+//     job must finish normally.
 func measureFleet(ctx context.Context, b *bench) ([]row, error) {
 	sc := b.cfg.scale
 	dir, err := os.MkdirTemp("", "turncli-fleet-")
@@ -82,8 +78,8 @@ func measureFleet(ctx context.Context, b *bench) ([]row, error) {
 	}
 	placement := f.placement(ranOn)
 
-	b.progress("fleet: %d background jobs, then the primary restarts", sc.fleetJobs)
-	storm, err := reconnectStorm(ctx, p, f, sc.fleetJobs, sc.fleetJobSleep)
+	b.progress("fleet: %d background jobs, then the primary restarts after SIGTERM and after SIGKILL", sc.fleetJobs)
+	storm, err := reconnectStorm(ctx, p, f, dir, sc.fleetJobs)
 	if err != nil {
 		return nil, err
 	}
@@ -95,23 +91,8 @@ func measureFleet(ctx context.Context, b *bench) ([]row, error) {
 		target: target{kind: recordedValue, text: "recorded"},
 		note: fmt.Sprintf("%d commands each; p50 %.1f ms on the fleet, %.1f ms on one worker (capacity %d); the floor is one worker process with the same load",
 			len(fleetLat), quantile(fleetLat, 0.5), quantile(soloLat, 0.5), soloCapacity),
-	}, {
-		key: "fleet-placement", measure: "placement: Jain's index of commands per worker within a key (1 = even), the worst key",
-		unit: index, value: placement.jainCount,
-		target: target{kind: recordedValue, text: "recorded"},
-		note: fmt.Sprintf("by capacity share (commands/capacity): %.2f; workers given no command: %d of %d; busiest/idlest worker of a key: %s",
-			placement.jainByCapacity, placement.idle, n, placement.spread),
-	}, {
-		key: "fleet-reconnect", measure: fmt.Sprintf("reconnect storm: primary restarted, all %d workers connected again", len(f.workers)),
-		unit: millis, value: ms(storm.workersBack),
-		target: target{kind: valueAtMost, limit: 10_000, text: "≤ 10 s"},
-		note:   fmt.Sprintf("from the new primary's start, which was ready (/readyz) after %s; a worker waits at most 5 s (its backoff) before trying again", storm.ready.Round(time.Millisecond)),
-	}, {
-		key: "fleet-reattach", measure: fmt.Sprintf("reconnect storm: all %d running jobs reported by their workers again", storm.jobs),
-		unit: millis, value: ms(storm.jobsBack),
-		target: target{kind: valueAtMost, limit: 10_000, text: "≤ 10 s"},
-		note:   fmt.Sprintf("then all finished with exit 0 (%s later)", storm.finishedAfter.Round(time.Millisecond)),
-	}}
+	}, placementRow(placement, n)}
+	rows = append(rows, storm.rows(len(f.workers))...)
 	return rows, nil
 }
 
@@ -290,13 +271,6 @@ func runOnce(ctx context.Context, p *fleetPrimary, key string, conv *conversatio
 	return d, out.String(), nil
 }
 
-// placementStats is how evenly the fleet's keys spread their commands.
-type placementStats struct {
-	jainCount, jainByCapacity float64 // the worst key's
-	idle                      int     // workers that ran nothing
-	spread                    string
-}
-
 // placement counts the commands each worker ran, from the workspace each printed.
 func (f *fleet) placement(ranOn []string) placementStats {
 	count := map[*fleetWorker]int{}
@@ -307,98 +281,9 @@ func (f *fleet) placement(ranOn []string) placementStats {
 			}
 		}
 	}
-	st := placementStats{jainCount: 1, jainByCapacity: 1}
-	var spreads []string
-	for _, key := range fleetKeys {
-		var counts, shares []float64
-		lo, hi := -1, 0
-		for _, w := range f.workers {
-			if w.key != key {
-				continue
-			}
-			c := count[w]
-			if c == 0 {
-				st.idle++
-			}
-			counts = append(counts, float64(c))
-			shares = append(shares, float64(c)/float64(w.capacity))
-			if lo < 0 || c < lo {
-				lo = c
-			}
-			hi = max(hi, c)
-		}
-		st.jainCount = min(st.jainCount, jain(counts))
-		st.jainByCapacity = min(st.jainByCapacity, jain(shares))
-		spreads = append(spreads, strconv.Itoa(hi)+"/"+strconv.Itoa(lo))
+	var placed []placedWorker
+	for _, w := range f.workers {
+		placed = append(placed, placedWorker{key: w.key, capacity: w.capacity, commands: count[w]})
 	}
-	st.spread = strings.Join(spreads, ", ")
-	return st
-}
-
-// stormResult is what the reconnect storm measured.
-type stormResult struct {
-	jobs                  int
-	ready                 time.Duration // the new primary's start until its /readyz
-	workersBack, jobsBack time.Duration
-	finishedAfter         time.Duration
-}
-
-// jobIDPattern finds the job id in run_in_background's answer.
-var jobIDPattern = regexp.MustCompile(`"job_id":(\d+)`)
-
-func reconnectStorm(ctx context.Context, p *fleetPrimary, f *fleet, jobs int, sleep time.Duration) (stormResult, error) {
-	res := stormResult{jobs: jobs}
-	ids := map[int64]bool{}
-	command := fmt.Sprintf(`mindroom-agent tools call interaction.run_in_background '{"command":"sleep %d"}'`, int(sleep.Seconds()))
-	for i := range jobs {
-		conv := &conversationv1.Conversation{Channel: fleetConversation.GetChannel(), Thread: fmt.Sprintf("$job-%d", i)}
-		if _, err := p.operator.SetConversationMode(p.asOperator(ctx), &operatorv1.SetConversationModeRequest{
-			Conversation: conv, Mode: operatorv1.Mode_MODE_ADMIN}); err != nil {
-			return res, fmt.Errorf("SetConversationMode: %w", err)
-		}
-		_, out, err := runOnce(ctx, p, fleetKeys[i%len(fleetKeys)], conv, command)
-		if err != nil {
-			return res, err
-		}
-		m := jobIDPattern.FindStringSubmatch(out)
-		if m == nil {
-			return res, fmt.Errorf("run_in_background answered %q", out)
-		}
-		id, _ := strconv.ParseInt(m[1], 10, 64)
-		ids[id] = true
-	}
-	if _, _, err := awaitWorkers(ctx, p, f, ids, time.Now(), 30*time.Second); err != nil {
-		return res, fmt.Errorf("before the restart: %w", err)
-	}
-	p.stop(syscall.SIGTERM)
-	restarted := time.Now()
-	if err := p.start(ctx); err != nil {
-		return res, err
-	}
-	res.ready = time.Since(restarted)
-	var err error
-	if res.workersBack, res.jobsBack, err = awaitWorkers(ctx, p, f, ids, restarted, time.Minute); err != nil {
-		return res, fmt.Errorf("after the restart: %w", err)
-	}
-	for id := range ids {
-		for {
-			got, err := p.operator.GetJob(p.asOperator(ctx), &operatorv1.GetJobRequest{JobId: uint64(id)})
-			if err != nil {
-				return res, fmt.Errorf("GetJob %d: %w", id, err)
-			}
-			job := got.GetJob()
-			if job.GetStatus() == operatorv1.JobStatus_JOB_STATUS_FINISHED {
-				if job.GetExitCode() != 0 {
-					return res, fmt.Errorf("job %d ended %q (exit %d) after the restart", id, job.GetOutcome(), job.GetExitCode())
-				}
-				break
-			}
-			if time.Since(restarted) > sleep+time.Minute {
-				return res, fmt.Errorf("job %d still %v a minute after it should have ended", id, job.GetStatus())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	res.finishedAfter = time.Since(restarted) - res.jobsBack
-	return res, nil
+	return placementOf(fleetKeys, placed)
 }

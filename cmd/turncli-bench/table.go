@@ -52,6 +52,7 @@ const (
 	ratioAtMost              // value/floor ≤ limit
 	ratioAtLeast             // value/floor ≥ limit
 	valueAtMost              // value ≤ limit (in the row's unit)
+	valueAtLeast             // value ≥ limit (in the row's unit)
 	countAtLeast             // a count that must be reached; value ≥ limit
 	recordedValue            // nothing to judge; the value is recorded
 )
@@ -103,6 +104,8 @@ func (r row) met() (met, judged bool) {
 		return hasRatio && ratio >= r.target.limit, true
 	case valueAtMost:
 		return r.value <= r.target.limit, true
+	case valueAtLeast:
+		return r.value >= r.target.limit, true
 	case countAtLeast:
 		return r.value >= r.target.limit, true
 	}

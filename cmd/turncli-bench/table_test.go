@@ -42,6 +42,8 @@ func TestRowsAreJudgedByTheirTarget(t *testing.T) {
 		{"RatioOverTheLimitMisses", row{value: 13, floor: 10, target: atMost}, false, true},
 		{"AtLeastMeetsAtTheLimit", row{value: 3, floor: 10, target: target{kind: ratioAtLeast, limit: 0.3}}, true, true},
 		{"ValueAtMost", row{value: 1025, target: target{kind: valueAtMost, limit: 1024}}, false, true},
+		{"ValueAtLeastMeetsAtTheLimit", row{value: 0.9, target: target{kind: valueAtLeast, limit: 0.9}}, true, true},
+		{"ValueBelowItsLeastMisses", row{value: 0.89, target: target{kind: valueAtLeast, limit: 0.9}}, false, true},
 		{"BrokenRowMissesWhateverItsValue", row{value: 1, target: target{kind: valueAtMost, limit: 1000}, broken: "3 waits failed"}, false, true},
 		{"RecordedValueIsNotJudged", row{value: 300, target: target{kind: recordedValue}}, false, false},
 	} {
@@ -80,6 +82,34 @@ func TestJainsIndex(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := jain(tc.xs); math.Abs(got-tc.want) > 1e-9 {
 				t.Fatalf("jain(%v) = %v, want %v", tc.xs, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestQuantileIsTheNearestRank(t *testing.T) {
+	upTo := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(n - i) // descending: quantile sorts
+		}
+		return xs
+	}
+	for _, tc := range []struct {
+		name string
+		xs   []float64
+		q    float64
+		want float64
+	}{
+		{"P99OfAHundredIsTheNinetyNinth", upTo(100), 0.99, 99},
+		{"P99OfFiveHundredIsTheFourHundredNinetyFifth", upTo(500), 0.99, 495},
+		{"P99OfTenIsTheLargest", upTo(10), 0.99, 10},
+		{"P50OfFiveHundredIsTheTwoHundredFiftieth", upTo(500), 0.5, 250},
+		{"QuantileZeroIsTheSmallest", upTo(10), 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := quantile(tc.xs, tc.q); got != tc.want {
+				t.Fatalf("quantile(%v) = %v, want %v", tc.q, got, tc.want)
 			}
 		})
 	}

@@ -19,6 +19,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 )
 
@@ -141,6 +142,7 @@ func (c *Conn) Round(ctx context.Context, attempt func(context.Context) (bool, e
 	var err error
 	for range c.Len() {
 		failed := c.Addr()
+		c.redial()
 		progressed, err = attempt(ctx)
 		if progressed || ctx.Err() != nil || (final != nil && final(err)) {
 			return progressed, err
@@ -151,6 +153,17 @@ func (c *Conn) Round(ctx context.Context, attempt func(context.Context) (bool, e
 		}
 	}
 	return progressed, err
+}
+
+// redial makes the primary followed be dialled again now if its last dial failed. Otherwise
+// its gRPC connection fails every call at once with that old failure until gRPC's own backoff
+// (1 s, growing to 2 minutes) runs out, so a primary back after a restart would wait for it
+// whatever pace the caller's loop keeps. The attempt made while this dial runs still fails
+// at once; the next one sees its outcome.
+func (c *Conn) redial() {
+	if conn := c.conns[c.index()]; conn.GetState() == connectivity.TransientFailure {
+		conn.ResetConnectBackoff()
+	}
 }
 
 // Invoke performs a unary call on the primary followed.

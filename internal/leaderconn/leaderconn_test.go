@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
@@ -103,6 +104,46 @@ func TestRound(t *testing.T) {
 			t.Fatalf("Round: %v after %d attempts; want refused after one", err, calls)
 		}
 	})
+}
+
+func TestRoundRedialsAPrimaryThatCameBack(t *testing.T) {
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	// gRPC's own backoff is set far beyond the test, so only Round can make it dial again.
+	c, err := New(ctx, addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: time.Hour, Multiplier: 1, MaxDelay: time.Hour}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	attempt := func(ctx context.Context) (bool, error) { return call(ctx, c) }
+	if ok, _ := c.Round(ctx, attempt, nil, nil); ok {
+		t.Fatal("an attempt on a primary that is down succeeded")
+	}
+
+	if l, err = net.Listen("tcp", addr); err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	s := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		return stream.SendMsg(&emptypb.Empty{})
+	}))
+	go s.Serve(l)
+	t.Cleanup(s.Stop)
+	var last error
+	for range 100 {
+		ok, err := c.Round(ctx, attempt, nil, nil)
+		if ok {
+			return
+		}
+		last = err
+		time.Sleep(20 * time.Millisecond) // the caller's backoff
+	}
+	t.Fatalf("the primary is back but every attempt still fails: %v", last)
 }
 
 func TestNew(t *testing.T) {
