@@ -3,6 +3,7 @@ package deploy
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -24,6 +25,7 @@ const (
 	componentLabel = "app.kubernetes.io/component"
 	workerKeyLabel = "turncli.dev/worker-key"
 	primaryGRPC    = 7420
+	workerMetrics  = 7424
 )
 
 // utilizationMetric is the series the workers' autoscalers must target: the worker's own
@@ -216,6 +218,15 @@ func checkPrimaries(o *rendered) []error {
 			errs = append(errs, fmt.Errorf("%s: the primary needs %s", primary, want))
 		}
 	}
+	if dir := flagValue(args, "--state-dir"); !onEmptyDir(*primary, primary.spec.Containers[0], dir) {
+		errs = append(errs, fmt.Errorf("%s: the state directory %q must lie below an emptyDir mount", primary, dir))
+	}
+	for _, d := range o.deployments {
+		// A standby is never Ready, so a rolling update would wait for it forever.
+		if d.Name == primary.name && d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+			errs = append(errs, fmt.Errorf("%s: the primaries must be replaced (strategy Recreate), not rolled", primary))
+		}
+	}
 	if !hasPort(primary.spec.Containers[0], intstr.FromInt32(primaryGRPC)) {
 		errs = append(errs, fmt.Errorf("%s: the primary does not expose gRPC on %d", primary, primaryGRPC))
 	}
@@ -251,7 +262,10 @@ func checkWorkers(o *rendered) []error {
 			errs = append(errs, fmt.Errorf("%s: MINDROOM_WORKER_CREDENTIAL must come from the Secret key %s.token", w, key))
 		}
 		if dir := flagValue(c.Args, "--state-dir"); !onEmptyDir(w, c, dir) {
-			errs = append(errs, fmt.Errorf("%s: the state directory %q must be an emptyDir mount", w, dir))
+			errs = append(errs, fmt.Errorf("%s: the state directory %q must lie below an emptyDir mount", w, dir))
+		}
+		if n, err := strconv.Atoi(flagValue(c.Args, "--capacity")); err != nil || n <= 0 {
+			errs = append(errs, fmt.Errorf("%s: --capacity must be positive, or its utilization is always 0 and it never scales", w))
 		}
 		scaled := 0
 		for _, h := range o.autoscalers {
@@ -327,6 +341,16 @@ func checkWorkerNetwork(o *rendered) []error {
 				errs = append(errs, fmt.Errorf("NetworkPolicy %s must restrict both ingress and egress", np.Name))
 			}
 			isolated = true
+			for i, rule := range np.Spec.Ingress {
+				fromMonitoring := len(rule.From) > 0
+				for _, peer := range rule.From {
+					fromMonitoring = fromMonitoring && peer.IPBlock == nil && peer.PodSelector == nil &&
+						peer.NamespaceSelector != nil && len(peer.NamespaceSelector.MatchLabels)+len(peer.NamespaceSelector.MatchExpressions) > 0
+				}
+				if !fromMonitoring || !onlyPorts(rule.Ports, workerMetrics) {
+					errs = append(errs, fmt.Errorf("NetworkPolicy %s: ingress rule %d lets more than a selected namespace reach the metrics port", np.Name, i))
+				}
+			}
 			for i, rule := range np.Spec.Egress {
 				toPrimary := len(rule.To) > 0 && primaryLabels != nil
 				toDNS := len(rule.To) > 0
@@ -379,9 +403,11 @@ func hasPort(c corev1.Container, port intstr.IntOrString) bool {
 	return false
 }
 
+// onEmptyDir reports whether dir lies strictly below an emptyDir's mount: the mount's root is
+// root's, and a daemon that is not root could not set its state directory's mode there.
 func onEmptyDir(w workload, c corev1.Container, dir string) bool {
 	for _, m := range c.VolumeMounts {
-		if m.MountPath != dir {
+		if !strings.HasPrefix(dir, strings.TrimSuffix(m.MountPath, "/")+"/") {
 			continue
 		}
 		for _, v := range w.spec.Volumes {

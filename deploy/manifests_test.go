@@ -129,7 +129,21 @@ func TestTheRulesCatchWhatTheyGuard(t *testing.T) {
 		}, "which it does not hold"},
 		{"AStateDirectoryOffTheEmptyDir", func(o *rendered) {
 			worker(o).Containers[0].Args[0] = "--state-dir=/srv"
-		}, "emptyDir mount"},
+		}, "below an emptyDir mount"},
+		{"AStateDirectoryAtTheEmptyDirsRoot", func(o *rendered) {
+			worker(o).Containers[0].Args[0] = "--state-dir=/var/lib/turncli-worker"
+		}, "below an emptyDir mount"},
+		{"AWorkerWithoutCapacity", func(o *rendered) { worker(o).Containers[0].Args[2] = "--capacity=0" }, "--capacity must be positive"},
+		{"WorkersOpenToEveryone", func(o *rendered) {
+			o.networkPolicies[0].Spec.Ingress = append(o.networkPolicies[0].Spec.Ingress, networkingv1.NetworkPolicyIngressRule{})
+		}, "lets more than a selected namespace"},
+		{"PrimariesRolled", func(o *rendered) {
+			for i := range o.deployments {
+				if o.deployments[i].Name == "turncli-primary" {
+					o.deployments[i].Spec.Strategy.Type = "RollingUpdate"
+				}
+			}
+		}, "strategy Recreate"},
 		{"AHostPath", func(o *rendered) {
 			worker(o).Volumes[0].VolumeSource = corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}
 		}, "hostPath"},
@@ -204,8 +218,11 @@ func TestDockerfilesPinTheirBasesAndRunAsNonRoot(t *testing.T) {
 				t.Errorf("%s: FROM %s is not pinned by digest (image:tag@sha256:…)", f, s[1])
 			}
 		}
-		last := string(b)[strings.LastIndex(string(b), "\nFROM "):]
-		if !user.MatchString(last) {
+		i := strings.LastIndex(string(b), "\nFROM ")
+		if i < 0 {
+			continue // reported above: fewer than two stages
+		}
+		if last := string(b)[i:]; !user.MatchString(last) {
 			t.Errorf("%s: the runtime stage sets no numeric non-root USER", f)
 		}
 	}
