@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,13 +28,20 @@ func TestAWorkersOnlyPrimaryRefusesLocalResponses(t *testing.T) {
 	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.WorkersOnly = true }))
 	env.StartWorker(t, "key-a", "worker-a1")
 
-	t.Run("GRPCWithoutAWorkerKeyIsAFailedPrecondition", func(t *testing.T) {
-		_, err := env.Runtime.OpenResponse(context.Background(), &responsev1.OpenResponseRequest{
-			AgentName: "tester", RequesterId: "@alice:example.org",
-			Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
+	for _, mode := range []responsev1.ShellMode{responsev1.ShellMode_SHELL_MODE_STANDARD, responsev1.ShellMode_SHELL_MODE_MINIMAL} {
+		t.Run("GRPCWithoutAWorkerKeyIsAFailedPrecondition/"+mode.String(), func(t *testing.T) {
+			_, err := env.Runtime.OpenResponse(context.Background(), &responsev1.OpenResponseRequest{
+				AgentName: "tester", RequesterId: "@alice:example.org", ShellMode: mode,
+				Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$thread"},
+			})
+			if status.Code(err) != codes.FailedPrecondition || status.Convert(err).Message() != response.ErrWorkersOnly.Message {
+				t.Fatalf("OpenResponse without a worker key: %v; want FailedPrecondition %q", err, response.ErrWorkersOnly.Message)
+			}
 		})
-		if status.Code(err) != codes.FailedPrecondition || status.Convert(err).Message() != response.ErrWorkersOnly {
-			t.Fatalf("OpenResponse without a worker key: %v; want FailedPrecondition %q", err, response.ErrWorkersOnly)
+	}
+	t.Run("NoWorkspaceIsPreparedOnThePrimary", func(t *testing.T) {
+		if _, err := os.Stat(filepath.Join(env.StateDir, "workspaces", "tester")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the refused agent's workspace on the primary: %v, want none", err)
 		}
 	})
 	t.Run("RESTWithoutAWorkerKeyIs400", func(t *testing.T) {

@@ -104,7 +104,17 @@ type Config struct {
 const DefaultFastCallBudget = 5 * time.Millisecond
 
 // ErrWorkersOnly is why a primary run with WorkersOnly refuses a response without a worker key.
-const ErrWorkersOnly = "this primary runs agent commands only on workers (--workers-only): name a worker_key"
+var ErrWorkersOnly = fault.New(fault.FailedPrecondition, "this primary runs agent commands only on workers (--workers-only): name a worker_key")
+
+// CheckPlacement says whether a response of workerKey may open here: with WorkersOnly, one
+// without a worker key may not. Open applies it; an adapter that prepares a response's shells
+// before opening it asks first, so nothing is prepared on this host for a response it refuses.
+func (m *Manager) CheckPlacement(workerKey string) error {
+	if m.cfg.WorkersOnly && workerKey == "" {
+		return ErrWorkersOnly
+	}
+	return nil
+}
 
 // Default bounds on open responses.
 const (
@@ -184,8 +194,8 @@ func (m *Manager) Open(spec Spec, opts ...OpenOption) (*Response, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	if m.cfg.WorkersOnly && spec.WorkerKey == "" {
-		return nil, fault.New(fault.FailedPrecondition, ErrWorkersOnly)
+	if err := m.CheckPlacement(spec.WorkerKey); err != nil {
+		return nil, err
 	}
 	var o openOptions
 	for _, opt := range opts {

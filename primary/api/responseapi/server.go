@@ -103,6 +103,9 @@ func (s *Server) OpenResponse(ctx context.Context, req *responsev1.OpenResponseR
 	for _, d := range req.GetContextDocuments() {
 		spec.ContextDocuments = append(spec.ContextDocuments, response.Document{Name: d.GetName(), Text: d.GetText()})
 	}
+	if err := s.responses.CheckPlacement(spec.WorkerKey); err != nil {
+		return nil, engineErr(err) // before the preflight, which would prepare a local shell
+	}
 	if req.GetShellMode() == responsev1.ShellMode_SHELL_MODE_MINIMAL {
 		if err := s.checkMinimal(ctx, spec); err != nil {
 			return nil, err
