@@ -24,11 +24,13 @@ type conn struct {
 	since    time.Time // when the connection was accepted
 	proxyURL string
 	capacity int
-	bound    uint64 // responses bound to this connection so far; guarded by the Hub's mu
-	stream   workerv1.WorkerService_ConnectServer
-	cancel   context.CancelFunc
-	gone     chan struct{}   // closed when the connection has ended
-	done     <-chan struct{} // closed when the connection is replaced or the primary stops
+	// lastPicked is when a response was last bound to this connection, in the Hub's picks;
+	// 0 for none. Guarded by the Hub's mu.
+	lastPicked uint64
+	stream     workerv1.WorkerService_ConnectServer
+	cancel     context.CancelFunc
+	gone       chan struct{}   // closed when the connection has ended
+	done       <-chan struct{} // closed when the connection is replaced or the primary stops
 
 	// Job reports go through jobEvents (closed by the receive loop) to the connection's
 	// dispatcher, which calls sink after the dispatcher of the worker's previous connection

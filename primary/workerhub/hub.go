@@ -38,6 +38,7 @@ type Hub struct {
 	closed bool
 	byID   map[string]*conn
 	byKey  map[string]map[string]*conn
+	picks  uint64 // responses bound so far: the clock of conn.lastPicked
 	// changed is closed (and replaced) whenever a worker connects or disconnects.
 	changed chan struct{}
 	// jobChain holds, per worker id, the jobsDone of its latest connection, so a new
@@ -235,10 +236,13 @@ func (h *Hub) Workers() []Identity {
 
 // pick returns the worker a response runs on: the one it is bound to while that one is
 // connected, else the least busy connected worker of its key (then bound); among equally busy
-// ones, the one given the fewest responses, so idle workers take turns rather than the first
-// one met in a map's order taking most. A command to run,
+// ones, the one chosen longest ago, so idle workers take turns rather than the first one met
+// in a map's order taking most, and a worker that just connected joins the turns at once. A
+// command to run,
 // when given, is added to the chosen worker's load before the choice is released, so commands
-// placed at the same moment see each other and none is sent to a worker already full.
+// placed at the same moment see each other and no unbound response's command is sent to a
+// worker already full. (A bound response's commands go to its worker, full or not: the worker
+// refuses what it has no room for.)
 func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*conn, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -255,7 +259,7 @@ func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*co
 		if c.capacity > 0 && c.load() >= c.capacity {
 			continue
 		}
-		if best == nil || c.load() < best.load() || (c.load() == best.load() && c.bound < best.bound) {
+		if best == nil || c.load() < best.load() || (c.load() == best.load() && c.lastPicked < best.lastPicked) {
 			best = c
 		}
 	}
@@ -266,7 +270,8 @@ func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*co
 		return nil, fmt.Errorf("every worker with key %q is at capacity", key)
 	}
 	b.Bind(best.ident.ID)
-	best.bound++
+	h.picks++
+	best.lastPicked = h.picks
 	if reserve != nil {
 		best.add(reserve)
 	}

@@ -49,3 +49,33 @@ func TestPickTakesTurnsAmongIdleWorkers(t *testing.T) {
 		}
 	}
 }
+
+// A worker that connects later joins the turns at once instead of winning every tie until it
+// has caught up with the others.
+func TestPickGivesANewWorkerItsTurnNotEveryTurn(t *testing.T) {
+	h := New(Config{})
+	h.byKey["key-a"] = map[string]*conn{}
+	add := func(id string) {
+		c := &conn{ident: Identity{Key: "key-a", ID: id}, commands: map[string]*remoteCommand{}}
+		h.byKey["key-a"][id], h.byID[id] = c, c
+	}
+	add("old-1")
+	add("old-2")
+	for range 100 {
+		if _, err := h.pick("key-a", &response.Binding{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("new")
+	got := map[string]int{}
+	for range 9 {
+		c, err := h.pick("key-a", &response.Binding{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[c.ident.ID]++
+	}
+	if got["new"] != 3 || got["old-1"] != 3 || got["old-2"] != 3 {
+		t.Fatalf("the next 9 responses went %v, want 3 to each worker", got)
+	}
+}

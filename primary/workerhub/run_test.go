@@ -536,36 +536,21 @@ func TestHubConcurrentPlacementNeverOverfillsAWorker(t *testing.T) {
 	for i := range ids {
 		ids[i] = env.Open(t, onKey("key-a"))
 	}
-	outcomes := make([]<-chan bashOutcome, commands)
+	outcomes := make(chan bashOutcome, commands) // every command's, as it ends
 	for i, id := range ids {
-		outcomes[i] = asyncBash(ctx, env, id, fmt.Sprint("b", i), "sleep 1000", nil)
+		go func() { outcomes <- <-asyncBash(ctx, env, id, fmt.Sprint("b", i), "sleep 1000", nil) }()
 	}
-	var turnedAway int
-	pending := map[int]bool{}
-	for i := range commands {
-		pending[i] = true
-	}
-	for turnedAway < commands-capacity {
-		for i := range pending {
-			select {
-			case o := <-outcomes[i]:
-				delete(pending, i)
-				if o.err != nil || o.run.run().GetError() != `every worker with key "key-a" is at capacity` {
-					t.Fatalf("command %d: %v, %v; want the key at capacity", i, o.run, o.err)
-				}
-				turnedAway++
-			case <-ctx.Done():
-				t.Fatalf("%d of %d commands turned away before the deadline", turnedAway, commands-capacity)
-			default:
-			}
+	for turnedAway := range commands - capacity {
+		o := await(t, ctx, outcomes, fmt.Sprintf("the %d-th command turned away", turnedAway+1))
+		if o.err != nil || o.run.run().GetError() != `every worker with key "key-a" is at capacity` {
+			t.Fatalf("a command ended %v, %v while the worker was full; want the key at capacity", o.run, o.err)
 		}
-		time.Sleep(time.Millisecond)
 	}
 	for range capacity {
 		f.exit(&workerv1.CommandExited{CommandId: f.nextStart().GetCommandId()})
 	}
-	for i := range pending {
-		if o := await(t, ctx, outcomes[i], "RunBash"); o.err != nil || o.run.run().GetError() != "" {
+	for range capacity {
+		if o := await(t, ctx, outcomes, "a placed command"); o.err != nil || o.run.run().GetError() != "" {
 			t.Errorf("a placed command: %v, %v", o.run, o.err)
 		}
 	}
