@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,14 +97,16 @@ func (p *Primary) loadWorkerCredentials() (*workerhub.Credentials, error) {
 		p.workerFiles[key] = path
 		p.Secrets.Add(token)
 	}
-	configured, err := readWorkerCredentialsDir(p.cfg.WorkerCredentialsDir)
+	mounted, err := readWorkerCredentialsDir(p.cfg.WorkerCredentialsDir)
 	if err != nil {
 		return nil, err
 	}
-	maps.Copy(configured, p.cfg.WorkerCredentials)
-	for key, token := range configured {
-		creds.Add(key, token)
-		p.Secrets.Add(token)
+	// Every source adds its credentials beside the others': none replaces another's.
+	for _, configured := range []map[string]string{mounted, p.cfg.WorkerCredentials} {
+		for key, token := range configured {
+			creds.Add(key, token)
+			p.Secrets.Add(token)
+		}
 	}
 	return creds, nil
 }
