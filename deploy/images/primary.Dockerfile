@@ -4,10 +4,11 @@
 # worker. Base images are pinned by digest; move a pin in a change of its own.
 FROM golang:1.26-bookworm@sha256:a688600ca24f8a4d3ca77f95b0dd40704a9fc787c826660eb7ba0b641b8b175d AS build
 WORKDIR /src
-COPY go.mod go.sum ./
-RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -buildvcs=false -o /out/ ./cmd/mindroom-primary ./cmd/mindroom-agent
+# Only the modules these commands import are fetched (the manifest tests' Kubernetes modules
+# are not), into a cache that outlives the build.
+RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
+    CGO_ENABLED=0 go build -trimpath -buildvcs=false -o /out/ ./cmd/mindroom-primary ./cmd/mindroom-agent
 
 FROM debian:bookworm-slim@sha256:96e378d7e6531ac9a15ad505478fcc2e69f371b10f5cdf87857c4b8188404716
 COPY --from=build /out/mindroom-primary /out/mindroom-agent /usr/local/bin/
