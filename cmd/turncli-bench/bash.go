@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os/exec"
 	"time"
 
@@ -42,25 +40,12 @@ func measureBash(ctx context.Context, b *bench) ([]row, error) {
 	runBash := func(i int) (time.Duration, error) {
 		seq++
 		start := time.Now()
-		stream, err := r.runtime.RunBash(ctx, &responsev1.RunBashRequest{ResponseId: ids[i], BashCallId: fmt.Sprint("bash-", seq), Command: "true"})
+		result, err := runBash(ctx, r.runtime, &responsev1.RunBashRequest{ResponseId: ids[i], BashCallId: fmt.Sprint("bash-", seq), Command: "true"}, nil)
 		if err != nil {
-			return 0, fmt.Errorf("RunBash: %w", err)
-		}
-		var result *responsev1.BashResult
-		for {
-			msg, err := stream.Recv()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return 0, fmt.Errorf("RunBash: %w", err)
-			}
-			if res := msg.GetResult(); res != nil {
-				result = res
-			}
+			return 0, err
 		}
 		d := time.Since(start)
-		if result == nil || result.GetExitCode() != 0 || result.GetError() != "" {
+		if !succeeded(result) {
 			return 0, fmt.Errorf("RunBash of true: %v", result)
 		}
 		return d, nil

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,29 +241,18 @@ func runOnce(ctx context.Context, p *fleetPrimary, key string, conv *conversatio
 		_, _ = p.runtime.CloseResponse(rctx, &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
 	}()
 	start := time.Now()
-	stream, err := p.runtime.RunBash(rctx, &responsev1.RunBashRequest{ResponseId: resp.GetResponseId(), BashCallId: "fleet", Command: command})
-	if err != nil {
-		return 0, "", fmt.Errorf("RunBash: %w", err)
-	}
 	var out strings.Builder
-	var result *responsev1.BashResult
-	for {
-		msg, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return 0, "", fmt.Errorf("RunBash: %w", err)
-		}
-		if c := msg.GetOutput(); c.GetStream() == responsev1.OutputStream_OUTPUT_STREAM_STDOUT {
-			out.Write(c.GetData())
-		}
-		if res := msg.GetResult(); res != nil {
-			result = res
-		}
+	result, err := runBash(rctx, p.runtime, &responsev1.RunBashRequest{ResponseId: resp.GetResponseId(), BashCallId: "fleet", Command: command},
+		func(c *responsev1.OutputChunk) {
+			if c.GetStream() == responsev1.OutputStream_OUTPUT_STREAM_STDOUT {
+				out.Write(c.GetData())
+			}
+		})
+	if err != nil {
+		return 0, "", err
 	}
 	d := time.Since(start)
-	if result == nil || result.GetExitCode() != 0 || result.GetError() != "" {
+	if !succeeded(result) {
 		return 0, "", fmt.Errorf("RunBash on %s: %v (output %q)", key, result, out.String())
 	}
 	return d, out.String(), nil

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
@@ -204,27 +202,13 @@ func runShellScript(ctx context.Context, r *rig, key, script string) ([]callTimi
 		return nil, fmt.Errorf("OpenResponse: %w", err)
 	}
 	defer func() { _ = r.closeResponse(context.WithoutCancel(ctx), resp.GetResponseId()) }()
-	stream, err := r.runtime.RunBash(ctx, &responsev1.RunBashRequest{ResponseId: resp.GetResponseId(), BashCallId: "load",
-		Command: script, Timeout: durationpb.New(5 * time.Minute)})
-	if err != nil {
-		return nil, fmt.Errorf("RunBash: %w", err)
-	}
 	var out strings.Builder
-	var result *responsev1.BashResult
-	for {
-		msg, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("RunBash: %w", err)
-		}
-		out.Write(msg.GetOutput().GetData())
-		if res := msg.GetResult(); res != nil {
-			result = res
-		}
+	result, err := runBash(ctx, r.runtime, &responsev1.RunBashRequest{ResponseId: resp.GetResponseId(), BashCallId: "load",
+		Command: script, Timeout: durationpb.New(5 * time.Minute)}, func(c *responsev1.OutputChunk) { out.Write(c.GetData()) })
+	if err != nil {
+		return nil, err
 	}
-	if result == nil || result.GetExitCode() != 0 || result.GetError() != "" {
+	if !succeeded(result) {
 		return nil, fmt.Errorf("a load shell (worker key %q) failed: %v; output %q", key, result, out.String())
 	}
 	return parseTimings(out.String())
