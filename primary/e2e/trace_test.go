@@ -36,21 +36,7 @@ func TestOneTraceFromTheRuntimeToTheTool(t *testing.T) {
 		traceID    = "4bf92f3577b34da6a3ce929d0e0e4736"
 		runtimeSID = "00f067aa0ba902b7"
 	)
-	sink, err := otlpsink.Start(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sink.Stop)
-	tracing := func(service string) *telemetry.Telemetry {
-		tel, err := telemetry.New(context.Background(), service, func(k string) string {
-			return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": sink.Endpoint()}[k]
-		})
-		if err != nil || !tel.Enabled() {
-			t.Fatalf("tracing of %s: enabled %v, %v", service, tel.Enabled(), err)
-		}
-		t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
-		return tel
-	}
+	sink, tracing := startReceiver(t)
 	primaryTel, workerTel, hostTel := tracing("mindroom-primary"), tracing("mindroom-worker"), tracing("tool-host")
 
 	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Telemetry = primaryTel }))
@@ -193,18 +179,8 @@ func TestARuntimesDirectCallContinuesItsTrace(t *testing.T) {
 		traceID    = "5bf92f3577b34da6a3ce929d0e0e4737"
 		runtimeSID = "10f067aa0ba902b8"
 	)
-	sink, err := otlpsink.Start(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sink.Stop)
-	tel, err := telemetry.New(context.Background(), "mindroom-primary", func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": sink.Endpoint()}[k]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	sink, tracing := startReceiver(t)
+	tel := tracing("mindroom-primary")
 	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Telemetry = tel }))
 
 	id := env.Open(t)
@@ -231,18 +207,8 @@ func TestARuntimesDirectCallContinuesItsTrace(t *testing.T) {
 // tool calls the job makes continue the runtime's trace.
 func TestABackgroundJobContinuesTheTraceThatStartedIt(t *testing.T) {
 	const traceID = "6bf92f3577b34da6a3ce929d0e0e4738"
-	sink, err := otlpsink.Start(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sink.Stop)
-	tel, err := telemetry.New(context.Background(), "mindroom-primary", func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": sink.Endpoint()}[k]
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	_, tracing := startReceiver(t)
+	tel := tracing("mindroom-primary")
 	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Telemetry = tel }))
 	env.StartWorker(t, "key-a", "worker-a1")
 	if code, out := operatorREST(t, env, http.MethodPost, "/v1/operator/conversations:setMode",
@@ -262,6 +228,7 @@ func TestABackgroundJobContinuesTheTraceThatStartedIt(t *testing.T) {
 			}
 			jobID, _ := strconv.ParseInt(m[1], 10, 64)
 			var job jobs.Job
+			var err error
 			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 				if job, err = env.Primary.Jobs.Get(context.Background(), jobID); err != nil {
 					t.Fatal(err)
@@ -278,5 +245,27 @@ func TestABackgroundJobContinuesTheTraceThatStartedIt(t *testing.T) {
 				t.Fatalf("job %d (%s) logged %q; want the runtime's trace in TRACEPARENT", jobID, job.Status, log)
 			}
 		})
+	}
+}
+
+// startReceiver starts an OTLP receiver that keeps every span it is sent, and returns it with
+// the tracing of a service exporting to it; both stop when the test ends.
+func startReceiver(t *testing.T) (*otlpsink.Receiver, func(service string) *telemetry.Telemetry) {
+	t.Helper()
+	sink, err := otlpsink.Start(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sink.Stop)
+	return sink, func(service string) *telemetry.Telemetry {
+		t.Helper()
+		tel, err := telemetry.New(context.Background(), service, func(k string) string {
+			return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": sink.Endpoint()}[k]
+		})
+		if err != nil || !tel.Enabled() {
+			t.Fatalf("tracing of %s: enabled %v, %v", service, tel.Enabled(), err)
+		}
+		t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+		return tel
 	}
 }
