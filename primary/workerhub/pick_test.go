@@ -10,9 +10,7 @@ import (
 // the next pick already sees it, so two commands placed at once never both take the last slot.
 func TestPickReservesTheSlotItGives(t *testing.T) {
 	h := New(Config{})
-	c := &conn{ident: Identity{Key: "key-a", ID: "one-slot"}, capacity: 1, commands: map[string]*remoteCommand{}}
-	h.byKey["key-a"] = map[string]*conn{c.ident.ID: c}
-	h.byID[c.ident.ID] = c
+	c := connectFake(h, "key-a", "one-slot", 1)
 
 	got, err := h.pick("key-a", &response.Binding{}, &remoteCommand{id: "1"})
 	if err != nil || got != c || c.load() != 1 {
@@ -30,10 +28,8 @@ func TestPickReservesTheSlotItGives(t *testing.T) {
 // Idle workers take turns: each new response goes to the equally idle worker given the fewest.
 func TestPickTakesTurnsAmongIdleWorkers(t *testing.T) {
 	h := New(Config{})
-	h.byKey["key-a"] = map[string]*conn{}
 	for _, id := range []string{"w1", "w2", "w3"} {
-		c := &conn{ident: Identity{Key: "key-a", ID: id}, commands: map[string]*remoteCommand{}}
-		h.byKey["key-a"][id], h.byID[id] = c, c
+		connectFake(h, "key-a", id, 0)
 	}
 	got := map[string]int{}
 	for range 30 {
@@ -54,19 +50,14 @@ func TestPickTakesTurnsAmongIdleWorkers(t *testing.T) {
 // has caught up with the others.
 func TestPickGivesANewWorkerItsTurnNotEveryTurn(t *testing.T) {
 	h := New(Config{})
-	h.byKey["key-a"] = map[string]*conn{}
-	add := func(id string) {
-		c := &conn{ident: Identity{Key: "key-a", ID: id}, commands: map[string]*remoteCommand{}}
-		h.byKey["key-a"][id], h.byID[id] = c, c
-	}
-	add("old-1")
-	add("old-2")
+	connectFake(h, "key-a", "old-1", 0)
+	connectFake(h, "key-a", "old-2", 0)
 	for range 100 {
 		if _, err := h.pick("key-a", &response.Binding{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	add("new")
+	connectFake(h, "key-a", "new", 0)
 	got := map[string]int{}
 	for range 9 {
 		c, err := h.pick("key-a", &response.Binding{}, nil)
@@ -78,4 +69,15 @@ func TestPickGivesANewWorkerItsTurnNotEveryTurn(t *testing.T) {
 	if got["new"] != 3 || got["old-1"] != 3 || got["old-2"] != 3 {
 		t.Fatalf("the next 9 responses went %v, want 3 to each worker", got)
 	}
+}
+
+// connectFake adds a connection of key and id with capacity (0: no limit) to h, as Connect
+// would, without a stream: enough for pick.
+func connectFake(h *Hub, key, id string, capacity int) *conn {
+	c := &conn{ident: Identity{Key: key, ID: id}, capacity: capacity, commands: map[string]*remoteCommand{}}
+	if h.byKey[key] == nil {
+		h.byKey[key] = map[string]*conn{}
+	}
+	h.byKey[key][id], h.byID[id] = c, c
+	return c
 }
