@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/internal/fault"
@@ -41,7 +40,7 @@ type CallRequest struct {
 func (r *Response) Call(ctx context.Context, windowToken string, req CallRequest) ([]byte, error) {
 	// Admission takes microseconds under the response's lock: it is part of its request's span,
 	// the parent of the call's dispatch, and gets no span of its own.
-	rc, body, err := r.admitReceipt(windowToken, req, admission{trace: trace.SpanContextFromContext(ctx)})
+	rc, body, err := r.admitReceipt(ctx, windowToken, req, admission{})
 	if err != nil {
 		return nil, err
 	}
@@ -86,35 +85,55 @@ type admission struct {
 	// approved: a person already approved this exact call (a recovered call), so it runs
 	// without asking again.
 	approved bool
-	// trace is the span context the call is admitted in, the parent of its dispatch span.
-	trace trace.SpanContext
 }
 
 // admitReceipt admits a call (see Call) and returns its receipt and the receipt's JSON; the
-// receipt of a replay is the one already held.
-func (r *Response) admitReceipt(windowToken string, req CallRequest, how admission) (*receipt, []byte, error) {
+// receipt of a replay is the one already held. The span of ctx, the context the call is
+// admitted in, parents the call's dispatch span.
+func (r *Response) admitReceipt(ctx context.Context, windowToken string, req CallRequest, how admission) (*receipt, []byte, error) {
+	rc, body, queued, err := r.registerReceipt(windowToken, req, how)
+	if err != nil || queued == nil {
+		return rc, body, err
+	}
+	// The span starts on the admitting goroutine, outside the lock: a fresh goroutine's stack
+	// is too small for the tracer and would be grown, and copied, to start it.
+	dctx, span := r.startDispatch(ctx, rc)
+	go r.dispatch(dctx, span, rc, queued.window, queued.view)
+	return rc, body, nil
+}
+
+// queuedCall is where a newly admitted call runs: its window, and the catalog it resolves in.
+type queuedCall struct {
+	window *Window
+	view   *catalog.View
+}
+
+// registerReceipt admits a call under the response's lock and returns its receipt and the
+// receipt's JSON, and where to dispatch it when the call is new (nil for a replay). A new
+// call's task is counted, so a closing response waits for its dispatch.
+func (r *Response) registerReceipt(windowToken string, req CallRequest, how admission) (*receipt, []byte, *queuedCall, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, nil, clierr.ErrUnauthenticated
+		return nil, nil, nil, clierr.ErrUnauthenticated
 	}
 	if rc, ok := r.receipts[req.ID]; ok {
 		if !rc.sameOperation(req.Toolkit, req.Function, req.Arguments) {
-			return nil, nil, fault.New(fault.Conflict, clierr.CallIDConflict)
+			return nil, nil, nil, fault.New(fault.Conflict, clierr.CallIDConflict)
 		}
-		return rc, rc.appendJSON(nil), nil
+		return rc, rc.appendJSON(nil), nil, nil
 	}
 	w, view, err := r.admitLocked(windowToken, how)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(r.receipts) >= MaxReceipts {
-		return nil, nil, fault.New(fault.LimitExceeded, clierr.ReceiptLimit)
+		return nil, nil, nil, fault.New(fault.LimitExceeded, clierr.ReceiptLimit)
 	}
 	rc := &receipt{
 		id: req.ID, toolkit: req.Toolkit, function: req.Function, args: req.Arguments,
 		parent: w.bashCallID, status: Queued, done: make(chan struct{}), approved: how.approved,
-		admittedAt: time.Now(), admission: how.trace,
+		admittedAt: time.Now(),
 	}
 	// Known at once for a loaded toolkit; a deferred one's are set when dispatch loads it.
 	rc.traits, _ = view.LoadedTraits(req.Toolkit, req.Function)
@@ -124,8 +143,7 @@ func (r *Response) admitReceipt(windowToken string, req CallRequest, how admissi
 	r.receipts[req.ID] = rc
 	w.receipts = append(w.receipts, rc)
 	r.countAdmissionLocked(w)
-	go r.dispatch(rc, w, view)
-	return rc, rc.appendJSON(nil), nil
+	return rc, rc.appendJSON(nil), &queuedCall{window: w, view: view}, nil
 }
 
 // admitLocked finds the window a call or describe joins, and the catalog it sees, and checks

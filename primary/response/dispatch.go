@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/primary/catalog"
@@ -20,15 +22,19 @@ const (
 )
 
 // dispatch runs one admitted call to its end. It owns the call from admission to settlement.
-func (r *Response) dispatch(rc *receipt, w *Window, view *catalog.View) {
+//
+// ctx is the response's lifetime carrying the call's dispatch span, which dispatch ends.
+func (r *Response) dispatch(ctx context.Context, span trace.Span, rc *receipt, w *Window, view *catalog.View) {
 	defer r.tasks.Done()
 	r.mu.Lock()
 	switch {
 	case r.closed:
+		endDispatch(span, Cancelled)
 		r.finishLocked(rc, w, Cancelled, errorOutcome(cancelledClosed), nil)
 		r.mu.Unlock()
 		return
 	case r.fenced:
+		endDispatch(span, Cancelled)
 		r.finishLocked(rc, w, Cancelled, errorOutcome(cancelledFenced), nil)
 		r.mu.Unlock()
 		return
@@ -36,7 +42,6 @@ func (r *Response) dispatch(rc *receipt, w *Window, view *catalog.View) {
 	rc.status = Running
 	r.mu.Unlock()
 
-	ctx, span := r.startDispatch(rc)
 	status, outcome, attachments := r.run(ctx, rc, w, view)
 	endDispatch(span, status)
 	r.mu.Lock()

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turncli/turncli/primary/catalog"
 )
@@ -38,7 +37,7 @@ func (r *Response) nativeWindowLocked() *Window {
 // or a replay's current receipt (the same rules as Call, without the window). The call's
 // dispatch continues the trace of ctx, the runtime's request.
 func (r *Response) CallNative(ctx context.Context, req CallRequest) (ReceiptView, error) {
-	rc, _, err := r.admitReceipt("", req, admission{native: true, trace: trace.SpanContextFromContext(ctx)})
+	rc, _, err := r.admitReceipt(ctx, "", req, admission{native: true})
 	if err != nil {
 		return ReceiptView{}, err
 	}

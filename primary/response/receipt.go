@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/primary/catalog"
@@ -57,9 +56,6 @@ type receipt struct {
 	// dispatch for a deferred one. The Agent CLI's receipt JSON does not carry them (its keys
 	// are fixed); the runtime's receipts do.
 	traits catalog.Traits
-	// admission is the span context the call was admitted in (its request's), the parent of
-	// its dispatch's span. Invalid when untraced.
-	admission trace.SpanContext
 }
 
 // sameOperation reports whether a replayed tools.call asks for exactly this call.

@@ -24,18 +24,17 @@ func (r *Response) startBash(ctx context.Context, w *Window) (context.Context, t
 		attribute.String("turncli.response_id", r.id), attribute.String("turncli.bash_call_id", w.bashCallID)))
 }
 
-// startDispatch starts the span of running rc in its toolkit, a child of the span it was
-// admitted in, and returns the context the toolkit's call runs in: the response's lifetime
-// (the admitting request has ended by then), carrying that span.
-func (r *Response) startDispatch(rc *receipt) (context.Context, trace.Span) {
-	ctx := r.ctx
-	if rc.admission.IsValid() {
-		ctx = trace.ContextWithRemoteSpanContext(ctx, rc.admission)
+// startDispatch starts the span of running rc in its toolkit, a child of the span of admitted,
+// the context rc was admitted in, and returns the context the toolkit's call runs in: the
+// response's lifetime (the admitting request ends first), carrying that span.
+func (r *Response) startDispatch(admitted context.Context, rc *receipt) (context.Context, trace.Span) {
+	_, span := r.mgr.tracer.Start(admitted, "dispatch "+rc.toolkit+"."+rc.function)
+	if span.IsRecording() {
+		// The call id alone: the response is on the Bash span above it, and with every call
+		// sampled each attribute is paid for at start, at export and on the wire.
+		span.SetAttributes(attribute.String("turncli.call_id", rc.id.String()))
 	}
-	// The call id alone: the response is on the Bash span above it, and with every call
-	// sampled each attribute is paid for at start, at export and on the wire.
-	return r.mgr.tracer.Start(ctx, "dispatch "+rc.toolkit+"."+rc.function,
-		trace.WithAttributes(attribute.String("turncli.call_id", rc.id.String())))
+	return trace.ContextWithSpan(r.ctx, span), span
 }
 
 // endBash ends a command's span with its exit, or with why it could not run.
