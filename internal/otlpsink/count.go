@@ -25,7 +25,11 @@ func (c countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	if _, ok := v.(*collectortrace.ExportTraceServiceRequest); !ok {
 		return protoCodec.Unmarshal(data, v)
 	}
-	n, err := countSpans(data.Materialize())
+	// A pooled copy: a collector on another machine would not add its garbage to the
+	// measured process's.
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	n, err := countSpans(buf.ReadOnlyData())
+	buf.Free()
 	if err != nil {
 		return err
 	}
