@@ -9,15 +9,29 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// loadResult is one closed-loop round.
+// loadResult is what one closed-loop run counted.
 type loadResult struct {
-	perSec    float64       // completed ops per second
-	cpuPerOp  time.Duration // this process's CPU time per completed op (servers and clients alike)
 	completed int64
+	elapsed   time.Duration // counted time
+	cpu       time.Duration // this process's CPU time meanwhile (servers and clients alike)
+}
+
+func (r *loadResult) add(o loadResult) {
+	r.completed += o.completed
+	r.elapsed += o.elapsed
+	r.cpu += o.cpu
+}
+
+// perSec is the completed ops per second.
+func (r loadResult) perSec() float64 { return float64(r.completed) / r.elapsed.Seconds() }
+
+// cpuPerOp is the CPU time per completed op, in µs.
+func (r loadResult) cpuPerOp() float64 {
+	return float64(r.cpu) / float64(r.completed) / float64(time.Microsecond)
 }
 
 // closedLoop runs every op in its own goroutine, each repeating as soon as the last one
-// finished, and measures the completed ops over d, after an uncounted warm-up.
+// finished, and counts the completed ops over d, after an uncounted warm-up.
 func closedLoop(ctx context.Context, warmup, d time.Duration, ops []func(context.Context) error) (loadResult, error) {
 	var done atomic.Int64
 	var stop atomic.Bool
@@ -41,25 +55,42 @@ func closedLoop(ctx context.Context, warmup, d time.Duration, ops []func(context
 	if err := g.Wait(); err != nil {
 		return loadResult{}, err
 	}
-	n := c1 - c0
-	if n == 0 {
-		return loadResult{}, errors.New("no op completed")
-	}
-	return loadResult{perSec: float64(n) / t1.Sub(t0).Seconds(), cpuPerOp: (cpu1 - cpu0) / time.Duration(n), completed: n}, nil
+	return loadResult{completed: c1 - c0, elapsed: t1.Sub(t0), cpu: cpu1 - cpu0}, nil
 }
 
-// loadRounds alternates closed-loop rounds of the measured side and the floor (see alternate)
-// and returns both sides' rates and CPU per op (µs).
+// loadSlices is how many turns each side takes per round of loadRounds.
+const loadSlices = 6
+
+// loadRounds runs closed-loop rounds of the measured side and the floor and returns both
+// sides' rates and CPU per op (µs), a value per round. Within a round the sides take turns,
+// loadSlices each, every turn counting the round's duration over loadSlices after its share
+// of the warm-up: where the machine's speed drifts (a shared VM), both sides meet the same
+// drift, where whole rounds side by side let one round's side run fast and the other slow.
 func loadRounds(ctx context.Context, s scale, measured, floor []func(context.Context) error) (rates, floorRates, cpu, floorCPU []float64, err error) {
-	side := func(ops []func(context.Context) error, cpus *[]float64) func() (float64, error) {
-		return func() (float64, error) {
-			res, err := closedLoop(ctx, s.loadWarmup, s.loadDuration, ops)
-			*cpus = append(*cpus, float64(res.cpuPerOp)/float64(time.Microsecond))
-			return res.perSec, err
+	sides := [2][]func(context.Context) error{measured, floor}
+	warmup, turn := s.loadWarmup/loadSlices, s.loadDuration/loadSlices
+	for round := 0; round < s.rounds; round++ {
+		var totals [2]loadResult
+		for k := range 2 * loadSlices {
+			side := (k + round) % 2 // alternate, and swap who opens each round
+			res, err := closedLoop(ctx, warmup, turn, sides[side])
+			if err != nil {
+				return nil, nil, nil, nil, err
+			}
+			totals[side].add(res)
+		}
+		for side, t := range totals {
+			if t.completed == 0 {
+				return nil, nil, nil, nil, errors.New("no op completed")
+			}
+			if side == 0 {
+				rates, cpu = append(rates, t.perSec()), append(cpu, t.cpuPerOp())
+			} else {
+				floorRates, floorCPU = append(floorRates, t.perSec()), append(floorCPU, t.cpuPerOp())
+			}
 		}
 	}
-	rates, floorRates, err = alternate(s.rounds, side(measured, &cpu), side(floor, &floorCPU))
-	return rates, floorRates, cpu, floorCPU, err
+	return rates, floorRates, cpu, floorCPU, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {

@@ -9,7 +9,7 @@ import (
 // 64 clients, each with its own keep-alive connection and its own primary-local response,
 // each submitting tools.call test.echo and long-polling GET ?wait= until the receipt is
 // completed, then starting over. The floor is the same clients, same two requests, against the
-// net/http JSON echo (benchfloor.HTTPHandler). Rounds alternate the two.
+// net/http JSON echo (benchfloor.HTTPHandler), the two taking turns (see loadRounds).
 func measureREST(ctx context.Context, b *bench) ([]row, error) {
 	r, err := startRig(ctx, b.cfg, false)
 	if err != nil {

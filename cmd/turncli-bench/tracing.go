@@ -23,7 +23,7 @@ const benchTraceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0
 // proxy (the longest path: proxy HTTP span, the forwarded RPC's client and server spans,
 // admission and dispatch), the off rig's process being the floor, interleaved. The REST rows
 // count completed calls per second of 64 keep-alive clients on the primary's loopback listener,
-// the rounds alternating between the rigs.
+// the rigs taking turns (see loadRounds).
 func measureTracing(ctx context.Context, b *bench) ([]row, error) {
 	sink, err := otlpsink.Start(false)
 	if err != nil {
