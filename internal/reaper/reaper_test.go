@@ -247,6 +247,7 @@ func TestAKilledParent(t *testing.T) {
 			t.Parallel()
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			parent := exec.Command(os.Args[0], "-test.run=^$")
+			parent.Dir = t.TempDir() // where the command, in its parent's directory, writes "ready"
 			parent.Env = append(os.Environ(), parentEnv+"="+escapee(t, pidFile, "sleep 300"))
 			if detached {
 				parent.Env = append(parent.Env, parentEnv+"_DETACHED=1")
