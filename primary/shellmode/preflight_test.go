@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/turncli/turncli/primary/catalog"
-	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -78,7 +77,7 @@ type workers struct {
 }
 
 func (w workers) Workers() []workerhub.Identity { return w.connected }
-func (w workers) AgentCLIURL(string, *response.Binding) (string, error) {
+func (w workers) NextAgentCLIURL(string) (string, error) {
 	return w.url, w.err
 }
 

@@ -3,7 +3,6 @@ package shellmode
 import (
 	"fmt"
 
-	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
@@ -11,8 +10,9 @@ import (
 type Workers interface {
 	// Workers lists the connected workers.
 	Workers() []workerhub.Identity
-	// AgentCLIURL is the sandbox proxy origin of the worker a response bound to b would use.
-	AgentCLIURL(key string, b *response.Binding) (string, error)
+	// NextAgentCLIURL is the sandbox proxy origin of the worker a new response of key would go
+	// to, without placing one.
+	NextAgentCLIURL(key string) (string, error)
 }
 
 // checkWorkers: at least one worker of key is connected and its sandbox proxy is known.
@@ -31,8 +31,7 @@ func (p *Preflight) checkWorkers(key string) []Problem {
 		return []Problem{{Check: "worker", What: fmt.Sprintf("no worker with key %q is connected", key),
 			Fix: fmt.Sprintf("start a mindroom-worker with key %q and its worker credential, pointed at this primary", key)}}
 	}
-	// A binding of its own, so asking picks a worker for no response.
-	url, err := p.cfg.Workers.AgentCLIURL(key, &response.Binding{})
+	url, err := p.cfg.Workers.NextAgentCLIURL(key)
 	switch {
 	case err != nil:
 		return []Problem{{Check: "worker", What: fmt.Sprintf("no worker with key %q can take the agent's shell: %v", key, err),

@@ -235,10 +235,7 @@ func (h *Hub) Workers() []Identity {
 }
 
 // pick returns the worker a response runs on: the one it is bound to while that one is
-// connected, else the least busy connected worker of its key (then bound); among equally busy
-// ones, the one chosen longest ago, so idle workers take turns rather than the first one met
-// in a map's order taking most, and a worker that just connected joins the turns at once. A
-// command to run,
+// connected, else the next worker of its key (see nextLocked), then bound. A command to run,
 // when given, is added to the chosen worker's load before the choice is released, so commands
 // placed at the same moment see each other and no unbound response's command is sent to a
 // worker already full. (A bound response's commands go to its worker, full or not: the worker
@@ -254,12 +251,31 @@ func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*co
 			return c, nil
 		}
 	}
+	best, err := h.nextLocked(key)
+	if err != nil {
+		return nil, err
+	}
+	b.Bind(best.ident.ID)
+	h.picks++
+	best.lastPicked = h.picks
+	if reserve != nil {
+		best.add(reserve)
+	}
+	return best, nil
+}
+
+// nextLocked is the worker of key a new response goes to: the least busy one with room; among
+// equally busy ones, the one chosen longest ago, so idle workers take turns rather than the
+// first one met in a map's order taking most, and a worker that just connected joins the turns
+// at once; workers never chosen go in the order of their ids, so the same state always gives
+// the same choice. It chooses without taking the turn: pick does, when it binds a response.
+func (h *Hub) nextLocked(key string) (*conn, error) {
 	var best *conn
 	for _, c := range h.byKey[key] {
 		if c.capacity > 0 && c.load() >= c.capacity {
 			continue
 		}
-		if best == nil || c.load() < best.load() || (c.load() == best.load() && c.lastPicked < best.lastPicked) {
+		if best == nil || c.before(best) {
 			best = c
 		}
 	}
@@ -269,13 +285,32 @@ func (h *Hub) pick(key string, b *response.Binding, reserve *remoteCommand) (*co
 		}
 		return nil, fmt.Errorf("every worker with key %q is at capacity", key)
 	}
-	b.Bind(best.ident.ID)
-	h.picks++
-	best.lastPicked = h.picks
-	if reserve != nil {
-		best.add(reserve)
-	}
 	return best, nil
+}
+
+// before reports whether c comes before d as the next worker of their key; guarded by the
+// Hub's mu.
+func (c *conn) before(d *conn) bool {
+	if cl, dl := c.load(), d.load(); cl != dl {
+		return cl < dl
+	}
+	if c.lastPicked != d.lastPicked {
+		return c.lastPicked < d.lastPicked
+	}
+	return c.ident.ID < d.ident.ID
+}
+
+// NextAgentCLIURL is the sandbox proxy origin of the worker a new response of key would go to
+// now, or why none can take one. It places nothing: asking (a shell mode's preflight) takes no
+// worker's turn.
+func (h *Hub) NextAgentCLIURL(key string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c, err := h.nextLocked(key)
+	if err != nil {
+		return "", err
+	}
+	return c.proxyURL, nil
 }
 
 // AgentCLIURL is the bound worker's sandbox proxy origin.

@@ -71,6 +71,38 @@ func TestPickGivesANewWorkerItsTurnNotEveryTurn(t *testing.T) {
 	}
 }
 
+// Asking which worker a new response would go to (a shell mode's preflight, before each
+// response opens) takes no turn: with a probe before every pick, the picks still go round.
+func TestAskingForTheNextWorkerTakesNoTurn(t *testing.T) {
+	h := New(Config{})
+	for _, id := range []string{"w1", "w2", "w3", "w4"} {
+		connectFake(h, "key-a", id, 0).proxyURL = "http://" + id
+	}
+	got := map[string]int{}
+	for range 40 {
+		url, err := h.NextAgentCLIURL("key-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := h.pick("key-a", &response.Binding{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if url != c.proxyURL {
+			t.Fatalf("asked for %s, the response then went to %s", url, c.proxyURL)
+		}
+		got[c.ident.ID]++
+	}
+	for _, id := range []string{"w1", "w2", "w3", "w4"} {
+		if got[id] != 10 {
+			t.Fatalf("responses per worker %v, want 10 each", got)
+		}
+	}
+	if _, err := h.NextAgentCLIURL("key-b"); err == nil || err.Error() != `no worker with key "key-b" is connected` {
+		t.Fatalf("a key without workers: %v", err)
+	}
+}
+
 // connectFake adds a connection of key and id with capacity (0: no limit) to h, as Connect
 // would, without a stream: enough for pick.
 func connectFake(h *Hub, key, id string, capacity int) *conn {
