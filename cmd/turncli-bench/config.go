@@ -38,8 +38,8 @@ type scale struct {
 	rounds         int           // rounds of each timed measure; the reported value is their median
 	processRuns    int           // processes per round and path (agent CLI, RunBash)
 	loadClients    int           // concurrent clients of the throughput measures
-	loadWarmup     time.Duration // not counted
-	loadDuration   time.Duration // counted, per round and side
+	loadWarmup     time.Duration // not counted: whole per side first, then split over the turns
+	loadDuration   time.Duration // counted, per round and side, split over its turns (loadRounds)
 	grantLive      int           // live responses of the large grant index
 	grantSmall     int           // live responses of the small one
 	grantOps       int           // resolutions per round

@@ -68,6 +68,11 @@ const loadSlices = 6
 // drift, where whole rounds side by side let one round's side run fast and the other slow.
 func loadRounds(ctx context.Context, s scale, measured, floor []func(context.Context) error) (rates, floorRates, cpu, floorCPU []float64, err error) {
 	sides := [2][]func(context.Context) error{measured, floor}
+	for _, ops := range sides { // a whole warm-up each first: a turn's share is for the hand-over
+		if _, err := closedLoop(ctx, s.loadWarmup, 0, ops); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
 	warmup, turn := s.loadWarmup/loadSlices, s.loadDuration/loadSlices
 	for round := 0; round < s.rounds; round++ {
 		var totals [2]loadResult
