@@ -26,12 +26,15 @@ func (r *Response) startBash(ctx context.Context, w *Window) (context.Context, t
 
 // startDispatch starts the span of running rc in its toolkit, a child of the span of admitted,
 // the context rc was admitted in, and returns the context the toolkit's call runs in: the
-// response's lifetime (the admitting request ends first), carrying that span.
+// response's lifetime (the admitting request ends first), carrying that span. The span runs
+// from admission to settlement; a call cancelled before it reached its tool ends it as an
+// error too.
 func (r *Response) startDispatch(admitted context.Context, rc *receipt) (context.Context, trace.Span) {
 	_, span := r.mgr.tracer.Start(admitted, "dispatch "+rc.toolkit+"."+rc.function)
 	if span.IsRecording() {
 		// The call id alone: the response is on the Bash span above it, and with every call
-		// sampled each attribute is paid for at start, at export and on the wire.
+		// sampled each attribute is paid for at start, at export and on the wire. Set after
+		// the sampler decided (it follows the parent), so an unsampled call never formats it.
 		span.SetAttributes(attribute.String("turncli.call_id", rc.id.String()))
 	}
 	return trace.ContextWithSpan(r.ctx, span), span
