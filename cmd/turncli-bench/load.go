@@ -58,14 +58,14 @@ func closedLoop(ctx context.Context, warmup, d time.Duration, ops []func(context
 	return loadResult{completed: c1 - c0, elapsed: t1.Sub(t0), cpu: cpu1 - cpu0}, nil
 }
 
-// loadSlices is how many turns each side takes per round of loadRounds.
-const loadSlices = 6
+// loadTurns is how many turns each side takes per round of loadRounds.
+const loadTurns = 6
 
 // loadRounds runs closed-loop rounds of the measured side and the floor and returns both
 // sides' rates and CPU per op (µs), a value per round. Within a round the sides take turns,
-// loadSlices each, every turn counting the round's duration over loadSlices after its share
-// of the warm-up: where the machine's speed drifts (a shared VM), both sides meet the same
-// drift, where whole rounds side by side let one round's side run fast and the other slow.
+// loadTurns each, every turn counting the round's duration over loadTurns after its share of
+// the warm-up: where the machine's speed drifts (a shared VM), both sides meet the same drift,
+// where whole rounds side by side let one round's side run fast and the other slow.
 func loadRounds(ctx context.Context, s scale, measured, floor []func(context.Context) error) (rates, floorRates, cpu, floorCPU []float64, err error) {
 	sides := [2][]func(context.Context) error{measured, floor}
 	for _, ops := range sides { // a whole warm-up each first: a turn's share is for the hand-over
@@ -73,10 +73,11 @@ func loadRounds(ctx context.Context, s scale, measured, floor []func(context.Con
 			return nil, nil, nil, nil, err
 		}
 	}
-	warmup, turn := s.loadWarmup/loadSlices, s.loadDuration/loadSlices
+	var perSec, perOp [2][]float64 // by side
+	warmup, turn := s.loadWarmup/loadTurns, s.loadDuration/loadTurns
 	for round := 0; round < s.rounds; round++ {
 		var totals [2]loadResult
-		for k := range 2 * loadSlices {
+		for k := range 2 * loadTurns {
 			side := (k + round) % 2 // alternate, and swap who opens each round
 			res, err := closedLoop(ctx, warmup, turn, sides[side])
 			if err != nil {
@@ -88,14 +89,10 @@ func loadRounds(ctx context.Context, s scale, measured, floor []func(context.Con
 			if t.completed == 0 {
 				return nil, nil, nil, nil, errors.New("no op completed")
 			}
-			if side == 0 {
-				rates, cpu = append(rates, t.perSec()), append(cpu, t.cpuPerOp())
-			} else {
-				floorRates, floorCPU = append(floorRates, t.perSec()), append(floorCPU, t.cpuPerOp())
-			}
+			perSec[side], perOp[side] = append(perSec[side], t.perSec()), append(perOp[side], t.cpuPerOp())
 		}
 	}
-	return rates, floorRates, cpu, floorCPU, nil
+	return perSec[0], perSec[1], perOp[0], perOp[1], nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {
