@@ -39,6 +39,10 @@ type conn struct {
 	jobEvents chan jobEvent
 	prevJobs  <-chan struct{}
 	jobsDone  chan struct{}
+	// reported is closed once the sink has taken the worker's first report (WorkerJobs): no
+	// job is sent before, so the jobs that report is judged against (which the worker holds,
+	// which it lost) never include one sent on this connection after its Hello.
+	reported chan struct{}
 
 	sendMu sync.Mutex // gRPC streams take one sender at a time
 

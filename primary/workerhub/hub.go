@@ -85,6 +85,7 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) e
 		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel, done: ctx.Done(),
 		gone: make(chan struct{}), commands: make(map[string]*remoteCommand),
 		sink: sink, jobEvents: make(chan jobEvent, jobQueue), jobsDone: make(chan struct{}),
+		reported: make(chan struct{}),
 	}
 	log := h.cfg.Logger.With("worker_id", ident.ID, "worker_key", ident.Key, "session", c.session)
 	// Register before the Welcome and under the send lock: a welcomed worker is routable at
@@ -111,7 +112,10 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) e
 	}
 	log.Info("worker connected", "capacity", c.capacity, "jobs", len(held))
 	// The queue is empty: the worker's jobs are the first report of the connection.
-	_ = c.queueJob(func(s JobSink) { s.WorkerJobs(ident.Key, ident.ID, held) })
+	_ = c.queueJob(func(s JobSink) {
+		s.WorkerJobs(ident.Key, ident.ID, held)
+		close(c.reported)
+	})
 
 	received := make(chan error, 1)
 	receiving = true

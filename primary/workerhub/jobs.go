@@ -82,7 +82,9 @@ const jobQueue = 64
 
 // StartJob sends the job to a connected worker of key: the response's bound worker when b is
 // non-nil and bound and connected, else any worker of the key (binding b if it is unbound).
-// Returns the worker id, or an error when no worker of the key is connected.
+// Returns the worker id, or an error when no worker of the key is connected. A worker that just
+// connected gets the job once the sink has taken its first report (waiting at most until ctx
+// ends).
 func (h *Hub) StartJob(ctx context.Context, workerKey string, b *response.Binding, job Job) (workerID string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -93,6 +95,13 @@ func (h *Hub) StartJob(ctx context.Context, workerKey string, b *response.Bindin
 	c, err := h.pickForJob(workerKey, b)
 	if err != nil {
 		return "", err
+	}
+	select { // see conn.reported
+	case <-c.reported:
+	case <-c.gone:
+		return "", fmt.Errorf("%w: worker %s disconnected", ErrNotConnected, c.ident.ID)
+	case <-ctx.Done():
+		return "", ctx.Err()
 	}
 	err = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_StartJob{StartJob: &workerv1.StartJob{
 		JobId: job.ID, Agent: job.Agent, Command: job.Command,

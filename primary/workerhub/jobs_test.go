@@ -1,6 +1,7 @@
 package workerhub_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -390,5 +391,34 @@ func eventually(t testing.TB, what string, cond func() bool) {
 			t.Fatalf("%s: not within %v", what, testDeadline)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A job is not sent to a worker that just connected until the sink has taken the worker's first
+// report: that report says which of the worker's jobs it lost, and a job sent meanwhile is in
+// no Hello, so it would be judged lost.
+func TestHubSendsNoJobBeforeTheWorkersFirstReportIsTaken(t *testing.T) {
+	sink := newSink()
+	release := make(chan struct{})
+	sink.hold = func(c sinkCall) {
+		if c.kind == "WorkerJobs" {
+			<-release
+		}
+	}
+	hub, env := startHub(t, sink)
+	f := startFake(t, env, "key-a", "fa")
+	sink.expect(t, "WorkerJobs") // held in the sink
+
+	held, cancel := context.WithTimeout(deadline(t), 50*time.Millisecond)
+	defer cancel()
+	if _, err := hub.StartJob(held, "key-a", nil, workerhub.Job{ID: 1, Agent: "tester", Command: "run it", Ceiling: time.Hour}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("StartJob while the first report is in the sink: %v, want it to wait until ctx ends", err)
+	}
+	close(release)
+	if _, err := hub.StartJob(deadline(t), "key-a", nil, workerhub.Job{ID: 2, Agent: "tester", Command: "run it", Ceiling: time.Hour}); err != nil {
+		t.Fatalf("StartJob once the report was taken: %v", err)
+	}
+	if got := f.next().GetStartJob().GetJobId(); got != 2 {
+		t.Fatalf("the worker's first job is %d, want 2 (job 1 was never sent)", got)
 	}
 }
