@@ -40,7 +40,8 @@ type CallRequest struct {
 func (r *Response) Call(ctx context.Context, windowToken string, req CallRequest) ([]byte, error) {
 	// Admission takes microseconds under the response's lock: it is part of its request's span,
 	// the parent of the call's dispatch, and gets no span of its own.
-	rc, body, err := r.admitReceipt(ctx, windowToken, req, admission{})
+	var body []byte
+	rc, err := r.admitReceipt(ctx, windowToken, req, admission{}, func(rc *receipt) { body = rc.appendJSON(nil) })
 	if err != nil {
 		return nil, err
 	}
@@ -87,19 +88,20 @@ type admission struct {
 	approved bool
 }
 
-// admitReceipt admits a call (see Call) and returns its receipt and the receipt's JSON; the
-// receipt of a replay is the one already held. The span of ctx, the context the call is
-// admitted in, parents the call's dispatch span.
-func (r *Response) admitReceipt(ctx context.Context, windowToken string, req CallRequest, how admission) (*receipt, []byte, error) {
-	rc, body, queued, err := r.registerReceipt(windowToken, req, how)
+// admitReceipt admits a call (see Call) and returns its receipt; the receipt of a replay is the
+// one already held. read, when not nil, reads the receipt as admitted, under the response's
+// lock: once dispatch starts, the receipt may move on at any moment. The span of ctx, the
+// context the call is admitted in, parents the call's dispatch span.
+func (r *Response) admitReceipt(ctx context.Context, windowToken string, req CallRequest, how admission, read func(*receipt)) (*receipt, error) {
+	rc, queued, err := r.registerReceipt(windowToken, req, how, read)
 	if err != nil || queued == nil {
-		return rc, body, err
+		return rc, err
 	}
 	// The span starts on the admitting goroutine, outside the lock: a fresh goroutine's stack
 	// is too small for the tracer and would be grown, and copied, to start it.
 	dctx, span := r.startDispatch(ctx, rc)
 	go r.dispatch(dctx, span, rc, queued.window, queued.view)
-	return rc, body, nil
+	return rc, nil
 }
 
 // queuedCall is where a newly admitted call runs: its window, and the catalog it resolves in.
@@ -108,27 +110,30 @@ type queuedCall struct {
 	view   *catalog.View
 }
 
-// registerReceipt admits a call under the response's lock and returns its receipt and the
-// receipt's JSON, and where to dispatch it when the call is new (nil for a replay). A new
-// call's task is counted, so a closing response waits for its dispatch.
-func (r *Response) registerReceipt(windowToken string, req CallRequest, how admission) (*receipt, []byte, *queuedCall, error) {
+// registerReceipt admits a call under the response's lock, reads its receipt with read (see
+// admitReceipt), and returns the receipt and where to dispatch it when the call is new (nil for
+// a replay). A new call's task is counted, so a closing response waits for its dispatch.
+func (r *Response) registerReceipt(windowToken string, req CallRequest, how admission, read func(*receipt)) (*receipt, *queuedCall, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, nil, nil, clierr.ErrUnauthenticated
+		return nil, nil, clierr.ErrUnauthenticated
 	}
 	if rc, ok := r.receipts[req.ID]; ok {
 		if !rc.sameOperation(req.Toolkit, req.Function, req.Arguments) {
-			return nil, nil, nil, fault.New(fault.Conflict, clierr.CallIDConflict)
+			return nil, nil, fault.New(fault.Conflict, clierr.CallIDConflict)
 		}
-		return rc, rc.appendJSON(nil), nil, nil
+		if read != nil {
+			read(rc)
+		}
+		return rc, nil, nil
 	}
 	w, view, err := r.admitLocked(windowToken, how)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if len(r.receipts) >= MaxReceipts {
-		return nil, nil, nil, fault.New(fault.LimitExceeded, clierr.ReceiptLimit)
+		return nil, nil, fault.New(fault.LimitExceeded, clierr.ReceiptLimit)
 	}
 	rc := &receipt{
 		id: req.ID, toolkit: req.Toolkit, function: req.Function, args: req.Arguments,
@@ -143,7 +148,10 @@ func (r *Response) registerReceipt(windowToken string, req CallRequest, how admi
 	r.receipts[req.ID] = rc
 	w.receipts = append(w.receipts, rc)
 	r.countAdmissionLocked(w)
-	return rc, rc.appendJSON(nil), &queuedCall{window: w, view: view}, nil
+	if read != nil {
+		read(rc)
+	}
+	return rc, &queuedCall{window: w, view: view}, nil
 }
 
 // admitLocked finds the window a call or describe joins, and the catalog it sees, and checks

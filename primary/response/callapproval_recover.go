@@ -186,7 +186,7 @@ func (m *Manager) runExact(ctx context.Context, rec store.CallApproval) (Status,
 	if err != nil {
 		return Cancelled, errorOutcome(interruptedCalled)
 	}
-	rc, _, err := r.admitReceipt(r.ctx, w.token, CallRequest{ID: id, Toolkit: rec.Toolkit, Function: rec.Function, Arguments: []byte(rec.Arguments)}, admission{approved: true})
+	rc, err := r.admitReceipt(r.ctx, w.token, CallRequest{ID: id, Toolkit: rec.Toolkit, Function: rec.Function, Arguments: []byte(rec.Arguments)}, admission{approved: true}, nil)
 	if err != nil {
 		return Failed, errorOutcome("The call could not be admitted again; it did not run")
 	}

@@ -37,13 +37,11 @@ func (r *Response) nativeWindowLocked() *Window {
 // or a replay's current receipt (the same rules as Call, without the window). The call's
 // dispatch continues the trace of ctx, the runtime's request.
 func (r *Response) CallNative(ctx context.Context, req CallRequest) (ReceiptView, error) {
-	rc, _, err := r.admitReceipt(ctx, "", req, admission{native: true})
-	if err != nil {
+	var v ReceiptView
+	if _, err := r.admitReceipt(ctx, "", req, admission{native: true}, func(rc *receipt) { v = rc.view() }); err != nil {
 		return ReceiptView{}, err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return rc.view(), nil
+	return v, nil
 }
 
 // Receipt returns a copy of the receipt of call id, waiting first as GetCall does. It reads
