@@ -170,8 +170,9 @@ func deref(s *string) string {
 
 func TestTheCommandHoldsOnlyTheStandardDescriptors(t *testing.T) {
 	// The wrapper holds the status and identity files open; the command gets none of them.
-	// What a program the command starts holds is listed (bash's own are close-on-exec).
-	j := launch(t, `sleep 5 & until [ "$(</proc/$!/comm)" = sleep ]; do :; done; cd /proc/$!/fd && echo *; kill $!`, noProfile)
+	// What a program the command starts holds is listed (bash's own are close-on-exec), once
+	// it sleeps: between its exec and its sleep, its loader and locale hold files of their own.
+	j := launch(t, `sleep 5 & until [[ $(</proc/$!/stat) == *"(sleep) S "* ]]; do :; done; cd /proc/$!/fd && echo *; kill $!`, noProfile)
 	if e := j.supervise(t, jobproc.Watch{}); e != (jobproc.Exit{Known: true}) {
 		t.Fatalf("exit = %+v", e)
 	}
