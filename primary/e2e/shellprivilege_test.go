@@ -387,11 +387,12 @@ probe_write launcher "$agent"
 probe_write agent-cli-bin "${agent%/*}/planted-by-a-shell"
 rm -f "${agent%/*}/planted-by-a-shell" 2>/dev/null
 
-# A program this shell starts: its descriptors are what any command would inherit.
+# A program this shell starts: its descriptors are what any command would inherit, once it
+# sleeps (between its exec and its sleep, its loader and locale hold files of their own).
 sleep 30 &
 child=$!
 for ((i = 0; i < 500; i++)); do
-	[ "$(cat /proc/$child/comm 2>/dev/null)" = sleep ] && break
+	[[ $(cat /proc/$child/stat 2>/dev/null) == *"(sleep) S "* ]] && break
 	sleep 0.01
 done
 echo "child.comm=$(cat /proc/$child/comm 2>/dev/null)"
