@@ -193,8 +193,11 @@ func TestDashboard(t *testing.T) {
 		}
 		id := env.Open(t)
 		step(t, admin, "open the inbox", chromedp.Navigate(env.HTTPURL+"/ui/inbox"), chromedp.WaitVisible("#inbox"))
+		// The job holds after its first lines until the test has seen them, so they are seen
+		// while it runs however slowly the pages load.
+		gate := filepath.Join(t.TempDir(), "gate")
 		command := `printf '\033[32m%s\033[0m\n' 'green <b>not bold</b>'; echo '` + planted + `'; ` +
-			`for i in 1 2 3 4 5 6; do echo "line-$i"; sleep 0.4; done; echo finished-marker`
+			`for i in 1 2 3; do echo "line-$i"; done; while [ ! -e ` + bashQuote(gate) + ` ]; do sleep 0.05; done; echo finished-marker`
 		run := env.RunBash(t, id, "bg", "mindroom-agent tools call interaction.run_in_background "+
 			agentJSON(map[string]string{"command": command, "label": "<b>deploy</b>"}))
 		if run.Result.GetExitCode() != 0 {
@@ -217,6 +220,9 @@ func TestDashboard(t *testing.T) {
 		// The log streams in: lines show while the job still runs, then the rest.
 		waitInPage(t, admin, "the first lines while the job runs",
 			`document.querySelector('#job-log').textContent.includes('line-1') && !document.querySelector('#job-log').textContent.includes('finished-marker')`)
+		if err := os.WriteFile(gate, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		waitInPage(t, admin, "the whole log", `document.querySelector('#job-log').textContent.includes('finished-marker')`)
 		waitInPage(t, admin, "the job to show as finished", `document.querySelector('[data-job-running="false"]') !== null`)
 		if got := text(t, admin, "#job-log span.fg-2"); got != "green <b>not bold</b>" {
