@@ -324,17 +324,20 @@ func TestNativeCallsShareTheResponseLimits(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := context.Background()
 	id := openStandard(t, env)
-	native := func(function, args string) error {
-		_, err := env.Runtime.CallTool(ctx, &responsev1.CallToolRequest{ResponseId: id, CallId: uuid.NewString(), Toolkit: "test",
+	native := func(function, args string) (string, error) {
+		callID := uuid.NewString()
+		_, err := env.Runtime.CallTool(ctx, &responsev1.CallToolRequest{ResponseId: id, CallId: callID, Toolkit: "test",
 			Function: function, ArgumentsJson: args})
-		return err
+		return callID, err
 	}
-	for i := range response.MaxConcurrent {
-		if err := native("gate", fmt.Sprintf(`{"name":"limit-%d"}`, i)); err != nil {
+	gated := make([]string, response.MaxConcurrent)
+	for i := range gated {
+		var err error
+		if gated[i], err = native("gate", fmt.Sprintf(`{"name":"limit-%d"}`, i)); err != nil {
 			t.Fatalf("gated call %d: %v", i, err)
 		}
 	}
-	if err := native("echo", `{}`); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), clierr.ConcurrencyLimit) {
+	if _, err := native("echo", `{}`); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), clierr.ConcurrencyLimit) {
 		t.Errorf("the 65th concurrent call: %v, want ResourceExhausted", err)
 	}
 	run := env.RunBash(t, id, "over-limit", `mindroom-agent tools call test.echo '{}'; echo "exit=$?"`)
@@ -348,8 +351,15 @@ func TestNativeCallsShareTheResponseLimits(t *testing.T) {
 		in.Windows[0].Admitted != response.MaxConcurrent || in.Receipts[0].Parent != "" {
 		t.Errorf("operators see %+v, want %d receipts in the native window", in, response.MaxConcurrent)
 	}
-	for i := range response.MaxConcurrent {
+	for i := range gated {
 		env.Primary.TestToolkit.Release(fmt.Sprintf("limit-%d", i))
+	}
+	// The released calls settle, and free their places, before the budget is spent.
+	for i, callID := range gated {
+		got, err := env.Runtime.GetToolCall(ctx, &responsev1.GetToolCallRequest{ResponseId: id, CallId: callID, Wait: durationpb.New(time.Minute)})
+		if err != nil || got.GetReceipt().GetStatus() != responsev1.CallStatus_CALL_STATUS_COMPLETED {
+			t.Fatalf("released call %d: %v, %v", i, got, err)
+		}
 	}
 
 	// Up to 1024 receipts in all: the rest of the budget natively, then one more is refused.
@@ -359,7 +369,7 @@ func TestNativeCallsShareTheResponseLimits(t *testing.T) {
 			t.Fatalf("call %d: %v", i, err)
 		}
 	}
-	if err := native("echo", `{}`); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), clierr.ReceiptLimit) {
+	if _, err := native("echo", `{}`); status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), clierr.ReceiptLimit) {
 		t.Errorf("receipt 1025: %v, want ResourceExhausted", err)
 	}
 }
