@@ -31,6 +31,9 @@ func (r *Response) runConfirmed(callCtx context.Context, rc *receipt, w *Window,
 		return Failed, errorOutcome(noConfirmation), nil
 	}
 	decided, cancel := c.register(r.id, rc.id.String())
+	// The receipt waits before the approval is saved: once saved, operators can see and decide
+	// it, and whoever sees it waiting should find the receipt waiting too.
+	progress{r: r, rc: rc}.Waiting()
 	rec, err := c.cfg.Store.SaveCallApproval(r.ctx, store.NewCallApproval{
 		CallID: rc.id.String(), Toolkit: rc.toolkit, Function: rc.function, Arguments: string(rc.args),
 		BashCallID: w.bashCallID, ResponseID: r.id, Agent: r.spec.Agent, Requester: r.spec.Requester,
@@ -41,7 +44,6 @@ func (r *Response) runConfirmed(callCtx context.Context, rc *receipt, w *Window,
 		c.cfg.Logger.Error("call not saved for confirmation", "response_id", r.id, "call_id", rc.id.String(), "err", err)
 		return Failed, errorOutcome(confirmationUnsent), nil
 	}
-	progress{r: r, rc: rc}.Waiting()
 	c.publish(KindCallApprovalCreated, rec)
 	c.cfg.Logger.Info("call waits for confirmation", callLogAttrs(rec)...)
 

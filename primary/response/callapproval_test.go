@@ -27,7 +27,9 @@ type confirmEnv struct {
 	marker string
 }
 
-func newConfirmEnv(t *testing.T, dir string) *confirmEnv {
+// newConfirmEnv makes a confirmEnv in dir (a temporary one when empty); wrap, when given, is
+// the store the manager sees in place of the real one.
+func newConfirmEnv(t *testing.T, dir string, wrap ...func(CallApprovalStore) CallApprovalStore) *confirmEnv {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
@@ -41,7 +43,11 @@ func newConfirmEnv(t *testing.T, dir string) *confirmEnv {
 		t.Fatal(err)
 	}
 	e := &confirmEnv{st: st, bus: events.New(), marker: filepath.Join(dir, "runs")}
-	e.m = NewManager(Config{Registry: reg, CallApprovals: &CallApprovalConfig{Store: st, Events: e.bus}})
+	var seen CallApprovalStore = st
+	for _, w := range wrap {
+		seen = w(seen)
+	}
+	e.m = NewManager(Config{Registry: reg, CallApprovals: &CallApprovalConfig{Store: seen, Events: e.bus}})
 	t.Cleanup(func() {
 		e.m.CloseAll()
 		st.Close()
@@ -117,6 +123,19 @@ func receiptOf(t *testing.T, r *Response, id uuid.UUID, wait time.Duration) stri
 	return string(body)
 }
 
+// holdingSaves holds each SaveCallApproval, after it saved, until release is closed.
+type holdingSaves struct {
+	CallApprovalStore
+	saved, release chan struct{}
+}
+
+func (h *holdingSaves) SaveCallApproval(ctx context.Context, c store.NewCallApproval) (store.CallApproval, error) {
+	rec, err := h.CallApprovalStore.SaveCallApproval(ctx, c)
+	h.saved <- struct{}{}
+	<-h.release
+	return rec, err
+}
+
 var conversation = Spec{Agent: "coder", Requester: "@alice", Channel: "!room", Thread: "$t1"}
 
 func TestConfirmationWhileTheResponseLives(t *testing.T) {
@@ -159,6 +178,17 @@ func TestConfirmationWhileTheResponseLives(t *testing.T) {
 		}
 		if _, err := e.m.CallApprovals().Approve(ctx, recID, "admin"); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("replayed approval: %v, want ErrConflict", err)
+		}
+	})
+	t.Run("TheReceiptWaitsOnceTheApprovalCanBeSeen", func(t *testing.T) {
+		held := &holdingSaves{saved: make(chan struct{}), release: make(chan struct{})}
+		e := newConfirmEnv(t, "", func(st CallApprovalStore) CallApprovalStore { held.CallApprovalStore = st; return held })
+		r, _, id, _ := e.submit(t, conversation)
+		<-held.saved // saved, so operators can decide it; its Save has not returned yet
+		got := receiptOf(t, r, id, 0)
+		close(held.release)
+		if !strings.Contains(got, `"status":"waiting"`) {
+			t.Fatalf("receipt once the approval is saved: %s", got)
 		}
 	})
 	for _, tc := range []struct{ name, note, want string }{
