@@ -178,9 +178,9 @@ func closeWindow(ctx context.Context, api responsev1.ResponseServiceClient, resp
 	waiting := func() bool {
 		w, err := api.GetWindow(bg, &responsev1.GetWindowRequest{ResponseId: responseID, BashCallId: bashID})
 		// Offer to cancel only once the primary has taken CloseWindow (the window drains):
-		// closing the response before that would leave CloseWindow nothing to report.
-		for deadline := time.Now().Add(2 * time.Second); err == nil &&
-			w.GetState() == responsev1.WindowState_WINDOW_STATE_OPEN && time.Now().Before(deadline); {
+		// closing the response before that would leave CloseWindow nothing to report. Stop
+		// looking when CloseWindow answered (done holds its answer) or the person gave up.
+		for err == nil && w.GetState() == responsev1.WindowState_WINDOW_STATE_OPEN && len(done) == 0 && ctx.Err() == nil {
 			time.Sleep(5 * time.Millisecond)
 			w, err = api.GetWindow(bg, &responsev1.GetWindowRequest{ResponseId: responseID, BashCallId: bashID})
 		}
