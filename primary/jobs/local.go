@@ -12,7 +12,7 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// startLocal launches a recorded job on the primary's host and supervises it. The record is
+// startLocal launches a recorded, tracked job on the primary's host and supervises it. The record is
 // committed before the process exists, and the process names itself in its identity file
 // before its command runs: a primary killed at any instant of this leaves a job the next one
 // finds (see Recover).
@@ -24,11 +24,14 @@ func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 	})
 	if err != nil {
 		m.log.Warn("job could not start", "job", rec.ID, "err", err)
+		m.untrack(rec.ID)
 		m.finish(ctx, rec, store.JobResult{Outcome: outcomeCouldNotStart + ": " + plainStartError(err)}, t)
 		return
 	}
 	rec.Pid, rec.ProcStart = p.Pid, p.Start
-	t.rec = rec
+	m.mu.Lock()
+	t.rec.Pid, t.rec.ProcStart = rec.Pid, rec.ProcStart
+	m.mu.Unlock()
 	if err := m.cfg.Store.SetJobProcess(ctx, rec.ID, rec.Pid, rec.ProcStart); err != nil {
 		// Supervised anyway; after a restart its identity file names it.
 		m.log.Error("job process not recorded", "job", rec.ID, "pid", rec.Pid, "err", err)
@@ -59,10 +62,13 @@ func plainStartError(err error) string {
 	return err.Error()
 }
 
-// superviseLocal watches a local job until it ends, then finishes it. When the manager closes
-// first the job runs on; the next primary re-finds it.
+// superviseLocal watches a tracked local job until it ends, then finishes it. When the manager
+// closes first the job runs on; the next primary re-finds it.
 func (m *Manager) superviseLocal(t *tracked, p *jobproc.Process) {
-	if !m.track(t) {
+	// Under the lock Close sets closed with: no supervisor starts once Close waits for them.
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
 		return
 	}
 	m.wg.Go(func() {

@@ -347,8 +347,14 @@ func (m *Manager) start(ctx context.Context, spec JobSpec, create func(context.C
 		return 0, err
 	}
 	t := &tracked{rec: rec, cancel: make(chan struct{}), secrets: spec.Secrets, onEnd: spec.OnEnd}
-	m.publish("job.started", rec)
 	ctx = context.WithoutCancel(ctx)
+	// Tracked before anyone hears of it, so a Cancel that follows at once finds it: a local
+	// job's supervisor then stops it as soon as it runs, a worker gets its cancel with it.
+	if !m.track(t) {
+		m.finish(ctx, rec, store.JobResult{Outcome: outcomeCouldNotStart + ": the primary is shutting down"}, t)
+		return rec.ID, nil
+	}
+	m.publish("job.started", rec)
 	if spec.WorkerKey != "" {
 		m.startRemote(ctx, t, spec)
 	} else {

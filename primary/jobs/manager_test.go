@@ -623,6 +623,38 @@ func TestJobChangesArePublished(t *testing.T) {
 	}
 }
 
+// TestAJobCanBeCancelledAsSoonAsItIsHeardOf: whoever hears a job started can cancel it at
+// once, before its process even exists, and it ends cancelled.
+func TestAJobCanBeCancelledAsSoonAsItIsHeardOf(t *testing.T) {
+	bus := events.New()
+	feed, stop := bus.Subscribe(16)
+	defer stop()
+	e := newEnv(t, func(c *Config) { c.Events = bus })
+	cancelled := make(chan error, 1)
+	go func() {
+		for ev := range feed {
+			if ev.Kind == "job.started" {
+				data, _ := ev.Data.(map[string]any)
+				id, _ := data["id"].(int64)
+				cancelled <- e.m.Cancel(context.Background(), id)
+				return
+			}
+		}
+	}()
+	id := e.start(t, e.spec(t, "sleep 30"))
+	select {
+	case err := <-cancelled:
+		if err != nil {
+			t.Fatalf("Cancel on hearing the job started: %v", err)
+		}
+	case <-time.After(waitBound):
+		t.Fatal("no job.started event")
+	}
+	if j := e.finished(t, id); j.Outcome != OutcomeCancelled {
+		t.Errorf("outcome %q, want %q", j.Outcome, OutcomeCancelled)
+	}
+}
+
 func TestKnownSecretsAreRedactedFromTailsContinuationsAndLogReads(t *testing.T) {
 	const secret = "runtime-credential-0123456789"
 	live := secrets.New()

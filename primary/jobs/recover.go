@@ -53,7 +53,9 @@ func (m *Manager) Recover(ctx context.Context) error {
 		default:
 			if p := jobproc.Find(rec.Pid, rec.ProcStart, m.statusPath(rec.ID)); p != nil {
 				m.log.Info("job re-attached", "job", rec.ID, "pid", rec.Pid)
-				m.superviseLocal(&tracked{rec: rec, cancel: make(chan struct{})}, p)
+				if t := (&tracked{rec: rec, cancel: make(chan struct{})}); m.track(t) {
+					m.superviseLocal(t, p)
+				}
 				continue
 			}
 			m.log.Info("job found dead after restart", "job", rec.ID, "pid", rec.Pid)

@@ -15,16 +15,11 @@ import (
 
 var _ workerhub.JobSink = (*Manager)(nil)
 
-// startRemote sends a recorded job to a worker of its key. Its output is mirrored into the
+// startRemote sends a recorded, tracked job to a worker of its key. Its output is mirrored into the
 // job's log here as the worker reports it; the worker enforces the ceiling.
 func (m *Manager) startRemote(ctx context.Context, t *tracked, spec JobSpec) {
 	rec := t.rec
 	traceparent, tracestate := telemetry.Inject(ctx)
-	// Tracked before the worker can report anything about it.
-	if !m.track(t) {
-		m.finish(ctx, rec, store.JobResult{Outcome: outcomeCouldNotStart + ": the primary is shutting down"}, t)
-		return
-	}
 	workerID, err := m.cfg.Workers.StartJob(ctx, rec.WorkerKey, spec.Binding, workerhub.Job{
 		ID: rec.ID, Agent: rec.Agent, Command: rec.Command, Ceiling: rec.Ceiling, Grace: m.cfg.Grace,
 		AgentCLIEnv: spec.AgentCLIEnv, ExtraEnv: spec.ExtraEnv, Traceparent: traceparent, Tracestate: tracestate,
