@@ -12,10 +12,10 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// startLocal launches a recorded, tracked job on the primary's host and supervises it. The record is
-// committed before the process exists, and the process names itself in its identity file
-// before its command runs: a primary killed at any instant of this leaves a job the next one
-// finds (see Recover).
+// startLocal launches a recorded, tracked job on the primary's host and supervises it. The
+// record is committed before the process exists, and the process names itself in its identity
+// file before its command runs: a primary killed at any instant of this leaves a job the next
+// one finds (see Recover).
 func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 	rec := t.rec
 	p, err := jobproc.Launch(jobproc.Spec{
@@ -29,7 +29,7 @@ func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 		return
 	}
 	rec.Pid, rec.ProcStart = p.Pid, p.Start
-	m.mu.Lock()
+	m.mu.Lock() // a tracked job's record changes under m.mu (see record)
 	t.rec.Pid, t.rec.ProcStart = rec.Pid, rec.ProcStart
 	m.mu.Unlock()
 	if err := m.cfg.Store.SetJobProcess(ctx, rec.ID, rec.Pid, rec.ProcStart); err != nil {

@@ -53,7 +53,8 @@ func (m *Manager) Recover(ctx context.Context) error {
 		default:
 			if p := jobproc.Find(rec.Pid, rec.ProcStart, m.statusPath(rec.ID)); p != nil {
 				m.log.Info("job re-attached", "job", rec.ID, "pid", rec.Pid)
-				if t := (&tracked{rec: rec, cancel: make(chan struct{})}); m.track(t) {
+				t := &tracked{rec: rec, cancel: make(chan struct{})}
+				if m.track(t) {
 					m.superviseLocal(t, p)
 				}
 				continue

@@ -15,8 +15,8 @@ import (
 
 var _ workerhub.JobSink = (*Manager)(nil)
 
-// startRemote sends a recorded, tracked job to a worker of its key. Its output is mirrored into the
-// job's log here as the worker reports it; the worker enforces the ceiling.
+// startRemote sends a recorded, tracked job to a worker of its key. Its output is mirrored into
+// the job's log here as the worker reports it; the worker enforces the ceiling.
 func (m *Manager) startRemote(ctx context.Context, t *tracked, spec JobSpec) {
 	rec := t.rec
 	traceparent, tracestate := telemetry.Inject(ctx)
