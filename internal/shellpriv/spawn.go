@@ -17,8 +17,14 @@ const SpawnerFunction = "github.com/turncli/turncli/internal/shellpriv.serve"
 
 type startRequest struct {
 	cmd  *exec.Cmd
+	join Join
 	done chan error
 }
+
+// Join moves the spawner thread into a sandbox (its namespaces and control groups) for one
+// start, so the child is created inside it; it returns how to leave again. It runs on the
+// spawner thread, between other starts, never concurrently with one.
+type Join func() (leave func() error, err error)
 
 var spawner struct {
 	once     sync.Once
@@ -34,7 +40,10 @@ func Start(cmd *exec.Cmd) error { return StartAs(cmd, Current()) }
 
 // StartAs starts cmd (cmd.Start) from the restricted spawner thread, switching the child to u
 // when u is not nil. Any SysProcAttr fields cmd already carries are kept; only Credential is set.
-func StartAs(cmd *exec.Cmd, u *User) error {
+func StartAs(cmd *exec.Cmd, u *User) error { return StartIn(cmd, u, nil) }
+
+// StartIn is StartAs from inside the sandbox join enters, when join is not nil.
+func StartIn(cmd *exec.Cmd, u *User, join Join) error {
 	spawner.once.Do(startSpawner)
 	if spawner.err != nil {
 		return spawner.err
@@ -46,7 +55,7 @@ func StartAs(cmd *exec.Cmd, u *User) error {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: u.Uid, Gid: u.Gid, Groups: []uint32{}}
 	}
 	done := make(chan error, 1)
-	spawner.requests <- startRequest{cmd: cmd, done: done}
+	spawner.requests <- startRequest{cmd: cmd, join: join, done: done}
 	return <-done
 }
 
@@ -71,13 +80,38 @@ func serve(ready chan<- error) {
 	runtime.LockOSThread() // never unlocked: the thread must stay restricted and alive
 	bounded, err := restrictThread()
 	spawner.bounded = bounded
+	if err == nil {
+		// A thread can enter another mount namespace only with file system attributes (root,
+		// working directory) of its own; the rest of the process keeps sharing theirs.
+		if uerr := unix.Unshare(unix.CLONE_FS); uerr != nil {
+			err = fmt.Errorf("shellpriv: unshare the spawner's file system attributes: %w", uerr)
+		}
+	}
 	ready <- err
 	if err != nil {
 		return // the thread exits with the goroutine; nothing was started from it
 	}
 	for r := range spawner.requests {
-		r.done <- r.cmd.Start()
+		r.done <- startJoined(r)
 	}
+}
+
+// startJoined starts r's command, inside its sandbox when it names one. A thread that cannot
+// leave a sandbox would start every later command inside it: the spawner then stops for good,
+// failing every later start, rather than run one in the wrong place.
+func startJoined(r startRequest) error {
+	if r.join == nil {
+		return r.cmd.Start()
+	}
+	leave, err := r.join()
+	if err != nil {
+		return err
+	}
+	err = r.cmd.Start()
+	if lerr := leave(); lerr != nil {
+		panic(fmt.Sprintf("shellpriv: the spawner thread cannot leave a sandbox: %v", lerr))
+	}
+	return err
 }
 
 // restrictThread sets no_new_privs, clears the ambient and inheritable capability sets and, when

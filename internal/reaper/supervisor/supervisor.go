@@ -48,14 +48,17 @@ func init() {
 	if len(os.Args) < 5 || os.Args[0] != Argv0 {
 		return
 	}
-	os.Exit(supervise(os.Args[1:]))
+	os.Exit(Supervise(os.Args[1:]))
 }
 
-// supervise runs the command described by args (as reaper.Wrap wrote them: the parent to die with or
+// Supervise runs the command described by args (as reaper.Wrap wrote them: the parent to die with or
 // 0, the number of descriptors above 2 to hand on, the path, then the command's argv) until it
 // ends, kills everything the command left, and returns the command's exit code; a command that
 // died of a signal makes the supervisor die of the same signal instead.
-func supervise(args []string) int {
+//
+// A sandbox's init (internal/sandbox/sandboxinit) calls it once it has built the sandbox and
+// dropped its privileges, so a job's tree is held the same way inside a sandbox as outside.
+func Supervise(args []string) int {
 	// The command's parent-death signal is tied to the thread that starts it, not to the process;
 	// this one then never exits before the process does.
 	runtime.LockOSThread()

@@ -1,0 +1,82 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turncli/turncli/internal/sandbox"
+	"github.com/turncli/turncli/internal/sandbox/mountview"
+	"github.com/turncli/turncli/internal/shellpriv"
+)
+
+// runIn runs script in sb as uid:gid and returns its combined output and exit code.
+func runIn(t *testing.T, sb *sandbox.Sandbox, id uint32, dir, script string) (string, int) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := &exec.Cmd{Path: "/bin/bash", Args: []string{"bash", "--noprofile", "--norc", "-c", script},
+		Env: []string{"PATH=/usr/bin:/bin", "HOME=" + dir}, Dir: dir, Stdout: &out, Stderr: &out}
+	if err := shellpriv.StartIn(cmd, &shellpriv.User{Uid: id, Gid: id}, sb.Join); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	err := cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	return out.String(), code
+}
+
+func requireSandboxes(t *testing.T) {
+	t.Helper()
+	if s := sandbox.Detect(); !s.Namespaces {
+		t.Skipf("no sandboxes here: %s", s.Reason)
+	}
+}
+
+func TestACommandSeesOnlyItsSandbox(t *testing.T) {
+	requireSandboxes(t)
+	home := t.TempDir() // 0700, as root's home is
+	state := filepath.Join(home, "state")
+	wsA, wsB := filepath.Join(state, "workspaces", "a"), filepath.Join(state, "workspaces", "b")
+	for _, d := range []string{wsA, wsB} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(state, "secret"), []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const idA = 2_000_101
+	if err := os.Chown(wsA, idA, idA); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.Start("test-a", mountview.View{Hide: []string{state}, Workspace: wsA}, sandbox.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sb.Close() })
+
+	for _, c := range []struct{ name, script, want string }{
+		{"WorkspaceIsWritable", "echo hi > f && cat f && pwd", "hi\n" + wsA + "\n"},
+		{"OnlyItsOwnProcessesAreListed", "ls /proc | grep -c '^[0-9]'", ""},
+		{"TheStateIsAbsent", "ls -A " + state + "; cat " + state + "/secret 2>&1 | sed 's/.*: //'", "workspaces\nNo such file or directory\n"},
+		{"OtherWorkspacesAreAbsent", "ls " + state + "/workspaces", "a\n"},
+		{"TheRootIsReadOnly", "touch /usr/x 2>&1 | sed 's/.*: //'", "Read-only file system\n"},
+		{"TmpIsWritable", "echo y > /tmp/y && cat /tmp/y", "y\n"},
+		{"NoSetUIDProgramGainsAnything", "su -c id root </dev/null 2>&1 | grep -c uid=0", "0\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, _ := runIn(t, sb, idA, wsA, c.script)
+			if c.want != "" && out != c.want {
+				t.Fatalf("got %q, want %q", out, c.want)
+			}
+			if c.name == "OnlyItsOwnProcessesAreListed" && strings.TrimSpace(out) > "4" {
+				t.Fatalf("%s processes listed", out)
+			}
+		})
+	}
+}

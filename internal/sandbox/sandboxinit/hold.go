@@ -1,0 +1,64 @@
+package sandboxinit
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// shellSignals are the signals a process in the sandbox could send its init and that Go would
+// otherwise act on. Ignored, they are not delivered at all: the kernel drops a signal from
+// inside a PID namespace that its init has no handler for.
+var shellSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGTSTP,
+	syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGABRT, syscall.SIGTRAP, syscall.SIGSYS}
+
+// hold keeps the sandbox until standard input ends, reaping every process orphaned to it.
+func hold() int {
+	signal.Ignore(shellSignals...)
+	if err := dropBoundingSet(); err != nil {
+		return fail(ModeHold, "drop the bounding set", err)
+	}
+	if err := dropAll(); err != nil {
+		return fail(ModeHold, "drop its capabilities", err)
+	}
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	children := make(chan os.Signal, 1)
+	signal.Notify(children, syscall.SIGCHLD)
+	if _, err := os.Stdout.WriteString(Ready + "\n"); err != nil {
+		return 1
+	}
+	ended := make(chan struct{})
+	go func() {
+		var b [64]byte
+		for {
+			if _, err := os.Stdin.Read(b[:]); err != nil {
+				close(ended)
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-children:
+			reapAll()
+		case <-ended:
+			return 0 // the kernel kills the rest of the namespace
+		}
+	}
+}
+
+func reapAll() {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return
+		}
+	}
+}
