@@ -11,7 +11,7 @@ import (
 // newJobs is the background jobs manager, local and on the workers.
 func (p *Primary) newJobs() (*jobs.Manager, error) {
 	return jobs.New(jobs.Config{
-		Store: p.Store, StateDir: p.cfg.StateDir, Workers: p.Workers, Notify: p.Continuations.Notify, Events: p.Events,
+		Store: p.Store, StateDir: p.cfg.StateDir, Workers: p.Workers, Sandboxes: p.Shells, Notify: p.Continuations.Notify, Events: p.Events,
 		Secrets:        p.Secrets,
 		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
 		AgentReportGrace: p.cfg.AgentReportGrace,

@@ -55,6 +55,11 @@ type Config struct {
 	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.
 	AgentBinary string
 	AgentArgs   []string
+	// Isolation says how local shells and jobs are kept apart (sandboxes, agents' own users,
+	// limits); its zero value isolates wherever the host can.
+	Isolation shellhost.IsolationConfig
+	// WorkspacesDir holds the agents' workspaces; empty means <StateDir>/workspaces.
+	WorkspacesDir string
 	// ShellEnvAllow names the variables local shells inherit from the primary.
 	ShellEnvAllow []string
 	// ShellDefaultTimeout, ShellMaxTimeout and ShellGrace bound local commands (zero:

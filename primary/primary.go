@@ -65,11 +65,13 @@ type Listeners struct {
 
 // Primary is an assembled primary, ready to Serve.
 type Primary struct {
-	cfg          Config
-	lis          Listeners
-	Registry     *catalog.Registry
-	Responses    *response.Manager
-	Shells       *shellhost.Runner
+	cfg       Config
+	lis       Listeners
+	Registry  *catalog.Registry
+	Responses *response.Manager
+	Shells    *shellhost.Runner
+	// Isolation says how the local shells are kept apart, as the start line and /readyz say it.
+	Isolation    shellhost.IsolationStatus
 	Workers      *workerhub.Hub
 	ToolHosts    *toolhost.Service
 	TestToolkit  *testtk.Toolkit         // nil unless enabled
@@ -146,8 +148,20 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		return nil, fmt.Errorf("runtime credential: %w", err)
 	}
 
+	iso, isoStatus, err := cfg.Isolation.Build(cfg.StateDir)
+	if err != nil {
+		return nil, fmt.Errorf("isolation: %w", err)
+	}
+	p.Isolation = isoStatus
+	if isoStatus.Isolated {
+		cfg.Logger.Info("shells are isolated", "detail", isoStatus.Detail)
+	} else {
+		cfg.Logger.Warn("shells are not isolated", "detail", isoStatus.Detail)
+	}
 	if p.Shells, err = shellhost.New(shellhost.Config{
 		StateDir:       cfg.StateDir,
+		WorkspacesDir:  cfg.WorkspacesDir,
+		Isolation:      iso,
 		AgentCLIURL:    "http://" + lis.AgentCLI.Addr().String(),
 		AgentBinary:    cfg.AgentBinary,
 		AgentArgs:      cfg.AgentArgs,
@@ -222,7 +236,7 @@ func (p *Primary) watch() {
 	p.ready = readiness.New(p.health, p.serving.Check("listeners"), readiness.Check{Name: "store", Probe: func(ctx context.Context) error {
 		_, err := p.Store.PendingContinuations(ctx, math.MaxInt64, 1) // an indexed read that finds nothing
 		return err
-	}})
+	}}, readiness.Check{Name: "disk", Probe: func(context.Context) error { return p.Shells.CheckDisk() }})
 }
 
 // prepareStateDir creates the state directory, mode 0711: the shell user passes through to its
@@ -491,6 +505,7 @@ func (p *Primary) shutdown(servers ...*http.Server) {
 	// polls, so the HTTP and gRPC requests still in flight finish at once instead of holding
 	// the graceful stops below until their grace runs out.
 	p.Responses.CloseAll()
+	p.Shells.Close() // each response released its own sandbox; none is left running
 	httpCtx, cancelHTTP := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
 	defer cancelHTTP()
 	for _, s := range servers {

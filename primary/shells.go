@@ -18,7 +18,7 @@ type shellRouter struct {
 func (s shellRouter) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.Output) (bashexec.Result, error) {
 	if cmd.WorkerKey == "" {
 		return s.local.Run(ctx, shellhost.Command{
-			Agent: cmd.Agent, Command: cmd.Command, Timeout: cmd.Timeout, AgentCLIEnv: cmd.AgentCLIEnv,
+			Response: cmd.ResponseID, Agent: cmd.Agent, Command: cmd.Command, Timeout: cmd.Timeout, AgentCLIEnv: cmd.AgentCLIEnv,
 		}, out)
 	}
 	return s.workers.Run(ctx, cmd, out)
@@ -29,4 +29,12 @@ func (s shellRouter) AgentCLIURL(key string, b *response.Binding) (string, error
 		return s.local.AgentCLIURL(), nil
 	}
 	return s.workers.AgentCLIURL(key, b)
+}
+
+func (s shellRouter) Release(key string, b *response.Binding, responseID string) {
+	if key == "" {
+		s.local.Release(responseID)
+		return
+	}
+	s.workers.Release(b, responseID)
 }

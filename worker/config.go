@@ -44,6 +44,11 @@ type Config struct {
 	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.
 	AgentBinary string
 	AgentArgs   []string
+	// Isolation says how shells and jobs are kept apart; its zero value isolates wherever the
+	// host can.
+	Isolation shellhost.IsolationConfig
+	// WorkspacesDir holds the agents' workspaces; empty means <StateDir>/workspaces.
+	WorkspacesDir string
 	// EnvAllow names the variables shells inherit from the worker's environment.
 	EnvAllow []string
 	// Shell timeouts and the TERM→KILL grace (zero: shellhost defaults).

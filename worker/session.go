@@ -91,6 +91,8 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 			js.Attach(ev.AttachJob.GetJobId(), ev.AttachJob.GetLogOffset())
 		case *workerv1.ConnectResponse_AckJob:
 			js.Ack(ev.AckJob.GetJobId())
+		case *workerv1.ConnectResponse_ReleaseResponse:
+			go s.w.shells.Release(ev.ReleaseResponse.GetResponseId())
 		}
 	}
 }
@@ -105,6 +107,9 @@ func (s *session) send(msg *workerv1.ConnectRequest) error {
 func (s *session) stopAll(cancel context.CancelFunc) {
 	cancel()
 	s.wg.Wait()
+	// The primary releases responses over the connection; without one, none can be released
+	// later, so their sandboxes end with it.
+	s.w.shells.Close()
 }
 
 func (s *session) start(ctx context.Context, start *workerv1.StartCommand) {
@@ -152,7 +157,7 @@ func (s *session) start(ctx context.Context, start *workerv1.StartCommand) {
 		ctx, span := s.w.tracer.Start(telemetry.Extract(ctx, start.GetTraceparent(), start.GetTracestate()), "bash",
 			trace.WithAttributes(attribute.String("turncli.worker_id", s.w.cfg.ID)))
 		res, err := s.w.shells.Run(ctx, shellhost.Command{
-			Agent: start.GetAgent(), Command: start.GetCommand(), Timeout: start.GetTimeout().AsDuration(),
+			Response: start.GetResponseId(), Agent: start.GetAgent(), Command: start.GetCommand(), Timeout: start.GetTimeout().AsDuration(),
 			AgentCLIEnv: agentCLIEnv(start.GetAgentCliEnv()),
 		}, out)
 		span.SetAttributes(attribute.Int("turncli.exit_code", res.ExitCode))

@@ -83,8 +83,18 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		return nil, err
 	}
 	proxyURL := "http://" + proxyLis.Addr().String()
+	iso, isoStatus, err := cfg.Isolation.Build(cfg.StateDir)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("isolation: %w", err)
+	}
+	if isoStatus.Isolated {
+		cfg.Logger.Info("shells are isolated", "detail", isoStatus.Detail)
+	} else {
+		cfg.Logger.Warn("shells are not isolated", "detail", isoStatus.Detail)
+	}
 	shells, err := shellhost.New(shellhost.Config{
-		StateDir: cfg.StateDir, AgentCLIURL: proxyURL, AgentBinary: cfg.AgentBinary, AgentArgs: cfg.AgentArgs,
+		StateDir: cfg.StateDir, WorkspacesDir: cfg.WorkspacesDir, Isolation: iso, AgentCLIURL: proxyURL, AgentBinary: cfg.AgentBinary, AgentArgs: cfg.AgentArgs,
 		EnvAllow: cfg.EnvAllow, DefaultTimeout: cfg.ShellDefaultTimeout, MaxTimeout: cfg.ShellMaxTimeout,
 		Grace: cfg.ShellGrace,
 	})

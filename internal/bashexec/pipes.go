@@ -48,6 +48,21 @@ func openPipes(stdin io.Reader) (*pipes, error) {
 	return p, nil
 }
 
+// giveTo makes the pipes' inodes the shell user's, so the command may open its own streams
+// again by name (/dev/stdout, /dev/stderr and /proc/self/fd/N are the pipes themselves), as it
+// could in a terminal. Only the reading ends' holder, this process, can reach the other end.
+func (p *pipes) giveTo(uid, gid uint32) error {
+	for _, f := range []*os.File{p.stdinR, p.childStdout, p.childStderr} {
+		if f == nil {
+			continue
+		}
+		if err := f.Chown(int(uid), int(gid)); err != nil {
+			return fmt.Errorf("bashexec: give the shell its streams: %w", err)
+		}
+	}
+	return nil
+}
+
 // closeChild closes the parent's copies of the child's ends.
 func (p *pipes) closeChild() {
 	closeAll(p.stdinR, p.childStdout, p.childStderr)

@@ -72,6 +72,13 @@ type Spec struct {
 	// BashPath is the bash executable; empty means exec.LookPath("bash"), looked up once per
 	// process in the caller's PATH (not Env's).
 	BashPath string
+	// User runs the command as this user; nil means the process's shell user
+	// (shellpriv.Current), itself nil when shells run as this process's own user.
+	User *shellpriv.User
+	// Sandbox, when not nil, starts the command inside a sandbox (shellpriv.StartIn). The
+	// sandbox then holds what the command leaves behind: it gets no parent-death signal (the
+	// sandbox ends when this process does) and no supervisor (internal/reaper).
+	Sandbox shellpriv.Join
 	// PipeWait bounds how long Run waits, after the process group is gone, for a descendant that
 	// left the group and still holds stdout or stderr open; zero or negative means
 	// DefaultPipeWait. When it passes, Run delivers what the pipes already buffer and closes them.
@@ -130,6 +137,17 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	user := spec.User
+	if user == nil {
+		user = shellpriv.Current()
+	}
+	if user != nil {
+		if err := p.giveTo(user.Uid, user.Gid); err != nil {
+			p.closeChild()
+			p.closeParent()
+			return Result{}, err
+		}
+	}
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would make os/exec inherit os.Environ()
@@ -146,6 +164,12 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		// running on unowned.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
+	if spec.Sandbox != nil {
+		// The child's parent is outside its PID namespace, where a parent-death signal cannot be
+		// checked at start (os/exec would kill the child); the sandbox's init dies with this
+		// process and takes the namespace with it.
+		cmd.SysProcAttr.Pdeathsig = 0
+	}
 	leaf, err := containment.NewCommand()
 	if err != nil {
 		p.closeChild()
@@ -155,7 +179,7 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 	defer leaf.Remove() // after the group kill below: kills whatever left the group, then the leaf
 	leaf.Apply(cmd.SysProcAttr)
 	kill := syscall.SIGKILL
-	if leaf == nil {
+	if leaf == nil && spec.Sandbox == nil {
 		// No cgroup here: a supervisor holds the tree instead, alone in the group Run signals.
 		// It forwards SIGTERM; SIGKILL would end it before it could kill the tree, so the kill
 		// is asked of it.
@@ -167,7 +191,7 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		kill = reaper.KillSignal
 	}
 	start := time.Now()
-	err = shellpriv.Start(cmd) // without privileges, as the shell user
+	err = shellpriv.StartIn(cmd, user, spec.Sandbox) // without privileges, as the shell user
 	leaf.Started()
 	if err != nil {
 		p.closeChild()

@@ -147,6 +147,11 @@ func runsAsShell(id Identity) bool {
 	if !Alive(id.Pid, id.Start) {
 		return true // gone: nothing will be signalled, its status file tells the rest
 	}
+	if isSandboxInit(id.Pid) {
+		// A sandbox's init names itself before the job's command exists, and the command never
+		// holds the identity file: what it names is the init.
+		return true
+	}
 	uid, err := processUID(id.Pid)
 	if err != nil {
 		return false

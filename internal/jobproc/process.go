@@ -12,6 +12,7 @@ import (
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/containment"
 	"github.com/turncli/turncli/internal/reaper"
+	"github.com/turncli/turncli/internal/sandbox"
 	"github.com/turncli/turncli/internal/shellpriv"
 )
 
@@ -69,6 +70,10 @@ type Spec struct {
 	// IdentityPath, when set, receives the process's pid and start time before the command
 	// runs, so a launcher that dies before recording them leaves them found (see Settle).
 	IdentityPath string
+	// Sandbox, when set, runs the job in a sandbox of its own (internal/sandbox), whose init is
+	// the job's process: it names itself, supervises the command as the agent's user, and ends
+	// the sandbox with it.
+	Sandbox *sandbox.Job
 }
 
 // Process is a job's process: one this process started (and may reap), or one found again
@@ -83,6 +88,9 @@ type Process struct {
 	// supervised: the process is a supervisor (internal/reaper) holding the job's tree, where
 	// there is no leaf. It is killed by request, never by SIGKILL, which would leave the tree.
 	supervised bool
+	// sandboxed: the process is the init of the job's sandbox (internal/sandbox), a supervisor
+	// too, with control groups of its own to remove when it ends.
+	sandboxed bool
 }
 
 // Launch starts spec in its own session, so the group can be signalled as one and the job
@@ -117,6 +125,9 @@ func Launch(spec Spec) (*Process, error) {
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would make os/exec inherit this process's environment
+	}
+	if spec.Sandbox != nil {
+		return launchSandboxed(spec, env, logf, files, identity != "")
 	}
 	// The job's leaf is named after its status file, so a later process finds it again.
 	leaf, err := containment.ForJob(spec.StatusPath)
@@ -163,6 +174,44 @@ func Launch(spec Spec) (*Process, error) {
 	return p, nil
 }
 
+// launchSandboxed starts the job's sandbox, whose init runs the wrapper. The log is the agent
+// user's, so the job may open its own output again (/dev/stderr); no other shell can reach it,
+// as the jobs' directory is hidden from every sandbox and closed to every other user.
+func launchSandboxed(spec Spec, env []string, logf *os.File, files []*os.File, identity bool) (*Process, error) {
+	if err := logf.Chown(int(spec.Sandbox.UID), int(spec.Sandbox.GID)); err != nil {
+		return nil, fmt.Errorf("jobproc: give the job its log: %w", err)
+	}
+	cmd := &exec.Cmd{
+		Path:        spec.Bash,
+		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, "", ""},
+		Env:         env,
+		Dir:         spec.Dir,
+		Stdout:      logf,
+		Stderr:      logf,
+		ExtraFiles:  files,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := spec.Sandbox.Wrap(cmd, identity); err != nil {
+		return nil, fmt.Errorf("jobproc: %w", err)
+	}
+	// Started with this process's privileges, which the init needs to build the sandbox and
+	// gives up before the command runs.
+	if err := cmd.Start(); err != nil {
+		_ = sandbox.RemoveJob(spec.StatusPath)
+		return nil, err
+	}
+	p := &Process{Pid: cmd.Process.Pid, StatusPath: spec.StatusPath, cmd: cmd, supervised: true, sandboxed: true}
+	start, err := StartTime(p.Pid)
+	if err != nil {
+		_ = syscall.Kill(p.Pid, syscall.SIGKILL) // the init: its namespace dies with it
+		_ = cmd.Wait()
+		_ = sandbox.RemoveJob(spec.StatusPath)
+		return nil, fmt.Errorf("jobproc: read the start time of the job's process: %w", err)
+	}
+	p.Start = start
+	return p, nil
+}
+
 // Find returns the recorded process when it is still the same process (pid and start time),
 // or nil when it is gone.
 //
@@ -174,10 +223,13 @@ func Find(pid int, start uint64, statusPath string) *Process {
 	if pid <= 0 || !Alive(pid, start) {
 		if _, ended := ReadStatus(statusPath); ended {
 			_ = leaf.Remove()
+			_ = sandbox.RemoveJob(statusPath)
 		}
 		return nil
 	}
-	return &Process{Pid: pid, Start: start, StatusPath: statusPath, leaf: leaf, supervised: reaper.Is(pid)}
+	sandboxed := isSandboxInit(pid)
+	return &Process{Pid: pid, Start: start, StatusPath: statusPath, leaf: leaf,
+		supervised: sandboxed || reaper.Is(pid), sandboxed: sandboxed}
 }
 
 // killSignal is what kills the job's whole tree: SIGKILL to its group, or a kill request to
@@ -229,6 +281,9 @@ type Exit struct {
 func (p *Process) Reap() Exit {
 	// What the job left behind dies with it: in its group, and in its leaf beyond the group.
 	defer p.leaf.Remove()
+	if p.sandboxed {
+		defer sandbox.RemoveJob(p.StatusPath)
+	}
 	if p.cmd != nil {
 		_ = syscall.Kill(-p.Pid, p.killSignal())
 		_ = p.leaf.Kill()
@@ -344,4 +399,10 @@ func (p *Process) Supervise(w Watch) (e Exit, ok bool) {
 func logOver(path string, limit int64) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Size() > limit
+}
+
+// isSandboxInit reports whether pid is a sandbox's init.
+func isSandboxInit(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && sandbox.IsInit(b)
 }

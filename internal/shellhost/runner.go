@@ -17,8 +17,15 @@ import (
 
 // Config says how local shells run.
 type Config struct {
-	// StateDir holds agent_cli_bin/ and workspaces/.
+	// StateDir holds agent_cli_bin/ and, unless WorkspacesDir names another place, workspaces/.
 	StateDir string
+	// WorkspacesDir holds the agents' workspaces, one directory each; empty means
+	// StateDir/workspaces. A file system of their own keeps a shell that fills its workspace
+	// from filling the state directory's.
+	WorkspacesDir string
+	// Isolation runs shells in sandboxes, each agent as its own user; nil runs them as the
+	// shell user (internal/shellpriv), seeing and reaching each other.
+	Isolation *Isolation
 	// AgentCLIURL is the primary's loopback Agent CLI origin, e.g. http://127.0.0.1:7422.
 	AgentCLIURL string
 	// AgentBinary is the mindroom-agent executable the launcher runs (absolute path); with
@@ -53,6 +60,17 @@ func (c *Config) Validate() error {
 	if !filepath.IsAbs(c.StateDir) {
 		return errors.New("localshell: state dir must be an absolute path")
 	}
+	if c.WorkspacesDir != "" && !filepath.IsAbs(c.WorkspacesDir) {
+		return errors.New("localshell: the workspaces directory must be an absolute path")
+	}
+	if c.Isolation != nil {
+		if c.Isolation.Identities == nil {
+			return errors.New("localshell: isolation needs the agents' identities")
+		}
+		if err := c.Isolation.Limits.Validate(); err != nil {
+			return fmt.Errorf("localshell: %w", err)
+		}
+	}
 	if !filepath.IsAbs(c.AgentBinary) {
 		return errors.New("localshell: agent binary must be an absolute path")
 	}
@@ -71,6 +89,7 @@ func (c *Config) Validate() error {
 type Runner struct {
 	cfg      Config
 	launcher *launcher
+	boxes    sandboxes
 }
 
 // New prepares agent_cli_bin/ and workspaces/ under the state dir.
@@ -90,7 +109,21 @@ func New(cfg Config) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := prepareStateDir(cfg.StateDir); err != nil {
+	// Sandboxes bind paths as the kernel resolves them: no link may stand in one.
+	for _, p := range []*string{&cfg.StateDir, &cfg.WorkspacesDir} {
+		if *p == "" {
+			continue
+		}
+		if err := os.MkdirAll(*p, 0o711); err != nil {
+			return nil, fmt.Errorf("localshell: %w", err)
+		}
+		real, err := filepath.EvalSymlinks(*p)
+		if err != nil {
+			return nil, fmt.Errorf("localshell: %w", err)
+		}
+		*p = real
+	}
+	if err := prepareStateDir(cfg.StateDir, cfg.WorkspacesDir); err != nil {
 		return nil, err
 	}
 	l := &launcher{dir: filepath.Join(cfg.StateDir, "agent_cli_bin"), target: cfg.AgentBinary, args: cfg.AgentArgs}
@@ -106,13 +139,18 @@ func (r *Runner) AgentCLIURL() string { return r.cfg.AgentCLIURL }
 // BinDir is the agent_cli_bin/ directory.
 func (r *Runner) BinDir() string { return r.launcher.dir }
 
-// Workspace returns (creating it) the agent's working directory, owned by the shell user.
+// Workspace returns (creating it) the agent's working directory, owned by the agent's user
+// (or the shell user, without isolation) and private to it.
 func (r *Runner) Workspace(agent string) (string, error) {
-	dir := filepath.Join(r.cfg.StateDir, "workspaces", agent)
+	u, err := r.userOf(agent)
+	if err != nil {
+		return "", fmt.Errorf("workspace for %s: %w", agent, err)
+	}
+	dir := filepath.Join(r.workspacesDir(), agent)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("workspace for %s: %w", agent, err)
 	}
-	if err := ownWorkspace(dir, shellpriv.Current()); err != nil {
+	if err := ownWorkspace(dir, u); err != nil {
 		return "", fmt.Errorf("workspace for %s: %w", agent, err)
 	}
 	return dir, nil
@@ -120,6 +158,9 @@ func (r *Runner) Workspace(agent string) (string, error) {
 
 // Command is one Bash command of a response.
 type Command struct {
+	// Response is the response the command belongs to: with isolation, its commands share a
+	// sandbox until Release. Empty, the command gets a sandbox of its own.
+	Response string
 	// Agent names the workspace the command starts in.
 	Agent   string
 	Command string
@@ -137,7 +178,14 @@ func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bas
 	if err := r.launcher.ensure(); err != nil {
 		return bashexec.Result{}, err
 	}
+	if err := r.CheckDisk(); err != nil {
+		return bashexec.Result{}, err
+	}
 	dir, err := r.Workspace(cmd.Agent)
+	if err != nil {
+		return bashexec.Result{}, err
+	}
+	user, err := r.userOf(cmd.Agent)
 	if err != nil {
 		return bashexec.Result{}, err
 	}
@@ -153,10 +201,25 @@ func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bas
 	for k, v := range telemetry.ShellEnv(ctx) {
 		agentCLI[k] = v
 	}
-	return bashexec.Run(ctx, bashexec.Spec{
+	spec := bashexec.Spec{
 		Script: cmd.Command, Env: r.Environment(agentCLI, dir), Dir: dir,
-		Timeout: timeout, Grace: r.cfg.Grace,
-	}, out)
+		Timeout: timeout, Grace: r.cfg.Grace, User: user,
+	}
+	if r.cfg.Isolation == nil {
+		return bashexec.Run(ctx, spec, out)
+	}
+	sb, done, err := r.sandboxFor(cmd.Response, cmd.Agent, dir)
+	if err != nil {
+		return bashexec.Result{}, err
+	}
+	defer done()
+	spec.Sandbox = sb.Join
+	before := sb.Events()
+	res, err := bashexec.Run(ctx, spec, out)
+	if note := sb.Events().Since(before).Explain(sb.Limits()); note != "" && err == nil {
+		out(bashexec.Stderr, []byte(note))
+	}
+	return res, err
 }
 
 // Environment is the complete environment of a local shell.
@@ -173,7 +236,11 @@ func (r *Runner) Environment(agentCLI map[string]string, workspace string) []str
 	}
 	vars["PATH"] = r.launcher.dir + string(os.PathListSeparator) + path
 	vars["PWD"] = workspace
-	asShellUser(vars, shellpriv.Current(), workspace)
+	u := shellpriv.Current()
+	if r.cfg.Isolation != nil {
+		u = &shellpriv.User{} // an agent's own user has no name
+	}
+	asShellUser(vars, u, workspace)
 	for k, v := range agentCLI {
 		vars[k] = v
 	}

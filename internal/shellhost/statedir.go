@@ -15,14 +15,17 @@ import (
 // agent_cli_bin/, but not list it. Everything else in it (the database, credentials, job records
 // and logs) is made private to this process's user, directories 0700 and files 0600, fixing a
 // state directory left by an older version or a careless copy.
-func prepareStateDir(dir string) error {
+func prepareStateDir(dir, workspacesDir string) error {
 	if err := os.MkdirAll(dir, 0o711); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
 	if err := os.Chmod(dir, 0o711); err != nil { // MkdirAll keeps an existing directory's mode
 		return fmt.Errorf("state dir: %w", err)
 	}
-	workspaces := filepath.Join(dir, "workspaces")
+	workspaces := workspacesDir
+	if workspaces == "" {
+		workspaces = filepath.Join(dir, "workspaces")
+	}
 	if err := os.MkdirAll(workspaces, 0o711); err != nil {
 		return fmt.Errorf("workspaces: %w", err)
 	}

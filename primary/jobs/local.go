@@ -18,10 +18,15 @@ import (
 // one finds (see Recover).
 func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 	rec := t.rec
-	p, err := jobproc.Launch(jobproc.Spec{
-		Bash: m.cfg.BashPath, Command: rec.Command, Dir: rec.Workspace, Env: env,
-		LogPath: rec.LogPath, StatusPath: m.statusPath(rec.ID), IdentityPath: m.identityPath(rec.ID),
-	})
+	sb, err := m.cfg.Sandboxes.JobSandbox(rec.Agent, rec.Workspace, m.statusPath(rec.ID))
+	var p *jobproc.Process
+	if err == nil {
+		p, err = jobproc.Launch(jobproc.Spec{
+			Bash: m.cfg.BashPath, Command: rec.Command, Dir: rec.Workspace, Env: env,
+			LogPath: rec.LogPath, StatusPath: m.statusPath(rec.ID), IdentityPath: m.identityPath(rec.ID),
+			Sandbox: sb,
+		})
+	}
 	if err != nil {
 		m.log.Warn("job could not start", "job", rec.ID, "err", err)
 		m.untrack(rec.ID)

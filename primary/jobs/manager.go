@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/turncli/turncli/internal/sandbox"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -62,6 +63,12 @@ type Workers interface {
 	AckJob(workerID string, jobID int64) error
 }
 
+// JobSandboxes gives a local job of an agent the sandbox it runs in: nil where shells are not
+// isolated. *shellhost.Runner is one.
+type JobSandboxes interface {
+	JobSandbox(agent, workspace, key string) (*sandbox.Job, error)
+}
+
 // Config configures a Manager.
 type Config struct {
 	Store store.Jobs
@@ -103,13 +110,19 @@ type Config struct {
 	Events *events.Bus
 	// BashPath is bash; empty means looked up in PATH.
 	BashPath string
-	Logger   *slog.Logger
+	// Sandboxes gives each local job the sandbox it runs in (none where shells are not
+	// isolated).
+	Sandboxes JobSandboxes
+	Logger    *slog.Logger
 }
 
 // Validate fills the defaults and checks the rest.
 func (c *Config) Validate() error {
 	if c.Store == nil {
 		return errors.New("jobs: Config.Store is required")
+	}
+	if c.Sandboxes == nil {
+		return errors.New("jobs: Config.Sandboxes is required")
 	}
 	if !filepath.IsAbs(c.StateDir) {
 		return errors.New("jobs: Config.StateDir must be an absolute path")

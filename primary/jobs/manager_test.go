@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/turncli/turncli/internal/sandbox"
 	"io"
 	"log/slog"
 	"os"
@@ -43,6 +44,12 @@ func (w tLogWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// unisolated runs the manager's jobs as the shell user, without sandboxes: these tests are of
+// the manager's bookkeeping; sandboxed jobs are tested end to end (primary/e2e).
+type unisolated struct{}
+
+func (unisolated) JobSandbox(string, string, string) (*sandbox.Job, error) { return nil, nil }
+
 func newEnv(t *testing.T, mutate func(*Config)) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
@@ -60,7 +67,8 @@ func newEnv(t *testing.T, mutate func(*Config)) *testEnv {
 			default:
 			}
 		},
-		Logger: slog.New(slog.NewTextHandler(tLogWriter{t}, nil)),
+		Logger:    slog.New(slog.NewTextHandler(tLogWriter{t}, nil)),
+		Sandboxes: unisolated{},
 	}
 	if mutate != nil {
 		mutate(&cfg)

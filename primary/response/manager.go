@@ -30,6 +30,9 @@ type ShellLauncher interface {
 	// AgentCLIURL is the MINDROOM_AGENT_CLI_URL for shells of a response with this worker key
 	// and binding, binding a worker first if the response has none.
 	AgentCLIURL(workerKey string, b *Binding) (string, error)
+	// Release ends the sandbox the response's commands ran in, where they ran, once the
+	// response has closed and its commands have exited.
+	Release(workerKey string, b *Binding, responseID string)
 }
 
 // ShellCommand is one command to run for a response.

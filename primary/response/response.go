@@ -156,6 +156,9 @@ func (r *Response) Close() {
 		r.cancel()
 		r.tasks.Wait()
 		r.shells.Wait()
+		if r.mgr.cfg.Shells != nil {
+			r.mgr.cfg.Shells.Release(r.spec.WorkerKey, &r.binding, r.id)
+		}
 		r.mu.Lock()
 		for _, w := range r.windows {
 			w.closeLocked()

@@ -39,7 +39,7 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 	defer c.forget(rc.id)
 	traceparent, tracestate := telemetry.Inject(ctx) // the worker continues the command's trace
 	err = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Start{Start: &workerv1.StartCommand{
-		CommandId: rc.id, Agent: cmd.Agent, Command: cmd.Command, Timeout: durationpb.New(cmd.Timeout),
+		CommandId: rc.id, ResponseId: cmd.ResponseID, Agent: cmd.Agent, Command: cmd.Command, Timeout: durationpb.New(cmd.Timeout),
 		AgentCliEnv: cmd.AgentCLIEnv, OutputCredit: uint32(credit), Traceparent: traceparent, Tracestate: tracestate,
 	}}})
 	if err != nil {
@@ -96,4 +96,23 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 			return bashexec.Result{}, fmt.Errorf("worker %s disconnected while the command was running; it may or may not have finished", c.ident.ID)
 		}
 	}
+}
+
+// Release tells the worker a response's commands ran on that the response has closed, so the
+// worker ends the response's sandbox. A worker no longer connected has ended it with the
+// connection; a send that fails means the same.
+func (h *Hub) Release(b *response.Binding, responseID string) {
+	id := b.WorkerID()
+	if id == "" {
+		return
+	}
+	h.mu.Lock()
+	c := h.byID[id]
+	h.mu.Unlock()
+	if c == nil {
+		return
+	}
+	_ = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_ReleaseResponse{
+		ReleaseResponse: &workerv1.ReleaseResponse{ResponseId: responseID},
+	}})
 }

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"errors"
+	"github.com/turncli/turncli/internal/sandbox"
 	"log/slog"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,9 @@ type Shells interface {
 	// Environment is the complete environment of a shell with these Agent CLI (and other
 	// MINDROOM_AGENT_*) variables, starting in workspace.
 	Environment(agentCLI map[string]string, workspace string) []string
+	// JobSandbox is the sandbox a job of the agent runs in, keyed by its status file's path;
+	// nil where shells are not isolated.
+	JobSandbox(agent, workspace, key string) (*sandbox.Job, error)
 }
 
 // Config is what a Manager needs.

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"github.com/turncli/turncli/internal/sandbox"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,8 +67,9 @@ func TestJobEnvDropsAMalformedTraceContext(t *testing.T) {
 // noShells is a Shells for tests that launch nothing.
 type noShells struct{}
 
-func (noShells) Workspace(string) (string, error)               { return os.TempDir(), nil }
-func (noShells) Environment(map[string]string, string) []string { return nil }
+func (noShells) Workspace(string) (string, error)                        { return os.TempDir(), nil }
+func (noShells) Environment(map[string]string, string) []string          { return nil }
+func (noShells) JobSandbox(string, string, string) (*sandbox.Job, error) { return nil, nil }
 
 func TestOpenTakesOverTheRecordsItFinds(t *testing.T) {
 	dir := t.TempDir()

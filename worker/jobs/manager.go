@@ -267,9 +267,14 @@ func (m *Manager) launch(req *workerv1.StartJob) (*jobproc.Process, error) {
 		return nil, err
 	}
 	env := m.cfg.Shells.Environment(jobEnv(m.cfg.AgentCLIURL, req.GetAgentCliEnv(), req.GetExtraEnv(), req.GetTraceparent(), req.GetTracestate()), dir)
+	sb, err := m.cfg.Shells.JobSandbox(req.GetAgent(), dir, m.statusPath(req.GetJobId()))
+	if err != nil {
+		return nil, err
+	}
 	return jobproc.Launch(jobproc.Spec{
 		Bash: m.cfg.BashPath, Command: req.GetCommand(), Dir: dir, Env: env,
 		LogPath: m.logPath(req.GetJobId()), StatusPath: m.statusPath(req.GetJobId()), IdentityPath: m.identityPath(req.GetJobId()),
+		Sandbox: sb,
 	})
 }
 

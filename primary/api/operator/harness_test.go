@@ -223,6 +223,8 @@ func (noShells) Run(context.Context, response.ShellCommand, bashexec.Output) (ba
 	return bashexec.Result{}, errors.New("no shells in this test")
 }
 
+func (noShells) Release(string, *response.Binding, string) {}
+
 func (noShells) AgentCLIURL(string, *response.Binding) (string, error) {
 	return "http://127.0.0.1:9", nil
 }

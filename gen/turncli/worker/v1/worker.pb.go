@@ -245,6 +245,7 @@ type ConnectResponse struct {
 	//	*ConnectResponse_CancelJob
 	//	*ConnectResponse_AttachJob
 	//	*ConnectResponse_AckJob
+	//	*ConnectResponse_ReleaseResponse
 	Event         isConnectResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -359,6 +360,15 @@ func (x *ConnectResponse) GetAckJob() *AckJob {
 	return nil
 }
 
+func (x *ConnectResponse) GetReleaseResponse() *ReleaseResponse {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectResponse_ReleaseResponse); ok {
+			return x.ReleaseResponse
+		}
+	}
+	return nil
+}
+
 type isConnectResponse_Event interface {
 	isConnectResponse_Event()
 }
@@ -403,6 +413,11 @@ type ConnectResponse_AckJob struct {
 	AckJob *AckJob `protobuf:"bytes,8,opt,name=ack_job,json=ackJob,proto3,oneof"`
 }
 
+type ConnectResponse_ReleaseResponse struct {
+	// A response closed: end its sandbox.
+	ReleaseResponse *ReleaseResponse `protobuf:"bytes,9,opt,name=release_response,json=releaseResponse,proto3,oneof"`
+}
+
 func (*ConnectResponse_Welcome) isConnectResponse_Event() {}
 
 func (*ConnectResponse_Start) isConnectResponse_Event() {}
@@ -418,6 +433,8 @@ func (*ConnectResponse_CancelJob) isConnectResponse_Event() {}
 func (*ConnectResponse_AttachJob) isConnectResponse_Event() {}
 
 func (*ConnectResponse_AckJob) isConnectResponse_Event() {}
+
+func (*ConnectResponse_ReleaseResponse) isConnectResponse_Event() {}
 
 // Hello introduces the worker.
 type Hello struct {
@@ -567,8 +584,12 @@ type StartCommand struct {
 	// The W3C trace context (traceparent and tracestate header values) of the primary's span of
 	// this command; empty when there is none. The worker continues the trace from it and hands
 	// it to the command as TRACEPARENT and TRACESTATE.
-	Traceparent   string `protobuf:"bytes,7,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
-	Tracestate    string `protobuf:"bytes,8,opt,name=tracestate,proto3" json:"tracestate,omitempty"`
+	Traceparent string `protobuf:"bytes,7,opt,name=traceparent,proto3" json:"traceparent,omitempty"`
+	Tracestate  string `protobuf:"bytes,8,opt,name=tracestate,proto3" json:"tracestate,omitempty"`
+	// The response the command belongs to. The worker runs a response's commands in one sandbox
+	// of the response's own, made on its first command and ended by ReleaseResponse; empty, the
+	// command gets a sandbox of its own.
+	ResponseId    string `protobuf:"bytes,9,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -659,6 +680,60 @@ func (x *StartCommand) GetTracestate() string {
 	return ""
 }
 
+func (x *StartCommand) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
+// ReleaseResponse says a response has closed: the worker ends its sandbox, and every process
+// still in it. Sent once; a worker that never got it ends the sandbox when the connection ends.
+type ReleaseResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The response.
+	ResponseId    string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseResponse) Reset() {
+	*x = ReleaseResponse{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseResponse) ProtoMessage() {}
+
+func (x *ReleaseResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseResponse.ProtoReflect.Descriptor instead.
+func (*ReleaseResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ReleaseResponse) GetResponseId() string {
+	if x != nil {
+		return x.ResponseId
+	}
+	return ""
+}
+
 // CancelCommand stops a command; its CommandExited still follows.
 type CancelCommand struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -670,7 +745,7 @@ type CancelCommand struct {
 
 func (x *CancelCommand) Reset() {
 	*x = CancelCommand{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[5]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -682,7 +757,7 @@ func (x *CancelCommand) String() string {
 func (*CancelCommand) ProtoMessage() {}
 
 func (x *CancelCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[5]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -695,7 +770,7 @@ func (x *CancelCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelCommand.ProtoReflect.Descriptor instead.
 func (*CancelCommand) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{5}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CancelCommand) GetCommandId() string {
@@ -718,7 +793,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[6]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -730,7 +805,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[6]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -743,7 +818,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{6}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Credit) GetCommandId() string {
@@ -775,7 +850,7 @@ type CommandOutput struct {
 
 func (x *CommandOutput) Reset() {
 	*x = CommandOutput{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[7]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -787,7 +862,7 @@ func (x *CommandOutput) String() string {
 func (*CommandOutput) ProtoMessage() {}
 
 func (x *CommandOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[7]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -800,7 +875,7 @@ func (x *CommandOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandOutput.ProtoReflect.Descriptor instead.
 func (*CommandOutput) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{7}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CommandOutput) GetCommandId() string {
@@ -843,7 +918,7 @@ type CommandExited struct {
 
 func (x *CommandExited) Reset() {
 	*x = CommandExited{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[8]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +930,7 @@ func (x *CommandExited) String() string {
 func (*CommandExited) ProtoMessage() {}
 
 func (x *CommandExited) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[8]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +943,7 @@ func (x *CommandExited) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandExited.ProtoReflect.Descriptor instead.
 func (*CommandExited) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{8}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CommandExited) GetCommandId() string {
@@ -940,7 +1015,7 @@ type StartJob struct {
 
 func (x *StartJob) Reset() {
 	*x = StartJob{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -952,7 +1027,7 @@ func (x *StartJob) String() string {
 func (*StartJob) ProtoMessage() {}
 
 func (x *StartJob) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -965,7 +1040,7 @@ func (x *StartJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartJob.ProtoReflect.Descriptor instead.
 func (*StartJob) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{9}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StartJob) GetJobId() int64 {
@@ -1043,7 +1118,7 @@ type CancelJob struct {
 
 func (x *CancelJob) Reset() {
 	*x = CancelJob{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1055,7 +1130,7 @@ func (x *CancelJob) String() string {
 func (*CancelJob) ProtoMessage() {}
 
 func (x *CancelJob) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1068,7 +1143,7 @@ func (x *CancelJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJob.ProtoReflect.Descriptor instead.
 func (*CancelJob) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{10}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CancelJob) GetJobId() int64 {
@@ -1094,7 +1169,7 @@ type AttachJob struct {
 
 func (x *AttachJob) Reset() {
 	*x = AttachJob{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1181,7 @@ func (x *AttachJob) String() string {
 func (*AttachJob) ProtoMessage() {}
 
 func (x *AttachJob) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1194,7 @@ func (x *AttachJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachJob.ProtoReflect.Descriptor instead.
 func (*AttachJob) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{11}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AttachJob) GetJobId() int64 {
@@ -1148,7 +1223,7 @@ type AckJob struct {
 
 func (x *AckJob) Reset() {
 	*x = AckJob{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1160,7 +1235,7 @@ func (x *AckJob) String() string {
 func (*AckJob) ProtoMessage() {}
 
 func (x *AckJob) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1173,7 +1248,7 @@ func (x *AckJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckJob.ProtoReflect.Descriptor instead.
 func (*AckJob) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{12}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AckJob) GetJobId() int64 {
@@ -1198,7 +1273,7 @@ type JobState struct {
 
 func (x *JobState) Reset() {
 	*x = JobState{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1210,7 +1285,7 @@ func (x *JobState) String() string {
 func (*JobState) ProtoMessage() {}
 
 func (x *JobState) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1223,7 +1298,7 @@ func (x *JobState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobState.ProtoReflect.Descriptor instead.
 func (*JobState) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{13}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *JobState) GetJobId() int64 {
@@ -1259,7 +1334,7 @@ type JobStarted struct {
 
 func (x *JobStarted) Reset() {
 	*x = JobStarted{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1271,7 +1346,7 @@ func (x *JobStarted) String() string {
 func (*JobStarted) ProtoMessage() {}
 
 func (x *JobStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1284,7 +1359,7 @@ func (x *JobStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStarted.ProtoReflect.Descriptor instead.
 func (*JobStarted) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{14}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *JobStarted) GetJobId() int64 {
@@ -1311,7 +1386,7 @@ type JobOutput struct {
 
 func (x *JobOutput) Reset() {
 	*x = JobOutput{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1323,7 +1398,7 @@ func (x *JobOutput) String() string {
 func (*JobOutput) ProtoMessage() {}
 
 func (x *JobOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1336,7 +1411,7 @@ func (x *JobOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobOutput.ProtoReflect.Descriptor instead.
 func (*JobOutput) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{15}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *JobOutput) GetJobId() int64 {
@@ -1375,7 +1450,7 @@ type JobFinished struct {
 
 func (x *JobFinished) Reset() {
 	*x = JobFinished{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1462,7 @@ func (x *JobFinished) String() string {
 func (*JobFinished) ProtoMessage() {}
 
 func (x *JobFinished) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1475,7 @@ func (x *JobFinished) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobFinished.ProtoReflect.Descriptor instead.
 func (*JobFinished) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{16}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *JobFinished) GetJobId() int64 {
@@ -1439,7 +1514,7 @@ type JobExit struct {
 
 func (x *JobExit) Reset() {
 	*x = JobExit{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1451,7 +1526,7 @@ func (x *JobExit) String() string {
 func (*JobExit) ProtoMessage() {}
 
 func (x *JobExit) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1464,7 +1539,7 @@ func (x *JobExit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobExit.ProtoReflect.Descriptor instead.
 func (*JobExit) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{17}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *JobExit) GetCode() int32 {
@@ -1520,7 +1595,7 @@ type CheckGrantRequest struct {
 
 func (x *CheckGrantRequest) Reset() {
 	*x = CheckGrantRequest{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1532,7 +1607,7 @@ func (x *CheckGrantRequest) String() string {
 func (*CheckGrantRequest) ProtoMessage() {}
 
 func (x *CheckGrantRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1545,7 +1620,7 @@ func (x *CheckGrantRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckGrantRequest.ProtoReflect.Descriptor instead.
 func (*CheckGrantRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{18}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CheckGrantRequest) GetGrant() string {
@@ -1564,7 +1639,7 @@ type CheckGrantResponse struct {
 
 func (x *CheckGrantResponse) Reset() {
 	*x = CheckGrantResponse{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1651,7 @@ func (x *CheckGrantResponse) String() string {
 func (*CheckGrantResponse) ProtoMessage() {}
 
 func (x *CheckGrantResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1664,7 @@ func (x *CheckGrantResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckGrantResponse.ProtoReflect.Descriptor instead.
 func (*CheckGrantResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{19}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{20}
 }
 
 var File_turncli_worker_v1_worker_proto protoreflect.FileDescriptor
@@ -1606,7 +1681,7 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\n" +
 	"job_output\x18\x05 \x01(\v2\x1c.turncli.worker.v1.JobOutputH\x00R\tjobOutput\x12C\n" +
 	"\fjob_finished\x18\x06 \x01(\v2\x1e.turncli.worker.v1.JobFinishedH\x00R\vjobFinishedB\a\n" +
-	"\x05event\"\xec\x03\n" +
+	"\x05event\"\xbd\x04\n" +
 	"\x0fConnectResponse\x126\n" +
 	"\awelcome\x18\x01 \x01(\v2\x1a.turncli.worker.v1.WelcomeH\x00R\awelcome\x127\n" +
 	"\x05start\x18\x02 \x01(\v2\x1f.turncli.worker.v1.StartCommandH\x00R\x05start\x12:\n" +
@@ -1617,7 +1692,8 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"cancel_job\x18\x06 \x01(\v2\x1c.turncli.worker.v1.CancelJobH\x00R\tcancelJob\x12=\n" +
 	"\n" +
 	"attach_job\x18\a \x01(\v2\x1c.turncli.worker.v1.AttachJobH\x00R\tattachJob\x124\n" +
-	"\aack_job\x18\b \x01(\v2\x19.turncli.worker.v1.AckJobH\x00R\x06ackJobB\a\n" +
+	"\aack_job\x18\b \x01(\v2\x19.turncli.worker.v1.AckJobH\x00R\x06ackJob\x12O\n" +
+	"\x10release_response\x18\t \x01(\v2\".turncli.worker.v1.ReleaseResponseH\x00R\x0freleaseResponseB\a\n" +
 	"\x05event\"\xb4\x01\n" +
 	"\x05Hello\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12\x1d\n" +
@@ -1628,7 +1704,7 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\x04jobs\x18\x05 \x03(\v2\x1b.turncli.worker.v1.JobStateR\x04jobs\"(\n" +
 	"\aWelcome\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\x8f\x03\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\xb0\x03\n" +
 	"\fStartCommand\x12\x1d\n" +
 	"\n" +
 	"command_id\x18\x01 \x01(\tR\tcommandId\x12\x14\n" +
@@ -1640,10 +1716,15 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\vtraceparent\x18\a \x01(\tR\vtraceparent\x12\x1e\n" +
 	"\n" +
 	"tracestate\x18\b \x01(\tR\n" +
-	"tracestate\x1a>\n" +
+	"tracestate\x12\x1f\n" +
+	"\vresponse_id\x18\t \x01(\tR\n" +
+	"responseId\x1a>\n" +
 	"\x10AgentCliEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\".\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"2\n" +
+	"\x0fReleaseResponse\x12\x1f\n" +
+	"\vresponse_id\x18\x01 \x01(\tR\n" +
+	"responseId\".\n" +
 	"\rCancelCommand\x12\x1d\n" +
 	"\n" +
 	"command_id\x18\x01 \x01(\tR\tcommandId\"?\n" +
@@ -1737,7 +1818,7 @@ func file_turncli_worker_v1_worker_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_worker_v1_worker_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_turncli_worker_v1_worker_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_turncli_worker_v1_worker_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_turncli_worker_v1_worker_proto_goTypes = []any{
 	(OutputStream)(0),           // 0: turncli.worker.v1.OutputStream
 	(*ConnectRequest)(nil),      // 1: turncli.worker.v1.ConnectRequest
@@ -1745,60 +1826,62 @@ var file_turncli_worker_v1_worker_proto_goTypes = []any{
 	(*Hello)(nil),               // 3: turncli.worker.v1.Hello
 	(*Welcome)(nil),             // 4: turncli.worker.v1.Welcome
 	(*StartCommand)(nil),        // 5: turncli.worker.v1.StartCommand
-	(*CancelCommand)(nil),       // 6: turncli.worker.v1.CancelCommand
-	(*Credit)(nil),              // 7: turncli.worker.v1.Credit
-	(*CommandOutput)(nil),       // 8: turncli.worker.v1.CommandOutput
-	(*CommandExited)(nil),       // 9: turncli.worker.v1.CommandExited
-	(*StartJob)(nil),            // 10: turncli.worker.v1.StartJob
-	(*CancelJob)(nil),           // 11: turncli.worker.v1.CancelJob
-	(*AttachJob)(nil),           // 12: turncli.worker.v1.AttachJob
-	(*AckJob)(nil),              // 13: turncli.worker.v1.AckJob
-	(*JobState)(nil),            // 14: turncli.worker.v1.JobState
-	(*JobStarted)(nil),          // 15: turncli.worker.v1.JobStarted
-	(*JobOutput)(nil),           // 16: turncli.worker.v1.JobOutput
-	(*JobFinished)(nil),         // 17: turncli.worker.v1.JobFinished
-	(*JobExit)(nil),             // 18: turncli.worker.v1.JobExit
-	(*CheckGrantRequest)(nil),   // 19: turncli.worker.v1.CheckGrantRequest
-	(*CheckGrantResponse)(nil),  // 20: turncli.worker.v1.CheckGrantResponse
-	nil,                         // 21: turncli.worker.v1.StartCommand.AgentCliEnvEntry
-	nil,                         // 22: turncli.worker.v1.StartJob.AgentCliEnvEntry
-	nil,                         // 23: turncli.worker.v1.StartJob.ExtraEnvEntry
-	(*durationpb.Duration)(nil), // 24: google.protobuf.Duration
+	(*ReleaseResponse)(nil),     // 6: turncli.worker.v1.ReleaseResponse
+	(*CancelCommand)(nil),       // 7: turncli.worker.v1.CancelCommand
+	(*Credit)(nil),              // 8: turncli.worker.v1.Credit
+	(*CommandOutput)(nil),       // 9: turncli.worker.v1.CommandOutput
+	(*CommandExited)(nil),       // 10: turncli.worker.v1.CommandExited
+	(*StartJob)(nil),            // 11: turncli.worker.v1.StartJob
+	(*CancelJob)(nil),           // 12: turncli.worker.v1.CancelJob
+	(*AttachJob)(nil),           // 13: turncli.worker.v1.AttachJob
+	(*AckJob)(nil),              // 14: turncli.worker.v1.AckJob
+	(*JobState)(nil),            // 15: turncli.worker.v1.JobState
+	(*JobStarted)(nil),          // 16: turncli.worker.v1.JobStarted
+	(*JobOutput)(nil),           // 17: turncli.worker.v1.JobOutput
+	(*JobFinished)(nil),         // 18: turncli.worker.v1.JobFinished
+	(*JobExit)(nil),             // 19: turncli.worker.v1.JobExit
+	(*CheckGrantRequest)(nil),   // 20: turncli.worker.v1.CheckGrantRequest
+	(*CheckGrantResponse)(nil),  // 21: turncli.worker.v1.CheckGrantResponse
+	nil,                         // 22: turncli.worker.v1.StartCommand.AgentCliEnvEntry
+	nil,                         // 23: turncli.worker.v1.StartJob.AgentCliEnvEntry
+	nil,                         // 24: turncli.worker.v1.StartJob.ExtraEnvEntry
+	(*durationpb.Duration)(nil), // 25: google.protobuf.Duration
 }
 var file_turncli_worker_v1_worker_proto_depIdxs = []int32{
 	3,  // 0: turncli.worker.v1.ConnectRequest.hello:type_name -> turncli.worker.v1.Hello
-	8,  // 1: turncli.worker.v1.ConnectRequest.output:type_name -> turncli.worker.v1.CommandOutput
-	9,  // 2: turncli.worker.v1.ConnectRequest.exited:type_name -> turncli.worker.v1.CommandExited
-	15, // 3: turncli.worker.v1.ConnectRequest.job_started:type_name -> turncli.worker.v1.JobStarted
-	16, // 4: turncli.worker.v1.ConnectRequest.job_output:type_name -> turncli.worker.v1.JobOutput
-	17, // 5: turncli.worker.v1.ConnectRequest.job_finished:type_name -> turncli.worker.v1.JobFinished
+	9,  // 1: turncli.worker.v1.ConnectRequest.output:type_name -> turncli.worker.v1.CommandOutput
+	10, // 2: turncli.worker.v1.ConnectRequest.exited:type_name -> turncli.worker.v1.CommandExited
+	16, // 3: turncli.worker.v1.ConnectRequest.job_started:type_name -> turncli.worker.v1.JobStarted
+	17, // 4: turncli.worker.v1.ConnectRequest.job_output:type_name -> turncli.worker.v1.JobOutput
+	18, // 5: turncli.worker.v1.ConnectRequest.job_finished:type_name -> turncli.worker.v1.JobFinished
 	4,  // 6: turncli.worker.v1.ConnectResponse.welcome:type_name -> turncli.worker.v1.Welcome
 	5,  // 7: turncli.worker.v1.ConnectResponse.start:type_name -> turncli.worker.v1.StartCommand
-	6,  // 8: turncli.worker.v1.ConnectResponse.cancel:type_name -> turncli.worker.v1.CancelCommand
-	7,  // 9: turncli.worker.v1.ConnectResponse.credit:type_name -> turncli.worker.v1.Credit
-	10, // 10: turncli.worker.v1.ConnectResponse.start_job:type_name -> turncli.worker.v1.StartJob
-	11, // 11: turncli.worker.v1.ConnectResponse.cancel_job:type_name -> turncli.worker.v1.CancelJob
-	12, // 12: turncli.worker.v1.ConnectResponse.attach_job:type_name -> turncli.worker.v1.AttachJob
-	13, // 13: turncli.worker.v1.ConnectResponse.ack_job:type_name -> turncli.worker.v1.AckJob
-	14, // 14: turncli.worker.v1.Hello.jobs:type_name -> turncli.worker.v1.JobState
-	24, // 15: turncli.worker.v1.StartCommand.timeout:type_name -> google.protobuf.Duration
-	21, // 16: turncli.worker.v1.StartCommand.agent_cli_env:type_name -> turncli.worker.v1.StartCommand.AgentCliEnvEntry
-	0,  // 17: turncli.worker.v1.CommandOutput.stream:type_name -> turncli.worker.v1.OutputStream
-	24, // 18: turncli.worker.v1.StartJob.ceiling:type_name -> google.protobuf.Duration
-	24, // 19: turncli.worker.v1.StartJob.grace:type_name -> google.protobuf.Duration
-	22, // 20: turncli.worker.v1.StartJob.agent_cli_env:type_name -> turncli.worker.v1.StartJob.AgentCliEnvEntry
-	23, // 21: turncli.worker.v1.StartJob.extra_env:type_name -> turncli.worker.v1.StartJob.ExtraEnvEntry
-	18, // 22: turncli.worker.v1.JobState.exit:type_name -> turncli.worker.v1.JobExit
-	18, // 23: turncli.worker.v1.JobFinished.exit:type_name -> turncli.worker.v1.JobExit
-	1,  // 24: turncli.worker.v1.WorkerService.Connect:input_type -> turncli.worker.v1.ConnectRequest
-	19, // 25: turncli.worker.v1.WorkerService.CheckGrant:input_type -> turncli.worker.v1.CheckGrantRequest
-	2,  // 26: turncli.worker.v1.WorkerService.Connect:output_type -> turncli.worker.v1.ConnectResponse
-	20, // 27: turncli.worker.v1.WorkerService.CheckGrant:output_type -> turncli.worker.v1.CheckGrantResponse
-	26, // [26:28] is the sub-list for method output_type
-	24, // [24:26] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	7,  // 8: turncli.worker.v1.ConnectResponse.cancel:type_name -> turncli.worker.v1.CancelCommand
+	8,  // 9: turncli.worker.v1.ConnectResponse.credit:type_name -> turncli.worker.v1.Credit
+	11, // 10: turncli.worker.v1.ConnectResponse.start_job:type_name -> turncli.worker.v1.StartJob
+	12, // 11: turncli.worker.v1.ConnectResponse.cancel_job:type_name -> turncli.worker.v1.CancelJob
+	13, // 12: turncli.worker.v1.ConnectResponse.attach_job:type_name -> turncli.worker.v1.AttachJob
+	14, // 13: turncli.worker.v1.ConnectResponse.ack_job:type_name -> turncli.worker.v1.AckJob
+	6,  // 14: turncli.worker.v1.ConnectResponse.release_response:type_name -> turncli.worker.v1.ReleaseResponse
+	15, // 15: turncli.worker.v1.Hello.jobs:type_name -> turncli.worker.v1.JobState
+	25, // 16: turncli.worker.v1.StartCommand.timeout:type_name -> google.protobuf.Duration
+	22, // 17: turncli.worker.v1.StartCommand.agent_cli_env:type_name -> turncli.worker.v1.StartCommand.AgentCliEnvEntry
+	0,  // 18: turncli.worker.v1.CommandOutput.stream:type_name -> turncli.worker.v1.OutputStream
+	25, // 19: turncli.worker.v1.StartJob.ceiling:type_name -> google.protobuf.Duration
+	25, // 20: turncli.worker.v1.StartJob.grace:type_name -> google.protobuf.Duration
+	23, // 21: turncli.worker.v1.StartJob.agent_cli_env:type_name -> turncli.worker.v1.StartJob.AgentCliEnvEntry
+	24, // 22: turncli.worker.v1.StartJob.extra_env:type_name -> turncli.worker.v1.StartJob.ExtraEnvEntry
+	19, // 23: turncli.worker.v1.JobState.exit:type_name -> turncli.worker.v1.JobExit
+	19, // 24: turncli.worker.v1.JobFinished.exit:type_name -> turncli.worker.v1.JobExit
+	1,  // 25: turncli.worker.v1.WorkerService.Connect:input_type -> turncli.worker.v1.ConnectRequest
+	20, // 26: turncli.worker.v1.WorkerService.CheckGrant:input_type -> turncli.worker.v1.CheckGrantRequest
+	2,  // 27: turncli.worker.v1.WorkerService.Connect:output_type -> turncli.worker.v1.ConnectResponse
+	21, // 28: turncli.worker.v1.WorkerService.CheckGrant:output_type -> turncli.worker.v1.CheckGrantResponse
+	27, // [27:29] is the sub-list for method output_type
+	25, // [25:27] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_turncli_worker_v1_worker_proto_init() }
@@ -1823,6 +1906,7 @@ func file_turncli_worker_v1_worker_proto_init() {
 		(*ConnectResponse_CancelJob)(nil),
 		(*ConnectResponse_AttachJob)(nil),
 		(*ConnectResponse_AckJob)(nil),
+		(*ConnectResponse_ReleaseResponse)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1830,7 +1914,7 @@ func file_turncli_worker_v1_worker_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_worker_v1_worker_proto_rawDesc), len(file_turncli_worker_v1_worker_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,269 @@
+package shellhost
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/turncli/turncli/internal/sandbox"
+	"github.com/turncli/turncli/internal/sandbox/mountview"
+	"github.com/turncli/turncli/internal/shellpriv"
+)
+
+// Isolation runs every agent as a user of its own and every response's commands in a sandbox of
+// the response's own (internal/sandbox).
+type Isolation struct {
+	// Identities gives each agent its user.
+	Identities *sandbox.Identities
+	// Limits bound each sandbox.
+	Limits sandbox.Limits
+	// DiskReserve is the free space, in bytes, under which commands and jobs are refused on the
+	// file systems of the state directory and of the workspaces; zero refuses nothing.
+	DiskReserve int64
+}
+
+// DefaultDiskReserve keeps room for the store's writes when a shell fills its disk.
+const DefaultDiskReserve = 256 << 20
+
+// turn is the sandbox of one response's commands.
+type turn struct {
+	sb    *sandbox.Sandbox
+	agent string
+}
+
+// sandboxes holds the responses' sandboxes.
+type sandboxes struct {
+	mu    sync.Mutex
+	turns map[string]*turn
+	seq   atomic.Uint64
+}
+
+// userOf is the agent's user: its own when isolated, else the shell user.
+func (r *Runner) userOf(agent string) (*shellpriv.User, error) {
+	if r.cfg.Isolation == nil {
+		return shellpriv.Current(), nil
+	}
+	id, err := r.cfg.Isolation.Identities.For(agent)
+	if err != nil {
+		return nil, err
+	}
+	return &shellpriv.User{Uid: id, Gid: id}, nil
+}
+
+// view is what a sandbox of agent's shows.
+func (r *Runner) view(workspace string) mountview.View {
+	v := mountview.View{
+		Hide:      []string{r.cfg.StateDir},
+		Workspace: workspace,
+		ReadOnly:  []string{r.launcher.dir, r.cfg.AgentBinary},
+		TmpBytes:  r.cfg.Isolation.Limits.TmpBytes,
+	}
+	if ws := r.workspacesDir(); !under(ws, r.cfg.StateDir) {
+		v.Hide = append(v.Hide, ws)
+	}
+	return v
+}
+
+func under(p, dir string) bool { return p == dir || len(p) > len(dir) && p[:len(dir)+1] == dir+"/" }
+
+// sandboxFor is the response's sandbox, made on its first command. A command with no response
+// gets a sandbox of its own, ended by done.
+func (r *Runner) sandboxFor(response, agent, workspace string) (sb *sandbox.Sandbox, done func(), err error) {
+	name := strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(r.boxes.seq.Add(1), 10)
+	if response == "" {
+		sb, err := sandbox.Start(name, r.view(workspace), r.cfg.Isolation.Limits)
+		if err != nil {
+			return nil, nil, err
+		}
+		return sb, func() { _ = sb.Close() }, nil
+	}
+	r.boxes.mu.Lock()
+	defer r.boxes.mu.Unlock()
+	if t := r.boxes.turns[response]; t != nil {
+		if t.agent != agent {
+			return nil, nil, fmt.Errorf("response %s runs agent %q, not %q", response, t.agent, agent)
+		}
+		if t.sb.Alive() {
+			return t.sb, func() {}, nil
+		}
+		_ = t.sb.Close() // its init was killed: the next command gets a new sandbox
+	}
+	sb, err = sandbox.Start(name, r.view(workspace), r.cfg.Isolation.Limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.boxes.turns == nil {
+		r.boxes.turns = map[string]*turn{}
+	}
+	r.boxes.turns[response] = &turn{sb: sb, agent: agent}
+	return sb, func() {}, nil
+}
+
+// Release ends the response's sandbox and everything still running in it. It is called when
+// the response closes; a response with no sandbox is not an error.
+func (r *Runner) Release(response string) {
+	r.boxes.mu.Lock()
+	t := r.boxes.turns[response]
+	delete(r.boxes.turns, response)
+	r.boxes.mu.Unlock()
+	if t != nil {
+		_ = t.sb.Close()
+	}
+}
+
+// Close ends every sandbox.
+func (r *Runner) Close() {
+	r.boxes.mu.Lock()
+	turns := r.boxes.turns
+	r.boxes.turns = nil
+	r.boxes.mu.Unlock()
+	for _, t := range turns {
+		_ = t.sb.Close()
+	}
+}
+
+// ErrDiskReserve reports a file system with less free space than the reserve.
+var ErrDiskReserve = errors.New("disk reserve reached")
+
+// CheckDisk fails when the state directory's or the workspaces' file system has less free
+// space than the reserve: a shell that filled it must not take the store's writes with it.
+func (r *Runner) CheckDisk() error {
+	if r.cfg.Isolation == nil || r.cfg.Isolation.DiskReserve <= 0 {
+		return nil
+	}
+	for _, dir := range []string{r.cfg.StateDir, r.workspacesDir()} {
+		var st unix.Statfs_t
+		if err := unix.Statfs(dir, &st); err != nil {
+			return fmt.Errorf("free space of %s: %w", dir, err)
+		}
+		free := int64(st.Bavail) * st.Bsize
+		if free < r.cfg.Isolation.DiskReserve {
+			return fmt.Errorf("%w: the file system of %s has %d MiB free, under the reserve of %d MiB; free space there (a workspace may have filled it) and try again",
+				ErrDiskReserve, dir, free>>20, r.cfg.Isolation.DiskReserve>>20)
+		}
+	}
+	return nil
+}
+
+// workspacesDir holds the agents' workspaces.
+func (r *Runner) workspacesDir() string {
+	if r.cfg.WorkspacesDir != "" {
+		return r.cfg.WorkspacesDir
+	}
+	return filepath.Join(r.cfg.StateDir, "workspaces")
+}
+
+// Isolation modes.
+const (
+	// IsolationAuto isolates where the host can make sandboxes and says loudly where it cannot.
+	IsolationAuto = "auto"
+	// IsolationRequired refuses to start where the host cannot make sandboxes.
+	IsolationRequired = "required"
+	// IsolationOff runs every shell as the shell user, able to reach every other.
+	IsolationOff = "off"
+)
+
+// IsolationConfig is the configuration of shells' isolation, the same for the primary's local
+// shells and a worker's.
+type IsolationConfig struct {
+	// Mode is IsolationAuto (the default), IsolationRequired or IsolationOff.
+	Mode string
+	// FirstID and IDCount are the range of user and group ids agents get, one each.
+	FirstID, IDCount uint32
+	// Limits bound each sandbox (sandbox.DefaultLimits's fields where zero).
+	Limits sandbox.Limits
+	// DiskReserve is the free space under which commands and jobs are refused (bytes);
+	// negative refuses nothing, zero means DefaultDiskReserve.
+	DiskReserve int64
+}
+
+// IsolationStatus says what isolation shells get, for the start line and readiness.
+type IsolationStatus struct {
+	Isolated bool
+	// Detail is one sentence: what isolates shells, or why nothing does.
+	Detail string
+}
+
+// Build decides the isolation for a host whose state directory is stateDir: nil Isolation when
+// shells run unisolated, with the status saying why.
+func (c IsolationConfig) Build(stateDir string) (*Isolation, IsolationStatus, error) {
+	switch c.Mode {
+	case "", IsolationAuto, IsolationRequired:
+	case IsolationOff:
+		return nil, IsolationStatus{Detail: "shells are not isolated (isolation is off): every agent's shells run as the shell user and can see, signal and reach each other's processes and files"}, nil
+	default:
+		return nil, IsolationStatus{}, fmt.Errorf("isolation %q: use auto, required or off", c.Mode)
+	}
+	lim := c.Limits
+	def := sandbox.DefaultLimits
+	if lim.Processes == 0 {
+		lim.Processes = def.Processes
+	}
+	if lim.MemoryBytes == 0 {
+		lim.MemoryBytes = def.MemoryBytes
+	}
+	if lim.CPUWeight == 0 {
+		lim.CPUWeight = def.CPUWeight
+	}
+	if lim.FileBytes == 0 {
+		lim.FileBytes = def.FileBytes
+	}
+	if lim.TmpBytes == 0 {
+		lim.TmpBytes = def.TmpBytes
+	}
+	if err := lim.Validate(); err != nil {
+		return nil, IsolationStatus{}, err
+	}
+	support := sandbox.Detect()
+	if !support.Namespaces {
+		if c.Mode == IsolationRequired {
+			return nil, IsolationStatus{}, fmt.Errorf("isolation is required but %s", support.Reason)
+		}
+		return nil, IsolationStatus{Detail: "shells are NOT isolated from each other: " + support.Reason +
+			"; every agent's shells run as the shell user and can see, signal and reach each other's processes and files"}, nil
+	}
+	first, count := c.FirstID, c.IDCount
+	if first == 0 {
+		first = sandbox.DefaultFirstID
+	}
+	if count == 0 {
+		count = sandbox.DefaultIDCount
+	}
+	if err := os.MkdirAll(stateDir, 0o711); err != nil {
+		return nil, IsolationStatus{}, err
+	}
+	ids, err := sandbox.OpenIdentities(filepath.Join(stateDir, "agent-ids"), first, count)
+	if err != nil {
+		return nil, IsolationStatus{}, err
+	}
+	reserve := c.DiskReserve
+	if reserve == 0 {
+		reserve = DefaultDiskReserve
+	}
+	return &Isolation{Identities: ids, Limits: lim, DiskReserve: max(reserve, 0)},
+		IsolationStatus{Isolated: true, Detail: fmt.Sprintf(
+			"every response's commands and every job run in a sandbox of their own (PID, mount and IPC namespaces), each agent as its own user (ids %d-%d); limits by %s",
+			first, first+count-1, support.Limits)}, nil
+}
+
+// JobSandbox is the sandbox a background job of agent runs in, keyed by key (its status file's
+// path); nil without isolation. It refuses when the disk reserve is reached.
+func (r *Runner) JobSandbox(agent, workspace, key string) (*sandbox.Job, error) {
+	if r.cfg.Isolation == nil {
+		return nil, nil
+	}
+	if err := r.CheckDisk(); err != nil {
+		return nil, err
+	}
+	id, err := r.cfg.Isolation.Identities.For(agent)
+	if err != nil {
+		return nil, err
+	}
+	return &sandbox.Job{View: r.view(workspace), Limits: r.cfg.Isolation.Limits, UID: id, GID: id, Key: key}, nil
+}
