@@ -132,12 +132,19 @@ func (r *Runner) Close() {
 var ErrDiskReserve = errors.New("disk reserve reached")
 
 // CheckDisk fails when the state directory's or the workspaces' file system has less free
-// space than the reserve: a shell that filled it must not take the store's writes with it.
-func (r *Runner) CheckDisk() error {
+// space than the reserve: commands and jobs are refused then, so a shell that filled its disk
+// cannot take the store's writes with it.
+func (r *Runner) CheckDisk() error { return r.checkFree(r.cfg.StateDir, r.workspacesDir()) }
+
+// CheckStateDisk fails when the state directory's file system has less free space than the
+// reserve: the store's writes are at risk, which readiness reports.
+func (r *Runner) CheckStateDisk() error { return r.checkFree(r.cfg.StateDir) }
+
+func (r *Runner) checkFree(dirs ...string) error {
 	if r.cfg.Isolation == nil || r.cfg.Isolation.DiskReserve <= 0 {
 		return nil
 	}
-	for _, dir := range []string{r.cfg.StateDir, r.workspacesDir()} {
+	for _, dir := range dirs {
 		var st unix.Statfs_t
 		if err := unix.Statfs(dir, &st); err != nil {
 			return fmt.Errorf("free space of %s: %w", dir, err)

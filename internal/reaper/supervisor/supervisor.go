@@ -58,7 +58,12 @@ func init() {
 //
 // A sandbox's init (internal/sandbox/sandboxinit) calls it once it has built the sandbox and
 // dropped its privileges, so a job's tree is held the same way inside a sandbox as outside.
-func Supervise(args []string) int {
+func Supervise(args []string) int { return SuperviseThen(args, func() {}) }
+
+// SuperviseThen is Supervise, calling beforeExit once the command's tree is gone and before the
+// supervisor exits as the command did (which, for a command killed by a signal, is dying of it
+// on the spot).
+func SuperviseThen(args []string, beforeExit func()) int {
 	// The command's parent-death signal is tied to the thread that starts it, not to the process;
 	// this one then never exits before the process does.
 	runtime.LockOSThread()
@@ -120,6 +125,7 @@ func Supervise(args []string) int {
 			t.reap()
 		case <-kill:
 			t.killAll()
+			beforeExit()
 			return exitAs(t)
 		case sig := <-forward:
 			// The command is not reaped yet (t.done is false), so its group id is still its own.
@@ -127,5 +133,6 @@ func Supervise(args []string) int {
 		}
 	}
 	t.killAll()
+	beforeExit()
 	return exitAs(t)
 }

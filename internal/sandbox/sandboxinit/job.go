@@ -2,9 +2,11 @@ package sandboxinit
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/turncli/turncli/internal/reaper/supervisor"
 	"golang.org/x/sys/unix"
@@ -34,6 +36,10 @@ func job(o options, hostPid int, start uint64, args []string) int {
 			return fail(ModeJob, "set a limit", err)
 		}
 	}
+	drain, err := pipeOutput(o.uid, o.gid)
+	if err != nil {
+		return fail(ModeJob, "pipe the job's output", err)
+	}
 	if err := dropBoundingSet(); err != nil {
 		return fail(ModeJob, "drop the bounding set", err)
 	}
@@ -48,7 +54,49 @@ func job(o options, hostPid int, start uint64, args []string) int {
 	if err := syscall.Setresuid(o.uid, o.uid, o.uid); err != nil {
 		return fail(ModeJob, "switch user", err)
 	}
-	return supervisor.Supervise(args)
+	return supervisor.SuperviseThen(args, drain)
+}
+
+// drainWait bounds how long the init copies output after the job's tree is gone: only a
+// descendant that escaped it could still hold the pipe.
+const drainWait = 2 * time.Second
+
+// pipeOutput puts a pipe, the job's user's, between the job and its log (this process's
+// standard output and error): the job may open its own output again by name (/dev/stderr)
+// without truncating the log, which it can neither reach nor change. The returned function
+// closes this process's ends and waits for the copy to finish.
+func pipeOutput(uid, gid int) (drain func(), err error) {
+	logFD, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Chown(uid, gid); err != nil {
+		return nil, err
+	}
+	for _, fd := range []int{1, 2} {
+		if err := unix.Dup3(int(w.Fd()), fd, 0); err != nil {
+			return nil, err
+		}
+	}
+	w.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		log := os.NewFile(uintptr(logFD), "log")
+		_, _ = io.Copy(log, r)
+	}()
+	return func() {
+		_ = unix.Close(1)
+		_ = unix.Close(2)
+		select {
+		case <-done:
+		case <-time.After(drainWait):
+		}
+	}, nil
 }
 
 // claim appends this process's identity to the identity file and reports whether it is the
