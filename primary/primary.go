@@ -236,7 +236,7 @@ func (p *Primary) watch() {
 	p.ready = readiness.New(p.health, p.serving.Check("listeners"), readiness.Check{Name: "store", Probe: func(ctx context.Context) error {
 		_, err := p.Store.PendingContinuations(ctx, math.MaxInt64, 1) // an indexed read that finds nothing
 		return err
-	}}, readiness.Check{Name: "disk", Probe: func(context.Context) error { return p.Shells.CheckStateDisk() }})
+	}}, readiness.Check{Name: "disk", Probe: func(context.Context) error { return p.Shells.CheckDisk() }})
 }
 
 // prepareStateDir creates the state directory, mode 0711: the shell user passes through to its

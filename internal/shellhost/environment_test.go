@@ -1,7 +1,9 @@
 package shellhost
 
 import (
+	"errors"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/turncli/turncli/internal/shellpriv"
@@ -30,5 +32,18 @@ func TestAShellSwitchedToItsOwnUserIsNotToldItIsThePrimarysUser(t *testing.T) {
 				t.Errorf("environment %v, want %v", vars, tc.want)
 			}
 		})
+	}
+}
+
+func TestCommandsAreRefusedUnderTheDiskReserve(t *testing.T) {
+	state := t.TempDir()
+	r := &Runner{cfg: Config{StateDir: state, Isolation: &Isolation{DiskReserve: 1 << 60}}}
+	err := r.CheckDisk()
+	if !errors.Is(err, ErrDiskReserve) || !strings.Contains(err.Error(), "under the reserve of 1099511627776 MiB") {
+		t.Fatalf("CheckDisk with a reserve above the disk: %v", err)
+	}
+	r.cfg.Isolation.DiskReserve = 1 << 20
+	if err := r.CheckDisk(); err != nil {
+		t.Fatalf("CheckDisk with a 1 MiB reserve: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ type Isolation struct {
 	// Limits bound each sandbox.
 	Limits sandbox.Limits
 	// DiskReserve is the free space, in bytes, under which commands and jobs are refused on the
-	// file systems of the state directory and of the workspaces; zero refuses nothing.
+	// state directory's file system; zero refuses nothing.
 	DiskReserve int64
 }
 
@@ -131,27 +131,23 @@ func (r *Runner) Close() {
 // ErrDiskReserve reports a file system with less free space than the reserve.
 var ErrDiskReserve = errors.New("disk reserve reached")
 
-// CheckDisk fails when the state directory's or the workspaces' file system has less free
-// space than the reserve: commands and jobs are refused then, so a shell that filled its disk
-// cannot take the store's writes with it.
-func (r *Runner) CheckDisk() error { return r.checkFree(r.cfg.StateDir, r.workspacesDir()) }
-
-// CheckStateDisk fails when the state directory's file system has less free space than the
-// reserve: the store's writes are at risk, which readiness reports.
-func (r *Runner) CheckStateDisk() error { return r.checkFree(r.cfg.StateDir) }
-
-func (r *Runner) checkFree(dirs ...string) error {
+// CheckDisk fails when the state directory's file system has less free space than the
+// reserve: the store's writes are at risk. Commands and jobs are refused then, so a shell that
+// filled the disk cannot take the store's writes with it, and readiness reports it. Workspaces
+// on a file system of their own are not checked: filling it harms only the shells, which get
+// "No space left on device" and can free it.
+func (r *Runner) CheckDisk() error {
 	if r.cfg.Isolation == nil || r.cfg.Isolation.DiskReserve <= 0 {
 		return nil
 	}
-	for _, dir := range dirs {
+	for _, dir := range []string{r.cfg.StateDir} {
 		var st unix.Statfs_t
 		if err := unix.Statfs(dir, &st); err != nil {
 			return fmt.Errorf("free space of %s: %w", dir, err)
 		}
 		free := int64(st.Bavail) * st.Bsize
 		if free < r.cfg.Isolation.DiskReserve {
-			return fmt.Errorf("%w: the file system of %s has %d MiB free, under the reserve of %d MiB; free space there (a workspace may have filled it) and try again",
+			return fmt.Errorf("%w: the file system of %s has %d MiB free, under the reserve of %d MiB; free space there (a workspace there may have filled it; an operator must remove files, as commands are refused) and try again",
 				ErrDiskReserve, dir, free>>20, r.cfg.Isolation.DiskReserve>>20)
 		}
 	}

@@ -29,7 +29,7 @@ func BindIsolationFlags(fs *flag.FlagSet, c *IsolationConfig) {
 	fs.Func("sandbox-file-size", "largest file a job may write (default "+sizeText(def.FileBytes)+")", sizeFlag(&c.Limits.FileBytes))
 	fs.Func("sandbox-tmp-size", "size of a sandbox's private /tmp (default "+sizeText(def.TmpBytes)+")", sizeFlag(&c.Limits.TmpBytes))
 	c.DiskReserve = DefaultDiskReserve
-	fs.Func("disk-reserve", "refuse commands and jobs while the state directory's or the workspaces' file system has less free space; 0 refuses nothing (default "+sizeText(DefaultDiskReserve)+")",
+	fs.Func("disk-reserve", "refuse commands and jobs while the state directory's file system has less free space; 0 refuses nothing (default "+sizeText(DefaultDiskReserve)+")",
 		func(s string) error {
 			n, err := ParseSize(s)
 			if n == 0 {

@@ -24,6 +24,7 @@ import (
 type isolationRig struct {
 	*restartRig
 	primaryState, workerState string
+	restURL                   string
 }
 
 func startIsolationRig(t *testing.T, extra ...string) isolationRig {
@@ -46,7 +47,7 @@ func startIsolationRig(t *testing.T, extra ...string) isolationRig {
 		mpBaseEnv(t, "MINDROOM_WORKER_CREDENTIAL="+strings.TrimSpace(string(credential))),
 		append([]string{"--primary", ep.GRPC, "--key", "w", "--id", "w1", "--state-dir", workerState, "--isolation", "required"}, extra...)...)
 	worker.waitLog(t, "connected to primary", 1)
-	return isolationRig{restartRig: rig, primaryState: primaryState, workerState: workerState}
+	return isolationRig{restartRig: rig, primaryState: primaryState, workerState: workerState, restURL: ep.HTTP}
 }
 
 // open opens a response of agent on the worker of key (the primary when empty).
