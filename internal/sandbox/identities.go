@@ -36,11 +36,14 @@ func OpenIdentities(path string, first, count uint32) (*Identities, error) {
 		return nil, errors.New("agent ids: the range must start at 1000 or above, hold at least one id and end below 2^31")
 	}
 	ids := &Identities{path: path, first: first, last: first + count - 1, byAgent: map[string]uint32{}, used: map[uint32]bool{}}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("agent ids: %w", err)
 	}
 	defer f.Close()
+	if err := endLine(f); err != nil {
+		return nil, fmt.Errorf("agent ids: %s: %w", path, err)
+	}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		idText, quoted, ok := strings.Cut(sc.Text(), " ")
@@ -86,4 +89,23 @@ func (ids *Identities) For(agent string) (uint32, error) {
 	ids.byAgent[agent] = id
 	ids.used[id] = true
 	return id, nil
+}
+
+// endLine ends a last line cut short by a crash, so the next append starts a line of its own.
+func endLine(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	if _, err := f.Write([]byte("\n")); err != nil {
+		return err
+	}
+	return f.Sync()
 }

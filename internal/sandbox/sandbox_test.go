@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,5 +79,49 @@ func TestACommandSeesOnlyItsSandbox(t *testing.T) {
 				t.Fatalf("%s processes listed", out)
 			}
 		})
+	}
+}
+
+func TestTwoSandboxesCannotReachEachOther(t *testing.T) {
+	requireSandboxes(t)
+	state := filepath.Join(t.TempDir(), "state")
+	const idA, idB = 2_000_201, 2_000_202
+	ws := map[uint32]string{idA: filepath.Join(state, "workspaces", "a"), idB: filepath.Join(state, "workspaces", "b")}
+	boxes := map[uint32]*sandbox.Sandbox{}
+	for id, dir := range ws {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(dir, int(id), int(id)); err != nil {
+			t.Fatal(err)
+		}
+		sb, err := sandbox.Start(fmt.Sprint("test-", id), mountview.View{Hide: []string{state}, Workspace: dir}, sandbox.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sb.Close() })
+		boxes[id] = sb
+	}
+	// B leaves a process running and a file in its /tmp.
+	sleeper := &exec.Cmd{Path: "/bin/sleep", Args: []string{"sleep", "41337"}, Env: []string{}, Dir: ws[idB]}
+	if err := shellpriv.StartIn(sleeper, &shellpriv.User{Uid: idB, Gid: idB}, boxes[idB].Join); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleeper.Process.Kill(); _, _ = sleeper.Process.Wait() })
+	if out, _ := runIn(t, boxes[idB], idB, ws[idB], "echo b > /tmp/b; pgrep -xc sleep"); out != "1\n" {
+		t.Fatalf("B does not see its own sleeper: %q", out)
+	}
+	probe := fmt.Sprintf(`pgrep -xc sleep; cat /tmp/b 2>&1 | sed 's/.*: //'; kill -0 %d 2>&1 | sed 's/.* - //'; ls %s 2>&1 | sed 's/.*: //'`,
+		sleeper.Process.Pid, ws[idB])
+	out, _ := runIn(t, boxes[idA], idA, ws[idA], probe)
+	if want := "0\nNo such file or directory\nNo such process\nNo such file or directory\n"; out != want {
+		t.Fatalf("from A: %q, want %q", out, want)
+	}
+	// Closing B's sandbox ends what runs in it.
+	if err := boxes[idB].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sleeper.Process.Wait(); err != nil {
+		t.Fatalf("B's sleeper: %v", err)
 	}
 }
