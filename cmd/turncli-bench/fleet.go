@@ -21,6 +21,9 @@ var (
 )
 
 const (
+	// fleetAgent is the agent of every command and job: its workspace on a worker is
+	// <state>/workspaces/<fleetAgent>.
+	fleetAgent   = "bench"
 	soloKey      = "solo"
 	soloCapacity = 16
 	// fleetConcurrency is how many RunBash run at once in either phase: within the solo
@@ -77,7 +80,7 @@ func measureFleet(ctx context.Context, b *bench) ([]row, error) {
 	placement := f.placement(ranOn)
 
 	b.progress("fleet: %d background jobs, then the primary restarts after SIGTERM and after SIGKILL", sc.fleetJobs)
-	storm, err := reconnectStorm(ctx, p, f, dir, sc.fleetJobs)
+	storm, err := reconnectStorm(ctx, p, f, sc.fleetJobs)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +234,7 @@ func fleetLatency(ctx context.Context, p *fleetPrimary, n int) (fleetLat, soloLa
 func runOnce(ctx context.Context, p *fleetPrimary, key string, conv *conversationv1.Conversation, command string) (time.Duration, string, error) {
 	rctx := p.asRuntime(ctx)
 	resp, err := p.runtime.OpenResponse(rctx, &responsev1.OpenResponseRequest{
-		AgentName: "bench", RequesterId: "admin", Conversation: conv,
+		AgentName: fleetAgent, RequesterId: "admin", Conversation: conv,
 		ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: key,
 	})
 	if err != nil {

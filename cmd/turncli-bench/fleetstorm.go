@@ -70,12 +70,14 @@ func (s stormResult) rows(workers int) []row {
 // jobIDPattern finds the job id in run_in_background's answer.
 var jobIDPattern = regexp.MustCompile(`"job_id":(\d+)`)
 
-// reconnectStorm starts jobs background jobs on the fleet's keys, each running until a file in
-// dir exists, and restarts the primary once per stormStops while they run; then it creates
-// the file and waits for every job to finish with exit 0.
-func reconnectStorm(ctx context.Context, p *fleetPrimary, f *fleet, dir string, jobs int) (stormResult, error) {
+// reconnectStorm starts jobs background jobs on the fleet's keys, each running until a file
+// exists in its workspace, and restarts the primary once per stormStops while they run; then it
+// creates the file in every worker's workspace of the agent and waits for every job to finish
+// with exit 0. The workspace is the one place outside the job a sandboxed job sees the host
+// write to: its /tmp is private and the state directories are hidden.
+func reconnectStorm(ctx context.Context, p *fleetPrimary, f *fleet, jobs int) (stormResult, error) {
 	res := stormResult{jobs: jobs}
-	release := filepath.Join(dir, "release-jobs")
+	const release = "release-jobs"
 	// A second between checks keeps 20 waiting jobs from loading the machine being measured.
 	command := fmt.Sprintf(`mindroom-agent tools call interaction.run_in_background '{"command":"until [ -e %s ]; do sleep 1; done"}'`, release)
 	ids := map[int64]bool{}
@@ -127,8 +129,14 @@ func reconnectStorm(ctx context.Context, p *fleetPrimary, f *fleet, dir string, 
 		}
 		res.restarts = append(res.restarts, r)
 	}
-	if err := os.WriteFile(release, nil, 0o644); err != nil {
-		return res, err
+	for _, w := range f.workers {
+		workspace := filepath.Join(w.dir, "state", "workspaces", fleetAgent)
+		if _, err := os.Stat(workspace); err != nil {
+			continue // no command of the agent ran there
+		}
+		if err := os.WriteFile(filepath.Join(workspace, release), nil, 0o644); err != nil {
+			return res, err
+		}
 	}
 	released := time.Now()
 	for id := range ids {
