@@ -42,7 +42,7 @@ func main() {
 	flag.StringVar(&cfg.Markdown, "markdown", "", "also write the table as markdown to this file (- for stdout)")
 	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the measures to this file")
 	flag.StringVar(&cfg.MemProfile, "memprofile", "", "write heap profiles to this file (.<measure> at each memory peak, .waits.goroutines the goroutines with the waits parked, and an allocation profile at the end)")
-	flag.BoolVar(&cfg.Check, "check", false, "exit 1 when a target is missed")
+	flag.BoolVar(&cfg.Check, "check", false, "exit 1 when a target is missed or a row is skipped")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print every round's values")
 	flag.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")
 	flag.Parse()

@@ -15,6 +15,7 @@ import (
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/worker"
@@ -44,8 +45,11 @@ type rig struct {
 	proxyURL    string // the worker's sandbox proxy origin ("" without a worker)
 	// workerTracing is the tracing of the workers started next (nil: off).
 	workerTracing *telemetry.Telemetry
-	dir           string // the temporary directory holding every state directory
-	stops         []func() error
+	// workerIsolation is the isolation of the workers started next (zero: the default, which
+	// isolates wherever the host can).
+	workerIsolation shellhost.IsolationConfig
+	dir             string // the temporary directory holding every state directory
+	stops           []func() error
 }
 
 // startRig starts a primary (and a worker when withWorker) under a temporary state directory;
@@ -133,7 +137,7 @@ func (r *rig) startWorkerAs(ctx context.Context, cfg Config, dir, key, id, crede
 		PrimaryAddr: r.grpcAddr, Credential: credential, Key: key, ID: id,
 		StateDir: dir, AgentBinary: cfg.AgentBinary, EnvAllow: noEnv,
 		ShellGrace: 500 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler), Telemetry: r.workerTracing,
+		Logger: slog.New(slog.DiscardHandler), Telemetry: r.workerTracing, Isolation: r.workerIsolation,
 	}, lis)
 	if err != nil {
 		lis.Close()

@@ -76,6 +76,9 @@ type row struct {
 	ratios  []float64 // every round's value/floor, when both are measured back to back
 	note    string
 	broken  string // a failure that makes the row miss its target whatever its value
+	// skipped says why the row could not be measured against its floor (a tool missing on this
+	// machine, say): it is printed, and its target is neither met nor missed.
+	skipped string
 }
 
 // ratio is the median of the rounds' ratios when the row has them (each round measured the
@@ -93,6 +96,9 @@ func (r row) ratio() (float64, bool) {
 
 // met reports whether the row meets its target; judged is false when there is nothing to judge.
 func (r row) met() (met, judged bool) {
+	if r.skipped != "" {
+		return false, false
+	}
 	ratio, hasRatio := r.ratio()
 	if r.broken != "" && r.target.kind != noTarget && r.target.kind != recordedValue {
 		return false, true
@@ -123,6 +129,9 @@ func (r row) cells(smoke bool) []string {
 	if ok, judged := r.met(); judged && !smoke {
 		met = map[bool]string{true: "yes", false: "**NO**"}[ok]
 	}
+	if r.skipped != "" {
+		met = "skipped"
+	}
 	value := r.unit.format(r.value)
 	if r.target.kind == countAtLeast {
 		value = fmt.Sprintf("%.0f", r.value)
@@ -151,6 +160,9 @@ func printTable(w io.Writer, rows []row, smoke, verbose bool) {
 		if r.broken != "" {
 			fmt.Fprintf(w, "  %s: FAILED: %s\n", r.key, r.broken)
 		}
+		if r.skipped != "" {
+			fmt.Fprintf(w, "  %s: SKIPPED: %s\n", r.key, r.skipped)
+		}
 		if verbose && len(r.rounds) > 1 {
 			fmt.Fprintf(w, "  %s rounds: %s", r.key, formatAll(r.unit, r.rounds))
 			if len(r.floors) > 0 {
@@ -173,7 +185,7 @@ func writeMarkdown(w io.Writer, rows []row, smoke bool) {
 	}
 	notes := false
 	for _, r := range rows {
-		if r.note == "" && r.broken == "" {
+		if r.note == "" && r.broken == "" && r.skipped == "" {
 			continue
 		}
 		if !notes {
@@ -183,6 +195,9 @@ func writeMarkdown(w io.Writer, rows []row, smoke bool) {
 		note := r.note
 		if r.broken != "" {
 			note = strings.TrimPrefix(note+"; FAILED: "+r.broken, "; ")
+		}
+		if r.skipped != "" {
+			note = strings.TrimPrefix(note+"; SKIPPED: "+r.skipped, "; ")
 		}
 		fmt.Fprintf(w, "- %s: %s\n", r.measure, note)
 	}
@@ -204,9 +219,12 @@ func formatAll(u unit, vs []float64) string {
 	return strings.Join(parts, ", ")
 }
 
-// summary counts the judged rows and those that met their target.
-func summary(rows []row) (judged, met int) {
+// summary counts the judged rows, those that met their target and those skipped.
+func summary(rows []row) (judged, met, skipped int) {
 	for _, r := range rows {
+		if r.skipped != "" {
+			skipped++
+		}
 		if ok, j := r.met(); j {
 			judged++
 			if ok {
@@ -214,7 +232,7 @@ func summary(rows []row) (judged, met int) {
 			}
 		}
 	}
-	return judged, met
+	return judged, met, skipped
 }
 
 // finite replaces NaN and infinities (from an empty measurement) by 0.

@@ -46,6 +46,7 @@ func TestRowsAreJudgedByTheirTarget(t *testing.T) {
 		{"ValueBelowItsLeastMisses", row{value: 0.89, target: target{kind: valueAtLeast, limit: 0.9}}, false, true},
 		{"BrokenRowMissesWhateverItsValue", row{value: 1, target: target{kind: valueAtMost, limit: 1000}, broken: "3 waits failed"}, false, true},
 		{"RecordedValueIsNotJudged", row{value: 300, target: target{kind: recordedValue}}, false, false},
+		{"SkippedRowIsNeitherMetNorMissed", row{value: 1, target: atMost, skipped: "bwrap not found"}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if met, judged := tc.r.met(); met != tc.met || judged != tc.judged {
@@ -65,6 +66,24 @@ func TestSmokeTablesJudgeNothing(t *testing.T) {
 	}
 	if !strings.Contains(smoke.String(), "| m | 2.00 ms | 1.00 ms | 2.00× | ≤ 1.25× | — |") {
 		t.Errorf("smoke table:\n%s", smoke.String())
+	}
+}
+
+func TestSkippedRowsSayWhyAndAreCounted(t *testing.T) {
+	rows := []row{
+		{key: "a", measure: "a", unit: millis, value: 2, floor: 1, target: target{kind: ratioAtMost, limit: 3, text: "≤ 3×"}},
+		{key: "b", measure: "b", unit: millis, value: 2, target: target{kind: ratioAtMost, limit: 1.2, text: "≤ 1.2×"}, skipped: "bwrap not found"},
+	}
+	if judged, met, skipped := summary(rows); judged != 1 || met != 1 || skipped != 1 {
+		t.Errorf("summary = %d judged, %d met, %d skipped; want 1, 1, 1", judged, met, skipped)
+	}
+	var md, text strings.Builder
+	writeMarkdown(&md, rows, false)
+	printTable(&text, rows, false, false)
+	for name, out := range map[string]string{"markdown": md.String(), "text": text.String()} {
+		if !strings.Contains(out, "skipped") || !strings.Contains(out, "SKIPPED: bwrap not found") {
+			t.Errorf("%s table does not say the row was skipped and why:\n%s", name, out)
+		}
 	}
 }
 
