@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"github.com/turncli/turncli/internal/shellhost"
 	"io"
 	"log/slog"
 	"net"
@@ -232,11 +233,14 @@ func runWorker(t testing.TB, fp *fakePrimary, edit ...func(*worker.Config)) *liv
 		Capacity:    4,
 		StateDir:    t.TempDir(),
 		AgentBinary: "/bin/true",
-		EnvAllow:    []string{"HOME", "LANG"},
-		ShellGrace:  200 * time.Millisecond,
-		MinBackoff:  time.Millisecond,
-		MaxBackoff:  20 * time.Millisecond,
-		Logger:      slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		// Its shells trade files with the test through temporary directories; isolation is
+		// tested by internal/sandbox and primary/e2e.
+		Isolation:  shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
+		EnvAllow:   []string{"HOME", "LANG"},
+		ShellGrace: 200 * time.Millisecond,
+		MinBackoff: time.Millisecond,
+		MaxBackoff: 20 * time.Millisecond,
+		Logger:     slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	for _, e := range edit {
 		e(&cfg)

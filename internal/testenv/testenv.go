@@ -8,6 +8,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"github.com/turncli/turncli/internal/shellhost"
 	"log/slog"
 	"net"
 	"os"
@@ -68,6 +69,11 @@ type settings struct {
 // WithConfig lets a test change any configuration field.
 func WithConfig(f func(*primary.Config)) Option { return func(s *settings) { f(s.cfg) } }
 
+// WithIsolation runs the primary's shells in sandboxes, as a primary does by default.
+func WithIsolation() Option {
+	return func(s *settings) { s.cfg.Isolation.Mode = shellhost.IsolationRequired }
+}
+
 // WithGRPCOnLoopback serves the gRPC APIs on a loopback TCP port (Env.GRPCAddr), for a test
 // of a program that dials an address, as a separate process would.
 func WithGRPCOnLoopback() Option { return func(s *settings) { s.tcpGRPC = true } }
@@ -82,10 +88,13 @@ func Start(t testing.TB, opts ...Option) *Env {
 		StateDir:          stateDir,
 		EnableTestToolkit: true,
 		AgentBinary:       AgentBinary(t),
-		ShellEnvAllow:     []string{"HOME", "LANG"},
-		ShellGrace:        500 * time.Millisecond,
-		ShutdownGrace:     5 * time.Second,
-		Logger:            slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		// Shells here trade files with the test through its temporary directories, which a
+		// sandbox's private /tmp would hide; WithIsolation turns sandboxes on.
+		Isolation:     shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
+		ShellEnvAllow: []string{"HOME", "LANG"},
+		ShellGrace:    500 * time.Millisecond,
+		ShutdownGrace: 5 * time.Second,
+		Logger:        slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	set := settings{cfg: &cfg}
 	for _, o := range opts {

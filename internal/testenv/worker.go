@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"github.com/turncli/turncli/internal/shellhost"
 	"log/slog"
 	"sync"
 	"testing"
@@ -48,6 +49,7 @@ func (e *Env) StartWorker(t testing.TB, key, id string, edit ...func(*worker.Con
 		ID:          id,
 		StateDir:    stateDir,
 		AgentBinary: e.AgentBinary,
+		Isolation:   shellhost.IsolationConfig{Mode: shellhost.IsolationOff}, // as the primary's (see Start)
 		EnvAllow:    []string{"HOME", "LANG"},
 		ShellGrace:  500 * time.Millisecond,
 		MinBackoff:  10 * time.Millisecond,

@@ -202,8 +202,11 @@ func mpBuild(t *testing.T) string {
 }
 
 // mpBaseEnv is the whole environment given to a started binary: nothing of the test's own.
+// Its shells are not isolated: they trade files with the test through its temporary
+// directories, which a sandbox's private /tmp would hide. Tests of isolation pass
+// --isolation required, which wins over the variable.
 func mpBaseEnv(t *testing.T, extra ...string) []string {
-	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + shellTempDir(t), "LANG=C.UTF-8"}, extra...)
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + shellTempDir(t), "LANG=C.UTF-8", "MINDROOM_ISOLATION=off"}, extra...)
 }
 
 // mpBash is a finished RunBash.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/turncli/turncli/internal/shellhost"
 	"io"
 	"log/slog"
 	"net"
@@ -292,11 +293,14 @@ func startWorker(t testing.TB, env *testenv.Env, key, id string, edit ...func(*w
 		ID:          id,
 		StateDir:    t.TempDir(),
 		AgentBinary: env.AgentBinary,
-		EnvAllow:    []string{"HOME", "LANG"},
-		ShellGrace:  500 * time.Millisecond,
-		MinBackoff:  10 * time.Millisecond,
-		MaxBackoff:  200 * time.Millisecond,
-		Logger:      slog.New(&watchHandler{t: t, connected: connected}),
+		// Its shells trade files with the test through temporary directories; isolation is
+		// tested by internal/sandbox and primary/e2e.
+		Isolation:  shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
+		EnvAllow:   []string{"HOME", "LANG"},
+		ShellGrace: 500 * time.Millisecond,
+		MinBackoff: 10 * time.Millisecond,
+		MaxBackoff: 200 * time.Millisecond,
+		Logger:     slog.New(&watchHandler{t: t, connected: connected}),
 	}
 	for _, e := range edit {
 		e(&cfg)
