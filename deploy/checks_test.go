@@ -28,6 +28,19 @@ const (
 	workerMetrics  = 7424
 )
 
+// sandboxCapabilities are what a worker adds to make and enter its sandboxes, and all it may
+// add: SYS_ADMIN (namespaces, mount, mount_setattr, umount2, setns), SYS_CHROOT (setns into a
+// mount namespace), SYS_PTRACE (a sandbox init's /proc/<pid>/ns, which is not dumpable), SETUID
+// and SETGID (each agent's own ids), SETPCAP (the shells' empty bounding set), CHOWN, FOWNER and
+// DAC_OVERRIDE (agents' workspaces, pipes and logs), KILL (agents' processes). Spelled as the
+// API has them: the API server refuses "CAP_SYS_ADMIN" beside allowPrivilegeEscalation: false.
+var sandboxCapabilities = []corev1.Capability{
+	"SYS_ADMIN", "SYS_CHROOT", "SYS_PTRACE", "SETUID", "SETGID", "SETPCAP", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL",
+}
+
+// podSecurityEnforce is the Namespace label naming the Pod Security Admission level enforced.
+const podSecurityEnforce = "pod-security.kubernetes.io/enforce"
+
 // utilizationMetric is the series the workers' autoscalers must target: the worker's own
 // name for it, so a rename there fails here.
 var utilizationMetric = "turncli_worker_" + worker.UtilizationMetric
@@ -61,11 +74,14 @@ func check(o *rendered, secrets secretKeys) []error {
 	errs = append(errs, checkWorkers(o)...)
 	errs = append(errs, checkServices(o)...)
 	errs = append(errs, checkWorkerNetwork(o)...)
+	errs = append(errs, checkPodSecurityAdmission(o)...)
 	return errs
 }
 
-// checkPod: not root, no privilege to gain, nothing writable but volumes, requests and probes,
-// pinned images, and every Secret, ConfigMap and volume it names exists.
+// checkPod: no privilege to gain, nothing writable but volumes, requests and probes, pinned
+// images, and every Secret, ConfigMap and volume it names exists. A worker pod's container
+// "worker" runs as root with its sandboxes' capabilities (sandboxContext); every other container
+// is not root and has no capability (unprivileged).
 func checkPod(w workload, o *rendered, secrets secretKeys) []error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(w.String()+": "+format, args...)) }
@@ -79,6 +95,9 @@ func checkPod(w workload, o *rendered, secrets secretKeys) []error {
 	psc := spec.SecurityContext
 	if psc == nil {
 		psc = &corev1.PodSecurityContext{}
+	}
+	if p := psc.AppArmorProfile; p != nil && p.Type == corev1.AppArmorProfileTypeUnconfined {
+		fail("appArmorProfile Unconfined on the pod reaches every container: set it on the one that mounts")
 	}
 	volumes := map[string]corev1.Volume{}
 	for _, v := range spec.Volumes {
@@ -101,11 +120,10 @@ func checkPod(w workload, o *rendered, secrets secretKeys) []error {
 		if sc == nil {
 			sc = &corev1.SecurityContext{}
 		}
-		switch {
-		case !isTrue(sc.RunAsNonRoot) && !isTrue(psc.RunAsNonRoot):
-			fail("container %s may run as root (runAsNonRoot)", c.Name)
-		case sc.RunAsUser != nil && *sc.RunAsUser == 0, sc.RunAsUser == nil && psc.RunAsUser != nil && *psc.RunAsUser == 0:
-			fail("container %s runs as uid 0", c.Name)
+		if w.labels[componentLabel] == "worker" && c.Name == "worker" {
+			errs = append(errs, sandboxContext(w, c, psc)...)
+		} else {
+			errs = append(errs, unprivileged(w, c, psc)...)
 		}
 		if !isTrue(sc.ReadOnlyRootFilesystem) {
 			fail("container %s: readOnlyRootFilesystem must be true", c.Name)
@@ -115,9 +133,6 @@ func checkPod(w workload, o *rendered, secrets secretKeys) []error {
 		}
 		if isTrue(sc.Privileged) {
 			fail("container %s is privileged", c.Name)
-		}
-		if sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) > 0 {
-			fail("container %s must drop ALL capabilities and add none", c.Name)
 		}
 		seccomp := sc.SeccompProfile
 		if seccomp == nil {
@@ -158,6 +173,107 @@ func checkPod(w workload, o *rendered, secrets secretKeys) []error {
 			if from.SecretRef != nil {
 				errs = append(errs, secretExists(w, secrets, from.SecretRef.Name, nil)...)
 			}
+		}
+	}
+	return errs
+}
+
+// unprivileged: not root, no capability, confined by the runtime's AppArmor profile.
+func unprivileged(w workload, c corev1.Container, psc *corev1.PodSecurityContext) []error {
+	var errs []error
+	fail := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: container %s: "+format, append([]any{w, c.Name}, args...)...))
+	}
+	sc := c.SecurityContext
+	if sc == nil {
+		sc = &corev1.SecurityContext{}
+	}
+	switch {
+	case !isTrue(sc.RunAsNonRoot) && !isTrue(psc.RunAsNonRoot):
+		fail("may run as root (runAsNonRoot)")
+	case runAsUser(sc, psc) != nil && *runAsUser(sc, psc) == 0:
+		fail("runs as uid 0")
+	}
+	if sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) > 0 {
+		fail("must drop ALL capabilities and add none")
+	}
+	if sc.AppArmorProfile != nil && sc.AppArmorProfile.Type == corev1.AppArmorProfileTypeUnconfined {
+		fail("appArmorProfile Unconfined: only a worker, which mounts, may leave AppArmor")
+	}
+	return errs
+}
+
+// sandboxContext: a worker can make its sandboxes, and refuses to run without them. It runs as
+// root, drops every capability and adds exactly sandboxCapabilities, leaves the runtime's
+// AppArmor profile (which denies mount(2)), stays in the host's user namespace, and runs
+// --isolation=required. Not privileged, no host namespace and seccomp RuntimeDefault are
+// checked for every container.
+func sandboxContext(w workload, c corev1.Container, psc *corev1.PodSecurityContext) []error {
+	var errs []error
+	fail := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: container %s: "+format, append([]any{w, c.Name}, args...)...))
+	}
+	sc := c.SecurityContext
+	if sc == nil {
+		sc = &corev1.SecurityContext{}
+	}
+	// The image's USER is not root: the manifest must say uid 0 itself.
+	if uid := runAsUser(sc, psc); uid == nil || *uid != 0 || isTrue(sc.RunAsNonRoot) || isTrue(psc.RunAsNonRoot) {
+		fail("must run as uid 0 (runAsUser: 0, no runAsNonRoot): only root makes sandboxes and switches agents to their own uids")
+	}
+	var drop, add []string
+	if sc.Capabilities != nil {
+		for _, d := range sc.Capabilities.Drop {
+			drop = append(drop, string(d))
+		}
+		for _, a := range sc.Capabilities.Add {
+			add = append(add, string(a))
+		}
+	}
+	want := make([]string, len(sandboxCapabilities))
+	for i, a := range sandboxCapabilities {
+		want[i] = string(a)
+	}
+	slices.Sort(add)
+	slices.Sort(want)
+	if !slices.Contains(drop, "ALL") || !slices.Equal(add, want) {
+		fail("must drop ALL capabilities and add exactly %v, what its sandboxes need; it adds %v", want, add)
+	}
+	if p := sc.AppArmorProfile; p == nil || p.Type != corev1.AppArmorProfileTypeUnconfined {
+		fail("appArmorProfile must be Unconfined: the runtime's default AppArmor profile denies mount(2), so no sandbox could be made on a node with AppArmor")
+	}
+	if w.spec.HostUsers != nil && !*w.spec.HostUsers {
+		fail("hostUsers: false puts the worker in a user namespace, where it can neither mount a sandbox's /proc nor switch to the agents' ids")
+	}
+	if got := flagValue(c.Args, "--isolation"); got != "required" {
+		fail("the worker needs --isolation=required (has %q): a pod that cannot make sandboxes must exit, not run every agent's shells as one user", got)
+	}
+	return errs
+}
+
+// runAsUser is the uid a container runs as, if the manifest says.
+func runAsUser(sc *corev1.SecurityContext, psc *corev1.PodSecurityContext) *int64 {
+	if sc.RunAsUser != nil {
+		return sc.RunAsUser
+	}
+	return psc.RunAsUser
+}
+
+// checkPodSecurityAdmission: a Namespace that holds workers admits them. Pod Security
+// Admission's baseline and restricted levels refuse SYS_ADMIN and AppArmor Unconfined, so the
+// workers' pods would never be created there.
+func checkPodSecurityAdmission(o *rendered) []error {
+	workers := slices.ContainsFunc(o.deployments, func(d appsv1.Deployment) bool {
+		return d.Spec.Template.Labels[componentLabel] == "worker"
+	})
+	if !workers {
+		return nil
+	}
+	var errs []error
+	for _, ns := range o.namespaces {
+		if level := ns.Labels[podSecurityEnforce]; level != "privileged" {
+			errs = append(errs, fmt.Errorf("Namespace %s: %s is %q; the workers add SYS_ADMIN and run unconfined by AppArmor, which only \"privileged\" admits",
+				ns.Name, podSecurityEnforce, level))
 		}
 	}
 	return errs

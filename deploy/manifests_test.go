@@ -92,6 +92,33 @@ func TestTheRulesCatchWhatTheyGuard(t *testing.T) {
 		t.Fatal("no worker")
 		return nil
 	}
+	primary := func(o *rendered) *corev1.PodSpec {
+		for i := range o.deployments {
+			if o.deployments[i].Spec.Template.Labels[componentLabel] == "primary" {
+				return &o.deployments[i].Spec.Template.Spec
+			}
+		}
+		t.Fatal("no primary")
+		return nil
+	}
+	// setCaps replaces the worker's added capabilities.
+	setCaps := func(o *rendered, caps ...corev1.Capability) {
+		worker(o).Containers[0].SecurityContext.Capabilities.Add = caps
+	}
+	// isolation replaces the worker's --isolation flag (drops it when arg is empty).
+	isolation := func(o *rendered, arg string) {
+		c := &worker(o).Containers[0]
+		i := slices.IndexFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--isolation") })
+		if i < 0 {
+			t.Fatal("the worker has no --isolation flag")
+		}
+		if arg == "" {
+			c.Args = slices.Delete(c.Args, i, i+1)
+		} else {
+			c.Args[i] = arg
+		}
+	}
+	uid := func(n int64) *int64 { return &n }
 	for _, tc := range []struct {
 		name   string
 		mutate func(*rendered)
@@ -102,17 +129,74 @@ func TestTheRulesCatchWhatTheyGuard(t *testing.T) {
 			worker(o).Containers[0].SecurityContext.ReadOnlyRootFilesystem = &f
 		}, "readOnlyRootFilesystem"},
 		{"AServiceAccountToken", func(o *rendered) { worker(o).AutomountServiceAccountToken = nil }, "automountServiceAccountToken"},
-		{"ACapabilityKept", func(o *rendered) {
-			worker(o).Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"NET_RAW"}
-		}, "drop ALL capabilities"},
+		{"APrimaryWithACapability", func(o *rendered) {
+			primary(o).Containers[0].SecurityContext.Capabilities.Add = []corev1.Capability{"NET_RAW"}
+		}, "drop ALL capabilities and add none"},
+		{"APrimaryWithTheWorkersCapabilities", func(o *rendered) {
+			primary(o).Containers[0].SecurityContext.Capabilities.Add = sandboxCapabilities
+		}, "drop ALL capabilities and add none"},
+		{"APrimaryThatMayRunAsRoot", func(o *rendered) {
+			primary(o).SecurityContext.RunAsNonRoot = nil
+			primary(o).Containers[0].SecurityContext.RunAsNonRoot = nil
+		}, "runAsNonRoot"},
+		{"APrimaryAsRoot", func(o *rendered) { primary(o).SecurityContext.RunAsUser = uid(0) }, "runs as uid 0"},
+		{"APrimaryUnconfined", func(o *rendered) {
+			primary(o).Containers[0].SecurityContext.AppArmorProfile = &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}
+		}, "only a worker, which mounts, may leave AppArmor"},
+		{"APrimaryRunningLocalShells", func(o *rendered) {
+			c := &primary(o).Containers[0]
+			c.Args = slices.DeleteFunc(c.Args, func(a string) bool { return a == "--workers-only" })
+		}, "the primary needs --workers-only"},
 		{"PrivilegeEscalation", func(o *rendered) {
 			worker(o).Containers[0].SecurityContext.AllowPrivilegeEscalation = nil
 		}, "allowPrivilegeEscalation"},
-		{"RootAllowed", func(o *rendered) {
-			worker(o).SecurityContext.RunAsNonRoot = nil
-			worker(o).Containers[0].SecurityContext.RunAsNonRoot = nil
-		}, "runAsNonRoot"},
 		{"NoSeccomp", func(o *rendered) { worker(o).SecurityContext.SeccompProfile = nil }, "seccompProfile"},
+		{"AWorkerUnconfinedBySeccomp", func(o *rendered) {
+			worker(o).Containers[0].SecurityContext.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeUnconfined}
+		}, "seccompProfile must be RuntimeDefault"},
+		{"AWorkerNotRoot", func(o *rendered) { worker(o).SecurityContext.RunAsUser = uid(65532) }, "must run as uid 0"},
+		{"AWorkerAsTheImagesUser", func(o *rendered) {
+			worker(o).SecurityContext.RunAsUser = nil
+			worker(o).Containers[0].SecurityContext.RunAsUser = nil
+		}, "must run as uid 0"},
+		{"AWorkerToldRunAsNonRoot", func(o *rendered) {
+			worker(o).Containers[0].SecurityContext.RunAsNonRoot = &[]bool{true}[0]
+		}, "must run as uid 0"},
+		{"AWorkerWithAnExtraCapability", func(o *rendered) {
+			setCaps(o, append(slices.Clone(sandboxCapabilities), "NET_ADMIN")...)
+		}, "add exactly"},
+		{"AWorkerWithoutSysAdmin", func(o *rendered) {
+			setCaps(o, slices.DeleteFunc(slices.Clone(sandboxCapabilities), func(c corev1.Capability) bool { return c == "SYS_ADMIN" })...)
+		}, "add exactly"},
+		{"AWorkerWithoutSysChroot", func(o *rendered) {
+			setCaps(o, slices.DeleteFunc(slices.Clone(sandboxCapabilities), func(c corev1.Capability) bool { return c == "SYS_CHROOT" })...)
+		}, "add exactly"},
+		{"AWorkerSpellingCAP_SYS_ADMIN", func(o *rendered) {
+			caps := slices.Clone(sandboxCapabilities)
+			caps[slices.Index(caps, "SYS_ADMIN")] = "CAP_SYS_ADMIN"
+			setCaps(o, caps...)
+		}, "add exactly"},
+		{"AWorkerKeepingTheDefaultCapabilities", func(o *rendered) {
+			worker(o).Containers[0].SecurityContext.Capabilities.Drop = nil
+		}, "must drop ALL capabilities"},
+		{"APrivilegedWorker", func(o *rendered) {
+			worker(o).Containers[0].SecurityContext.Privileged = &[]bool{true}[0]
+		}, "is privileged"},
+		{"AWorkerInTheHostsPIDNamespace", func(o *rendered) { worker(o).HostPID = true }, "shares a host namespace"},
+		{"AWorkerOnTheHostsNetwork", func(o *rendered) { worker(o).HostNetwork = true }, "shares a host namespace"},
+		{"AWorkerInAUserNamespace", func(o *rendered) { worker(o).HostUsers = &[]bool{false}[0] }, "hostUsers: false"},
+		{"AWorkerUnderTheDefaultAppArmorProfile", func(o *rendered) {
+			worker(o).Containers[0].SecurityContext.AppArmorProfile = nil
+		}, "appArmorProfile must be Unconfined"},
+		{"AppArmorUnconfinedForThePod", func(o *rendered) {
+			worker(o).SecurityContext.AppArmorProfile = &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeUnconfined}
+		}, "reaches every container"},
+		{"AWorkerWithIsolationOff", func(o *rendered) { isolation(o, "--isolation=off") }, "--isolation=required"},
+		{"AWorkerWithIsolationAuto", func(o *rendered) { isolation(o, "--isolation=auto") }, "--isolation=required"},
+		{"AWorkerWithoutTheIsolationFlag", func(o *rendered) { isolation(o, "") }, "--isolation=required"},
+		{"ANamespaceThatRefusesTheWorkers", func(o *rendered) {
+			o.namespaces[0].Labels[podSecurityEnforce] = "baseline"
+		}, "only \"privileged\" admits"},
 		{"NoRequests", func(o *rendered) { worker(o).Containers[0].Resources.Requests = nil }, "requests"},
 		{"AReadinessProbeOnTheWrongPath", func(o *rendered) {
 			worker(o).Containers[0].ReadinessProbe.HTTPGet.Path = "/healthz"
