@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -42,6 +43,9 @@ func OpenIdentities(path string, first, count uint32) (*Identities, error) {
 	}
 	defer f.Close()
 	if err := endLine(f); err != nil {
+		return nil, fmt.Errorf("agent ids: %s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil { // endLine's write moved the offset
 		return nil, fmt.Errorf("agent ids: %s: %w", path, err)
 	}
 	sc := bufio.NewScanner(f)

@@ -27,7 +27,11 @@ func TestAnAgentKeepsItsIDAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for agent, want := range map[string]uint32{"a": 5000, "b b\n\"quoted\"": 5001, "c": 5002, "a ": 0} {
+	for _, step := range []struct {
+		agent string
+		want  uint32
+	}{{"a", 5000}, {"b b\n\"quoted\"", 5001}, {"c", 5002}, {"a ", 0}} {
+		agent, want := step.agent, step.want
 		got, err := again.For(agent)
 		if want == 0 {
 			if err == nil {

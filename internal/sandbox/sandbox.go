@@ -95,6 +95,12 @@ func Start(name string, view mountview.View, lim Limits) (*Sandbox, error) {
 		}
 		*ns.f = f
 	}
+	// The init can now make itself non-dumpable: its namespaces' files are open here, which
+	// would otherwise take the privilege to trace it (CAP_SYS_PTRACE).
+	if _, err := s.hold.Write([]byte{'\n'}); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("sandbox: its init ended: %w", err)
+	}
 	return s, nil
 }
 
@@ -156,7 +162,10 @@ func (s *Sandbox) Alive() bool {
 	}
 }
 
-// Close ends the sandbox: its init exits, and with it every process in the sandbox.
+// Close ends the sandbox: its init exits, and with it every process in the sandbox. It
+// returns once they are gone, which for a process of the sandbox that is this process's own
+// child (a command) means once it has been reaped: the kernel holds the init until then, so
+// whoever waits for such a child must not wait for Close first.
 func (s *Sandbox) Close() error {
 	s.closeOnce.Do(func() {
 		s.hold.Close()

@@ -107,7 +107,10 @@ func TestTwoSandboxesCannotReachEachOther(t *testing.T) {
 	if err := shellpriv.StartIn(sleeper, &shellpriv.User{Uid: idB, Gid: idB}, boxes[idB].Join); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = sleeper.Process.Kill(); _, _ = sleeper.Process.Wait() })
+	waited := make(chan error, 1)
+	// Reaped meanwhile: a PID namespace's init ends only once its processes are reaped, and this
+	// one is the test's child.
+	go func() { waited <- sleeper.Wait() }()
 	if out, _ := runIn(t, boxes[idB], idB, ws[idB], "echo b > /tmp/b; pgrep -xc sleep"); out != "1\n" {
 		t.Fatalf("B does not see its own sleeper: %q", out)
 	}
@@ -121,7 +124,7 @@ func TestTwoSandboxesCannotReachEachOther(t *testing.T) {
 	if err := boxes[idB].Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sleeper.Process.Wait(); err != nil {
-		t.Fatalf("B's sleeper: %v", err)
+	if err := <-waited; err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("B's sleeper after its sandbox closed: %v", err)
 	}
 }

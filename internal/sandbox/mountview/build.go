@@ -3,13 +3,10 @@ package mountview
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // devices are the nodes of the sandbox's /dev, bound from the host's.
@@ -22,7 +19,7 @@ func (v View) Build() error {
 	if err := v.Validate(); err != nil {
 		return err
 	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return wrap("make the mounts private", "/", err)
 	}
 	// Sources are held open before anything is covered: a bind names them by descriptor, through
@@ -35,15 +32,14 @@ func (v View) Build() error {
 	devs := openDevices()
 	defer closeAll(devs)
 
-	err = unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID})
-	if err != nil {
+	if err := setattrRecursive("/", mountAttrRdonly|mountAttrNosuid); err != nil {
 		return wrap("make the host's tree read-only", "/", err)
 	}
 	if err := mountTmp("/tmp", 0o1777, v.TmpBytes); err != nil {
 		return err
 	}
 	if fi, err := os.Lstat("/var/tmp"); err == nil && fi.IsDir() {
-		if err := unix.Mount("/tmp", "/var/tmp", "", unix.MS_BIND, ""); err != nil {
+		if err := syscall.Mount("/tmp", "/var/tmp", "", syscall.MS_BIND, ""); err != nil {
 			return wrap("bind", "/var/tmp", err)
 		}
 	}
@@ -58,17 +54,17 @@ func (v View) Build() error {
 	}
 	for _, m := range masks {
 		// The masks hold only the directories made for the binds; nothing is written there after.
-		if err := unix.Mount("", m, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		if err := syscall.Mount("", m, "", syscall.MS_REMOUNT|syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
 			return wrap("make read-only", m, err)
 		}
 	}
 	if err := buildDev(devs, v.TmpBytes); err != nil {
 		return err
 	}
-	if err := unix.Unmount("/proc", unix.MNT_DETACH); err != nil {
+	if err := syscall.Unmount("/proc", syscall.MNT_DETACH); err != nil {
 		return wrap("unmount the host's", "/proc", err)
 	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
 		return wrap("mount", "/proc", err)
 	}
 	return nil
@@ -88,7 +84,7 @@ func (b *bind) Close() error { return b.src.Close() }
 func (v View) openBinds() ([]*bind, error) {
 	var out []*bind
 	open := func(p string, writable bool) error {
-		f, err := os.OpenFile(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+		f, err := os.OpenFile(p, oPath|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			return err
 		}
@@ -147,7 +143,7 @@ func (v View) mask() ([]string, error) {
 		if under(m, done) {
 			continue // covered by an outer mask: it no longer exists
 		}
-		if err := unix.Mount("tmpfs", m, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
+		if err := syscall.Mount("tmpfs", m, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
 			return nil, wrap("hide", m, err)
 		}
 		done = append(done, m)
@@ -202,7 +198,7 @@ func under(p string, dirs []string) bool {
 // mask or the private /tmp).
 func (b *bind) mount() error {
 	if _, err := os.Lstat(b.path); err != nil {
-		if err := os.MkdirAll(filepath.Dir(b.path), 0o755); err != nil {
+		if err := os.MkdirAll(parent(b.path), 0o755); err != nil {
 			return wrap("make the mount point of", b.path, err)
 		}
 		if b.dir {
@@ -217,17 +213,17 @@ func (b *bind) mount() error {
 			return wrap("make the mount point of", b.path, err)
 		}
 	}
-	if err := unix.Mount(fdPath(b.src), b.path, "", unix.MS_BIND, ""); err != nil {
+	if err := syscall.Mount(fdPath(b.src), b.path, "", syscall.MS_BIND, ""); err != nil {
 		return wrap("bind", b.path, err)
 	}
-	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_NOSUID)
+	flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_NOSUID)
 	if !b.device {
-		flags |= unix.MS_NODEV
+		flags |= syscall.MS_NODEV
 	}
 	if !b.writable {
-		flags |= unix.MS_RDONLY
+		flags |= syscall.MS_RDONLY
 	}
-	if err := unix.Mount("", b.path, "", flags, ""); err != nil {
+	if err := syscall.Mount("", b.path, "", flags, ""); err != nil {
 		return wrap("set the mount flags of", b.path, err)
 	}
 	return nil
@@ -239,7 +235,7 @@ func fdPath(f *os.File) string { return "/proc/self/fd/" + strconv.Itoa(int(f.Fd
 func openDevices() []*bind {
 	var out []*bind
 	for _, name := range devices {
-		f, err := os.OpenFile("/dev/"+name, unix.O_PATH|unix.O_CLOEXEC, 0)
+		f, err := os.OpenFile("/dev/"+name, oPath|syscall.O_CLOEXEC, 0)
 		if err == nil {
 			out = append(out, &bind{path: "/dev/" + name, src: f, writable: true, device: true})
 		}
@@ -250,7 +246,7 @@ func openDevices() []*bind {
 // buildDev replaces /dev with a tmpfs holding the common device nodes, the standard stream
 // links, a private pseudo-terminal instance and a private /dev/shm.
 func buildDev(devs []*bind, tmpBytes int64) error {
-	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
+	if err := syscall.Mount("tmpfs", "/dev", "tmpfs", syscall.MS_NOSUID|syscall.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
 		return wrap("mount", "/dev", err)
 	}
 	for _, d := range devs {
@@ -268,7 +264,7 @@ func buildDev(devs []*bind, tmpBytes int64) error {
 	if err := os.Mkdir("/dev/pts", 0o755); err != nil {
 		return wrap("make", "/dev/pts", err)
 	}
-	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+	if err := syscall.Mount("devpts", "/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
 		return wrap("mount", "/dev/pts", err)
 	}
 	if err := os.Mkdir("/dev/shm", 0o755); err != nil {
@@ -277,7 +273,7 @@ func buildDev(devs []*bind, tmpBytes int64) error {
 	if err := mountTmp("/dev/shm", 0o1777, tmpBytes); err != nil {
 		return err
 	}
-	if err := unix.Mount("", "/dev", "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
+	if err := syscall.Mount("", "/dev", "", syscall.MS_REMOUNT|syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NOEXEC, ""); err != nil {
 		return wrap("make read-only", "/dev", err)
 	}
 	return nil
@@ -288,7 +284,7 @@ func mountTmp(path string, mode os.FileMode, size int64) error {
 	if size > 0 {
 		opts += ",size=" + strconv.FormatInt(size, 10)
 	}
-	if err := unix.Mount("tmpfs", path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+	if err := syscall.Mount("tmpfs", path, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, opts); err != nil {
 		return wrap("mount", path, err)
 	}
 	return nil
@@ -318,4 +314,12 @@ func wrap(op, path string, err error) error {
 		err = os.NewSyscallError("mount", en)
 	}
 	return &Error{Op: op, Path: path, Err: err}
+}
+
+// parent is the directory holding the absolute, clean path p.
+func parent(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
+	}
+	return "/"
 }

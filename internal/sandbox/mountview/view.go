@@ -2,7 +2,6 @@ package mountview
 
 import (
 	"errors"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -88,7 +87,7 @@ func (v View) Validate() error {
 		if p == "" && i == 0 {
 			continue // no workspace: nothing is writable but /tmp
 		}
-		if !filepath.IsAbs(p) || filepath.Clean(p) != p || strings.ContainsRune(p, 0) {
+		if !clean(p) {
 			return errors.New("mountview: " + strconv.Quote(p) + " is not an absolute, clean path")
 		}
 	}
@@ -107,4 +106,21 @@ func systemDir(p string) bool {
 		return true
 	}
 	return false
+}
+
+// clean reports whether p is absolute and clean: no empty, "." or ".." element, no trailing
+// slash, no NUL. (path/filepath would say the same, but is initialised too late for the init.)
+func clean(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.ContainsRune(p, 0) {
+		return false
+	}
+	for _, e := range strings.Split(p[1:], "/") {
+		if e == "" || e == "." || e == ".." {
+			return false
+		}
+	}
+	return true
 }

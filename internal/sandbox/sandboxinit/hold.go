@@ -4,8 +4,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // shellSignals are the signals a process in the sandbox could send its init and that Go would
@@ -24,12 +22,19 @@ func hold() int {
 	if err := dropAll(); err != nil {
 		return fail(ModeHold, "drop its capabilities", err)
 	}
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	children := make(chan os.Signal, 1)
 	signal.Notify(children, syscall.SIGCHLD)
 	if _, err := os.Stdout.WriteString(Ready + "\n"); err != nil {
 		return 1
 	}
+	// The starter opens this process's namespaces, then writes a byte: only then does this
+	// process become non-dumpable, which would have taken the starter the privilege to trace
+	// it. No shell runs in the sandbox before.
+	var ack [1]byte
+	if _, err := os.Stdin.Read(ack[:]); err != nil {
+		return 0
+	}
+	_ = prctl(prSetDumpable, 0, 0)
 	ended := make(chan struct{})
 	go func() {
 		var b [64]byte

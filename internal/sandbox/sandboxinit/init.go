@@ -7,7 +7,6 @@ import (
 	"syscall"
 
 	"github.com/turncli/turncli/internal/sandbox/mountview"
-	"golang.org/x/sys/unix"
 )
 
 // Argv0 is a sandbox init's argv[0]: how init recognises one, and what ps shows.
@@ -167,12 +166,12 @@ func selfIdentity() (int, uint64, error) {
 // dropBoundingSet empties the capability bounding set and sets no_new_privs, so nothing the
 // process runs can gain a privilege.
 func dropBoundingSet() error {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+	if err := prctl(prSetNoNewPrivs, 1, 0); err != nil {
 		return err
 	}
-	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	_ = prctl(prCapAmbient, prCapAmbientClearAll, 0)
 	for c := 0; c < 64; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err == unix.EINVAL {
+		if err := prctl(prCapbsetDrop, uintptr(c), 0); err == syscall.EINVAL {
 			break
 		} else if err != nil {
 			return err
@@ -183,7 +182,5 @@ func dropBoundingSet() error {
 
 // dropAll leaves the process with no capability at all.
 func dropAll() error {
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	return unix.Capset(&hdr, &data[0])
+	return capsetNone()
 }

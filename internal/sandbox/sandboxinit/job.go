@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/reaper/supervisor"
-	"golang.org/x/sys/unix"
 )
 
 // job writes the identity, switches to the job's user and supervises its command.
@@ -27,12 +26,12 @@ func job(o options, hostPid int, start uint64, args []string) int {
 	limits := []struct {
 		res int
 		val uint64
-	}{{unix.RLIMIT_NPROC, o.nproc}, {unix.RLIMIT_FSIZE, o.fsize}, {unix.RLIMIT_CORE, 0}}
+	}{{rlimitNproc, o.nproc}, {syscall.RLIMIT_FSIZE, o.fsize}, {syscall.RLIMIT_CORE, 0}}
 	for _, l := range limits {
-		if l.val == 0 && l.res != unix.RLIMIT_CORE {
+		if l.val == 0 && l.res != syscall.RLIMIT_CORE {
 			continue
 		}
-		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.val, Max: l.val}); err != nil {
+		if err := syscall.Setrlimit(l.res, &syscall.Rlimit{Cur: l.val, Max: l.val}); err != nil {
 			return fail(ModeJob, "set a limit", err)
 		}
 	}
@@ -66,7 +65,7 @@ const drainWait = 2 * time.Second
 // without truncating the log, which it can neither reach nor change. The returned function
 // closes this process's ends and waits for the copy to finish.
 func pipeOutput(uid, gid int) (drain func(), err error) {
-	logFD, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	logFD, err := dupCloexec(1, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +77,7 @@ func pipeOutput(uid, gid int) (drain func(), err error) {
 		return nil, err
 	}
 	for _, fd := range []int{1, 2} {
-		if err := unix.Dup3(int(w.Fd()), fd, 0); err != nil {
+		if err := syscall.Dup3(int(w.Fd()), fd, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -90,8 +89,8 @@ func pipeOutput(uid, gid int) (drain func(), err error) {
 		_, _ = io.Copy(log, r)
 	}()
 	return func() {
-		_ = unix.Close(1)
-		_ = unix.Close(2)
+		_ = syscall.Close(1)
+		_ = syscall.Close(2)
 		select {
 		case <-done:
 		case <-time.After(drainWait):
