@@ -53,6 +53,8 @@ type LocalShell interface {
 	AgentCLIURL() string
 	// BinDir is the agent_cli_bin/ directory holding mindroom-agent.
 	BinDir() string
+	// Probe runs a real command of the agent's, as its shells run, and says what failed.
+	Probe(ctx context.Context, agent string) error
 }
 
 // Config is what a Preflight checks against. A nil dependency makes its checks fail with a
@@ -90,7 +92,7 @@ func (p *Preflight) Check(ctx context.Context, t Target) []Problem {
 	if t.WorkerKey != "" {
 		return append(out, p.checkWorkers(t.WorkerKey)...)
 	}
-	out = append(out, p.checkWorkspace(t.Agent)...)
+	out = append(out, p.checkWorkspace(ctx, t.Agent)...)
 	out = append(out, p.checkListener(ctx)...)
 	return append(out, p.checkAgentBinary()...)
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,7 +29,23 @@ func (l localShell) Workspace(agent string) (string, error) {
 	return dir, os.MkdirAll(dir, 0o700)
 }
 func (l localShell) AgentCLIURL() string { return l.url }
-func (l localShell) BinDir() string      { return filepath.Join(l.state, "agent_cli_bin") }
+
+// Probe runs a real Bash in the workspace, as the test's user, the way the primary's shells
+// would start; a workspace that is not a writable directory fails it.
+func (l localShell) Probe(ctx context.Context, agent string) error {
+	dir, err := l.Workspace(agent)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "bash", "-c", "test -w . || echo not writable", "probe")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err == nil && len(out) > 0 {
+		err = errors.New(strings.TrimSpace(string(out)))
+	}
+	return err
+}
+func (l localShell) BinDir() string { return filepath.Join(l.state, "agent_cli_bin") }
 
 // readyLocal is a local shell that passes every check: an answering listener, an executable
 // client and a state directory to put workspaces in.
