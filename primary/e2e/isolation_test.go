@@ -199,3 +199,73 @@ echo "uid=$(id -u)"
 		})
 	}
 }
+
+// TestARootPrimaryWithItsStateInAPrivateHomeRunsEveryKindOfShell is the first hour of a root
+// user whose clone sits in a 0700 home: a REST Bash command, a mindroom-agent tools call, a
+// shell.run_shell_command and an approved background job all run, on the primary and on a
+// worker, and reopening /dev/stderr works in each.
+func TestARootPrimaryWithItsStateInAPrivateHomeRunsEveryKindOfShell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the real binaries")
+	}
+	rig := startIsolationRig(t)
+	for _, loc := range []struct{ name, key string }{{"Primary", ""}, {"Worker", "w"}} {
+		t.Run(loc.name, func(t *testing.T) {
+			resp := rig.open(t, "first-hour"+loc.key, loc.key, false)
+			if out := rig.bash(t, resp, "plain", "echo out; echo err > /dev/stderr; tee /dev/stderr <<<teed >/dev/null"); out.stdout != "out\n" ||
+				out.stderr != "err\nteed\n" || out.result.GetExitCode() != 0 {
+				t.Fatalf("a Bash command: %v %q %q", out.result, out.stdout, out.stderr)
+			}
+			if out := rig.bash(t, resp, "call", `mindroom-agent tools call test.echo '{"hello":"world"}'`); !strings.Contains(out.stdout, `"outcome":{"hello":"world"}`) {
+				t.Fatalf("a tools call: %v %q %q", out.result, out.stdout, out.stderr)
+			}
+			// The minimal mode offers the shell toolkit and background work; a job in a conversation
+			// of the auto mode waits for an approval.
+			thread := "$approved" + loc.key
+			rig.setMode(t, thread, operatorv1.Mode_MODE_AUTO) // each command waits for an admin's approval
+			minimal := rig.openIn(t, "first-hour"+loc.key, loc.key, thread)
+			args, _ := json.Marshal(map[string]any{"command": "echo nested; echo nested-err > /dev/stderr", "wait_seconds": 30})
+			out := rig.bash(t, minimal, "nested", "mindroom-agent tools call shell.run_shell_command "+bashQuote(string(args)))
+			if !strings.Contains(out.stdout, "nested") || !strings.Contains(out.stdout, "nested-err") || !strings.Contains(out.stdout, `"status":"completed"`) {
+				t.Fatalf("shell.run_shell_command: %v %q %q", out.result, out.stdout, out.stderr)
+			}
+			jargs, _ := json.Marshal(map[string]string{"command": "echo job; echo job-err > /dev/stderr", "label": "approved"})
+			out = rig.bash(t, minimal, "ask", "mindroom-agent tools call interaction.run_in_background "+bashQuote(string(jargs)))
+			m := regexp.MustCompile(`"approval_id":(\d+)`).FindStringSubmatch(out.stdout)
+			if m == nil {
+				t.Fatalf("run_in_background: %q %q", out.stdout, out.stderr)
+			}
+			approval, _ := strconv.ParseInt(m[1], 10, 64)
+			ctx, cancel := bearerCtx(rig.admin)
+			defer cancel()
+			decided, err := rig.operator.DecideApproval(ctx, &operatorv1.DecideApprovalRequest{ApprovalId: uint64(approval), Decision: operatorv1.Decision_DECISION_APPROVE})
+			if err != nil {
+				t.Fatalf("DecideApproval: %v", err)
+			}
+			job := rig.awaitJob(t, int64(decided.GetApproval().GetJobId()), "finished", finished)
+			if job.GetOutcome() != "success" || !strings.Contains(job.GetTail(), "job\njob-err") {
+				t.Fatalf("the approved job: %q %q", job.GetOutcome(), job.GetTail())
+			}
+		})
+	}
+}
+
+// openIn opens a minimal-mode response of agent in a conversation thread of its own.
+func (r isolationRig) openIn(t *testing.T, agent, key, thread string) string {
+	t.Helper()
+	ctx, cancel := bearerCtx(r.runtime)
+	defer cancel()
+	resp, err := r.api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
+		AgentName: agent, RequesterId: "admin", WorkerKey: key, ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL,
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: thread},
+	})
+	if err != nil {
+		t.Fatalf("OpenResponse: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := bearerCtx(r.runtime)
+		defer cancel()
+		_, _ = r.api.CloseResponse(ctx, &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
+	})
+	return resp.GetResponseId()
+}
