@@ -237,6 +237,7 @@ func (p *Primary) watch() {
 		_, err := p.Store.PendingContinuations(ctx, math.MaxInt64, 1) // an indexed read that finds nothing
 		return err
 	}}, readiness.Check{Name: "disk", Probe: func(context.Context) error { return p.Shells.CheckDisk() }})
+	p.ready.Note("isolation", p.Isolation.Detail)
 }
 
 // prepareStateDir creates the state directory, mode 0711: the shell user passes through to its

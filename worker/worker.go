@@ -93,6 +93,7 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 	} else {
 		cfg.Logger.Warn("shells are not isolated", "detail", isoStatus.Detail)
 	}
+	m.ready.Note("isolation", isoStatus.Detail)
 	shells, err := shellhost.New(shellhost.Config{
 		StateDir: cfg.StateDir, WorkspacesDir: cfg.WorkspacesDir, Isolation: iso, AgentCLIURL: proxyURL, AgentBinary: cfg.AgentBinary, AgentArgs: cfg.AgentArgs,
 		EnvAllow: cfg.EnvAllow, DefaultTimeout: cfg.ShellDefaultTimeout, MaxTimeout: cfg.ShellMaxTimeout,

@@ -47,7 +47,8 @@ type Failure struct {
 // overall status ("") in step with them.
 type Checker struct {
 	checks   []Check
-	grpc     *health.Server // nil: no gRPC health service
+	notes    map[string]string // facts /readyz reports beside the verdict; set before serving
+	grpc     *health.Server    // nil: no gRPC health service
 	stopping atomic.Bool
 	mu       sync.Mutex // orders updates of the gRPC status
 }
@@ -133,8 +134,19 @@ const (
 
 // verdict is the JSON body of /readyz.
 type verdict struct {
-	Status  string    `json:"status"`
-	Failing []Failure `json:"failing"`
+	Status  string            `json:"status"`
+	Failing []Failure         `json:"failing"`
+	Notes   map[string]string `json:"notes,omitempty"`
+}
+
+// Note adds a fact /readyz reports beside its verdict, whatever the verdict: how the process
+// runs, when that is something an operator must not miss (shells running unisolated, say). It
+// must be called before the checker serves.
+func (c *Checker) Note(name, text string) {
+	if c.notes == nil {
+		c.notes = map[string]string{}
+	}
+	c.notes[name] = text
 }
 
 // Healthz answers 200 while the process can answer at all: it is alive.
@@ -149,7 +161,7 @@ func Healthz() http.Handler {
 // {"status":"not ready","failing":[{"check":…,"error":…}]} naming those that fail.
 func (c *Checker) Readyz() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := verdict{Status: "ready", Failing: c.Failing(r.Context())}
+		v := verdict{Status: "ready", Failing: c.Failing(r.Context()), Notes: c.notes}
 		code := http.StatusOK
 		if len(v.Failing) > 0 {
 			v.Status, code = "not ready", http.StatusServiceUnavailable

@@ -98,3 +98,23 @@ func TestReadiness(t *testing.T) {
 		}
 	})
 }
+
+func TestANoteIsReportedWhateverTheVerdict(t *testing.T) {
+	for _, failing := range []bool{false, true} {
+		c := New(nil, Check{Name: "x", Probe: func(context.Context) error {
+			if failing {
+				return errors.New("down")
+			}
+			return nil
+		}})
+		c.Note("isolation", "shells are NOT isolated")
+		rec := httptest.NewRecorder()
+		c.Readyz().ServeHTTP(rec, httptest.NewRequest("GET", ReadyzPath, nil))
+		var body struct {
+			Notes map[string]string `json:"notes"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Notes["isolation"] != "shells are NOT isolated" {
+			t.Fatalf("failing %v: %s (%v)", failing, rec.Body, err)
+		}
+	}
+}
