@@ -328,7 +328,12 @@ type Endpoints struct {
 	OperatorTokenFile string            `json:"operator_token_file,omitempty"`
 	WorkerTokenFiles  map[string]string `json:"worker_token_files,omitempty"`
 	AgentCLIBin       string            `json:"agent_cli_bin"`
-	PID               int               `json:"pid"`
+	// Workspaces holds the agents' workspaces; AgentBinary is the client agent_cli_bin/ runs.
+	Workspaces  string `json:"workspaces"`
+	AgentBinary string `json:"agent_binary"`
+	// Isolated: local shells run in sandboxes, each agent as its own user.
+	Isolated bool `json:"isolated"`
+	PID      int  `json:"pid"`
 }
 
 // Endpoints reports the primary's addresses.
@@ -346,6 +351,9 @@ func (p *Primary) Endpoints() Endpoints {
 		OperatorTokenFile: p.operatorFile,
 		WorkerTokenFiles:  p.workerFiles,
 		AgentCLIBin:       p.Shells.BinDir(),
+		Workspaces:        p.Shells.WorkspacesDir(),
+		AgentBinary:       p.Shells.AgentBinary(),
+		Isolated:          p.Shells.Isolated(),
 		PID:               os.Getpid(),
 	}
 }

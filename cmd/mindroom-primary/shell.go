@@ -84,10 +84,20 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	fmt.Fprintf(stderr, "response %s, window %s — try: mindroom-agent tools list\n", opened.GetResponseId(), bashID)
 
-	cmd := exec.CommandContext(ctx, "bash", "--norc", "-i")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.Env = shellEnvironment(win.GetEnvironment(), ep.AgentCLIBin)
-	_ = cmd.Run() // the shell's exit status is the person's business
+	env := shellEnvironment(win.GetEnvironment(), ep.AgentCLIBin)
+	sandboxed, done, err := agentShell(ctx, api, ep, opened.GetResponseId(), open.GetAgentName(), open.GetWorkerKey(), env, stdin, stdout, stderr)
+	switch {
+	case err != nil:
+		return fail(fmt.Errorf("the agent's sandbox: %w", err))
+	case sandboxed != nil:
+		_ = sandboxed.Wait() // the shell's exit status is the person's business
+		done()
+	default:
+		cmd := exec.CommandContext(ctx, "bash", "--norc", "-i")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+		cmd.Env = env
+		_ = cmd.Run()
+	}
 
 	receipts, err := closeWindow(ctx, api, opened.GetResponseId(), bashID, stdin, stderr)
 	if err != nil {

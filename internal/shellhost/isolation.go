@@ -56,16 +56,24 @@ func (r *Runner) userOf(agent string) (*shellpriv.User, error) {
 	return &shellpriv.User{Uid: id, Gid: id}, nil
 }
 
-// view is what a sandbox of agent's shows.
+// view is what a sandbox of the agent whose workspace this is shows.
 func (r *Runner) view(workspace string) mountview.View {
+	return SandboxView(r.cfg.StateDir, r.workspacesDir(), r.launcher.dir, r.cfg.AgentBinary, workspace, r.cfg.Isolation.Limits.TmpBytes)
+}
+
+// SandboxView is what a sandbox of the agent whose workspace is workspace shows: the state
+// directory and the workspaces hidden, that one workspace writable, agent_cli_bin/ and the client
+// binary it runs read-only. The one rule for every shell of an agent's, a command's, a job's or a
+// person's trying the walkthrough (mindroom-primary shell).
+func SandboxView(stateDir, workspacesDir, binDir, agentBinary, workspace string, tmpBytes int64) mountview.View {
 	v := mountview.View{
-		Hide:      []string{r.cfg.StateDir},
+		Hide:      []string{stateDir},
 		Workspace: workspace,
-		ReadOnly:  []string{r.launcher.dir, r.cfg.AgentBinary},
-		TmpBytes:  r.cfg.Isolation.Limits.TmpBytes,
+		ReadOnly:  []string{binDir, agentBinary},
+		TmpBytes:  tmpBytes,
 	}
-	if ws := r.workspacesDir(); !under(ws, r.cfg.StateDir) {
-		v.Hide = append(v.Hide, ws)
+	if !under(workspacesDir, stateDir) {
+		v.Hide = append(v.Hide, workspacesDir)
 	}
 	return v
 }
@@ -154,7 +162,15 @@ func (r *Runner) CheckDisk() error {
 	return nil
 }
 
-// workspacesDir holds the agents' workspaces.
+// WorkspacesDir holds the agents' workspaces.
+func (r *Runner) WorkspacesDir() string { return r.workspacesDir() }
+
+// AgentBinary is the client binary agent_cli_bin/'s launcher runs.
+func (r *Runner) AgentBinary() string { return r.cfg.AgentBinary }
+
+// Isolated reports whether shells run in sandboxes, each agent as its own user.
+func (r *Runner) Isolated() bool { return r.cfg.Isolation != nil }
+
 func (r *Runner) workspacesDir() string {
 	if r.cfg.WorkspacesDir != "" {
 		return r.cfg.WorkspacesDir

@@ -269,3 +269,33 @@ func (r isolationRig) openIn(t *testing.T, agent, key, thread string) string {
 	})
 	return resp.GetResponseId()
 }
+
+// TestTheWalkthroughsShellRunsAsTheAgentsCommandsDo: `mindroom-primary shell` on an isolated
+// primary runs the person's Bash as the agent's user, in its workspace, in a sandbox with the
+// same view as the agent's commands.
+func TestTheWalkthroughsShellRunsAsTheAgentsCommandsDo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the real binaries")
+	}
+	rig := startIsolationRig(t)
+	sh := startInteractiveShell(t, mpBuild(t), rig.primaryState, "--agent", "walker")
+	sh.waitText(t, "in a sandbox as the agent's commands do", 1)
+	ws := filepath.Join(rig.primaryState, "workspaces", "walker")
+	sh.write(t, fmt.Sprintf("echo uid=$(id -u); echo pwd=$(pwd); echo state=$(ls -A %s | tr '\\n' ' '); echo procs=$(ls -d /proc/[0-9]* | wc -l); mindroom-agent tools call test.echo '{\"a\":1}'; exit\n", rig.primaryState))
+	if code := sh.wait(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	out := sh.stdout.String()
+	for _, want := range []string{"pwd=" + ws + "\n", "state=agent_cli_bin workspaces\n", `"outcome":{"a":1}`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	m := regexp.MustCompile(`uid=(\d+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no uid in %q", out)
+	}
+	if uid, _ := strconv.Atoi(m[1]); uid < sandbox.DefaultFirstID {
+		t.Errorf("the shell runs as uid %d, not the agent's", uid)
+	}
+}
