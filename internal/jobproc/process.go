@@ -174,13 +174,10 @@ func Launch(spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// launchSandboxed starts the job's sandbox, whose init runs the wrapper. The log is the agent
-// user's, so the job may open its own output again (/dev/stderr); no other shell can reach it,
-// as the jobs' directory is hidden from every sandbox and closed to every other user.
+// launchSandboxed starts the job's sandbox, whose init runs the wrapper. The init writes the
+// log from a pipe the job's user owns (so the job may open its own output again by name), so the
+// log stays this process's user's, readable by no shell.
 func launchSandboxed(spec Spec, env []string, logf *os.File, files []*os.File, identity bool) (*Process, error) {
-	if err := logf.Chown(int(spec.Sandbox.UID), int(spec.Sandbox.GID)); err != nil {
-		return nil, fmt.Errorf("jobproc: give the job its log: %w", err)
-	}
 	cmd := &exec.Cmd{
 		Path:        spec.Bash,
 		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, "", ""},

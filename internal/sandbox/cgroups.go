@@ -258,3 +258,21 @@ func (s *cgroupSet) remove() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Sweep removes the empty groups a process that died left under turncli.sandboxes/ (a
+// response's sandbox whose primary was killed); a group still holding processes, such as a
+// running job's, stays.
+func Sweep() {
+	for _, base := range cgroupHost() {
+		dir := filepath.Join(base, parentGroup)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				_ = unix.Rmdir(filepath.Join(dir, e.Name())) // EBUSY while processes are in it
+			}
+		}
+	}
+}

@@ -240,6 +240,9 @@ func (c IsolationConfig) Build(stateDir string) (*Isolation, IsolationStatus, er
 		return nil, IsolationStatus{}, err
 	}
 	support := sandbox.Detect()
+	if support.Namespaces {
+		sandbox.Sweep()
+	}
 	if !support.Namespaces {
 		if c.Mode == IsolationRequired {
 			return nil, IsolationStatus{}, fmt.Errorf("isolation is required but %s", support.Reason)
