@@ -30,12 +30,11 @@ const (
 
 // sandboxCapabilities are what a worker adds to make and enter its sandboxes, and all it may
 // add: SYS_ADMIN (namespaces, mount, mount_setattr, umount2, setns), SYS_CHROOT (setns into a
-// mount namespace), SYS_PTRACE (a sandbox init's /proc/<pid>/ns, which is not dumpable), SETUID
-// and SETGID (each agent's own ids), SETPCAP (the shells' empty bounding set), CHOWN, FOWNER and
+// mount namespace), SETUID and SETGID (each agent's own ids), SETPCAP (the shells' empty bounding set), CHOWN, FOWNER and
 // DAC_OVERRIDE (agents' workspaces, pipes and logs), KILL (agents' processes). Spelled as the
 // API has them: the API server refuses "CAP_SYS_ADMIN" beside allowPrivilegeEscalation: false.
 var sandboxCapabilities = []corev1.Capability{
-	"SYS_ADMIN", "SYS_CHROOT", "SYS_PTRACE", "SETUID", "SETGID", "SETPCAP", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL",
+	"SYS_ADMIN", "SYS_CHROOT", "SETUID", "SETGID", "SETPCAP", "CHOWN", "FOWNER", "DAC_OVERRIDE", "KILL",
 }
 
 // podSecurityEnforce is the Namespace label naming the Pod Security Admission level enforced.
