@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/turncli/turncli/internal/readiness"
 	"net"
 	"net/http"
 	"os"
@@ -103,6 +104,7 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		conn.Close()
 		return nil, err
 	}
+	m.ready.Add(readiness.Check{Name: "disk", Probe: func(context.Context) error { return shells.CheckDisk() }})
 	return &Worker{cfg: cfg, proxyLis: proxyLis, metricsLis: metricsLis, shells: shells, conn: conn,
 		client: workerv1.NewWorkerServiceClient(conn), metrics: m, tracer: cfg.Telemetry.Tracer("github.com/turncli/turncli/worker")}, nil
 }

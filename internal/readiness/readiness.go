@@ -139,6 +139,10 @@ type verdict struct {
 	Notes   map[string]string `json:"notes,omitempty"`
 }
 
+// Add adds a check, for a component made after the checker; it must be called before the
+// checker serves.
+func (c *Checker) Add(check Check) { c.checks = append(c.checks, check) }
+
 // Note adds a fact /readyz reports beside its verdict, whatever the verdict: how the process
 // runs, when that is something an operator must not miss (shells running unisolated, say). It
 // must be called before the checker serves.
