@@ -27,25 +27,32 @@ import (
 // grandchild that calls setsid (leaving the command's session and process group), then the
 // process running the command — the worker, then the primary — is SIGKILLed, with no chance to
 // clean up. The grandchild must be gone within 2 s: by the cgroup watchdog where the host has
-// cgroups, and by the command's supervisor without them (TURNCLI_NO_CGROUPS=1).
+// cgroups, by the command's supervisor without them (TURNCLI_NO_CGROUPS=1), and in a sandbox
+// by the sandbox's end (its init's pipe from the killed process closes).
 func TestNothingOutlivesAKilledPrimaryOrWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the real binaries")
 	}
 	bin := mpBuild(t)
-	for _, tc := range []struct{ name, noCgroups string }{
-		{"CgroupsWhereTheHostHasThem", ""},
-		{"Supervisor", "1"},
+	for _, tc := range []struct{ name, noCgroups, isolation string }{
+		{"CgroupsWhereTheHostHasThem", "", "off"},
+		{"Supervisor", "1", "off"},
+		{"Sandbox", "", "required"},
+		{"SandboxWithoutCgroups", "1", "required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			testNothingOutlivesAKilledPrimaryOrWorker(t, bin, containment.DisableEnv+"="+tc.noCgroups)
+			if tc.isolation == "required" {
+				requireRootBinaries(t, "sandboxes need root")
+			}
+			testNothingOutlivesAKilledPrimaryOrWorker(t, bin, containment.DisableEnv+"="+tc.noCgroups, "MINDROOM_ISOLATION="+tc.isolation)
 		})
 	}
 }
 
-func testNothingOutlivesAKilledPrimaryOrWorker(t *testing.T, bin, cgroupsEnv string) {
+func testNothingOutlivesAKilledPrimaryOrWorker(t *testing.T, bin string, env ...string) {
+	sandboxed := env[len(env)-1] == "MINDROOM_ISOLATION=required"
 	state := shellTempDir(t)
-	prim := mpStart(t, "mindroom-primary", filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t, cgroupsEnv),
+	prim := mpStart(t, "mindroom-primary", filepath.Join(bin, "mindroom-primary"), mpBaseEnv(t, env...),
 		"--state-dir", state, "--grpc-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
 		"--agent-cli-listen", "127.0.0.1:0", "--worker-keys", "w", "--log-level", "info")
 	prim.waitLog(t, "primary serving", 1)
@@ -62,7 +69,7 @@ func testNothingOutlivesAKilledPrimaryOrWorker(t *testing.T, bin, cgroupsEnv str
 		return strings.TrimSpace(string(b))
 	}
 	worker := mpStart(t, "mindroom-worker", filepath.Join(bin, "mindroom-worker"),
-		mpBaseEnv(t, cgroupsEnv, "MINDROOM_WORKER_CREDENTIAL="+token(ep.WorkerTokenFiles["w"])),
+		mpBaseEnv(t, append(env, "MINDROOM_WORKER_CREDENTIAL="+token(ep.WorkerTokenFiles["w"]))...),
 		"--primary", ep.GRPC, "--key", "w", "--id", "w1", "--state-dir", shellTempDir(t), "--log-level", "info")
 	worker.waitLog(t, "connected to primary", 1)
 
@@ -111,6 +118,9 @@ func testNothingOutlivesAKilledPrimaryOrWorker(t *testing.T, bin, cgroupsEnv str
 			case pid = <-pids:
 			case <-ctx.Done():
 				t.Fatal("the command never printed its escaped grandchild's pid")
+			}
+			if sandboxed {
+				pid = hostPidOf(t, "sleep 301", nil) // it printed its pid in the sandbox's namespace
 			}
 			fd, err := unix.PidfdOpen(pid, 0)
 			if err != nil {
