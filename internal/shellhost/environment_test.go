@@ -47,3 +47,15 @@ func TestCommandsAreRefusedUnderTheDiskReserve(t *testing.T) {
 		t.Fatalf("CheckDisk with a 1 MiB reserve: %v", err)
 	}
 }
+
+func TestAWorkspaceIsOnePathElement(t *testing.T) {
+	r := &Runner{cfg: Config{StateDir: t.TempDir()}}
+	for _, agent := range []string{"", ".", "..", "a/b", "../x", "a\x00"} {
+		if dir, err := r.Workspace(agent); err == nil {
+			t.Errorf("Workspace(%q) = %s", agent, dir)
+		}
+	}
+	if _, err := r.Workspace("a..b"); err != nil {
+		t.Errorf("Workspace(a..b): %v", err)
+	}
+}

@@ -142,6 +142,11 @@ func (r *Runner) BinDir() string { return r.launcher.dir }
 // Workspace returns (creating it) the agent's working directory, owned by the agent's user
 // (or the shell user, without isolation) and private to it.
 func (r *Runner) Workspace(agent string) (string, error) {
+	// The callers validate agent names; a name that is not one path element would make
+	// another directory (the state directory itself, for "..") an agent's.
+	if agent == "" || agent == "." || agent == ".." || strings.ContainsAny(agent, "/\x00") {
+		return "", fmt.Errorf("workspace: %q cannot name an agent's workspace", agent)
+	}
 	u, err := r.userOf(agent)
 	if err != nil {
 		return "", fmt.Errorf("workspace for %s: %w", agent, err)
