@@ -138,16 +138,7 @@ func Launch(spec Spec) (*Process, error) {
 	if leaf == nil {
 		supervised = "supervised"
 	}
-	cmd := &exec.Cmd{
-		Path:        spec.Bash,
-		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, identity, supervised},
-		Env:         env,
-		Dir:         spec.Dir,
-		Stdout:      logf,
-		Stderr:      logf,
-		ExtraFiles:  files,
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
-	}
+	cmd := wrapperCmd(spec, env, logf, files, identity, supervised)
 	leaf.Apply(cmd.SysProcAttr)
 	if leaf == nil {
 		err = reaper.Wrap(cmd, false)
@@ -174,13 +165,11 @@ func Launch(spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// launchSandboxed starts the job's sandbox, whose init runs the wrapper. The init writes the
-// log from a pipe the job's user owns (so the job may open its own output again by name), so the
-// log stays this process's user's, readable by no shell.
-func launchSandboxed(spec Spec, env []string, logf *os.File, files []*os.File, identity bool) (*Process, error) {
-	cmd := &exec.Cmd{
+// wrapperCmd is the job's wrapper (see wrapper) in its own session, its output to the log.
+func wrapperCmd(spec Spec, env []string, logf *os.File, files []*os.File, identity, supervised string) *exec.Cmd {
+	return &exec.Cmd{
 		Path:        spec.Bash,
-		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, "", ""},
+		Args:        []string{"bash", "-c", wrapper, "jobproc", spec.Command, identity, supervised},
 		Env:         env,
 		Dir:         spec.Dir,
 		Stdout:      logf,
@@ -188,6 +177,14 @@ func launchSandboxed(spec Spec, env []string, logf *os.File, files []*os.File, i
 		ExtraFiles:  files,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
+}
+
+// launchSandboxed starts the job's sandbox, whose init runs the wrapper. The init writes the
+// log from a pipe the job's user owns (so the job may open its own output again by name), so the
+// log stays this process's user's, readable by no shell.
+func launchSandboxed(spec Spec, env []string, logf *os.File, files []*os.File, identity bool) (*Process, error) {
+	// The init names the job itself (see sandboxinit), so the wrapper writes no identity.
+	cmd := wrapperCmd(spec, env, logf, files, "", "")
 	if err := spec.Sandbox.Wrap(cmd, identity); err != nil {
 		return nil, fmt.Errorf("jobproc: %w", err)
 	}

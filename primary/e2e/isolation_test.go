@@ -50,14 +50,21 @@ func startIsolationRig(t *testing.T, extra ...string) isolationRig {
 	return isolationRig{restartRig: rig, primaryState: primaryState, workerState: workerState, restURL: ep.HTTP}
 }
 
-// open opens a response of agent on the worker of key (the primary when empty).
+// open opens a response of agent on the worker of key (the primary when empty), in a thread of
+// the agent's own.
 func (r isolationRig) open(t *testing.T, agent, key string, minimal bool) string {
+	t.Helper()
+	return r.openIn(t, agent, key, "$"+agent+key, minimal)
+}
+
+// openIn opens a response of agent on the worker of key in a conversation thread.
+func (r isolationRig) openIn(t *testing.T, agent, key, thread string, minimal bool) string {
 	t.Helper()
 	ctx, cancel := bearerCtx(r.runtime)
 	defer cancel()
 	req := &responsev1.OpenResponseRequest{
 		AgentName: agent, RequesterId: "admin", WorkerKey: key,
-		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: "$" + agent + key},
+		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: thread},
 	}
 	if minimal {
 		req.ShellMode = responsev1.ShellMode_SHELL_MODE_MINIMAL
@@ -223,7 +230,7 @@ func TestARootPrimaryWithItsStateInAPrivateHomeRunsEveryKindOfShell(t *testing.T
 			// of the auto mode waits for an approval.
 			thread := "$approved" + loc.key
 			rig.setMode(t, thread, operatorv1.Mode_MODE_AUTO) // each command waits for an admin's approval
-			minimal := rig.openIn(t, "first-hour"+loc.key, loc.key, thread)
+			minimal := rig.openIn(t, "first-hour"+loc.key, loc.key, thread, true)
 			args, _ := json.Marshal(map[string]any{"command": "echo nested; echo nested-err > /dev/stderr", "wait_seconds": 30})
 			out := rig.bash(t, minimal, "nested", "mindroom-agent tools call shell.run_shell_command "+bashQuote(string(args)))
 			if !strings.Contains(out.stdout, "nested") || !strings.Contains(out.stdout, "nested-err") || !strings.Contains(out.stdout, `"status":"completed"`) {
@@ -248,26 +255,6 @@ func TestARootPrimaryWithItsStateInAPrivateHomeRunsEveryKindOfShell(t *testing.T
 			}
 		})
 	}
-}
-
-// openIn opens a minimal-mode response of agent in a conversation thread of its own.
-func (r isolationRig) openIn(t *testing.T, agent, key, thread string) string {
-	t.Helper()
-	ctx, cancel := bearerCtx(r.runtime)
-	defer cancel()
-	resp, err := r.api.OpenResponse(ctx, &responsev1.OpenResponseRequest{
-		AgentName: agent, RequesterId: "admin", WorkerKey: key, ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL,
-		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: thread},
-	})
-	if err != nil {
-		t.Fatalf("OpenResponse: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := bearerCtx(r.runtime)
-		defer cancel()
-		_, _ = r.api.CloseResponse(ctx, &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
-	})
-	return resp.GetResponseId()
 }
 
 // TestTheWalkthroughsShellRunsAsTheAgentsCommandsDo: `mindroom-primary shell` on an isolated
