@@ -30,7 +30,7 @@ type Job struct {
 const identityW, identityR = 4, 5
 
 // Wrap makes cmd, not yet started, start the job's sandbox instead, whose init runs what cmd
-// describes as j's user. cmd.ExtraFiles must be the status file and, when identity is true,
+// describes as j's user, in the view's workspace (cmd.Dir is not used). cmd.ExtraFiles must be the status file and, when identity is true,
 // the identity file open for appending and for reading; only the status file reaches the
 // command. It makes the job's control groups; RemoveJob removes them.
 func (j Job) Wrap(cmd *exec.Cmd, identity bool) error {
@@ -63,6 +63,9 @@ func (j Job) Wrap(cmd *exec.Cmd, identity bool) error {
 	args = append(args, "0", "1", cmd.Path)
 	cmd.Args = append(args, cmd.Args...)
 	cmd.Path = selfExe
+	// The init starts at the root and enters the workspace once its view is built: a directory
+	// entered before would stay on the host's tree, beneath the view.
+	cmd.Dir = "/"
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

@@ -197,8 +197,10 @@ echo "uid=$(id -u)"
 			}
 			// The attacker's own profile runs in its own login shells only.
 			rig.bash(t, attacker, "plant", "echo 'echo PLANTED' > .profile")
-			if j := rig.job(t, "victim"+loc.key, loc.key, "echo victim-job; echo x > /dev/stderr"); strings.Contains(j.GetTail(), "PLANTED") ||
-				!strings.Contains(j.GetTail(), "victim-job\nx") || j.GetOutcome() != "success" {
+			// A job's working directory is its workspace in its own view: relative paths write
+			// there and reach nothing else.
+			if j := rig.job(t, "victim"+loc.key, loc.key, "echo victim-job; echo x > /dev/stderr; touch rel && ls .. && cat ../attacker"+loc.key+"/.profile"); strings.Contains(j.GetTail(), "PLANTED") ||
+				!strings.Contains(j.GetTail(), "victim-job\nx\nvictim"+loc.key+"\n") || j.GetOutcome() == "success" {
 				t.Errorf("the victim's job: %q %q", j.GetOutcome(), j.GetTail())
 			}
 			_ = syscall.Kill(pid, syscall.SIGKILL) // the victim's command ends

@@ -70,6 +70,15 @@ func run(mode string, args []string) int {
 	if err := view.Build(); err != nil {
 		return fail(mode, "build the sandbox", err)
 	}
+	// A directory entered before the mounts stays on the host's tree beneath them: enter the
+	// workspace only now, through the view.
+	dir := view.Workspace
+	if dir == "" {
+		dir = "/"
+	}
+	if err := syscall.Chdir(dir); err != nil {
+		return fail(mode, "enter "+dir, err)
+	}
 	switch mode {
 	case ModeHold:
 		return hold()
