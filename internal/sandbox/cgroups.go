@@ -51,7 +51,7 @@ func (h hostCgroups) describe() string {
 		}
 	}
 	if len(have) == 0 {
-		return "no cgroup controller is writable here: jobs are bounded by rlimits, commands by their response's sandbox only"
+		return "no writable cgroup v1 controller here (cgroup v2 controllers are not used): jobs are bounded by rlimits (the agent's processes, file size), commands only by the host's own limits"
 	}
 	return "cgroup v1 (" + strings.Join(have, ", ") + ")"
 }
@@ -189,7 +189,8 @@ func (s *cgroupSet) enterThread() (back func() error, err error) {
 			continue
 		}
 		if err := os.WriteFile(filepath.Join(dir, "tasks"), tid, 0); err != nil {
-			return nil, errors.Join(fmt.Errorf("sandbox: join its %s control group: %w", c, err), back())
+			mustLeave(back)
+			return nil, fmt.Errorf("sandbox: join its %s control group: %w", c, err)
 		}
 		moved = append(moved, c)
 	}
@@ -259,9 +260,10 @@ func (s *cgroupSet) remove() error {
 	return errors.Join(errs...)
 }
 
-// Sweep removes the empty groups a process that died left under turncli.sandboxes/ (a
-// response's sandbox whose primary was killed); a group still holding processes, such as a
-// running job's, stays.
+// Sweep removes the groups that a process which died left under turncli.sandboxes/ (its
+// responses' sandboxes, named "<pid>.<n>", "probe.<pid>" or "shell.<pid>", when that pid no
+// longer runs). The groups of living processes, which are empty between commands, and those of
+// jobs, which their own records find, stay.
 func Sweep() {
 	for _, base := range cgroupHost() {
 		dir := filepath.Join(base, parentGroup)
@@ -270,9 +272,19 @@ func Sweep() {
 			continue
 		}
 		for _, e := range entries {
-			if e.IsDir() {
+			if pid, ok := ownerPid(e.Name()); ok && e.IsDir() && unix.Kill(pid, 0) == unix.ESRCH {
 				_ = unix.Rmdir(filepath.Join(dir, e.Name())) // EBUSY while processes are in it
 			}
 		}
 	}
+}
+
+// ownerPid is the pid of the process whose sandbox a group's name says it is.
+func ownerPid(name string) (int, bool) {
+	for _, prefix := range []string{"probe.", "shell."} {
+		name = strings.TrimPrefix(name, prefix)
+	}
+	pidText, _, _ := strings.Cut(name, ".")
+	pid, err := strconv.Atoi(pidText)
+	return pid, err == nil && pid > 0
 }

@@ -53,6 +53,11 @@ func (j Job) Wrap(cmd *exec.Cmd, identity bool) error {
 	if identity {
 		args = append(args, sandboxinit.OptIdentity, fmt.Sprintf("%d:%d", identityW, identityR))
 	}
+	if _, bounded := groups.dirs["pids"]; !bounded && j.Limits.Processes > 0 {
+		// Without a pids group, the job's processes are bounded by RLIMIT_NPROC, which counts
+		// every process of the agent's user: a bound per agent rather than per sandbox.
+		args = append(args, sandboxinit.OptNproc, strconv.Itoa(j.Limits.Processes))
+	}
 	if j.Limits.FileBytes > 0 {
 		args = append(args, sandboxinit.OptFsize, strconv.FormatInt(j.Limits.FileBytes, 10))
 	}

@@ -135,13 +135,24 @@ func (s *Sandbox) Join() (leave func() error, err error) {
 		return nil, err
 	}
 	if err := unix.Setns(int(s.mntns.Fd()), unix.CLONE_NEWNS); err != nil {
-		return nil, errors.Join(fmt.Errorf("sandbox: enter its mount namespace: %w", err), leave())
+		mustLeave(leave)
+		return nil, fmt.Errorf("sandbox: enter its mount namespace: %w", err)
 	}
 	leave = chain(leave, func() error { return unix.Setns(int(host.mnt.Fd()), unix.CLONE_NEWNS) })
 	if err := unix.Setns(int(s.pidns.Fd()), unix.CLONE_NEWPID); err != nil {
-		return nil, errors.Join(fmt.Errorf("sandbox: enter its PID namespace: %w", err), leave())
+		mustLeave(leave)
+		return nil, fmt.Errorf("sandbox: enter its PID namespace: %w", err)
 	}
 	return chain(leave, func() error { return unix.Setns(int(host.pid.Fd()), unix.CLONE_NEWPID) }), nil
+}
+
+// mustLeave undoes a partial entry. A thread that cannot leave a sandbox would start the next
+// command, maybe another agent's, inside it: the process stops instead, as shellpriv does when
+// leaving after a start fails.
+func mustLeave(leave func() error) {
+	if err := leave(); err != nil {
+		panic(fmt.Sprintf("sandbox: the spawner thread cannot leave a sandbox it began to enter: %v", err))
+	}
 }
 
 // chain runs last, then first: leaving undoes entering in reverse.

@@ -68,6 +68,10 @@ func TestACommandSeesOnlyItsSandbox(t *testing.T) {
 		{"OtherWorkspacesAreAbsent", "ls " + state + "/workspaces", "a\n"},
 		{"TheRootIsReadOnly", "touch /usr/x 2>&1 | sed 's/.*: //'", "Read-only file system\n"},
 		{"TmpIsWritable", "echo y > /tmp/y && cat /tmp/y", "y\n"},
+		{"TheInitHoldsNoCapabilityOnAnyThread", "cat /proc/1/task/*/status | grep -E '^(CapEff|CapPrm|Uid)' | sort -u | tr -s '\t' ' '",
+			"CapEff: 0000000000000000\nCapPrm: 0000000000000000\nUid: 65534 65534 65534 65534\n"},
+		{"TheInitCannotBeSignalled", "kill -TERM 1 2>&1 | sed 's/.* - //'", "Operation not permitted\n"},
+		{"ControlGroupsAreHidden", "ls -A /sys/fs/cgroup | wc -l", "0\n"},
 		{"NoSetUIDProgramGainsAnything", "su -c id root </dev/null 2>&1 | grep -c uid=0", "0\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -32,7 +32,7 @@ func (v View) Build() error {
 	devs := openDevices()
 	defer closeAll(devs)
 
-	if err := setattrRecursive("/", mountAttrRdonly|mountAttrNosuid); err != nil {
+	if err := setattrRecursive("/", mountAttrRdonly|mountAttrNosuid|mountAttrNodev); err != nil {
 		return wrap("make the host's tree read-only", "/", err)
 	}
 	if err := mountTmp("/tmp", 0o1777, v.TmpBytes); err != nil {
@@ -60,6 +60,12 @@ func (v View) Build() error {
 	}
 	if err := buildDev(devs, v.TmpBytes); err != nil {
 		return err
+	}
+	// The control groups name other sandboxes and how much they use; a shell needs none.
+	if fi, err := os.Stat("/sys/fs/cgroup"); err == nil && fi.IsDir() {
+		if err := syscall.Mount("tmpfs", "/sys/fs/cgroup", "tmpfs", syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=0555,size=4k"); err != nil {
+			return wrap("hide", "/sys/fs/cgroup", err)
+		}
 	}
 	if err := syscall.Unmount("/proc", syscall.MNT_DETACH); err != nil {
 		return wrap("unmount the host's", "/proc", err)

@@ -1,6 +1,6 @@
 // Package mountview builds the file system a sandboxed shell sees, from inside a new mount and
 // PID namespace, before anything of the shell runs: the host's tree read-only and without
-// set-user-id, a fresh /proc of the sandbox's own PID namespace, a minimal /dev, a private /tmp,
+// set-user-id or devices, the control groups hidden, a fresh /proc of the sandbox's own PID namespace, a minimal /dev, a private /tmp,
 // the paths to hide (the state directory, other agents' workspaces) replaced by empty
 // directories, and only the agent's workspace writable.
 //

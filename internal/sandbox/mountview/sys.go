@@ -14,6 +14,7 @@ const (
 	atRecursive     = 0x8000
 	mountAttrRdonly = 0x1
 	mountAttrNosuid = 0x2
+	mountAttrNodev  = 0x4
 	oPath           = 0x200000
 )
 

@@ -13,14 +13,15 @@ var shellSignals = []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, 
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGTSTP,
 	syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGABRT, syscall.SIGTRAP, syscall.SIGSYS}
 
+// holdID is the user and group a holding init runs as: the overflow id, which no shell of the
+// sandbox runs as, so none can signal or trace it.
+const holdID = 65534
+
 // hold keeps the sandbox until standard input ends, reaping every process orphaned to it.
 func hold() int {
 	signal.Ignore(shellSignals...)
 	if err := dropBoundingSet(); err != nil {
 		return fail(ModeHold, "drop the bounding set", err)
-	}
-	if err := dropAll(); err != nil {
-		return fail(ModeHold, "drop its capabilities", err)
 	}
 	children := make(chan os.Signal, 1)
 	signal.Notify(children, syscall.SIGCHLD)
@@ -28,11 +29,22 @@ func hold() int {
 		return 1
 	}
 	// The starter opens this process's namespaces, then writes a byte: only then does this
-	// process become non-dumpable, which would have taken the starter the privilege to trace
-	// it. No shell runs in the sandbox before.
+	// process change its user and become non-dumpable, either of which would have taken the
+	// starter the privilege to trace it. No shell runs in the sandbox before.
 	var ack [1]byte
 	if _, err := os.Stdin.Read(ack[:]); err != nil {
 		return 0
+	}
+	// Every thread gives up root and with it every capability (Go applies set*id to all of
+	// the process's threads; capset would change only this one).
+	if err := syscall.Setgroups([]int{}); err != nil {
+		return fail(ModeHold, "drop supplementary groups", err)
+	}
+	if err := syscall.Setresgid(holdID, holdID, holdID); err != nil {
+		return fail(ModeHold, "switch group", err)
+	}
+	if err := syscall.Setresuid(holdID, holdID, holdID); err != nil {
+		return fail(ModeHold, "switch user", err)
 	}
 	_ = prctl(prSetDumpable, 0, 0)
 	ended := make(chan struct{})

@@ -188,8 +188,3 @@ func dropBoundingSet() error {
 	}
 	return nil
 }
-
-// dropAll leaves the process with no capability at all.
-func dropAll() error {
-	return capsetNone()
-}

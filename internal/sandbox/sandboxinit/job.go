@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
@@ -53,6 +54,11 @@ func job(o options, hostPid int, start uint64, args []string) int {
 	if err := syscall.Setresuid(o.uid, o.uid, o.uid); err != nil {
 		return fail(ModeJob, "switch user", err)
 	}
+	// Signals Go would end the process on, which the job (its user) may send it: handled, they
+	// do nothing (the supervisor handles TERM, INT, QUIT and its kill request itself). Not
+	// ignored: an ignored signal stays ignored in the programs the job execs.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGABRT, syscall.SIGTRAP, syscall.SIGSYS,
+		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGPIPE)
 	return supervisor.SuperviseThen(args, drain)
 }
 

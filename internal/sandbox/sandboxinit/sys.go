@@ -2,7 +2,6 @@ package sandboxinit
 
 import (
 	"syscall"
-	"unsafe"
 )
 
 // What the syscall package lacks, from linux/prctl.h, linux/capability.h, linux/fcntl.h and
@@ -15,26 +14,12 @@ const (
 	prSetNoNewPrivs      = 38
 	prCapAmbient         = 47
 	prCapAmbientClearAll = 4
-	capabilityVersion3   = 0x20080522
 	fDupfdCloexec        = 1030
 	rlimitNproc          = 6
 )
 
 func prctl(option, arg2, arg3 uintptr) error {
 	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, option, arg2, arg3, 0, 0, 0); errno != 0 {
-		return errno
-	}
-	return nil
-}
-
-// capset sets the calling thread's capability sets to nothing.
-func capsetNone() error {
-	hdr := struct {
-		version uint32
-		pid     int32
-	}{version: capabilityVersion3}
-	var data [2]struct{ effective, permitted, inheritable uint32 }
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); errno != 0 {
 		return errno
 	}
 	return nil
