@@ -57,8 +57,11 @@ func agentShell(ctx context.Context, api responsev1.ResponseServiceClient, ep pr
 	if err != nil {
 		return nil, nil, err
 	}
+	// A session of its own, without the person's terminal as its controlling one: a program of
+	// the agent's could otherwise push input into that terminal (TIOCSTI) for the person's own
+	// shell to run once this one ends. Bash runs without job control there.
 	cmd := &exec.Cmd{Path: "/bin/bash", Args: []string{"bash", "--norc", "-i"}, Env: agentEnvironment(env, workspace), Dir: workspace,
-		Stdin: stdin, Stdout: stdout, Stderr: stderr}
+		Stdin: stdin, Stdout: stdout, Stderr: stderr, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if bash, err := exec.LookPath("bash"); err == nil {
 		cmd.Path = bash
 	}
@@ -67,7 +70,10 @@ func agentShell(ctx context.Context, api responsev1.ResponseServiceClient, ep pr
 		return nil, nil, err
 	}
 	fmt.Fprintf(stderr, "Bash runs as the agent's user %d in %s, in a sandbox as the agent's commands do\n", st.Uid, workspace)
-	return cmd, func() { _ = sb.Close() }, nil
+	// Outside the person's process group, Bash hears no Ctrl-C from the terminal; the person's
+	// interrupt ends it, as it ends an unsandboxed one (exec.CommandContext).
+	stop := context.AfterFunc(ctx, func() { _ = cmd.Process.Kill() })
+	return cmd, func() { stop(); _ = sb.Close() }, nil
 }
 
 // agentEnvironment is the shell's environment with the identity variables of the agent's, not
