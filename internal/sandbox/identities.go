@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Identities gives every agent a user and group of its own, from a range of ids no one else on
@@ -37,19 +38,32 @@ func OpenIdentities(path string, first, count uint32) (*Identities, error) {
 		return nil, errors.New("agent ids: the range must start at 1000 or above, hold at least one id and end below 2^31")
 	}
 	ids := &Identities{path: path, first: first, last: first + count - 1, byAgent: map[string]uint32{}, used: map[uint32]bool{}}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	err := ids.locked(func(*os.File) error { return nil })
 	if err != nil {
-		return nil, fmt.Errorf("agent ids: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	if err := endLine(f); err != nil {
-		return nil, fmt.Errorf("agent ids: %s: %w", path, err)
+	return ids, nil
+}
+
+// locked runs f with the record open for appending, locked against every other process that
+// shares it (a standby primary on the same state directory, say), and read up to its end.
+func (ids *Identities) locked(f func(*os.File) error) error {
+	file, err := os.OpenFile(ids.path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("agent ids: %w", err)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil { // endLine's write moved the offset
-		return nil, fmt.Errorf("agent ids: %s: %w", path, err)
+	defer file.Close()
+	if err := syscall.Flock(int(file.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("agent ids: lock %s: %w", ids.path, err)
 	}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
+	if err := endLine(file); err != nil {
+		return fmt.Errorf("agent ids: %s: %w", ids.path, err)
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil { // endLine's write moved the offset
+		return fmt.Errorf("agent ids: %s: %w", ids.path, err)
+	}
+	sc := bufio.NewScanner(file)
+	for sc.Scan() {
 		idText, quoted, ok := strings.Cut(sc.Text(), " ")
 		id, err := strconv.ParseUint(idText, 10, 32)
 		agent, qerr := strconv.Unquote(quoted)
@@ -61,38 +75,45 @@ func OpenIdentities(path string, first, count uint32) (*Identities, error) {
 		ids.used[uint32(id)] = true
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("agent ids: %s: %w", path, err)
+		return fmt.Errorf("agent ids: %s: %w", ids.path, err)
 	}
-	return ids, nil
+	return f(file)
 }
 
-// For is the agent's id (its uid and gid), given now if the agent has none.
+// For is the agent's id (its uid and gid), given now if the agent has none. An id is given
+// under the record's lock after reading what other processes gave, so two processes sharing
+// the record never give one id to two agents.
 func (ids *Identities) For(agent string) (uint32, error) {
 	ids.mu.Lock()
 	defer ids.mu.Unlock()
 	if id, ok := ids.byAgent[agent]; ok {
 		return id, nil
 	}
-	id := ids.first
-	for ids.used[id] {
-		if id == ids.last {
-			return 0, fmt.Errorf("agent ids: all %d ids of the range are given; widen it", ids.last-ids.first+1)
+	var given uint32
+	err := ids.locked(func(f *os.File) error {
+		if id, ok := ids.byAgent[agent]; ok {
+			given = id
+			return nil
 		}
-		id++
-	}
-	f, err := os.OpenFile(ids.path, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return 0, fmt.Errorf("agent ids: %w", err)
-	}
-	_, werr := f.WriteString(strconv.FormatUint(uint64(id), 10) + " " + strconv.Quote(agent) + "\n")
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return 0, fmt.Errorf("agent ids: record the id of %q: %w", agent, err)
-	}
-	ids.byAgent[agent] = id
-	ids.used[id] = true
-	return id, nil
+		id := ids.first
+		for ids.used[id] {
+			if id == ids.last {
+				return fmt.Errorf("agent ids: all %d ids of the range are given; widen it", ids.last-ids.first+1)
+			}
+			id++
+		}
+		if _, err := f.WriteString(strconv.FormatUint(uint64(id), 10) + " " + strconv.Quote(agent) + "\n"); err != nil {
+			return fmt.Errorf("agent ids: record the id of %q: %w", agent, err)
+		}
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("agent ids: record the id of %q: %w", agent, err)
+		}
+		ids.byAgent[agent] = id
+		ids.used[id] = true
+		given = id
+		return nil
+	})
+	return given, err
 }
 
 // endLine ends a last line cut short by a crash, so the next append starts a line of its own.

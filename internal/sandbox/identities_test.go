@@ -59,3 +59,20 @@ func TestTheIDRangeIsChecked(t *testing.T) {
 		t.Errorf("range 1000-1000: %v", err)
 	}
 }
+
+func TestTwoProcessesSharingTheRecordNeverGiveOneIDTwice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agent-ids")
+	a, _ := sandbox.OpenIdentities(path, 5000, 10)
+	b, _ := sandbox.OpenIdentities(path, 5000, 10)
+	idA, err := a.For("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idB, err := b.For("b") // b opened before a gave its id
+	if err != nil || idB == idA {
+		t.Fatalf("a got %d, b got %d (%v)", idA, idB, err)
+	}
+	if got, _ := b.For("a"); got != idA {
+		t.Fatalf("b sees a as %d, a has %d", got, idA)
+	}
+}
