@@ -94,6 +94,14 @@ func ownWorkspace(dir string, u *shellpriv.User) error {
 		if err != nil {
 			return err
 		}
+		// A file with other links may be another user's file linked in: its owner stays.
+		var st syscall.Stat_t
+		if err := syscall.Lstat(path, &st); err != nil {
+			return err
+		}
+		if st.Mode&syscall.S_IFMT == syscall.S_IFREG && st.Nlink > 1 {
+			return nil
+		}
 		return os.Lchown(path, int(u.Uid), int(u.Gid))
 	})
 }
