@@ -32,6 +32,24 @@ var DefaultLimits = Limits{
 	TmpBytes:    512 << 20,
 }
 
+// OrDefaults is l with DefaultLimits's value in every field that is zero.
+func (l Limits) OrDefaults() Limits {
+	for _, f := range []struct{ v, def *int64 }{
+		{&l.MemoryBytes, &DefaultLimits.MemoryBytes}, {&l.FileBytes, &DefaultLimits.FileBytes}, {&l.TmpBytes, &DefaultLimits.TmpBytes},
+	} {
+		if *f.v == 0 {
+			*f.v = *f.def
+		}
+	}
+	if l.Processes == 0 {
+		l.Processes = DefaultLimits.Processes
+	}
+	if l.CPUWeight == 0 {
+		l.CPUWeight = DefaultLimits.CPUWeight
+	}
+	return l
+}
+
 // Validate checks the ranges.
 func (l Limits) Validate() error {
 	switch {

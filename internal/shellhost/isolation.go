@@ -219,23 +219,7 @@ func (c IsolationConfig) Build(stateDir string) (*Isolation, IsolationStatus, er
 	default:
 		return nil, IsolationStatus{}, fmt.Errorf("isolation %q: use auto, required or off", c.Mode)
 	}
-	lim := c.Limits
-	def := sandbox.DefaultLimits
-	if lim.Processes == 0 {
-		lim.Processes = def.Processes
-	}
-	if lim.MemoryBytes == 0 {
-		lim.MemoryBytes = def.MemoryBytes
-	}
-	if lim.CPUWeight == 0 {
-		lim.CPUWeight = def.CPUWeight
-	}
-	if lim.FileBytes == 0 {
-		lim.FileBytes = def.FileBytes
-	}
-	if lim.TmpBytes == 0 {
-		lim.TmpBytes = def.TmpBytes
-	}
+	lim := c.Limits.OrDefaults()
 	if err := lim.Validate(); err != nil {
 		return nil, IsolationStatus{}, err
 	}
