@@ -59,3 +59,16 @@ func TestAWorkspaceIsOnePathElement(t *testing.T) {
 		t.Errorf("Workspace(a..b): %v", err)
 	}
 }
+
+func TestSizesReadAsBytesOrPowersOf1024(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "1K": 1 << 10, "64MiB": 64 << 20, "2GiB": 2 << 30, "1T": 1 << 40} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "1.5G", "2GB", "4194305TiB", "x"} {
+		if got, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) = %d, accepted", in, got)
+		}
+	}
+}
