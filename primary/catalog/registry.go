@@ -184,12 +184,7 @@ func compileFunction(toolkit string, toolkitInstructions []string, f Function) (
 	if err != nil {
 		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
 	}
-	c := jsonschema.NewCompiler()
-	url := "turncli:///" + toolkit + "/" + f.Name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
-	}
-	schema, err := c.Compile(url)
+	schema, err := CompileSchema("turncli:///"+toolkit+"/"+f.Name+".json", doc)
 	if err != nil {
 		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
 	}

@@ -231,12 +231,7 @@ func function(tool *mcp.Tool) (catalog.Function, error) {
 			return catalog.Function{}, errors.New("input schema is not a JSON object")
 		}
 		// One tool with a schema the catalog cannot compile must not fail the whole server.
-		c := jsonschema.NewCompiler()
-		c.UseLoader(noOutsideDocuments{})
-		if err := c.AddResource("mcp:///tool.json", doc); err != nil {
-			return catalog.Function{}, fmt.Errorf("input schema: %w", err)
-		}
-		if _, err := c.Compile("mcp:///tool.json"); err != nil {
+		if _, err := catalog.CompileSchema("mcp:///tool.json", doc); err != nil {
 			return catalog.Function{}, fmt.Errorf("input schema: %w", err)
 		}
 		schema = raw
@@ -246,15 +241,6 @@ func function(tool *mcp.Tool) (catalog.Function, error) {
 		description = tool.Title
 	}
 	return catalog.Function{Name: tool.Name, Description: description, InputSchema: schema}, nil
-}
-
-// noOutsideDocuments is the schema loader of MCP tools: a schema must stand on its own. The
-// compiler's default loader reads file: URLs, so a tool's "$ref" could otherwise make the
-// primary read any local file (or /dev/zero without end).
-type noOutsideDocuments struct{}
-
-func (noOutsideDocuments) Load(string) (any, error) {
-	return nil, errors.New("a tool's schema cannot refer to documents outside itself")
 }
 
 // Call runs one tools/call within the call timeout, starting the server first if it is not
