@@ -3,7 +3,9 @@ package toolhost_test
 import (
 	"context"
 	"net"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -147,6 +149,10 @@ func TestRegistration(t *testing.T) {
 
 	t.Run("MalformedRegistrationsAreRefusedAsInvalid", func(t *testing.T) {
 		h := connectRaw(t, env, "host-invalid")
+		fifo := filepath.Join(t.TempDir(), "fifo.json") // nobody writes it: opening it would block
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
 		for _, tc := range []struct {
 			name string
 			req  *toolhostv1.RegisterToolkit
@@ -154,6 +160,8 @@ func TestRegistration(t *testing.T) {
 		}{
 			{"SchemaThatIsNotJSON", eager("bad_schema_tk", fn("f", `{"type":`)), "input schema"},
 			{"SchemaThatIsNotASchema", eager("bad_schema2_tk", fn("f", `{"type":12}`)), "input schema"},
+			{"SchemaReferringToAFile", eager("ref_file_tk", fn("f", `{"$ref":"file:///etc/hostname"}`)), "cannot refer to documents outside itself"},
+			{"SchemaReferringToAFIFO", eager("ref_fifo_tk", fn("f", `{"$ref":"file://`+fifo+`"}`)), "cannot refer to documents outside itself"},
 			{"FunctionDefinedTwice", eager("dup_fn_tk", fn("f", anyObject), fn("f", anyObject)), "defined twice"},
 			{"EmptyName", eager("", fn("f", anyObject)), "1..128 characters"},
 			{"DeferredWithDefinition", &toolhostv1.RegisterToolkit{Name: "d_tk", Deferred: true, Definition: &toolhostv1.ToolkitDefinition{}}, "must not send its definition"},
@@ -167,6 +175,8 @@ func TestRegistration(t *testing.T) {
 		if _, listed := env.Primary.Registry.Lookup("bad_schema_tk"); listed {
 			t.Errorf("a refused toolkit was added to the catalog")
 		}
+		// Nothing refused holds the registry: the next host registers.
+		connectRaw(t, env, "host-after-invalid").mustRegister(eager("after_invalid_tk", fn("f", anyObject)))
 	})
 
 	t.Run("NewStreamWithTheSameHostIDReplacesTheOldOne", func(t *testing.T) {
