@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -53,7 +51,7 @@ func agentShell(ctx context.Context, api responsev1.ResponseServiceClient, ep pr
 	}
 	stateDir := filepath.Dir(ep.AgentCLIBin)
 	view := shellhost.SandboxView(stateDir, ep.Workspaces, ep.AgentCLIBin, ep.AgentBinary, workspace, sandbox.DefaultLimits.TmpBytes)
-	sb, err := sandbox.Start("shell."+strconv.Itoa(os.Getpid()), view, sandbox.DefaultLimits)
+	sb, err := sandbox.Start(view, sandbox.DefaultLimits)
 	if err != nil {
 		return nil, nil, err
 	}

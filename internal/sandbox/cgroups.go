@@ -261,8 +261,7 @@ func (s *cgroupSet) remove() error {
 }
 
 // Sweep removes the groups that a process which died left under turncli.sandboxes/ (its
-// responses' sandboxes, named "<pid>.<n>", "probe.<pid>" or "shell.<pid>", when that pid no
-// longer runs). The groups of living processes, which are empty between commands, and those of
+// sandboxes', named "<pid>.<n>", when that pid no longer runs). The groups of living processes, which are empty between commands, and those of
 // jobs, which their own records find, stay.
 func Sweep() {
 	for _, base := range cgroupHost() {
@@ -281,9 +280,6 @@ func Sweep() {
 
 // ownerPid is the pid of the process whose sandbox a group's name says it is.
 func ownerPid(name string) (int, bool) {
-	for _, prefix := range []string{"probe.", "shell."} {
-		name = strings.TrimPrefix(name, prefix)
-	}
 	pidText, _, _ := strings.Cut(name, ".")
 	pid, err := strconv.Atoi(pidText)
 	return pid, err == nil && pid > 0

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -38,12 +40,16 @@ type Sandbox struct {
 	closeErr  error
 }
 
-// Start makes a sandbox for commands: its init builds view and holds it until Close. name
-// identifies it in control group paths; it must be unique among this process's sandboxes.
-func Start(name string, view mountview.View, lim Limits) (*Sandbox, error) {
+// names numbers the sandboxes of this process: a sandbox's control groups are named
+// "<pid>.<n>", unique on the host while the process lives (and Sweep finds them after).
+var names atomic.Uint64
+
+// Start makes a sandbox for commands: its init builds view and holds it until Close.
+func Start(view mountview.View, lim Limits) (*Sandbox, error) {
 	if err := view.Validate(); err != nil {
 		return nil, err
 	}
+	name := strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(names.Add(1), 10)
 	groups, err := newCgroups(name, lim)
 	if err != nil {
 		return nil, err

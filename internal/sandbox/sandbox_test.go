@@ -55,7 +55,7 @@ func TestACommandSeesOnlyItsSandbox(t *testing.T) {
 	if err := os.Chown(wsA, idA, idA); err != nil {
 		t.Fatal(err)
 	}
-	sb, err := sandbox.Start("test-a", mountview.View{Hide: []string{state}, Workspace: wsA}, sandbox.DefaultLimits)
+	sb, err := sandbox.Start(mountview.View{Hide: []string{state}, Workspace: wsA}, sandbox.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestTwoSandboxesCannotReachEachOther(t *testing.T) {
 		if err := os.Chown(dir, int(id), int(id)); err != nil {
 			t.Fatal(err)
 		}
-		sb, err := sandbox.Start(fmt.Sprint("test-", id), mountview.View{Hide: []string{state}, Workspace: dir}, sandbox.DefaultLimits)
+		sb, err := sandbox.Start(mountview.View{Hide: []string{state}, Workspace: dir}, sandbox.DefaultLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,5 +130,28 @@ func TestTwoSandboxesCannotReachEachOther(t *testing.T) {
 	}
 	if err := <-waited; err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Fatalf("B's sleeper after its sandbox closed: %v", err)
+	}
+}
+
+// TestClosingOneSandboxLeavesAnotherWhole: two sandboxes of one process (a primary's and its
+// in-process worker's, say) have control groups of their own, so closing one does not remove
+// the other's.
+func TestClosingOneSandboxLeavesAnotherWhole(t *testing.T) {
+	requireSandboxes(t)
+	dir := t.TempDir()
+	first, err := sandbox.Start(mountview.View{Workspace: dir}, sandbox.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := sandbox.Start(mountview.View{Workspace: dir}, sandbox.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = second.Close() })
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runIn(t, second, 2_000_301, dir, "echo alive"); out != "alive\n" || code != 0 {
+		t.Fatalf("the second sandbox after the first closed: %q, exit %d", out, code)
 	}
 }

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"sync"
 
 	"github.com/turncli/turncli/internal/sandbox/mountview"
@@ -25,7 +24,7 @@ var Detect = sync.OnceValue(func() Support {
 	if os.Geteuid() != 0 {
 		return Support{Reason: "the process is not root: making a sandbox's PID and mount namespaces needs CAP_SYS_ADMIN"}
 	}
-	s, err := Start("probe."+strconv.Itoa(os.Getpid()), mountview.View{}, Limits{})
+	s, err := Start(mountview.View{}, Limits{})
 	if err != nil {
 		return Support{Reason: fmt.Sprintf("a probe sandbox could not be made: %v", err)}
 	}

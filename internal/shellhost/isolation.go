@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -41,7 +39,6 @@ type turn struct {
 type sandboxes struct {
 	mu    sync.Mutex
 	turns map[string]*turn
-	seq   atomic.Uint64
 }
 
 // userOf is the agent's user: its own when isolated, else the shell user.
@@ -83,9 +80,8 @@ func under(p, dir string) bool { return p == dir || len(p) > len(dir) && p[:len(
 // sandboxFor is the response's sandbox, made on its first command. A command with no response
 // gets a sandbox of its own, ended by done.
 func (r *Runner) sandboxFor(response, agent, workspace string) (sb *sandbox.Sandbox, done func(), err error) {
-	name := strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(r.boxes.seq.Add(1), 10)
 	if response == "" {
-		sb, err := sandbox.Start(name, r.view(workspace), r.cfg.Isolation.Limits)
+		sb, err := sandbox.Start(r.view(workspace), r.cfg.Isolation.Limits)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -102,7 +98,7 @@ func (r *Runner) sandboxFor(response, agent, workspace string) (sb *sandbox.Sand
 		}
 		_ = t.sb.Close() // its init was killed: the next command gets a new sandbox
 	}
-	sb, err = sandbox.Start(name, r.view(workspace), r.cfg.Isolation.Limits)
+	sb, err = sandbox.Start(r.view(workspace), r.cfg.Isolation.Limits)
 	if err != nil {
 		return nil, nil, err
 	}
