@@ -177,16 +177,26 @@ func checkPod(w workload, o *rendered, secrets secretKeys) []error {
 	return errs
 }
 
+// containerFailures returns a function that adds a failure of container c of w to errs.
+func containerFailures(w workload, c corev1.Container, errs *[]error) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		*errs = append(*errs, fmt.Errorf("%s: container %s: "+format, append([]any{w, c.Name}, args...)...))
+	}
+}
+
+// securityContext is c's security context, empty when it has none.
+func securityContext(c corev1.Container) *corev1.SecurityContext {
+	if c.SecurityContext == nil {
+		return &corev1.SecurityContext{}
+	}
+	return c.SecurityContext
+}
+
 // unprivileged: not root, no capability, confined by the runtime's AppArmor profile.
 func unprivileged(w workload, c corev1.Container, psc *corev1.PodSecurityContext) []error {
 	var errs []error
-	fail := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: container %s: "+format, append([]any{w, c.Name}, args...)...))
-	}
-	sc := c.SecurityContext
-	if sc == nil {
-		sc = &corev1.SecurityContext{}
-	}
+	fail := containerFailures(w, c, &errs)
+	sc := securityContext(c)
 	switch {
 	case !isTrue(sc.RunAsNonRoot) && !isTrue(psc.RunAsNonRoot):
 		fail("may run as root (runAsNonRoot)")
@@ -209,13 +219,8 @@ func unprivileged(w workload, c corev1.Container, psc *corev1.PodSecurityContext
 // checked for every container.
 func sandboxContext(w workload, c corev1.Container, psc *corev1.PodSecurityContext) []error {
 	var errs []error
-	fail := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: container %s: "+format, append([]any{w, c.Name}, args...)...))
-	}
-	sc := c.SecurityContext
-	if sc == nil {
-		sc = &corev1.SecurityContext{}
-	}
+	fail := containerFailures(w, c, &errs)
+	sc := securityContext(c)
 	// The image's USER is not root: the manifest must say uid 0 itself.
 	if uid := runAsUser(sc, psc); uid == nil || *uid != 0 || isTrue(sc.RunAsNonRoot) || isTrue(psc.RunAsNonRoot) {
 		fail("must run as uid 0 (runAsUser: 0, no runAsNonRoot): only root makes sandboxes and switches agents to their own uids")
