@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/turncli/turncli/internal/sandbox/mountview"
@@ -105,12 +106,7 @@ func parseOptions(args []string) (options, []string, bool) {
 		case OptCgroup:
 			o.cgroups = append(o.cgroups, val)
 		case OptIdentity:
-			var w, r string
-			for i := range val {
-				if val[i] == ':' {
-					w, r = val[:i], val[i+1:]
-				}
-			}
+			w, r, _ := strings.Cut(val, ":")
 			if o.idW, err = strconv.Atoi(w); err == nil {
 				o.idR, err = strconv.Atoi(r)
 			}
