@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
@@ -52,7 +53,8 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 	}()
 	err = s.send(&workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_Hello{Hello: &workerv1.Hello{
 		WorkerId: w.cfg.ID, WorkerKey: w.cfg.Key, Capacity: uint32(w.cfg.Capacity), AgentCliUrl: w.ProxyURL(),
-		Jobs: held,
+		Jobs: held, DefaultTimeout: durationpb.New(w.cfg.ShellDefaultTimeout), MaxTimeout: durationpb.New(w.cfg.ShellMaxTimeout),
+		AnswersPing: true,
 	}}})
 	// io.EOF from Send means the primary has already ended the stream, for example refusing
 	// the credential before the Hello arrived: its status, which says why, comes from Recv.
@@ -91,6 +93,12 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 			js.Attach(ev.AttachJob.GetJobId(), ev.AttachJob.GetLogOffset())
 		case *workerv1.ConnectResponse_AckJob:
 			js.Ack(ev.AckJob.GetJobId())
+		case *workerv1.ConnectResponse_Ping:
+			// Answered on the receive loop, not by a goroutine: a Pong shows the primary that
+			// this loop, which everything the primary asks depends on, is running.
+			if err := s.send(&workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_Pong{Pong: &workerv1.Pong{Nonce: ev.Ping.GetNonce()}}}); err != nil {
+				return true, err
+			}
 		case *workerv1.ConnectResponse_ReleaseResponse:
 			go s.w.shells.Release(ev.ReleaseResponse.GetResponseId())
 		}

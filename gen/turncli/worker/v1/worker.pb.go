@@ -88,6 +88,7 @@ type ConnectRequest struct {
 	//	*ConnectRequest_JobStarted
 	//	*ConnectRequest_JobOutput
 	//	*ConnectRequest_JobFinished
+	//	*ConnectRequest_Pong
 	Event         isConnectRequest_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -184,6 +185,15 @@ func (x *ConnectRequest) GetJobFinished() *JobFinished {
 	return nil
 }
 
+func (x *ConnectRequest) GetPong() *Pong {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectRequest_Pong); ok {
+			return x.Pong
+		}
+	}
+	return nil
+}
+
 type isConnectRequest_Event interface {
 	isConnectRequest_Event()
 }
@@ -218,6 +228,11 @@ type ConnectRequest_JobFinished struct {
 	JobFinished *JobFinished `protobuf:"bytes,6,opt,name=job_finished,json=jobFinished,proto3,oneof"`
 }
 
+type ConnectRequest_Pong struct {
+	// The answer to a Ping.
+	Pong *Pong `protobuf:"bytes,7,opt,name=pong,proto3,oneof"`
+}
+
 func (*ConnectRequest_Hello) isConnectRequest_Event() {}
 
 func (*ConnectRequest_Output) isConnectRequest_Event() {}
@@ -229,6 +244,8 @@ func (*ConnectRequest_JobStarted) isConnectRequest_Event() {}
 func (*ConnectRequest_JobOutput) isConnectRequest_Event() {}
 
 func (*ConnectRequest_JobFinished) isConnectRequest_Event() {}
+
+func (*ConnectRequest_Pong) isConnectRequest_Event() {}
 
 // ConnectResponse is one message from the primary.
 type ConnectResponse struct {
@@ -246,6 +263,7 @@ type ConnectResponse struct {
 	//	*ConnectResponse_AttachJob
 	//	*ConnectResponse_AckJob
 	//	*ConnectResponse_ReleaseResponse
+	//	*ConnectResponse_Ping
 	Event         isConnectResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -369,6 +387,15 @@ func (x *ConnectResponse) GetReleaseResponse() *ReleaseResponse {
 	return nil
 }
 
+func (x *ConnectResponse) GetPing() *Ping {
+	if x != nil {
+		if x, ok := x.Event.(*ConnectResponse_Ping); ok {
+			return x.Ping
+		}
+	}
+	return nil
+}
+
 type isConnectResponse_Event interface {
 	isConnectResponse_Event()
 }
@@ -418,6 +445,11 @@ type ConnectResponse_ReleaseResponse struct {
 	ReleaseResponse *ReleaseResponse `protobuf:"bytes,9,opt,name=release_response,json=releaseResponse,proto3,oneof"`
 }
 
+type ConnectResponse_Ping struct {
+	// Answer with a Pong.
+	Ping *Ping `protobuf:"bytes,10,opt,name=ping,proto3,oneof"`
+}
+
 func (*ConnectResponse_Welcome) isConnectResponse_Event() {}
 
 func (*ConnectResponse_Start) isConnectResponse_Event() {}
@@ -436,6 +468,8 @@ func (*ConnectResponse_AckJob) isConnectResponse_Event() {}
 
 func (*ConnectResponse_ReleaseResponse) isConnectResponse_Event() {}
 
+func (*ConnectResponse_Ping) isConnectResponse_Event() {}
+
 // Hello introduces the worker.
 type Hello struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -449,7 +483,15 @@ type Hello struct {
 	AgentCliUrl string `protobuf:"bytes,4,opt,name=agent_cli_url,json=agentCliUrl,proto3" json:"agent_cli_url,omitempty"`
 	// Every background job the worker still has a record of: running, or finished and not yet
 	// acknowledged with AckJob. Empty for a worker that never ran a job.
-	Jobs          []*JobState `protobuf:"bytes,5,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	Jobs []*JobState `protobuf:"bytes,5,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	// The timeout the worker gives a command that asks for none (unset by workers that predate
+	// it). With max_timeout it lets the primary hold each command to the deadline the worker
+	// applies, even when the worker stops answering.
+	DefaultTimeout *durationpb.Duration `protobuf:"bytes,6,opt,name=default_timeout,json=defaultTimeout,proto3" json:"default_timeout,omitempty"`
+	// The longest timeout the worker allows a command; longer requests are cut to it.
+	MaxTimeout *durationpb.Duration `protobuf:"bytes,7,opt,name=max_timeout,json=maxTimeout,proto3" json:"max_timeout,omitempty"`
+	// The worker answers Ping with Pong; the primary checks the liveness only of workers that do.
+	AnswersPing   bool `protobuf:"varint,8,opt,name=answers_ping,json=answersPing,proto3" json:"answers_ping,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -517,6 +559,27 @@ func (x *Hello) GetJobs() []*JobState {
 		return x.Jobs
 	}
 	return nil
+}
+
+func (x *Hello) GetDefaultTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.DefaultTimeout
+	}
+	return nil
+}
+
+func (x *Hello) GetMaxTimeout() *durationpb.Duration {
+	if x != nil {
+		return x.MaxTimeout
+	}
+	return nil
+}
+
+func (x *Hello) GetAnswersPing() bool {
+	if x != nil {
+		return x.AnswersPing
+	}
+	return false
 }
 
 // Welcome accepts a worker.
@@ -734,6 +797,98 @@ func (x *ReleaseResponse) GetResponseId() string {
 	return ""
 }
 
+// Ping asks the worker to show it is alive.
+type Ping struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Echoed in the Pong.
+	Nonce         uint64 `protobuf:"varint,1,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Ping) Reset() {
+	*x = Ping{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Ping) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Ping) ProtoMessage() {}
+
+func (x *Ping) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Ping.ProtoReflect.Descriptor instead.
+func (*Ping) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Ping) GetNonce() uint64 {
+	if x != nil {
+		return x.Nonce
+	}
+	return 0
+}
+
+// Pong answers a Ping.
+type Pong struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The Ping's nonce.
+	Nonce         uint64 `protobuf:"varint,1,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Pong) Reset() {
+	*x = Pong{}
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Pong) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Pong) ProtoMessage() {}
+
+func (x *Pong) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Pong.ProtoReflect.Descriptor instead.
+func (*Pong) Descriptor() ([]byte, []int) {
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Pong) GetNonce() uint64 {
+	if x != nil {
+		return x.Nonce
+	}
+	return 0
+}
+
 // CancelCommand stops a command; its CommandExited still follows.
 type CancelCommand struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -745,7 +900,7 @@ type CancelCommand struct {
 
 func (x *CancelCommand) Reset() {
 	*x = CancelCommand{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[6]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -757,7 +912,7 @@ func (x *CancelCommand) String() string {
 func (*CancelCommand) ProtoMessage() {}
 
 func (x *CancelCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[6]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -770,7 +925,7 @@ func (x *CancelCommand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelCommand.ProtoReflect.Descriptor instead.
 func (*CancelCommand) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{6}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CancelCommand) GetCommandId() string {
@@ -793,7 +948,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[7]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -805,7 +960,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[7]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -818,7 +973,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{7}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Credit) GetCommandId() string {
@@ -850,7 +1005,7 @@ type CommandOutput struct {
 
 func (x *CommandOutput) Reset() {
 	*x = CommandOutput{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[8]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -862,7 +1017,7 @@ func (x *CommandOutput) String() string {
 func (*CommandOutput) ProtoMessage() {}
 
 func (x *CommandOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[8]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -875,7 +1030,7 @@ func (x *CommandOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandOutput.ProtoReflect.Descriptor instead.
 func (*CommandOutput) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{8}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CommandOutput) GetCommandId() string {
@@ -918,7 +1073,7 @@ type CommandExited struct {
 
 func (x *CommandExited) Reset() {
 	*x = CommandExited{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -930,7 +1085,7 @@ func (x *CommandExited) String() string {
 func (*CommandExited) ProtoMessage() {}
 
 func (x *CommandExited) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[9]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -943,7 +1098,7 @@ func (x *CommandExited) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandExited.ProtoReflect.Descriptor instead.
 func (*CommandExited) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{9}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CommandExited) GetCommandId() string {
@@ -1015,7 +1170,7 @@ type StartJob struct {
 
 func (x *StartJob) Reset() {
 	*x = StartJob{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1182,7 @@ func (x *StartJob) String() string {
 func (*StartJob) ProtoMessage() {}
 
 func (x *StartJob) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[10]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1195,7 @@ func (x *StartJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartJob.ProtoReflect.Descriptor instead.
 func (*StartJob) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{10}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StartJob) GetJobId() int64 {
@@ -1118,7 +1273,7 @@ type CancelJob struct {
 
 func (x *CancelJob) Reset() {
 	*x = CancelJob{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1130,7 +1285,7 @@ func (x *CancelJob) String() string {
 func (*CancelJob) ProtoMessage() {}
 
 func (x *CancelJob) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[11]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1143,7 +1298,7 @@ func (x *CancelJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJob.ProtoReflect.Descriptor instead.
 func (*CancelJob) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{11}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CancelJob) GetJobId() int64 {
@@ -1169,7 +1324,7 @@ type AttachJob struct {
 
 func (x *AttachJob) Reset() {
 	*x = AttachJob{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1336,7 @@ func (x *AttachJob) String() string {
 func (*AttachJob) ProtoMessage() {}
 
 func (x *AttachJob) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[12]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1349,7 @@ func (x *AttachJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AttachJob.ProtoReflect.Descriptor instead.
 func (*AttachJob) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{12}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AttachJob) GetJobId() int64 {
@@ -1223,7 +1378,7 @@ type AckJob struct {
 
 func (x *AckJob) Reset() {
 	*x = AckJob{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1235,7 +1390,7 @@ func (x *AckJob) String() string {
 func (*AckJob) ProtoMessage() {}
 
 func (x *AckJob) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[13]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1248,7 +1403,7 @@ func (x *AckJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AckJob.ProtoReflect.Descriptor instead.
 func (*AckJob) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{13}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *AckJob) GetJobId() int64 {
@@ -1273,7 +1428,7 @@ type JobState struct {
 
 func (x *JobState) Reset() {
 	*x = JobState{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1285,7 +1440,7 @@ func (x *JobState) String() string {
 func (*JobState) ProtoMessage() {}
 
 func (x *JobState) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[14]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1298,7 +1453,7 @@ func (x *JobState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobState.ProtoReflect.Descriptor instead.
 func (*JobState) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{14}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *JobState) GetJobId() int64 {
@@ -1334,7 +1489,7 @@ type JobStarted struct {
 
 func (x *JobStarted) Reset() {
 	*x = JobStarted{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1346,7 +1501,7 @@ func (x *JobStarted) String() string {
 func (*JobStarted) ProtoMessage() {}
 
 func (x *JobStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[15]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1359,7 +1514,7 @@ func (x *JobStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStarted.ProtoReflect.Descriptor instead.
 func (*JobStarted) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{15}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *JobStarted) GetJobId() int64 {
@@ -1386,7 +1541,7 @@ type JobOutput struct {
 
 func (x *JobOutput) Reset() {
 	*x = JobOutput{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1398,7 +1553,7 @@ func (x *JobOutput) String() string {
 func (*JobOutput) ProtoMessage() {}
 
 func (x *JobOutput) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[16]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1411,7 +1566,7 @@ func (x *JobOutput) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobOutput.ProtoReflect.Descriptor instead.
 func (*JobOutput) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{16}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *JobOutput) GetJobId() int64 {
@@ -1450,7 +1605,7 @@ type JobFinished struct {
 
 func (x *JobFinished) Reset() {
 	*x = JobFinished{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1462,7 +1617,7 @@ func (x *JobFinished) String() string {
 func (*JobFinished) ProtoMessage() {}
 
 func (x *JobFinished) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[17]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1475,7 +1630,7 @@ func (x *JobFinished) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobFinished.ProtoReflect.Descriptor instead.
 func (*JobFinished) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{17}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *JobFinished) GetJobId() int64 {
@@ -1514,7 +1669,7 @@ type JobExit struct {
 
 func (x *JobExit) Reset() {
 	*x = JobExit{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1526,7 +1681,7 @@ func (x *JobExit) String() string {
 func (*JobExit) ProtoMessage() {}
 
 func (x *JobExit) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[18]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1539,7 +1694,7 @@ func (x *JobExit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobExit.ProtoReflect.Descriptor instead.
 func (*JobExit) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{18}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *JobExit) GetCode() int32 {
@@ -1595,7 +1750,7 @@ type CheckGrantRequest struct {
 
 func (x *CheckGrantRequest) Reset() {
 	*x = CheckGrantRequest{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1607,7 +1762,7 @@ func (x *CheckGrantRequest) String() string {
 func (*CheckGrantRequest) ProtoMessage() {}
 
 func (x *CheckGrantRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[19]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1620,7 +1775,7 @@ func (x *CheckGrantRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckGrantRequest.ProtoReflect.Descriptor instead.
 func (*CheckGrantRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{19}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CheckGrantRequest) GetGrant() string {
@@ -1639,7 +1794,7 @@ type CheckGrantResponse struct {
 
 func (x *CheckGrantResponse) Reset() {
 	*x = CheckGrantResponse{}
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[20]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +1806,7 @@ func (x *CheckGrantResponse) String() string {
 func (*CheckGrantResponse) ProtoMessage() {}
 
 func (x *CheckGrantResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_worker_v1_worker_proto_msgTypes[20]
+	mi := &file_turncli_worker_v1_worker_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,14 +1819,14 @@ func (x *CheckGrantResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckGrantResponse.ProtoReflect.Descriptor instead.
 func (*CheckGrantResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{20}
+	return file_turncli_worker_v1_worker_proto_rawDescGZIP(), []int{22}
 }
 
 var File_turncli_worker_v1_worker_proto protoreflect.FileDescriptor
 
 const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\n" +
-	"\x1eturncli/worker/v1/worker.proto\x12\x11turncli.worker.v1\x1a\x1egoogle/protobuf/duration.proto\"\x89\x03\n" +
+	"\x1eturncli/worker/v1/worker.proto\x12\x11turncli.worker.v1\x1a\x1egoogle/protobuf/duration.proto\"\xb8\x03\n" +
 	"\x0eConnectRequest\x120\n" +
 	"\x05hello\x18\x01 \x01(\v2\x18.turncli.worker.v1.HelloH\x00R\x05hello\x12:\n" +
 	"\x06output\x18\x02 \x01(\v2 .turncli.worker.v1.CommandOutputH\x00R\x06output\x12:\n" +
@@ -1680,8 +1835,9 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"jobStarted\x12=\n" +
 	"\n" +
 	"job_output\x18\x05 \x01(\v2\x1c.turncli.worker.v1.JobOutputH\x00R\tjobOutput\x12C\n" +
-	"\fjob_finished\x18\x06 \x01(\v2\x1e.turncli.worker.v1.JobFinishedH\x00R\vjobFinishedB\a\n" +
-	"\x05event\"\xbd\x04\n" +
+	"\fjob_finished\x18\x06 \x01(\v2\x1e.turncli.worker.v1.JobFinishedH\x00R\vjobFinished\x12-\n" +
+	"\x04pong\x18\a \x01(\v2\x17.turncli.worker.v1.PongH\x00R\x04pongB\a\n" +
+	"\x05event\"\xec\x04\n" +
 	"\x0fConnectResponse\x126\n" +
 	"\awelcome\x18\x01 \x01(\v2\x1a.turncli.worker.v1.WelcomeH\x00R\awelcome\x127\n" +
 	"\x05start\x18\x02 \x01(\v2\x1f.turncli.worker.v1.StartCommandH\x00R\x05start\x12:\n" +
@@ -1693,15 +1849,21 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\n" +
 	"attach_job\x18\a \x01(\v2\x1c.turncli.worker.v1.AttachJobH\x00R\tattachJob\x124\n" +
 	"\aack_job\x18\b \x01(\v2\x19.turncli.worker.v1.AckJobH\x00R\x06ackJob\x12O\n" +
-	"\x10release_response\x18\t \x01(\v2\".turncli.worker.v1.ReleaseResponseH\x00R\x0freleaseResponseB\a\n" +
-	"\x05event\"\xb4\x01\n" +
+	"\x10release_response\x18\t \x01(\v2\".turncli.worker.v1.ReleaseResponseH\x00R\x0freleaseResponse\x12-\n" +
+	"\x04ping\x18\n" +
+	" \x01(\v2\x17.turncli.worker.v1.PingH\x00R\x04pingB\a\n" +
+	"\x05event\"\xd7\x02\n" +
 	"\x05Hello\x12\x1b\n" +
 	"\tworker_id\x18\x01 \x01(\tR\bworkerId\x12\x1d\n" +
 	"\n" +
 	"worker_key\x18\x02 \x01(\tR\tworkerKey\x12\x1a\n" +
 	"\bcapacity\x18\x03 \x01(\rR\bcapacity\x12\"\n" +
 	"\ragent_cli_url\x18\x04 \x01(\tR\vagentCliUrl\x12/\n" +
-	"\x04jobs\x18\x05 \x03(\v2\x1b.turncli.worker.v1.JobStateR\x04jobs\"(\n" +
+	"\x04jobs\x18\x05 \x03(\v2\x1b.turncli.worker.v1.JobStateR\x04jobs\x12B\n" +
+	"\x0fdefault_timeout\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\x0edefaultTimeout\x12:\n" +
+	"\vmax_timeout\x18\a \x01(\v2\x19.google.protobuf.DurationR\n" +
+	"maxTimeout\x12!\n" +
+	"\fanswers_ping\x18\b \x01(\bR\vanswersPing\"(\n" +
 	"\aWelcome\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\"\xb0\x03\n" +
@@ -1724,7 +1886,11 @@ const file_turncli_worker_v1_worker_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"2\n" +
 	"\x0fReleaseResponse\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
-	"responseId\".\n" +
+	"responseId\"\x1c\n" +
+	"\x04Ping\x12\x14\n" +
+	"\x05nonce\x18\x01 \x01(\x04R\x05nonce\"\x1c\n" +
+	"\x04Pong\x12\x14\n" +
+	"\x05nonce\x18\x01 \x01(\x04R\x05nonce\".\n" +
 	"\rCancelCommand\x12\x1d\n" +
 	"\n" +
 	"command_id\x18\x01 \x01(\tR\tcommandId\"?\n" +
@@ -1818,7 +1984,7 @@ func file_turncli_worker_v1_worker_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_worker_v1_worker_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_turncli_worker_v1_worker_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_turncli_worker_v1_worker_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_turncli_worker_v1_worker_proto_goTypes = []any{
 	(OutputStream)(0),           // 0: turncli.worker.v1.OutputStream
 	(*ConnectRequest)(nil),      // 1: turncli.worker.v1.ConnectRequest
@@ -1827,61 +1993,67 @@ var file_turncli_worker_v1_worker_proto_goTypes = []any{
 	(*Welcome)(nil),             // 4: turncli.worker.v1.Welcome
 	(*StartCommand)(nil),        // 5: turncli.worker.v1.StartCommand
 	(*ReleaseResponse)(nil),     // 6: turncli.worker.v1.ReleaseResponse
-	(*CancelCommand)(nil),       // 7: turncli.worker.v1.CancelCommand
-	(*Credit)(nil),              // 8: turncli.worker.v1.Credit
-	(*CommandOutput)(nil),       // 9: turncli.worker.v1.CommandOutput
-	(*CommandExited)(nil),       // 10: turncli.worker.v1.CommandExited
-	(*StartJob)(nil),            // 11: turncli.worker.v1.StartJob
-	(*CancelJob)(nil),           // 12: turncli.worker.v1.CancelJob
-	(*AttachJob)(nil),           // 13: turncli.worker.v1.AttachJob
-	(*AckJob)(nil),              // 14: turncli.worker.v1.AckJob
-	(*JobState)(nil),            // 15: turncli.worker.v1.JobState
-	(*JobStarted)(nil),          // 16: turncli.worker.v1.JobStarted
-	(*JobOutput)(nil),           // 17: turncli.worker.v1.JobOutput
-	(*JobFinished)(nil),         // 18: turncli.worker.v1.JobFinished
-	(*JobExit)(nil),             // 19: turncli.worker.v1.JobExit
-	(*CheckGrantRequest)(nil),   // 20: turncli.worker.v1.CheckGrantRequest
-	(*CheckGrantResponse)(nil),  // 21: turncli.worker.v1.CheckGrantResponse
-	nil,                         // 22: turncli.worker.v1.StartCommand.AgentCliEnvEntry
-	nil,                         // 23: turncli.worker.v1.StartJob.AgentCliEnvEntry
-	nil,                         // 24: turncli.worker.v1.StartJob.ExtraEnvEntry
-	(*durationpb.Duration)(nil), // 25: google.protobuf.Duration
+	(*Ping)(nil),                // 7: turncli.worker.v1.Ping
+	(*Pong)(nil),                // 8: turncli.worker.v1.Pong
+	(*CancelCommand)(nil),       // 9: turncli.worker.v1.CancelCommand
+	(*Credit)(nil),              // 10: turncli.worker.v1.Credit
+	(*CommandOutput)(nil),       // 11: turncli.worker.v1.CommandOutput
+	(*CommandExited)(nil),       // 12: turncli.worker.v1.CommandExited
+	(*StartJob)(nil),            // 13: turncli.worker.v1.StartJob
+	(*CancelJob)(nil),           // 14: turncli.worker.v1.CancelJob
+	(*AttachJob)(nil),           // 15: turncli.worker.v1.AttachJob
+	(*AckJob)(nil),              // 16: turncli.worker.v1.AckJob
+	(*JobState)(nil),            // 17: turncli.worker.v1.JobState
+	(*JobStarted)(nil),          // 18: turncli.worker.v1.JobStarted
+	(*JobOutput)(nil),           // 19: turncli.worker.v1.JobOutput
+	(*JobFinished)(nil),         // 20: turncli.worker.v1.JobFinished
+	(*JobExit)(nil),             // 21: turncli.worker.v1.JobExit
+	(*CheckGrantRequest)(nil),   // 22: turncli.worker.v1.CheckGrantRequest
+	(*CheckGrantResponse)(nil),  // 23: turncli.worker.v1.CheckGrantResponse
+	nil,                         // 24: turncli.worker.v1.StartCommand.AgentCliEnvEntry
+	nil,                         // 25: turncli.worker.v1.StartJob.AgentCliEnvEntry
+	nil,                         // 26: turncli.worker.v1.StartJob.ExtraEnvEntry
+	(*durationpb.Duration)(nil), // 27: google.protobuf.Duration
 }
 var file_turncli_worker_v1_worker_proto_depIdxs = []int32{
 	3,  // 0: turncli.worker.v1.ConnectRequest.hello:type_name -> turncli.worker.v1.Hello
-	9,  // 1: turncli.worker.v1.ConnectRequest.output:type_name -> turncli.worker.v1.CommandOutput
-	10, // 2: turncli.worker.v1.ConnectRequest.exited:type_name -> turncli.worker.v1.CommandExited
-	16, // 3: turncli.worker.v1.ConnectRequest.job_started:type_name -> turncli.worker.v1.JobStarted
-	17, // 4: turncli.worker.v1.ConnectRequest.job_output:type_name -> turncli.worker.v1.JobOutput
-	18, // 5: turncli.worker.v1.ConnectRequest.job_finished:type_name -> turncli.worker.v1.JobFinished
-	4,  // 6: turncli.worker.v1.ConnectResponse.welcome:type_name -> turncli.worker.v1.Welcome
-	5,  // 7: turncli.worker.v1.ConnectResponse.start:type_name -> turncli.worker.v1.StartCommand
-	7,  // 8: turncli.worker.v1.ConnectResponse.cancel:type_name -> turncli.worker.v1.CancelCommand
-	8,  // 9: turncli.worker.v1.ConnectResponse.credit:type_name -> turncli.worker.v1.Credit
-	11, // 10: turncli.worker.v1.ConnectResponse.start_job:type_name -> turncli.worker.v1.StartJob
-	12, // 11: turncli.worker.v1.ConnectResponse.cancel_job:type_name -> turncli.worker.v1.CancelJob
-	13, // 12: turncli.worker.v1.ConnectResponse.attach_job:type_name -> turncli.worker.v1.AttachJob
-	14, // 13: turncli.worker.v1.ConnectResponse.ack_job:type_name -> turncli.worker.v1.AckJob
-	6,  // 14: turncli.worker.v1.ConnectResponse.release_response:type_name -> turncli.worker.v1.ReleaseResponse
-	15, // 15: turncli.worker.v1.Hello.jobs:type_name -> turncli.worker.v1.JobState
-	25, // 16: turncli.worker.v1.StartCommand.timeout:type_name -> google.protobuf.Duration
-	22, // 17: turncli.worker.v1.StartCommand.agent_cli_env:type_name -> turncli.worker.v1.StartCommand.AgentCliEnvEntry
-	0,  // 18: turncli.worker.v1.CommandOutput.stream:type_name -> turncli.worker.v1.OutputStream
-	25, // 19: turncli.worker.v1.StartJob.ceiling:type_name -> google.protobuf.Duration
-	25, // 20: turncli.worker.v1.StartJob.grace:type_name -> google.protobuf.Duration
-	23, // 21: turncli.worker.v1.StartJob.agent_cli_env:type_name -> turncli.worker.v1.StartJob.AgentCliEnvEntry
-	24, // 22: turncli.worker.v1.StartJob.extra_env:type_name -> turncli.worker.v1.StartJob.ExtraEnvEntry
-	19, // 23: turncli.worker.v1.JobState.exit:type_name -> turncli.worker.v1.JobExit
-	19, // 24: turncli.worker.v1.JobFinished.exit:type_name -> turncli.worker.v1.JobExit
-	1,  // 25: turncli.worker.v1.WorkerService.Connect:input_type -> turncli.worker.v1.ConnectRequest
-	20, // 26: turncli.worker.v1.WorkerService.CheckGrant:input_type -> turncli.worker.v1.CheckGrantRequest
-	2,  // 27: turncli.worker.v1.WorkerService.Connect:output_type -> turncli.worker.v1.ConnectResponse
-	21, // 28: turncli.worker.v1.WorkerService.CheckGrant:output_type -> turncli.worker.v1.CheckGrantResponse
-	27, // [27:29] is the sub-list for method output_type
-	25, // [25:27] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	11, // 1: turncli.worker.v1.ConnectRequest.output:type_name -> turncli.worker.v1.CommandOutput
+	12, // 2: turncli.worker.v1.ConnectRequest.exited:type_name -> turncli.worker.v1.CommandExited
+	18, // 3: turncli.worker.v1.ConnectRequest.job_started:type_name -> turncli.worker.v1.JobStarted
+	19, // 4: turncli.worker.v1.ConnectRequest.job_output:type_name -> turncli.worker.v1.JobOutput
+	20, // 5: turncli.worker.v1.ConnectRequest.job_finished:type_name -> turncli.worker.v1.JobFinished
+	8,  // 6: turncli.worker.v1.ConnectRequest.pong:type_name -> turncli.worker.v1.Pong
+	4,  // 7: turncli.worker.v1.ConnectResponse.welcome:type_name -> turncli.worker.v1.Welcome
+	5,  // 8: turncli.worker.v1.ConnectResponse.start:type_name -> turncli.worker.v1.StartCommand
+	9,  // 9: turncli.worker.v1.ConnectResponse.cancel:type_name -> turncli.worker.v1.CancelCommand
+	10, // 10: turncli.worker.v1.ConnectResponse.credit:type_name -> turncli.worker.v1.Credit
+	13, // 11: turncli.worker.v1.ConnectResponse.start_job:type_name -> turncli.worker.v1.StartJob
+	14, // 12: turncli.worker.v1.ConnectResponse.cancel_job:type_name -> turncli.worker.v1.CancelJob
+	15, // 13: turncli.worker.v1.ConnectResponse.attach_job:type_name -> turncli.worker.v1.AttachJob
+	16, // 14: turncli.worker.v1.ConnectResponse.ack_job:type_name -> turncli.worker.v1.AckJob
+	6,  // 15: turncli.worker.v1.ConnectResponse.release_response:type_name -> turncli.worker.v1.ReleaseResponse
+	7,  // 16: turncli.worker.v1.ConnectResponse.ping:type_name -> turncli.worker.v1.Ping
+	17, // 17: turncli.worker.v1.Hello.jobs:type_name -> turncli.worker.v1.JobState
+	27, // 18: turncli.worker.v1.Hello.default_timeout:type_name -> google.protobuf.Duration
+	27, // 19: turncli.worker.v1.Hello.max_timeout:type_name -> google.protobuf.Duration
+	27, // 20: turncli.worker.v1.StartCommand.timeout:type_name -> google.protobuf.Duration
+	24, // 21: turncli.worker.v1.StartCommand.agent_cli_env:type_name -> turncli.worker.v1.StartCommand.AgentCliEnvEntry
+	0,  // 22: turncli.worker.v1.CommandOutput.stream:type_name -> turncli.worker.v1.OutputStream
+	27, // 23: turncli.worker.v1.StartJob.ceiling:type_name -> google.protobuf.Duration
+	27, // 24: turncli.worker.v1.StartJob.grace:type_name -> google.protobuf.Duration
+	25, // 25: turncli.worker.v1.StartJob.agent_cli_env:type_name -> turncli.worker.v1.StartJob.AgentCliEnvEntry
+	26, // 26: turncli.worker.v1.StartJob.extra_env:type_name -> turncli.worker.v1.StartJob.ExtraEnvEntry
+	21, // 27: turncli.worker.v1.JobState.exit:type_name -> turncli.worker.v1.JobExit
+	21, // 28: turncli.worker.v1.JobFinished.exit:type_name -> turncli.worker.v1.JobExit
+	1,  // 29: turncli.worker.v1.WorkerService.Connect:input_type -> turncli.worker.v1.ConnectRequest
+	22, // 30: turncli.worker.v1.WorkerService.CheckGrant:input_type -> turncli.worker.v1.CheckGrantRequest
+	2,  // 31: turncli.worker.v1.WorkerService.Connect:output_type -> turncli.worker.v1.ConnectResponse
+	23, // 32: turncli.worker.v1.WorkerService.CheckGrant:output_type -> turncli.worker.v1.CheckGrantResponse
+	31, // [31:33] is the sub-list for method output_type
+	29, // [29:31] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_turncli_worker_v1_worker_proto_init() }
@@ -1896,6 +2068,7 @@ func file_turncli_worker_v1_worker_proto_init() {
 		(*ConnectRequest_JobStarted)(nil),
 		(*ConnectRequest_JobOutput)(nil),
 		(*ConnectRequest_JobFinished)(nil),
+		(*ConnectRequest_Pong)(nil),
 	}
 	file_turncli_worker_v1_worker_proto_msgTypes[1].OneofWrappers = []any{
 		(*ConnectResponse_Welcome)(nil),
@@ -1907,6 +2080,7 @@ func file_turncli_worker_v1_worker_proto_init() {
 		(*ConnectResponse_AttachJob)(nil),
 		(*ConnectResponse_AckJob)(nil),
 		(*ConnectResponse_ReleaseResponse)(nil),
+		(*ConnectResponse_Ping)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1914,7 +2088,7 @@ func file_turncli_worker_v1_worker_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_worker_v1_worker_proto_rawDesc), len(file_turncli_worker_v1_worker_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   24,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

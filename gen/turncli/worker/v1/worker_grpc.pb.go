@@ -45,23 +45,29 @@ const (
 //     buffers without bound. CancelCommand asks the worker to stop a command (TERM, then KILL).
 //  3. When the stream ends, the primary fails the worker's running commands with a clear error
 //     (their windows still drain) and the worker reconnects with backoff.
+//  4. Liveness: a worker whose Hello sets `answers_ping` gets a Ping now and then and answers
+//     each with a Pong at once. One that answers nothing, no Pong and no other message, for
+//     the primary's liveness timeout is taken for gone: the primary ends the stream, fails its
+//     commands at once, and the worker reconnects when it can. A command past its deadline
+//     whose exit the worker does not report, and which does not answer a Ping then, ends on
+//     the primary's side as timed out, whatever the worker says later.
 //
 // Background jobs (run_in_background, run_agent_in_background) outlive both the connection and
 // either process. The worker keeps a durable record of each job until the primary has saved its
 // result, and a job keeps running while no primary is connected:
-//  4. The primary sends StartJob. The worker records and launches it and answers JobStarted (or
+//  5. The primary sends StartJob. The worker records and launches it and answers JobStarted (or
 //     JobFinished with start_error when it could not start), then sends the job's log from
 //     offset 0 as JobOutput while it grows and, once the job has ended and its log is sent,
 //     JobFinished. A StartJob for a job the worker already has is ignored. CancelJob stops a job
 //     (TERM to its process group, KILL after its grace); it still finishes with JobFinished.
-//  5. After any reconnect, Hello lists every job the worker still has a record of, running or
+//  6. After any reconnect, Hello lists every job the worker still has a record of, running or
 //     finished but not acknowledged. No output flows for them until the primary sends
 //     AttachJob with the byte offset of the log it already holds; the worker then sends the log
-//     from there, as in step 4, ending with JobFinished (also for a job that had already
+//     from there, as in step 5, ending with JobFinished (also for a job that had already
 //     finished). A job that finishes while not attached is reported with JobFinished alone,
 //     once the primary has sent any job message on the connection: a primary that never sends
 //     one never receives job reports either.
-//  6. Once the primary has durably saved a finished job's result it sends AckJob; the worker
+//  7. Once the primary has durably saved a finished job's result it sends AckJob; the worker
 //     then deletes the job's record, log and status. Until then every Hello reports it again.
 //
 // The sandbox proxy's forwarded Agent CLI calls use AgentCLIService on the same connection,
@@ -129,23 +135,29 @@ func (c *workerServiceClient) CheckGrant(ctx context.Context, in *CheckGrantRequ
 //     buffers without bound. CancelCommand asks the worker to stop a command (TERM, then KILL).
 //  3. When the stream ends, the primary fails the worker's running commands with a clear error
 //     (their windows still drain) and the worker reconnects with backoff.
+//  4. Liveness: a worker whose Hello sets `answers_ping` gets a Ping now and then and answers
+//     each with a Pong at once. One that answers nothing, no Pong and no other message, for
+//     the primary's liveness timeout is taken for gone: the primary ends the stream, fails its
+//     commands at once, and the worker reconnects when it can. A command past its deadline
+//     whose exit the worker does not report, and which does not answer a Ping then, ends on
+//     the primary's side as timed out, whatever the worker says later.
 //
 // Background jobs (run_in_background, run_agent_in_background) outlive both the connection and
 // either process. The worker keeps a durable record of each job until the primary has saved its
 // result, and a job keeps running while no primary is connected:
-//  4. The primary sends StartJob. The worker records and launches it and answers JobStarted (or
+//  5. The primary sends StartJob. The worker records and launches it and answers JobStarted (or
 //     JobFinished with start_error when it could not start), then sends the job's log from
 //     offset 0 as JobOutput while it grows and, once the job has ended and its log is sent,
 //     JobFinished. A StartJob for a job the worker already has is ignored. CancelJob stops a job
 //     (TERM to its process group, KILL after its grace); it still finishes with JobFinished.
-//  5. After any reconnect, Hello lists every job the worker still has a record of, running or
+//  6. After any reconnect, Hello lists every job the worker still has a record of, running or
 //     finished but not acknowledged. No output flows for them until the primary sends
 //     AttachJob with the byte offset of the log it already holds; the worker then sends the log
-//     from there, as in step 4, ending with JobFinished (also for a job that had already
+//     from there, as in step 5, ending with JobFinished (also for a job that had already
 //     finished). A job that finishes while not attached is reported with JobFinished alone,
 //     once the primary has sent any job message on the connection: a primary that never sends
 //     one never receives job reports either.
-//  6. Once the primary has durably saved a finished job's result it sends AckJob; the worker
+//  7. Once the primary has durably saved a finished job's result it sends AckJob; the worker
 //     then deletes the job's record, log and status. Until then every Hello reports it again.
 //
 // The sandbox proxy's forwarded Agent CLI calls use AgentCLIService on the same connection,
