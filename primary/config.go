@@ -16,6 +16,7 @@ import (
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store/postgres"
+	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // Config is everything the primary needs to start.
@@ -67,6 +68,9 @@ type Config struct {
 	ShellDefaultTimeout time.Duration
 	ShellMaxTimeout     time.Duration
 	ShellGrace          time.Duration
+	// WorkerLiveness says how workers that stopped answering are found (zero fields:
+	// workerhub.DefaultLiveness).
+	WorkerLiveness workerhub.Liveness
 	// MCPServers are MCP servers mounted as deferred toolkits (see package mcpbridge).
 	MCPServers []mcpbridge.ServerConfig
 	// TLSCertFile and TLSKeyFile, when set, serve the gRPC and REST APIs over TLS (workers then
@@ -145,6 +149,9 @@ func (c *Config) Validate() error {
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return errors.New("TLS needs both a certificate and a key file")
+	}
+	if err := c.WorkerLiveness.Validate(); err != nil {
+		return err
 	}
 	if err := mcpbridge.ValidateAll(c.MCPServers); err != nil {
 		return err

@@ -182,7 +182,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// The hub first: responses run their commands through it and jobs start through it. What
 	// the hub needs of those two (the grant check, the job reports) goes to the WorkerService,
 	// built with the APIs below.
-	p.Workers = workerhub.New(workerhub.Config{Credentials: workerCreds, Logger: cfg.Logger.With("component", "workers")})
+	p.Workers = workerhub.New(workerhub.Config{Credentials: workerCreds, Logger: cfg.Logger.With("component", "workers"), Liveness: cfg.WorkerLiveness})
 	p.Responses = response.NewManager(response.Config{
 		Registry: p.Registry, Shells: shellRouter{local: p.Shells, workers: p.Workers}, Clock: cfg.Clock,
 		Logger:         cfg.Logger.With("component", "responses"),

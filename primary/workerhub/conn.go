@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
@@ -24,6 +25,14 @@ type conn struct {
 	since    time.Time // when the connection was accepted
 	proxyURL string
 	capacity int
+	// The worker's command timeouts (zero when it did not say), and whether it answers Ping.
+	defaultTimeout, maxTimeout time.Duration
+	answersPing                bool
+	// heard is when the worker last sent anything, as a sinceAccepted duration; pings counts
+	// the Pings sent; away is set when the connection ended because the worker went silent.
+	heard atomic.Int64
+	pings atomic.Uint64
+	away  atomic.Bool
 	// lastPicked is when a response was last bound to this connection, in the Hub's picks;
 	// 0 for none. Guarded by the Hub's mu.
 	lastPicked uint64
@@ -103,6 +112,7 @@ func (c *conn) receive() error {
 		if err != nil {
 			return err
 		}
+		c.noteHeard()
 		switch ev := msg.GetEvent().(type) {
 		case *workerv1.ConnectRequest_Output:
 			if len(ev.Output.GetData()) > bashexec.ChunkSize {
@@ -125,6 +135,8 @@ func (c *conn) receive() error {
 					return fmt.Errorf("%w: %s exited twice", errProtocol, rc.id)
 				}
 			}
+		case *workerv1.ConnectRequest_Pong:
+			// Being heard is all a Pong says.
 		case *workerv1.ConnectRequest_JobStarted, *workerv1.ConnectRequest_JobOutput, *workerv1.ConnectRequest_JobFinished:
 			report, err := c.jobReport(msg)
 			if err != nil {

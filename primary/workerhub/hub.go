@@ -27,6 +27,8 @@ type Config struct {
 	Logger      *slog.Logger
 	// OutputCredit is how many output chunks a worker may send ahead per command.
 	OutputCredit int
+	// Liveness says how workers that stopped answering are found (zero fields: defaults).
+	Liveness Liveness
 }
 
 // Hub keeps the connected workers and runs commands on them.
@@ -54,6 +56,7 @@ func New(cfg Config) *Hub {
 	if cfg.OutputCredit <= 0 {
 		cfg.OutputCredit = 32
 	}
+	cfg.Liveness = cfg.Liveness.OrDefaults()
 	return &Hub{
 		cfg: cfg, byID: make(map[string]*conn), byKey: make(map[string]map[string]*conn), changed: make(chan struct{}),
 		jobChain: make(map[string]chan struct{}),
@@ -82,7 +85,8 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) e
 	defer cancel()
 	c := &conn{
 		ident: ident, session: uuid.NewString(), since: time.Now(), proxyURL: origin(hello.GetAgentCliUrl()),
-		capacity: int(hello.GetCapacity()), stream: stream, cancel: cancel, done: ctx.Done(),
+		capacity: int(hello.GetCapacity()), defaultTimeout: hello.GetDefaultTimeout().AsDuration(),
+		maxTimeout: hello.GetMaxTimeout().AsDuration(), answersPing: hello.GetAnswersPing(), stream: stream, cancel: cancel, done: ctx.Done(),
 		gone: make(chan struct{}), commands: make(map[string]*remoteCommand),
 		sink: sink, jobEvents: make(chan jobEvent, jobQueue), jobsDone: make(chan struct{}),
 		reported: make(chan struct{}),
@@ -120,12 +124,23 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) e
 	received := make(chan error, 1)
 	receiving = true
 	go func() { received <- c.receive() }()
+	silent := make(chan error, 1)
+	if c.answersPing {
+		go func() { silent <- c.watch(h.cfg.Liveness, c.done) }()
+	}
 	select {
 	case err := <-received:
 		if errors.Is(err, errProtocol) {
 			return fault.New(fault.InvalidArgument, err.Error())
 		}
 		return nil
+	case <-silent: // nil only once ctx is done, which the next case also sees
+		if ctx.Err() == nil {
+			c.away.Store(true)
+			log.Warn("worker stopped answering; disconnecting it", "liveness_timeout", h.cfg.Liveness.Timeout.String())
+			return fault.Newf(fault.Unavailable, "the worker answered nothing for %s", h.cfg.Liveness.Timeout)
+		}
+		return fault.New(fault.Conflict, "connection replaced or primary stopping")
 	case <-ctx.Done(): // replaced by a newer connection of the same worker, or shutting down
 		return fault.New(fault.Conflict, "connection replaced or primary stopping")
 	}

@@ -72,6 +72,23 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 	}
 	done := ctx.Done()
 	var giveUp <-chan time.Time
+	// The deadline the worker applies, kept here as well: a worker that stops answering must
+	// not hold a command past it. At the deadline the worker is pinged; if it has not been
+	// heard from a slack later, the command ends here as timed out.
+	var deadline, checkAlive <-chan time.Time
+	var pingedAt time.Duration
+	overdue := false // giveUp bounds the wait for an overdue command's exit, not a cancelled one's
+	endOverdue := func(why string) (bashexec.Result, error) {
+		deliverQueued()
+		_ = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Cancel{Cancel: &workerv1.CancelCommand{CommandId: rc.id}}})
+		h.cfg.Logger.Warn("command ended as timed out by the primary", "reason", why, "worker_id", c.ident.ID, "command_id", rc.id)
+		return bashexec.Result{ExitCode: timedOutExitCode, TimedOut: true}, nil
+	}
+	if d := c.deadline(cmd.Timeout); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		deadline = t.C
+	}
 	for {
 		select {
 		case ch := <-rc.chunks:
@@ -89,13 +106,57 @@ func (h *Hub) Run(ctx context.Context, cmd response.ShellCommand, out bashexec.O
 			done = nil // ask once, then wait (bounded) for the worker to report the exit
 			giveUp = time.After(commandGrace)
 			_ = c.send(&workerv1.ConnectResponse{Event: &workerv1.ConnectResponse_Cancel{Cancel: &workerv1.CancelCommand{CommandId: rc.id}}})
+		case <-deadline:
+			deadline = nil
+			pingedAt = c.sinceAccepted()
+			_ = c.ping()
+			checkAlive = time.After(h.cfg.Liveness.DeadlineSlack)
+		case <-checkAlive:
+			checkAlive = nil
+			if c.heardSince(pingedAt) {
+				// Alive, so ending the command itself (TERM, its grace, KILL): ask again
+				// later, and wait no longer than a cancelled command may take.
+				deadline = time.After(h.cfg.Liveness.Interval)
+				if giveUp == nil {
+					giveUp, overdue = time.After(commandGrace), true
+				}
+				continue
+			}
+			return endOverdue("the worker was silent past the deadline")
 		case <-giveUp:
+			if overdue {
+				return endOverdue("the worker did not report the exit in time")
+			}
 			return bashexec.Result{Cancelled: true}, fmt.Errorf("worker %s did not report the cancelled command's exit", c.ident.ID)
 		case <-c.gone:
 			deliverQueued() // output received before the connection ended is not lost
+			if c.away.Load() {
+				return bashexec.Result{}, fmt.Errorf("worker %s stopped answering while the command was running; it may or may not have finished", c.ident.ID)
+			}
 			return bashexec.Result{}, fmt.Errorf("worker %s disconnected while the command was running; it may or may not have finished", c.ident.ID)
 		}
 	}
+}
+
+// timedOutExitCode is the exit code of a command the primary ends at its deadline because its
+// worker is silent: that of a command killed with SIGKILL, which is what the worker does to it
+// when it runs again.
+const timedOutExitCode = 128 + 9
+
+// deadline is how long after its start the worker ends a command that asked for timeout, as
+// the worker's Hello describes its limits; zero when the worker did not say, or does not
+// answer pings (the primary could then not tell silent from busy).
+func (c *conn) deadline(timeout time.Duration) time.Duration {
+	if !c.answersPing {
+		return 0
+	}
+	if timeout <= 0 {
+		timeout = c.defaultTimeout
+	}
+	if c.maxTimeout > 0 && timeout > c.maxTimeout {
+		timeout = c.maxTimeout
+	}
+	return timeout
 }
 
 // Release tells the worker a response's commands ran on that the response has closed, so the
