@@ -3,12 +3,10 @@ package primary
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/test/bufconn"
 
 	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
@@ -76,7 +74,7 @@ func (p *Primary) buildAPIs() error {
 		Service(operatorv1.OperatorService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated). // by operatorAuth
 		Credential(roleauth.Runtime, p.runtimeToken)
 	faults := log.With("component", "grpc")
-	p.grpcServer = grpc.NewServer(
+	p.grpcServer = grpc.NewServer(append(p.cfg.Connections.grpcOptions(),
 		// Metrics outermost, so they count the status the caller gets. Faults next: every error
 		// below it, the authenticators' included, becomes its one status there. Redaction
 		// innermost: it sees each response as its handler returns it. Only what people read is
@@ -86,11 +84,10 @@ func (p *Primary) buildAPIs() error {
 			p.Secrets.UnaryServerInterceptor(redactedServices...)),
 		grpc.ChainStreamInterceptor(p.metrics.GRPC.StreamServerInterceptor(), faultgrpc.StreamServerInterceptor(faults), p.policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
 			enumcheck.StreamInterceptor(), fieldrule.StreamInterceptor(), p.Secrets.StreamServerInterceptor(redactedServices...)),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		// Each RPC continues the trace its caller's traceparent names (REST calls' included:
 		// the gateway forwards the header as metadata).
 		grpc.StatsHandler(p.cfg.Telemetry.GRPCServerHandler()),
-	)
+	)...)
 	responsev1.RegisterResponseServiceServer(p.grpcServer, responseAPI)
 	workerv1.RegisterWorkerServiceServer(p.grpcServer, workerAPI)
 	toolhostv1.RegisterToolHostServiceServer(p.grpcServer, p.ToolHosts)

@@ -68,6 +68,9 @@ type Config struct {
 	ShellDefaultTimeout time.Duration
 	ShellMaxTimeout     time.Duration
 	ShellGrace          time.Duration
+	// Connections bounds the connections clients hold on the listeners (zero fields:
+	// DefaultConnections).
+	Connections Connections
 	// WorkerLiveness says how workers that stopped answering are found (zero fields:
 	// workerhub.DefaultLiveness).
 	WorkerLiveness workerhub.Liveness
@@ -149,6 +152,10 @@ func (c *Config) Validate() error {
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return errors.New("TLS needs both a certificate and a key file")
+	}
+	c.Connections = c.Connections.orDefaults()
+	if err := c.Connections.validate(); err != nil {
+		return err
 	}
 	if err := c.WorkerLiveness.Validate(); err != nil {
 		return err

@@ -124,6 +124,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// First, so that no log line, event or text of what follows shows a live secret.
 	live := secrets.New()
 	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
+	lis = cfg.Connections.limit(lis, cfg.Logger.With("component", "connections"))
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
 		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}
 
@@ -423,15 +424,16 @@ func (p *Primary) Serve(ctx context.Context) error {
 	// span, a child of the shell's Bash span, is the primary's record of it, so the listener
 	// only continues the trace and spends no span of its own per request.
 	cliHandler = telemetry.ContinueHTTP(cliHandler)
-	cliHTTP := &http.Server{Handler: p.metrics.HTTP.Static("agent_cli", agentclihttp.Route, cliHandler), ReadHeaderTimeout: 10 * time.Second}
-	apiHTTP := &http.Server{Handler: p.metrics.HTTP.Routed("api", restMux), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	conns, httpLog := p.cfg.Connections, p.cfg.Logger.With("component", "http")
+	cliHTTP := conns.httpServer(p.metrics.HTTP.Static("agent_cli", agentclihttp.Route, cliHandler), httpLog)
+	apiHTTP := conns.httpServer(p.metrics.HTTP.Routed("api", restMux), httpLog)
 	// The metrics listener outlives the others: it answers /readyz with 503 while they stop.
 	var metricsHTTP *http.Server
 	if p.lis.Metrics != nil {
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", imetrics.Handler(p.metrics.Registry))
 		p.ready.Handle(mux)
-		metricsHTTP = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		metricsHTTP = conns.httpServer(mux, httpLog)
 	}
 
 	g, gctx := errgroup.WithContext(ctx)

@@ -127,6 +127,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	fs.StringVar(&shellUser, "shell-user", os.Getenv("MINDROOM_SHELL_USER"), "NAME, UID, NAME:GROUP or UID:GID local shells and jobs run as when the primary runs as root without isolation (with it, each agent has its own user); default nobody:nogroup (env MINDROOM_SHELL_USER)")
 	shellhost.BindIsolationFlags(fs, &cfg.Isolation)
 	cfg.WorkerLiveness.BindFlags(fs)
+	cfg.Connections.BindFlags(fs)
 	fs.StringVar(&cfg.WorkspacesDir, "workspaces-dir", os.Getenv("MINDROOM_WORKSPACES_DIR"), "directory of the agents' workspaces, on a file system of their own if a full workspace must not fill the state directory's (default <state-dir>/workspaces; env MINDROOM_WORKSPACES_DIR)")
 	fs.StringVar(&cfg.AgentEngine, "agent-engine", os.Getenv("MINDROOM_AGENT_ENGINE"), "engine of background agents: claude, codex, test, or command:<bash command> reading $MINDROOM_AGENT_TASK; empty refuses them (env MINDROOM_AGENT_ENGINE)")
 	fs.DurationVar(&cfg.JobCommandCeiling, "job-ceiling", 60*time.Minute, "longest a background command may run")

@@ -1,0 +1,88 @@
+package connlimit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+	"google.golang.org/grpc/codes"
+)
+
+// refusalTime bounds how long a refused connection is kept to be told why.
+const refusalTime = time.Second
+
+// HTTP1 answers a refused connection as an HTTP/1.1 server would: 503 with Retry-After and the
+// reason as text.
+func HTTP1(c net.Conn, reason string) {
+	body := reason + "\n"
+	tell(c, func(rw io.ReadWriter) error {
+		_, err := fmt.Fprintf(rw, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"+
+			"Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		return err
+	})
+}
+
+// HTTP2 answers a refused connection as a gRPC server would: it completes the HTTP/2
+// handshake and answers the first call with RESOURCE_EXHAUSTED and the reason (a bare GOAWAY
+// would reach the caller only as "the connection is draining"), then sends GOAWAY.
+func HTTP2(c net.Conn, reason string) {
+	tell(c, func(rw io.ReadWriter) error {
+		preface := make([]byte, len(http2.ClientPreface))
+		if _, err := io.ReadFull(rw, preface); err != nil || string(preface) != http2.ClientPreface {
+			return errors.New("not an HTTP/2 client")
+		}
+		f := http2.NewFramer(rw, rw)
+		if err := f.WriteSettings(); err != nil {
+			return err
+		}
+		for {
+			fr, err := f.ReadFrame()
+			if err != nil {
+				return err
+			}
+			switch fr := fr.(type) {
+			case *http2.SettingsFrame:
+				if !fr.IsAck() {
+					if err := f.WriteSettingsAck(); err != nil {
+						return err
+					}
+				}
+			case *http2.HeadersFrame:
+				var block bytes.Buffer
+				enc := hpack.NewEncoder(&block)
+				for _, hf := range []hpack.HeaderField{
+					{Name: ":status", Value: "200"}, {Name: "content-type", Value: "application/grpc"},
+					{Name: "grpc-status", Value: strconv.Itoa(int(codes.ResourceExhausted))}, {Name: "grpc-message", Value: reason},
+				} {
+					_ = enc.WriteField(hf)
+				}
+				id := fr.StreamID
+				if err := f.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block.Bytes(), EndStream: true, EndHeaders: true}); err != nil {
+					return err
+				}
+				return f.WriteGoAway(id, http2.ErrCodeNo, []byte(reason))
+			}
+		}
+	})
+}
+
+// tell runs the refusal's exchange within refusalTime, shuts the write side, and reads what the
+// client still sends until it closes or the time is up: closing a socket with unread data
+// resets it, which could discard the refusal before the client reads it.
+func tell(c net.Conn, write func(io.ReadWriter) error) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(refusalTime))
+	if err := write(c); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+}
