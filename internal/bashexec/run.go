@@ -79,6 +79,9 @@ type Spec struct {
 	// sandbox then holds what the command leaves behind: it gets no parent-death signal (the
 	// sandbox ends when this process does) and no supervisor (internal/reaper).
 	Sandbox shellpriv.Join
+	// OpenFiles, when positive, is the command's limit of open files (RLIMIT_NOFILE, hard and
+	// soft), in force before its first line runs.
+	OpenFiles int
 	// PipeWait bounds how long Run waits, after the process group is gone, for a descendant that
 	// left the group and still holds stdout or stderr open; zero or negative means
 	// DefaultPipeWait. When it passes, Run delivers what the pipes already buffer and closes them.
@@ -163,6 +166,20 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		// Pdeathsig: if the primary or worker dies abruptly, its shells die with it rather than
 		// running on unowned.
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+	}
+	if spec.OpenFiles > 0 {
+		uid, gid := -1, -1
+		if user != nil {
+			uid, gid = int(user.Uid), int(user.Gid)
+		}
+		prologue, err := openFilesPrologue(spec.OpenFiles, uid, gid)
+		if err != nil {
+			p.closeChild()
+			p.closeParent()
+			return Result{}, err
+		}
+		defer prologue.Close()
+		cmd.ExtraFiles, cmd.Env = []*os.File{prologue}, withBashEnv(cmd.Env)
 	}
 	if spec.Sandbox != nil {
 		// The child's parent is outside its PID namespace, where a parent-death signal cannot be

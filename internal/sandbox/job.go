@@ -61,6 +61,9 @@ func (j Job) Wrap(cmd *exec.Cmd, identity bool) error {
 	if j.Limits.FileBytes > 0 {
 		args = append(args, sandboxinit.OptFsize, strconv.FormatInt(j.Limits.FileBytes, 10))
 	}
+	if j.Limits.OpenFiles > 0 {
+		args = append(args, sandboxinit.OptNofile, strconv.Itoa(j.Limits.OpenFiles))
+	}
 	args = append(args, sandboxinit.OptsEnd)
 	args = append(args, j.View.Args()...)
 	// The supervisor's arguments (internal/reaper/supervisor): no parent to die with, the

@@ -20,6 +20,9 @@ type Limits struct {
 	FileBytes int64
 	// TmpBytes bounds its private /tmp and /dev/shm.
 	TmpBytes int64
+	// OpenFiles bounds the files and sockets each of its processes holds open (RLIMIT_NOFILE),
+	// so a shell cannot hold thousands of connections to the host's services.
+	OpenFiles int
 }
 
 // DefaultLimits are the limits of a sandbox when none are configured: enough for builds and
@@ -30,6 +33,7 @@ var DefaultLimits = Limits{
 	CPUWeight:   100,
 	FileBytes:   4 << 30,
 	TmpBytes:    512 << 20,
+	OpenFiles:   1024,
 }
 
 // OrDefaults is l with DefaultLimits's value in every field that is zero.
@@ -47,18 +51,23 @@ func (l Limits) OrDefaults() Limits {
 	if l.CPUWeight == 0 {
 		l.CPUWeight = DefaultLimits.CPUWeight
 	}
+	if l.OpenFiles == 0 {
+		l.OpenFiles = DefaultLimits.OpenFiles
+	}
 	return l
 }
 
 // Validate checks the ranges.
 func (l Limits) Validate() error {
 	switch {
-	case l.Processes < 0, l.MemoryBytes < 0, l.FileBytes < 0, l.TmpBytes < 0:
+	case l.Processes < 0, l.MemoryBytes < 0, l.FileBytes < 0, l.TmpBytes < 0, l.OpenFiles < 0:
 		return errors.New("sandbox limits: no limit may be negative")
 	case l.Processes != 0 && l.Processes < 8:
 		return errors.New("sandbox limits: processes must be at least 8 (a shell and a pipeline)")
 	case l.MemoryBytes != 0 && l.MemoryBytes < 16<<20:
 		return errors.New("sandbox limits: memory must be at least 16 MiB")
+	case l.OpenFiles != 0 && l.OpenFiles < 64:
+		return errors.New("sandbox limits: open files must be at least 64")
 	case l.CPUWeight < 0 || l.CPUWeight > 10000:
 		return errors.New("sandbox limits: CPU weight must be between 1 and 10000")
 	}

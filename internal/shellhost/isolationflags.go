@@ -27,6 +27,7 @@ func BindIsolationFlags(fs *flag.FlagSet, c *IsolationConfig) {
 	fs.Func("sandbox-memory", "most memory one sandbox uses, its /tmp included, e.g. 2GiB (default "+sizeText(def.MemoryBytes)+")", sizeFlag(&c.Limits.MemoryBytes))
 	fs.IntVar(&c.Limits.CPUWeight, "sandbox-cpu-weight", def.CPUWeight, "a sandbox's CPU share, 1-10000; 100 is an even share with the rest of the host")
 	fs.Func("sandbox-file-size", "largest file a job may write (default "+sizeText(def.FileBytes)+")", sizeFlag(&c.Limits.FileBytes))
+	fs.IntVar(&c.Limits.OpenFiles, "sandbox-open-files", def.OpenFiles, "most files and sockets each process of a sandbox holds open")
 	fs.Func("sandbox-tmp-size", "size of a sandbox's private /tmp (default "+sizeText(def.TmpBytes)+")", sizeFlag(&c.Limits.TmpBytes))
 	c.DiskReserve = DefaultDiskReserve
 	fs.Func("disk-reserve", "refuse commands and jobs while the state directory's file system has less free space; 0 refuses nothing (default "+sizeText(DefaultDiskReserve)+")",

@@ -218,7 +218,7 @@ func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bas
 		return bashexec.Result{}, err
 	}
 	defer done()
-	spec.Sandbox = sb.Join
+	spec.Sandbox, spec.OpenFiles = sb.Join, sb.Limits().OpenFiles
 	before := sb.Events()
 	res, err := bashexec.Run(ctx, spec, out)
 	if note := sb.Events().Since(before).Explain(sb.Limits()); note != "" && err == nil {

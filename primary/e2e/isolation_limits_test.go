@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestASandboxsLimitsHold runs a process bomb, a memory hog and a disk filler, each in a turn
-// of its own: each ends with a clear error, and the primary stays ready.
+// TestASandboxsLimitsHold runs a process bomb, a descriptor hoarder, a memory hog and a disk
+// filler, each in a turn of its own: each ends with a clear error, and the primary stays ready.
 func TestASandboxsLimitsHold(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the real binaries")
@@ -25,10 +25,13 @@ func TestASandboxsLimitsHold(t *testing.T) {
 		t.Skipf("cannot mount a tmpfs: %v", err)
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(ws, syscall.MNT_DETACH) })
-	rig := startIsolationRig(t, "--sandbox-processes", "64", "--sandbox-memory", "64MiB", "--workspaces-dir", ws)
+	rig := startIsolationRig(t, "--sandbox-processes", "64", "--sandbox-memory", "64MiB", "--sandbox-open-files", "128", "--workspaces-dir", ws)
 
 	for _, c := range []struct{ name, agent, command, want string }{
 		{"ProcessBomb", "bomb", "for i in $(seq 200); do sleep 30 & done 2>/dev/null; wait", "the sandbox's process limit (64) was reached"},
+		// Connections to the host's services are descriptors too: a shell cannot hold thousands.
+		{"DescriptorHoarder", "hoarder", "ulimit -Hn; for i in $(seq 500); do exec {fd}<>/dev/tcp/127.0.0.1/${MINDROOM_AGENT_CLI_URL##*:} || break; done",
+			"Too many open files"},
 		{"MemoryHog", "hog", "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo ${#x}", "the sandbox's memory limit (64 MiB) was reached"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -31,6 +31,7 @@ const (
 	OptIdentity = "--identity" // job: "W:R", the identity file open for appending (W) and reading (R)
 	OptNproc    = "--nproc"    // RLIMIT_NPROC of the command
 	OptFsize    = "--fsize"    // RLIMIT_FSIZE of the command, in bytes
+	OptNofile   = "--nofile"   // RLIMIT_NOFILE of the command
 	OptsEnd     = "--"
 )
 
@@ -42,10 +43,10 @@ func init() {
 }
 
 type options struct {
-	uid, gid     int
-	cgroups      []string
-	idW, idR     int
-	nproc, fsize uint64
+	uid, gid             int
+	cgroups              []string
+	idW, idR             int
+	nproc, fsize, nofile uint64
 }
 
 func run(mode string, args []string) int {
@@ -114,6 +115,8 @@ func parseOptions(args []string) (options, []string, bool) {
 			o.nproc, err = strconv.ParseUint(val, 10, 64)
 		case OptFsize:
 			o.fsize, err = strconv.ParseUint(val, 10, 64)
+		case OptNofile:
+			o.nofile, err = strconv.ParseUint(val, 10, 64)
 		default:
 			return o, nil, false
 		}

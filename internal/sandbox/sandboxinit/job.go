@@ -27,7 +27,7 @@ func job(o options, hostPid int, start uint64, args []string) int {
 	limits := []struct {
 		res int
 		val uint64
-	}{{rlimitNproc, o.nproc}, {syscall.RLIMIT_FSIZE, o.fsize}, {syscall.RLIMIT_CORE, 0}}
+	}{{rlimitNproc, o.nproc}, {syscall.RLIMIT_FSIZE, o.fsize}, {syscall.RLIMIT_NOFILE, o.nofile}, {syscall.RLIMIT_CORE, 0}}
 	for _, l := range limits {
 		if l.val == 0 && l.res != syscall.RLIMIT_CORE {
 			continue
