@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -26,9 +27,17 @@ type Config struct {
 	Total int
 }
 
-// DefaultConfig leaves room for a busy runtime, its workers and operators on one address, and
-// keeps the total well inside the descriptors a process gets.
-func DefaultConfig() Config { return Config{PerAddress: 512, Total: 4096} }
+// DefaultConfig leaves room for a busy runtime, its workers, operators and hundreds of local
+// shells on one address, and keeps the total within three quarters of the descriptors this
+// process may open, so the limit is reached, and said, before accept fails for want of them.
+func DefaultConfig() Config {
+	total := 8192
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur < uint64(total)*4/3 {
+		total = max(int(lim.Cur)*3/4, 64)
+	}
+	return Config{PerAddress: min(1024, total), Total: total}
+}
 
 // Validate reports a limit that cannot work.
 func (c Config) Validate() error {
