@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"sync"
 	"syscall"
@@ -21,7 +22,7 @@ import (
 // Config sets the limits.
 type Config struct {
 	// PerAddress bounds the open connections from one remote IP address, over every listener
-	// of the Limiter.
+	// of the Limiter; on loopback, from one user of this host (see peerKey).
 	PerAddress int
 	// Total bounds the open connections over every listener of the Limiter.
 	Total int
@@ -104,11 +105,12 @@ func (lim *Limiter) Wrap(l net.Listener, refuse Refusal) net.Listener {
 	return &listener{Listener: l, lim: lim, refuse: refuse}
 }
 
-// Open returns the connections open now, in all and from addr.
-func (lim *Limiter) Open(addr string) (total, fromAddr int) {
+// Open returns the connections open now, in all and per peer ("IP", or "IP uid N" on
+// loopback).
+func (lim *Limiter) Open() (total int, byPeer map[string]int) {
 	lim.mu.Lock()
 	defer lim.mu.Unlock()
-	return lim.total, lim.byAddr[addr]
+	return lim.total, maps.Clone(lim.byAddr)
 }
 
 // admit counts a new connection from addr, or says why it is refused.
@@ -172,7 +174,7 @@ func (l *listener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		addr := remoteIP(c)
+		addr := peerKey(c)
 		if ok, reason := l.lim.admit(addr); ok {
 			return &conn{Conn: c, release: sync.OnceFunc(func() { l.lim.release(addr) })}, nil
 		} else if l.refuse == nil || !l.lim.startDraining() {
@@ -184,15 +186,6 @@ func (l *listener) Accept() (net.Conn, error) {
 			}()
 		}
 	}
-}
-
-// remoteIP is the IP of c's peer: the unit of the per-address limit (ports differ per
-// connection).
-func remoteIP(c net.Conn) string {
-	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
-		return a.IP.String()
-	}
-	return c.RemoteAddr().String()
 }
 
 // conn releases its count once, on its first Close.

@@ -4,11 +4,17 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -76,8 +82,9 @@ func TestHTTPConnectionsPastThePerAddressLimitAreRefusedWith503(t *testing.T) {
 	if status != "503 Service Unavailable retry-after=1" || body != "too many connections from this address\n" {
 		t.Fatalf("connection over the limit: %s %q", status, body)
 	}
-	if total, from := lim.Open("127.0.0.1"); total != perAddress || from != perAddress {
-		t.Fatalf("open %d (%d from the address), want %d", total, from, perAddress)
+	me := "127.0.0.1 uid " + strconv.Itoa(os.Getuid())
+	if total, by := lim.Open(); total != perAddress || by[me] != perAddress || len(by) != 1 {
+		t.Fatalf("open %d %v, want %d from %q", total, by, perAddress, me)
 	}
 
 	held[0].Close() // a closed connection frees its place
@@ -152,13 +159,66 @@ func waitOpen(t *testing.T, lim *connlimit.Limiter, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if total, _ := lim.Open("127.0.0.1"); total == n {
+		if total, _ := lim.Open(); total == n {
 			return
 		}
 		if time.Now().After(deadline) {
-			total, _ := lim.Open("127.0.0.1")
+			total, _ := lim.Open()
 			t.Fatalf("open connections %d, want %d", total, n)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// dialAs connects to addr from a socket owned by uid, as a shell of an agent with that user
+// would (a socket belongs to its creator's file-system uid, which is per thread).
+func dialAs(t *testing.T, uid int, addr string) net.Conn {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	prev, _ := unix.SetfsuidRetUid(uid)
+	defer unix.SetfsuidRetUid(prev)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestOnLoopbackEachUserHasAQuotaOfItsOwn(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to create sockets as other users")
+	}
+	const agent, other = 2099901, 2099902
+	lim := connlimit.New(connlimit.Config{PerAddress: 2, Total: 100}, nil)
+	l := listen(t, lim, connlimit.HTTP1)
+	serveHTTP(t, l)
+	// One agent's shells take their whole quota, and are refused past it.
+	for range 2 {
+		dialAs(t, agent, l.Addr().String())
+	}
+	waitOpen(t, lim, 2)
+	refused := dialAs(t, agent, l.Addr().String())
+	_ = refused.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if reply, _ := io.ReadAll(refused); !strings.Contains(string(reply), "503 Service Unavailable") {
+		t.Fatalf("third connection of one user: %q, want a 503", reply)
+	}
+	// Another agent, and this process's own user (the runtime's, say), still connect.
+	for _, uid := range []int{other, os.Getuid()} {
+		c := dialAs(t, uid, l.Addr().String())
+		if _, err := io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("user %d while another's quota is full: %v %v", uid, resp, err)
+		}
+	}
+	_, by := lim.Open()
+	want := map[string]int{"127.0.0.1 uid 2099901": 2, "127.0.0.1 uid 2099902": 1, "127.0.0.1 uid " + strconv.Itoa(os.Getuid()): 1}
+	if !maps.Equal(by, want) {
+		t.Fatalf("open by peer %v, want %v", by, want)
 	}
 }
