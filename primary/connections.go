@@ -46,18 +46,10 @@ const (
 	keepaliveTimeout = 20 * time.Second
 )
 
-// metricsLimits bounds the metrics listener: scrapers and probes need few connections.
-var metricsLimits = connlimit.Config{PerAddress: 32, Total: 128}
-
 // orDefaults fills each zero field from DefaultConnections.
 func (c Connections) orDefaults() Connections {
 	d := DefaultConnections()
-	if c.Limits.PerAddress == 0 {
-		c.Limits.PerAddress = d.Limits.PerAddress
-	}
-	if c.Limits.Total == 0 {
-		c.Limits.Total = d.Limits.Total
-	}
+	c.Limits = c.Limits.OrDefaults()
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = d.IdleTimeout
 	}
@@ -120,7 +112,7 @@ func (c Connections) limit(lis Listeners, log *slog.Logger) Listeners {
 	lis.HTTP = apis.Wrap(lis.HTTP, connlimit.HTTP1)
 	lis.AgentCLI = apis.Wrap(lis.AgentCLI, connlimit.HTTP1)
 	if lis.Metrics != nil {
-		lis.Metrics = connlimit.New(metricsLimits, log).Wrap(lis.Metrics, connlimit.HTTP1)
+		lis.Metrics = connlimit.New(connlimit.ProbeConfig, log).Wrap(lis.Metrics, connlimit.HTTP1)
 	}
 	return lis
 }

@@ -48,6 +48,9 @@ func NewHandler(ctx context.Context, conn grpc.ClientConnInterface) (http.Handle
 	})
 }
 
+// IdleTimeout closes a shell's connection idle this long between requests.
+const IdleTimeout = 2 * time.Minute
+
 // Serve serves the proxy on lis until ctx ends, then shuts it down gracefully. wrap, when
 // given, wraps the handler (the worker's request metrics).
 func Serve(ctx context.Context, lis net.Listener, conn grpc.ClientConnInterface, wrap ...func(http.Handler) http.Handler) error {
@@ -58,7 +61,7 @@ func Serve(ctx context.Context, lis net.Listener, conn grpc.ClientConnInterface,
 	for _, wr := range wrap {
 		h = wr(h)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: IdleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 	select {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/connlimit"
 	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
@@ -41,6 +42,10 @@ type Config struct {
 	ProxyListen string
 	// MetricsListen, when set, serves Prometheus /metrics, /healthz and /readyz (Run only).
 	MetricsListen string
+	// Connections bounds the connections the sandbox proxy holds, per remote address (on
+	// loopback, per user: one agent's shells cannot take another's) and in all (zero fields:
+	// connlimit.DefaultConfig).
+	Connections connlimit.Config
 	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.
 	AgentBinary string
 	AgentArgs   []string
@@ -94,6 +99,10 @@ func (c *Config) Validate() error {
 	}
 	if c.AgentBinary == "" {
 		return errors.New("agent binary is required")
+	}
+	c.Connections = c.Connections.OrDefaults()
+	if err := c.Connections.Validate(); err != nil {
+		return err
 	}
 	if c.ShellDefaultTimeout == 0 {
 		c.ShellDefaultTimeout = shellhost.DefaultCommandTimeout

@@ -11,6 +11,7 @@ import (
 	"github.com/turncli/turncli/internal/agentclihttp"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
+	"github.com/turncli/turncli/sandboxproxy"
 )
 
 // workerMetrics is the worker's metrics home: its registry with the gRPC client series of its
@@ -77,7 +78,7 @@ func (w *Worker) serveMetrics() (stop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", imetrics.Handler(w.metrics.registry))
 	w.metrics.ready.Handle(mux)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: sandboxproxy.IdleTimeout}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -26,6 +26,7 @@ import (
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/connlimit"
 	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/sandboxproxy"
@@ -58,6 +59,12 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		return nil, err
 	}
 	m := newWorkerMetrics(cfg.Capacity)
+	// Shells reach the proxy on loopback; the limiter counts each agent's user apart.
+	limits := cfg.Logger.With("component", "connections")
+	proxyLis = connlimit.New(cfg.Connections, limits).Wrap(proxyLis, connlimit.HTTP1)
+	if metricsLis != nil {
+		metricsLis = connlimit.New(connlimit.ProbeConfig, limits).Wrap(metricsLis, connlimit.HTTP1)
+	}
 	transport := insecure.NewCredentials()
 	if cfg.TLSCAFile != "" {
 		pem, err := os.ReadFile(cfg.TLSCAFile)

@@ -73,6 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
 	fs.StringVar(&shellUser, "shell-user", os.Getenv("MINDROOM_SHELL_USER"), "NAME, UID, NAME:GROUP or UID:GID shells and jobs run as, without isolation, when the worker runs as root; default nobody:nogroup (env MINDROOM_SHELL_USER)")
 	shellhost.BindIsolationFlags(fs, &cfg.Isolation)
+	cfg.Connections.BindFlags(fs)
 	fs.StringVar(&cfg.WorkspacesDir, "workspaces-dir", os.Getenv("MINDROOM_WORKSPACES_DIR"), "directory of the agents' workspaces (default <state-dir>/workspaces; env MINDROOM_WORKSPACES_DIR)")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), "json or text (env MINDROOM_LOG_FORMAT)")

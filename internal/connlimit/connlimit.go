@@ -40,6 +40,22 @@ func DefaultConfig() Config {
 	return Config{PerAddress: min(1024, total), Total: total}
 }
 
+// ProbeConfig bounds a listener of metrics and health checks: scrapers and probes need few
+// connections, and a budget apart from the APIs' keeps a flood of those from starving them.
+var ProbeConfig = Config{PerAddress: 32, Total: 128}
+
+// OrDefaults fills each zero field from DefaultConfig.
+func (c Config) OrDefaults() Config {
+	d := DefaultConfig()
+	if c.PerAddress == 0 {
+		c.PerAddress = d.PerAddress
+	}
+	if c.Total == 0 {
+		c.Total = d.Total
+	}
+	return c
+}
+
 // Validate reports a limit that cannot work.
 func (c Config) Validate() error {
 	switch {
@@ -83,13 +99,7 @@ const maxDraining = 64
 // New returns a Limiter with cfg's limits (zero fields: DefaultConfig's), logging refusals on
 // log (nil discards).
 func New(cfg Config, log *slog.Logger) *Limiter {
-	d := DefaultConfig()
-	if cfg.PerAddress == 0 {
-		cfg.PerAddress = d.PerAddress
-	}
-	if cfg.Total == 0 {
-		cfg.Total = d.Total
-	}
+	cfg = cfg.OrDefaults()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
