@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -49,6 +50,14 @@ const (
 	sockDiagByFamily = 20 // SOCK_DIAG_BY_FAMILY
 )
 
+// diag is the process's one sock_diag socket, opened on first use and kept: asking is then two
+// system calls. One question at a time, so every answer is the one asked for.
+var diag = struct {
+	mu  sync.Mutex
+	fd  int
+	buf [1024]byte
+}{fd: -1}
+
 // socketOwner asks the kernel (NETLINK_SOCK_DIAG, as ss does) for the uid owning the TCP
 // socket whose source is src and destination dst: the client's end of a loopback connection.
 func socketOwner(src, dst *net.TCPAddr) (uint32, error) {
@@ -72,19 +81,27 @@ func socketOwner(src, dst *net.TCPAddr) (uint32, error) {
 	binary.NativeEndian.PutUint32(id[40:], 0xffffffff) // no cookie
 	binary.NativeEndian.PutUint32(id[44:], 0xffffffff)
 
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	diag.mu.Lock()
+	defer diag.mu.Unlock()
+	if diag.fd < 0 {
+		fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+		if err != nil {
+			return 0, err
+		}
+		diag.fd = fd
+	}
+	if err := unix.Sendto(diag.fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		unix.Close(diag.fd)
+		diag.fd = -1
+		return 0, err
+	}
+	n, _, err := unix.Recvfrom(diag.fd, diag.buf[:], 0)
 	if err != nil {
+		unix.Close(diag.fd)
+		diag.fd = -1
 		return 0, err
 	}
-	defer unix.Close(fd)
-	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return 0, err
-	}
-	buf := make([]byte, 1024)
-	n, _, err := unix.Recvfrom(fd, buf, 0)
-	if err != nil {
-		return 0, err
-	}
+	buf := diag.buf[:]
 	msgs, err := syscall.ParseNetlinkMessage(buf[:n])
 	if err != nil || len(msgs) == 0 {
 		return 0, errors.New("sock_diag: no answer")
