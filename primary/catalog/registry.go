@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -184,7 +185,7 @@ func compileFunction(toolkit string, toolkitInstructions []string, f Function) (
 	if err != nil {
 		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
 	}
-	schema, err := CompileSchema("turncli:///"+toolkit+"/"+f.Name+".json", doc)
+	schema, err := CompileSchema(schemaURL(toolkit, f.Name), doc)
 	if err != nil {
 		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
 	}
@@ -216,6 +217,13 @@ func compileFunction(toolkit string, toolkitInstructions []string, f Function) (
 		searchText:  strings.ToLower(toolkit + "\n" + f.Name + "\n" + f.Description),
 		traits:      f.Traits,
 	}, nil
+}
+
+// schemaURL names the input schema of toolkit.function for the compiler. Each name is one
+// escaped path segment, so that no character of a name ("#", "?", "/", a control character)
+// can change the URL's meaning or make it unparsable.
+func schemaURL(toolkit, function string) string {
+	return "turncli:///" + url.PathEscape(toolkit) + "/" + url.PathEscape(function) + ".json"
 }
 
 // ErrInvalidArguments is the failure of arguments that do not match a function's schema.

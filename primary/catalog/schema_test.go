@@ -56,3 +56,43 @@ func TestASchemaReferringOutsideItselfIsRefusedAtOnce(t *testing.T) {
 		t.Fatalf("a self-contained schema: %v", err)
 	}
 }
+
+// defToolkit is an eager toolkit with a fixed definition.
+type defToolkit struct {
+	name string
+	def  Definition
+}
+
+func (d defToolkit) Name() string                             { return d.name }
+func (defToolkit) Description() string                        { return "A toolkit with a fixed definition." }
+func (defToolkit) Deferred() bool                             { return false }
+func (d defToolkit) Load(context.Context) (Definition, error) { return d.def, nil }
+func (defToolkit) Call(context.Context, Call) (Result, error) { return Result{}, nil }
+
+// TestASchemaRefersWithinItselfWhateverItsFunctionIsNamed: the characters of a function's name
+// do not change where the references of its schema lead.
+func TestASchemaRefersWithinItselfWhateverItsFunctionIsNamed(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","$defs":{"n":{"type":"integer"}},"properties":{"x":{"$ref":"#/$defs/n"}}}`)
+	for _, tc := range []struct{ test, function string }{
+		{"Fragment", "a#b"}, {"Query", "a?b"}, {"Slash", "a/b"}, {"Percent", "a%zz"},
+		{"Space", "a b"}, {"NonASCII", "grüße.v2"}, {"Dots", ".."},
+	} {
+		t.Run(tc.test, func(t *testing.T) {
+			r := NewRegistry()
+			tk := defToolkit{name: "tk#1", def: Definition{Functions: []Function{{Name: tc.function, InputSchema: schema}}}}
+			if err := r.Register(context.Background(), tk); err != nil {
+				t.Fatal(err)
+			}
+			fn, err := r.Snapshot(nil).Resolve(context.Background(), "tk#1", tc.function)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fn.Validate([]byte(`{"x":1}`)); err != nil {
+				t.Errorf("valid arguments: %v", err)
+			}
+			if err := fn.Validate([]byte(`{"x":"s"}`)); !errors.Is(err, ErrInvalidArguments) {
+				t.Errorf("invalid arguments: %v", err)
+			}
+		})
+	}
+}
