@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -66,8 +67,8 @@ type compiledFunction struct {
 // and not on a caller's first describe.
 func (r *Registry) Register(ctx context.Context, tk Toolkit) error {
 	name := tk.Name()
-	if !ValidSelector(name) {
-		return fmt.Errorf("toolkit name %q must be 1..128 characters", name)
+	if !ValidName(name) {
+		return fmt.Errorf("toolkit name %q must be 1..%d characters, all printable", name, MaxSelector)
 	}
 	e := &Entry{toolkit: tk, name: name, description: tk.Description(), loadSlot: make(chan struct{}, 1)}
 	item, err := canonjson.Marshal(map[string]any{"deferred": true, "description": deferredDescription(name, e.description), "toolkit": name})
@@ -154,8 +155,8 @@ func compileToolkit(toolkit string, def Definition) (*loadedToolkit, error) {
 		byName:       make(map[string]*compiledFunction, len(def.Functions)),
 	}
 	for _, f := range def.Functions {
-		if !ValidSelector(f.Name) {
-			return nil, fmt.Errorf("toolkit %q: function name %q must be 1..128 characters", toolkit, f.Name)
+		if !ValidName(f.Name) {
+			return nil, fmt.Errorf("toolkit %q: function name %q must be 1..%d characters, all printable", toolkit, f.Name, MaxSelector)
 		}
 		if _, dup := l.byName[f.Name]; dup {
 			return nil, fmt.Errorf("toolkit %q: function %q is defined twice", toolkit, f.Name)
@@ -265,6 +266,16 @@ var englishPrinter = message.NewPrinter(language.English)
 func ValidSelector(s string) bool {
 	n := utf8.RuneCountInString(s)
 	return n >= 1 && n <= MaxSelector && utf8.ValidString(s)
+}
+
+// ValidName reports whether s may name a toolkit or a function a toolkit defines: a selector
+// (ValidSelector) of printable characters only, that is letters, marks, numbers, punctuation,
+// symbols and the ASCII space (unicode.IsPrint). Names reach terminals, shell command lines and
+// logs, where a control character, a bidirectional override or an invisible character could
+// change what a person or an agent reads. A request may carry any selector: one that is not a
+// valid name names nothing.
+func ValidName(s string) bool {
+	return ValidSelector(s) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
 }
 
 func nonNil(s []string) []string {
