@@ -178,6 +178,9 @@ func compileFunction(toolkit string, toolkitInstructions []string, f Function) (
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = anyObjectSchema
 	}
+	if err := checkSchemaBounds(raw); err != nil {
+		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+	}
 	schemaValue, err := canonjson.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
