@@ -155,9 +155,6 @@ func compileToolkit(toolkit string, def Definition) (*loadedToolkit, error) {
 		byName:       make(map[string]*compiledFunction, len(def.Functions)),
 	}
 	for _, f := range def.Functions {
-		if !ValidName(f.Name) {
-			return nil, fmt.Errorf("toolkit %q: function name %q must be 1..%d characters, all printable", toolkit, f.Name, MaxSelector)
-		}
 		if _, dup := l.byName[f.Name]; dup {
 			return nil, fmt.Errorf("toolkit %q: function %q is defined twice", toolkit, f.Name)
 		}
@@ -171,27 +168,53 @@ func compileToolkit(toolkit string, def Definition) (*loadedToolkit, error) {
 	return l, nil
 }
 
+// Why a function cannot be defined: a failure of CheckFunction, and of Register or a load
+// because of one function, wraps one of these.
+var (
+	// ErrInvalidName: the function's name is not a ValidName.
+	ErrInvalidName = fmt.Errorf("function name must be 1..%d characters, all printable", MaxSelector)
+	// ErrInvalidSchema: the input schema is not JSON, is over MaxSchemaDepth or
+	// MaxSchemaBytes, refers outside itself (ErrOutsideDocument) or does not compile.
+	ErrInvalidSchema = errors.New("input schema")
+)
+
+// CheckFunction reports why f cannot be a function of the toolkit named toolkit, or nil. It
+// applies the rules Register and every load apply to each function of a definition; those
+// refuse the whole definition for one bad function. A toolkit that gathers its functions from
+// a source it does not control (an MCP server) checks each one and leaves out those that fail.
+// The rule that names are unique within a toolkit is the caller's to keep.
+func CheckFunction(toolkit string, f Function) error {
+	_, err := compileFunction(toolkit, nil, f)
+	return err
+}
+
 var anyObjectSchema = []byte(`{"type":"object"}`)
 
 func compileFunction(toolkit string, toolkitInstructions []string, f Function) (*compiledFunction, error) {
+	if !ValidName(f.Name) {
+		return nil, fmt.Errorf("toolkit %q function %q: %w", toolkit, f.Name, ErrInvalidName)
+	}
+	invalidSchema := func(err error) error {
+		return fmt.Errorf("toolkit %q function %q: %w: %w", toolkit, f.Name, ErrInvalidSchema, err)
+	}
 	raw := []byte(f.InputSchema)
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = anyObjectSchema
 	}
 	if err := checkSchemaBounds(raw); err != nil {
-		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+		return nil, invalidSchema(err)
 	}
 	schemaValue, err := canonjson.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+		return nil, invalidSchema(err)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+		return nil, invalidSchema(err)
 	}
 	schema, err := CompileSchema(schemaURL(toolkit, f.Name), doc)
 	if err != nil {
-		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+		return nil, invalidSchema(err)
 	}
 	instructions := append(append([]string{}, toolkitInstructions...), f.Instructions...)
 	descriptor, err := canonjson.Marshal(map[string]any{
