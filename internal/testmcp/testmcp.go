@@ -4,11 +4,12 @@
 //
 // Its tools return text (greet), structured content (add), several blocks (multi), media (media),
 // a tool error (boom), the process id (instance) and an environment variable (env). sleep blocks
-// until its call is cancelled; wait_sleeping and wait_cancelled let a test wait for sleep calls
-// to start or be cancelled without sleeping itself. In the subprocess only, crash exits the
-// process in the middle of a call and spawn starts a child process. Filler tools and a small
-// page size force tools/list pagination, and broken_schema has an input schema that cannot be
-// compiled.
+// until its call is cancelled; hang ignores cancellation and blocks until the process ends or,
+// in process, until Stop. wait_sleeping, wait_cancelled and wait_hanging let a test wait for
+// sleep calls to start or be cancelled, or hang calls to start, without sleeping itself. In the
+// subprocess only, crash exits the process in the middle of a call and spawn starts a child
+// process. Filler tools and a small page size force tools/list pagination, and broken_schema has
+// an input schema that cannot be compiled.
 //
 // It is test support only; nothing in production imports it.
 package testmcp
@@ -59,6 +60,10 @@ type Server struct {
 	cond      *sync.Cond
 	sleeping  int // sleep calls started
 	cancelled int // sleep calls cancelled
+	hanging   int // hang calls started
+
+	stopOnce sync.Once
+	stop     chan struct{} // closed by Stop: hang calls return
 }
 
 // NewServer returns the test server.
@@ -69,6 +74,7 @@ func NewServer(opts Options) *Server {
 	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "testmcp", Version: "1.0.0"},
 		&mcp.ServerOptions{PageSize: opts.PageSize, Instructions: Instructions})}
 	s.cond = sync.NewCond(&s.mu)
+	s.stop = make(chan struct{})
 
 	type greetIn struct {
 		Name string `json:"name" jsonschema:"who to greet"`
@@ -156,6 +162,16 @@ func NewServer(opts Options) *Server {
 			return nil, nil, ctx.Err()
 		})
 
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "hang", Description: "Block until the server stops, ignoring cancellation."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			s.mu.Lock()
+			s.hanging++
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			<-s.stop
+			return text("released"), nil, nil
+		})
+
 	type waitIn struct {
 		Count int `json:"count"`
 	}
@@ -176,6 +192,7 @@ func NewServer(opts Options) *Server {
 	}
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "wait_sleeping", Description: "Wait until count sleep calls have started."}, waitFor(&s.sleeping))
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "wait_cancelled", Description: "Wait until count sleep calls were cancelled."}, waitFor(&s.cancelled))
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "wait_hanging", Description: "Wait until count hang calls have started."}, waitFor(&s.hanging))
 
 	if opts.Exit != nil {
 		mcp.AddTool(s.Server, &mcp.Tool{Name: "crash", Description: "Exit the server process in the middle of the call."},
@@ -212,6 +229,9 @@ func NewServer(opts Options) *Server {
 	}
 	return s
 }
+
+// Stop returns every hang call, so that no handler of an in-process server outlives its test.
+func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stop) }) }
 
 // Cancelled reports how many sleep calls have been cancelled.
 func (s *Server) Cancelled() int {
