@@ -297,7 +297,7 @@ func (p *Primary) mountMCPServers(ctx context.Context) error {
 				p.Secrets.Add(v)
 			}
 		}
-		tk, err := mcpbridge.New(ctx, sc, mcpbridge.Options{Logger: p.cfg.Logger.With("component", "mcpbridge", "mcp_server", sc.Name)})
+		tk, err := mcpbridge.New(ctx, sc, mcpbridge.Options{Logger: p.cfg.Logger.With("component", "mcpbridge")})
 		if err == nil {
 			err = p.Registry.Register(ctx, tk)
 		}

@@ -4,11 +4,13 @@
 //
 // Its tools return text (greet), structured content (add), several blocks (multi), media (media),
 // a tool error (boom), the process id (instance) and an environment variable (env). sleep blocks
-// until its call is cancelled; wait_sleeping and wait_cancelled let a test wait for sleep calls
-// to start or be cancelled without sleeping itself. In the subprocess only, crash exits the
-// process in the middle of a call and spawn starts a child process. Filler tools and a small
-// page size force tools/list pagination, and broken_schema has an input schema that cannot be
-// compiled.
+// until its call is cancelled; hang ignores cancellation and blocks until the process ends or,
+// in process, until Stop. wait_sleeping, wait_cancelled and wait_hanging let a test wait for
+// sleep calls to start or be cancelled, or hang calls to start, without sleeping itself. In the
+// subprocess only, crash exits the process in the middle of a call and spawn starts a child
+// process. Filler tools and a small page size force tools/list pagination, and broken_schema has
+// an input schema that cannot be compiled. Options add more tools a client must leave out one at
+// a time (OddTools) and tools whose schemas nest to given depths (SchemaDepths).
 //
 // It is test support only; nothing in production imports it.
 package testmcp
@@ -21,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -49,7 +52,20 @@ type Options struct {
 	// Exit, when set (the subprocess), adds the crash tool, which calls it with status 3
 	// mid-call, and the spawn tool.
 	Exit func(code int)
+	// OddTools adds tools a client must leave out one at a time: OddName, whose name holds a
+	// control character; too_deep, whose input schema nests 65 levels deep; and, on the last
+	// page of tools/list, a second tool named greet (DuplicateDescription).
+	OddTools bool
+	// SchemaDepths adds, for each depth d, the tool depth_<d> whose input schema nests
+	// d levels deep (NestedSchema).
+	SchemaDepths []int
 }
+
+// OddName is the name of the odd tool with a control character (BEL) in it.
+const OddName = "ring\abell"
+
+// DuplicateDescription describes the second greet of OddTools.
+const DuplicateDescription = "A second tool named greet, listed after the first."
 
 // Server is a test MCP server and the state tests observe.
 type Server struct {
@@ -59,6 +75,10 @@ type Server struct {
 	cond      *sync.Cond
 	sleeping  int // sleep calls started
 	cancelled int // sleep calls cancelled
+	hanging   int // hang calls started
+
+	stopOnce sync.Once
+	stop     chan struct{} // closed by Stop: hang calls return
 }
 
 // NewServer returns the test server.
@@ -69,6 +89,7 @@ func NewServer(opts Options) *Server {
 	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "testmcp", Version: "1.0.0"},
 		&mcp.ServerOptions{PageSize: opts.PageSize, Instructions: Instructions})}
 	s.cond = sync.NewCond(&s.mu)
+	s.stop = make(chan struct{})
 
 	type greetIn struct {
 		Name string `json:"name" jsonschema:"who to greet"`
@@ -156,6 +177,16 @@ func NewServer(opts Options) *Server {
 			return nil, nil, ctx.Err()
 		})
 
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "hang", Description: "Block until the server stops, ignoring cancellation."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			s.mu.Lock()
+			s.hanging++
+			s.cond.Broadcast()
+			s.mu.Unlock()
+			<-s.stop
+			return text("released"), nil, nil
+		})
+
 	type waitIn struct {
 		Count int `json:"count"`
 	}
@@ -176,6 +207,7 @@ func NewServer(opts Options) *Server {
 	}
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "wait_sleeping", Description: "Wait until count sleep calls have started."}, waitFor(&s.sleeping))
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "wait_cancelled", Description: "Wait until count sleep calls were cancelled."}, waitFor(&s.cancelled))
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "wait_hanging", Description: "Wait until count hang calls have started."}, waitFor(&s.hanging))
 
 	if opts.Exit != nil {
 		mcp.AddTool(s.Server, &mcp.Tool{Name: "crash", Description: "Exit the server process in the middle of the call."},
@@ -204,6 +236,19 @@ func NewServer(opts Options) *Server {
 			return text("unreachable"), nil
 		})
 
+	if opts.OddTools {
+		s.Server.AddTool(&mcp.Tool{Name: OddName, Description: "A tool whose name holds a control character.",
+			InputSchema: json.RawMessage(`{"type":"object"}`)}, named(OddName))
+		s.Server.AddTool(&mcp.Tool{Name: "too_deep", Description: "A tool whose input schema nests 65 levels deep.",
+			InputSchema: NestedSchema(65)}, named("too_deep"))
+		s.Server.AddReceivingMiddleware(listTwice)
+	}
+	for _, d := range opts.SchemaDepths {
+		name := fmt.Sprintf("depth_%d", d)
+		s.Server.AddTool(&mcp.Tool{Name: name, Description: fmt.Sprintf("A tool whose input schema nests %d levels deep.", d),
+			InputSchema: NestedSchema(d)}, named(name))
+	}
+
 	for i := range Fillers {
 		mcp.AddTool(s.Server, &mcp.Tool{Name: fmt.Sprintf("filler_%02d", i), Description: "A filler tool that makes tools/list paginate."},
 			func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
@@ -212,6 +257,41 @@ func NewServer(opts Options) *Server {
 	}
 	return s
 }
+
+// named is a handler that answers with the tool's name.
+func named(name string) mcp.ToolHandler {
+	return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text(name), nil }
+}
+
+// listTwice adds a second greet to the last page of tools/list, as a server that lists a name
+// twice does (the SDK's own registry cannot hold two tools of one name).
+func listTwice(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if list, ok := res.(*mcp.ListToolsResult); ok && err == nil && list.NextCursor == "" {
+			list.Tools = append(slices.Clip(list.Tools), &mcp.Tool{Name: "greet", Description: DuplicateDescription,
+				InputSchema: map[string]any{"type": "object"}})
+		}
+		return res, err
+	}
+}
+
+// NestedSchema is an object schema whose arrays and objects nest exactly depth levels (at least
+// 3): each level of properties adds two, and the innermost schema is {} (one level) or
+// {"type":["object"]} (two).
+func NestedSchema(depth int) json.RawMessage {
+	s := `{}`
+	if depth%2 == 0 {
+		s = `{"type":["object"]}`
+	}
+	for range (depth - 1) / 2 {
+		s = `{"type":"object","properties":{"x":` + s + `}}`
+	}
+	return json.RawMessage(s)
+}
+
+// Stop returns every hang call, so that no handler of an in-process server outlives its test.
+func (s *Server) Stop() { s.stopOnce.Do(func() { close(s.stop) }) }
 
 // Cancelled reports how many sleep calls have been cancelled.
 func (s *Server) Cancelled() int {

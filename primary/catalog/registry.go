@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -65,8 +67,8 @@ type compiledFunction struct {
 // and not on a caller's first describe.
 func (r *Registry) Register(ctx context.Context, tk Toolkit) error {
 	name := tk.Name()
-	if !ValidSelector(name) {
-		return fmt.Errorf("toolkit name %q must be 1..128 characters", name)
+	if !ValidName(name) {
+		return fmt.Errorf("toolkit name %q must be 1..%d characters, all printable", name, MaxSelector)
 	}
 	e := &Entry{toolkit: tk, name: name, description: tk.Description(), loadSlot: make(chan struct{}, 1)}
 	item, err := canonjson.Marshal(map[string]any{"deferred": true, "description": deferredDescription(name, e.description), "toolkit": name})
@@ -153,9 +155,6 @@ func compileToolkit(toolkit string, def Definition) (*loadedToolkit, error) {
 		byName:       make(map[string]*compiledFunction, len(def.Functions)),
 	}
 	for _, f := range def.Functions {
-		if !ValidSelector(f.Name) {
-			return nil, fmt.Errorf("toolkit %q: function name %q must be 1..128 characters", toolkit, f.Name)
-		}
 		if _, dup := l.byName[f.Name]; dup {
 			return nil, fmt.Errorf("toolkit %q: function %q is defined twice", toolkit, f.Name)
 		}
@@ -169,24 +168,53 @@ func compileToolkit(toolkit string, def Definition) (*loadedToolkit, error) {
 	return l, nil
 }
 
+// Why a function cannot be defined: a failure of CheckFunction, and of Register or a load
+// because of one function, wraps one of these.
+var (
+	// ErrInvalidName: the function's name is not a ValidName.
+	ErrInvalidName = fmt.Errorf("function name must be 1..%d characters, all printable", MaxSelector)
+	// ErrInvalidSchema: the input schema is not JSON, is over MaxSchemaDepth or
+	// MaxSchemaBytes, refers outside itself (ErrOutsideDocument) or does not compile.
+	ErrInvalidSchema = errors.New("input schema")
+)
+
+// CheckFunction reports why f cannot be a function of the toolkit named toolkit, or nil. It
+// applies the rules Register and every load apply to each function of a definition; those
+// refuse the whole definition for one bad function. A toolkit that gathers its functions from
+// a source it does not control (an MCP server) checks each one and leaves out those that fail.
+// The rule that names are unique within a toolkit is the caller's to keep.
+func CheckFunction(toolkit string, f Function) error {
+	_, err := compileFunction(toolkit, nil, f)
+	return err
+}
+
 var anyObjectSchema = []byte(`{"type":"object"}`)
 
 func compileFunction(toolkit string, toolkitInstructions []string, f Function) (*compiledFunction, error) {
+	if !ValidName(f.Name) {
+		return nil, fmt.Errorf("toolkit %q function %q: %w", toolkit, f.Name, ErrInvalidName)
+	}
+	invalidSchema := func(err error) error {
+		return fmt.Errorf("toolkit %q function %q: %w: %w", toolkit, f.Name, ErrInvalidSchema, err)
+	}
 	raw := []byte(f.InputSchema)
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = anyObjectSchema
 	}
+	if err := checkSchemaBounds(raw); err != nil {
+		return nil, invalidSchema(err)
+	}
 	schemaValue, err := canonjson.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+		return nil, invalidSchema(err)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+		return nil, invalidSchema(err)
 	}
-	schema, err := CompileSchema("turncli:///"+toolkit+"/"+f.Name+".json", doc)
+	schema, err := CompileSchema(schemaURL(toolkit, f.Name), doc)
 	if err != nil {
-		return nil, fmt.Errorf("toolkit %q function %q: input schema: %w", toolkit, f.Name, err)
+		return nil, invalidSchema(err)
 	}
 	instructions := append(append([]string{}, toolkitInstructions...), f.Instructions...)
 	descriptor, err := canonjson.Marshal(map[string]any{
@@ -216,6 +244,13 @@ func compileFunction(toolkit string, toolkitInstructions []string, f Function) (
 		searchText:  strings.ToLower(toolkit + "\n" + f.Name + "\n" + f.Description),
 		traits:      f.Traits,
 	}, nil
+}
+
+// schemaURL names the input schema of toolkit.function for the compiler. Each name is one
+// escaped path segment, so that no character of a name ("#", "?", "/", a control character)
+// can change the URL's meaning or make it unparsable.
+func schemaURL(toolkit, function string) string {
+	return "turncli:///" + url.PathEscape(toolkit) + "/" + url.PathEscape(function) + ".json"
 }
 
 // ErrInvalidArguments is the failure of arguments that do not match a function's schema.
@@ -257,6 +292,16 @@ var englishPrinter = message.NewPrinter(language.English)
 func ValidSelector(s string) bool {
 	n := utf8.RuneCountInString(s)
 	return n >= 1 && n <= MaxSelector && utf8.ValidString(s)
+}
+
+// ValidName reports whether s may name a toolkit or a function a toolkit defines: a selector
+// (ValidSelector) of printable characters only, that is letters, marks, numbers, punctuation,
+// symbols and the ASCII space (unicode.IsPrint). Names reach terminals, shell command lines and
+// logs, where a control character, a bidirectional override or an invisible character could
+// change what a person or an agent reads. A request may carry any selector: one that is not a
+// valid name names nothing.
+func ValidName(s string) bool {
+	return ValidSelector(s) && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
 }
 
 func nonNil(s []string) []string {

@@ -17,6 +17,7 @@ import (
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/internal/testmcp"
 	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/mcpbridge"
 )
 
@@ -177,6 +178,56 @@ func TestMCPStdioServerIsMountedAsADeferredToolkit(t *testing.T) {
 		if code := run.Result.GetExitCode(); code != 1 || !strings.Contains(run.Stdout, `"status":"failed"`) ||
 			!strings.Contains(run.Stdout, `exited during the call (exit status 3)`) {
 			t.Errorf("calls wait: exit %d, stdout %q", code, run.Stdout)
+		}
+	})
+}
+
+// TestMCPServerWithBadToolsKeepsTheRest mounts a real server whose list has a tool named with a
+// control character, schemas one level too deep and a name listed twice: the rest of its tools
+// are described and called through mindroom-agent, and /metrics counts what was left out.
+func TestMCPServerWithBadToolsKeepsTheRest(t *testing.T) {
+	bin := testmcp.Build(t)
+	depths := fmt.Sprintf("%d,%d", catalog.MaxSchemaDepth, catalog.MaxSchemaDepth+1)
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) {
+		c.MCPServers = []mcpbridge.ServerConfig{{Name: "srv", Command: bin, Args: []string{"-odd-tools", "-schema-depths", depths}}}
+	}))
+	id := env.Open(t)
+	atBound := fmt.Sprintf("srv.depth_%d", catalog.MaxSchemaDepth)
+
+	t.Run("ASchemaAtTheDepthBoundIsDescribedAndCalled", func(t *testing.T) {
+		run := mcpBash(t, env, id, "describe-deep", "mindroom-agent tools describe "+atBound)
+		if run.code != 0 {
+			t.Fatalf("exit %d, stdout %q", run.code, run.stdout)
+		}
+		if _, err := canonjson.ParseObject([]byte(strings.TrimSpace(run.stdout))); err != nil {
+			t.Errorf("describe result: %v", err)
+		}
+		mcpExpectCompleted(t, mcpBash(t, env, id, "call-deep", "mindroom-agent tools call "+atBound),
+			fmt.Sprintf(`"depth_%d"`, catalog.MaxSchemaDepth))
+	})
+
+	t.Run("TheFirstGreetIsTheOneKept", func(t *testing.T) {
+		run := mcpBash(t, env, id, "describe-greet", "mindroom-agent tools describe srv.greet")
+		if run.code != 0 || !strings.Contains(run.stdout, `"description":"Greet someone by name."`) {
+			t.Errorf("exit %d, stdout %q", run.code, run.stdout)
+		}
+		mcpExpectCompleted(t, mcpBash(t, env, id, "greet", `mindroom-agent tools call srv.greet '{"name":"Ada"}'`), `"Hello, Ada!"`)
+	})
+
+	t.Run("ABadToolIsUnknown", func(t *testing.T) {
+		run := env.RunBash(t, id, "describe-too-deep", "mindroom-agent tools describe srv.too_deep")
+		if code := run.Result.GetExitCode(); code == 0 || !strings.Contains(run.Stderr, `Unknown function "too_deep"`) {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, run.Stdout, run.Stderr)
+		}
+	})
+
+	t.Run("MetricsCountTheToolsLeftOutByReason", func(t *testing.T) {
+		s, _ := scrapeMetrics(t, env)
+		for reason, want := range map[string]float64{"invalid_name": 1, "invalid_schema": 3, "duplicate": 1, "invalid": 0} {
+			series := fmt.Sprintf(`turncli_mcp_server_tools_skipped{reason=%q,server="srv"}`, reason)
+			if got, ok := s[series]; !ok || got != want {
+				t.Errorf("%s = %v (present %v), want %v", series, got, ok, want)
+			}
 		}
 	})
 }

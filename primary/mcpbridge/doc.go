@@ -1,6 +1,10 @@
 // Package mcpbridge mounts MCP servers as deferred toolkits of the primary's catalog, using the
 // official Go SDK as the client. A mounted server's tools/list (followed page by page to its
-// last cursor) becomes the toolkit's functions, loaded on the first describe or call; a call is
+// last cursor) becomes the toolkit's functions, loaded on the first describe or call. A tool the
+// catalog's rules refuse (catalog.CheckFunction: a name that is not printable, a schema too
+// deep, too large or that does not compile) or whose name an earlier tool has is left out
+// alone, with a warning naming the server, the tool (escaped) and the reason, and counted by
+// reason (Skipped); only a server that cannot be started, initialised or listed fails. A call is
 // one tools/call, and its result becomes the receipt's outcome: structuredContent when present,
 // else the content (one text block as a string, several blocks as a list), with images and
 // audio as data: URI attachments, and isError as a failed call carrying the tool's text.

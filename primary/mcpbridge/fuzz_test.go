@@ -1,18 +1,21 @@
 package mcpbridge
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/turncli/turncli/internal/canonjson"
+	"github.com/turncli/turncli/internal/testmcp"
+	"github.com/turncli/turncli/primary/catalog"
 )
 
 // FuzzConvertResult reads a tools/call result as an MCP server sends it (the go-sdk's own
@@ -113,6 +116,19 @@ func attachmentRefs(v any) []map[string]any {
 	return refs
 }
 
+// oneFunction is an eager toolkit named srv with one function.
+type oneFunction struct{ fn catalog.Function }
+
+func (oneFunction) Name() string        { return "srv" }
+func (oneFunction) Description() string { return "One function." }
+func (oneFunction) Deferred() bool      { return false }
+func (o oneFunction) Load(context.Context) (catalog.Definition, error) {
+	return catalog.Definition{Functions: []catalog.Function{o.fn}}, nil
+}
+func (oneFunction) Call(context.Context, catalog.Call) (catalog.Result, error) {
+	return catalog.Result{}, nil
+}
+
 // offline is a schema loader that loads nothing: what it compiles uses only the document
 // itself and the meta-schemas built into the compiler.
 type offline struct{}
@@ -120,9 +136,10 @@ type offline struct{}
 func (offline) Load(url string) (any, error) { return nil, errors.New("no outside documents") }
 
 // FuzzToolFunction reads a tool of a tools/list result as an MCP server sends it and checks
-// the catalog function made of it: its name is 1..128 characters of valid UTF-8, its schema
-// is a JSON object that compiles on its own (it refers to no document outside itself, such as
-// a local file), and the function made again of what it became is the same.
+// the catalog function made of it: its name is a valid catalog name, its schema is a JSON object
+// that compiles on its own (it refers to no document outside itself, such as a local file), a
+// registry takes it, and the function made again of what it became is the same. A tool left
+// out has one of the reasons.
 func FuzzToolFunction(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"echo","description":"Echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`,
@@ -136,6 +153,10 @@ func FuzzToolFunction(f *testing.F) {
 		`{"name":"t","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}}`,
 		`{"name":"t","inputSchema":{"type":"object","properties":{"p":{"pattern":"("}}}}`,
 		`{"name":"t","inputSchema":{"type":"object","minimum":"x"}}`, `{"name":"\u0000","inputSchema":{"type":"object"}}`,
+		`{"name":"ring\u0007bell","inputSchema":{"type":"object"}}`, `{"name":"a#b?c","inputSchema":{"type":"object"}}`,
+		`{"name":"t","inputSchema":` + string(testmcp.NestedSchema(catalog.MaxSchemaDepth)) + `}`,
+		`{"name":"t","inputSchema":` + string(testmcp.NestedSchema(catalog.MaxSchemaDepth+1)) + `}`,
+		`{"name":"t","inputSchema":true}`, `{"name":"t","inputSchema":[{"type":"object"}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -144,12 +165,18 @@ func FuzzToolFunction(f *testing.F) {
 		if err := json.Unmarshal(data, &tool); err != nil {
 			return
 		}
-		fn, err := function(&tool)
+		fn, reason, err := function("srv", &tool)
 		if err != nil {
+			if !slices.Contains(SkipReasons, reason) {
+				t.Fatalf("tool %.300q: left out for %v with reason %q", data, err, reason)
+			}
 			return
 		}
-		if n := utf8.RuneCountInString(fn.Name); n < 1 || n > 128 || !utf8.ValidString(fn.Name) || fn.Name != tool.Name {
+		if !catalog.ValidName(fn.Name) || fn.Name != tool.Name {
 			t.Fatalf("tool %.300q: function named %q", data, fn.Name)
+		}
+		if err := catalog.NewRegistry().Register(context.Background(), oneFunction{fn}); err != nil {
+			t.Fatalf("tool %.300q: accepted, but the catalog refuses it: %v", data, err)
 		}
 		if want := tool.Description; fn.Description != want && (want != "" || fn.Description != tool.Title) {
 			t.Fatalf("tool %.300q: description %q", data, fn.Description)
@@ -177,7 +204,7 @@ func FuzzToolFunction(f *testing.F) {
 			t.Fatalf("tool %.300q: schema %s does not read back: %v", data, fn.InputSchema, err)
 		}
 		again.Name, again.Description = fn.Name, fn.Description
-		fn2, err := function(&again)
+		fn2, _, err := function("srv", &again)
 		if err != nil || !reflect.DeepEqual(fn2, fn) {
 			t.Fatalf("tool %.300q: function %+v made again is %+v, %v", data, fn, fn2, err)
 		}

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -17,7 +19,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/loopback"
@@ -27,7 +28,8 @@ import (
 
 // Options are a Toolkit's collaborators and tuning; the zero value is the production setting.
 type Options struct {
-	// Logger receives the toolkit's events; nil discards them.
+	// Logger receives the toolkit's events, each naming the server (mcp_server); nil discards
+	// them.
 	Logger *slog.Logger
 	// Now is the clock of the restart backoff (time.Now by default).
 	Now func() time.Time
@@ -70,7 +72,8 @@ type Toolkit struct {
 	failures int           // consecutive failures (start, exit, broken connection)
 	retryAt  time.Time     // no start before this
 	lastErr  string
-	starts   int64 // sessions started since New
+	starts   int64         // sessions started since New
+	skipped  []SkippedTool // what the last successful load left out
 }
 
 var _ catalog.Toolkit = (*Toolkit)(nil)
@@ -117,10 +120,10 @@ func New(ctx context.Context, cfg ServerConfig, opts Options) (*Toolkit, error) 
 	if opts.BackoffMax <= 0 {
 		opts.BackoffMax = 30 * time.Second
 	}
-	t := &Toolkit{cfg: cfg, opts: opts, log: opts.Logger}
+	t := &Toolkit{cfg: cfg, opts: opts, log: opts.Logger.With("mcp_server", cfg.Name)}
 	t.ctx, t.cancel = context.WithCancel(ctx)
 	t.client = mcp.NewClient(&mcp.Implementation{Name: "turncli-primary", Version: "1"}, &mcp.ClientOptions{
-		Logger:       opts.Logger,
+		Logger:       t.log,
 		Capabilities: &mcp.ClientCapabilities{}, // no roots, sampling or elicitation
 	})
 	if cfg.Transport == TransportStreamableHTTP {
@@ -198,49 +201,121 @@ func (t *Toolkit) Load(ctx context.Context) (catalog.Definition, error) {
 	if s.instructions != "" {
 		def.Instructions = []string{s.instructions}
 	}
-	names := map[string]bool{}
+	var skipped []SkippedTool
+	listed := map[string]bool{}
 	for _, tool := range tools {
-		fn, err := function(tool)
-		if err == nil && names[fn.Name] {
-			err = errors.New("listed twice")
+		var fn catalog.Function
+		reason, err := SkipDuplicate, errDuplicate
+		if !listed[tool.Name] {
+			listed[tool.Name] = true
+			fn, reason, err = function(t.cfg.Name, tool)
 		}
 		if err != nil {
-			t.log.Warn("MCP tool skipped", "tool", tool.Name, "err", err)
+			skipped = append(skipped, SkippedTool{Name: tool.Name, Reason: reason, Err: err.Error()})
+			t.log.Warn("MCP tool skipped", "tool", logText(tool.Name, maxLoggedName), "reason", string(reason),
+				"err", logText(err.Error(), maxLoggedErr))
 			continue
 		}
-		names[fn.Name] = true
 		def.Functions = append(def.Functions, fn)
 	}
-	t.log.Info("MCP server tools loaded", "functions", len(def.Functions))
+	t.mu.Lock()
+	t.skipped = skipped
+	t.mu.Unlock()
+	t.log.Info("MCP server tools loaded", "functions", len(def.Functions), "skipped", len(skipped))
 	return def, nil
 }
 
-// function converts an MCP tool to a catalog function.
-func function(tool *mcp.Tool) (catalog.Function, error) {
-	if n := utf8.RuneCountInString(tool.Name); n < 1 || n > 128 || !utf8.ValidString(tool.Name) {
-		return catalog.Function{}, errors.New("name must be 1..128 characters")
-	}
-	schema := json.RawMessage(nil)
-	if tool.InputSchema != nil {
-		raw, err := json.Marshal(tool.InputSchema)
-		if err != nil {
-			return catalog.Function{}, fmt.Errorf("input schema: %w", err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if _, isObject := doc.(map[string]any); err != nil || !isObject {
-			return catalog.Function{}, errors.New("input schema is not a JSON object")
-		}
-		// One tool with a schema the catalog cannot compile must not fail the whole server.
-		if _, err := catalog.CompileSchema("mcp:///tool.json", doc); err != nil {
-			return catalog.Function{}, fmt.Errorf("input schema: %w", err)
-		}
-		schema = raw
-	}
+// SkipReason says why a tool of a server's list was left out of its toolkit.
+type SkipReason string
+
+// The reasons a tool is left out. Anything else wrong with a server (it cannot be started or
+// initialised, or its tools/list fails) fails the whole load instead.
+const (
+	// SkipInvalidName: the name breaks the catalog's naming rule (catalog.ValidName).
+	SkipInvalidName SkipReason = "invalid_name"
+	// SkipInvalidSchema: the input schema is not a JSON object, or the catalog refuses it
+	// (catalog.ErrInvalidSchema: too deep, too large, refers outside itself, does not compile).
+	SkipInvalidSchema SkipReason = "invalid_schema"
+	// SkipDuplicate: an earlier tool of the list has the same name; only the first listing
+	// can be the one the server runs, and only if it is valid itself.
+	SkipDuplicate SkipReason = "duplicate"
+	// SkipInvalid: the catalog refuses the tool for another reason.
+	SkipInvalid SkipReason = "invalid"
+)
+
+// SkipReasons are all the reasons, in a fixed order.
+var SkipReasons = []SkipReason{SkipInvalidName, SkipInvalidSchema, SkipDuplicate, SkipInvalid}
+
+var errDuplicate = errors.New("a tool of this name was listed before; the first listing is kept")
+
+// SkippedTool is a tool of the server's list that its toolkit left out.
+type SkippedTool struct {
+	// Name is the name the server listed: untrusted text, which may hold any character.
+	Name   string
+	Reason SkipReason
+	// Err says which rule the tool breaks.
+	Err string
+}
+
+// Skipped returns the tools the last successful load left out, in the server's order.
+func (t *Toolkit) Skipped() []SkippedTool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.skipped)
+}
+
+// function converts a tool of the server named server to a catalog function, or says why it
+// cannot be one. The rules are the catalog's (catalog.CheckFunction), applied to each tool so
+// that one bad tool is left out instead of failing the whole server; MCP adds that an input
+// schema is an object.
+func function(server string, tool *mcp.Tool) (catalog.Function, SkipReason, error) {
 	description := tool.Description
 	if description == "" {
 		description = tool.Title
 	}
-	return catalog.Function{Name: tool.Name, Description: description, InputSchema: schema}, nil
+	fn := catalog.Function{Name: tool.Name, Description: description}
+	if tool.InputSchema != nil {
+		raw, err := json.Marshal(tool.InputSchema)
+		if err != nil {
+			return catalog.Function{}, SkipInvalidSchema, fmt.Errorf("input schema: %w", err)
+		}
+		if !bytes.HasPrefix(raw, []byte("{")) { // json.Marshal writes no leading space
+			return catalog.Function{}, SkipInvalidSchema, errors.New("input schema is not a JSON object")
+		}
+		fn.InputSchema = raw
+	}
+	switch err := catalog.CheckFunction(server, fn); {
+	case err == nil:
+		return fn, "", nil
+	case errors.Is(err, catalog.ErrInvalidName):
+		return catalog.Function{}, SkipInvalidName, err
+	case errors.Is(err, catalog.ErrInvalidSchema):
+		return catalog.Function{}, SkipInvalidSchema, err
+	default:
+		return catalog.Function{}, SkipInvalid, err
+	}
+}
+
+// Bounds of untrusted text in a log line.
+const (
+	maxLoggedName = 256
+	maxLoggedErr  = 1024
+)
+
+// logText is untrusted text s as a log attribute: cut to at most max bytes, then written as a
+// Go string literal without its quotes, so that a control, format or invalid character shows
+// as an escape (\a, \x1b, \u202e, \xff) and cannot forge or hide part of the line.
+func logText(s string, max int) string {
+	cut := ""
+	if len(s) > max {
+		n := max
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s, cut = s[:n], "…"
+	}
+	q := strconv.Quote(s)
+	return q[1:len(q)-1] + cut
 }
 
 // Call runs one tools/call within the call timeout, starting the server first if it is not

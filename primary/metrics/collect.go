@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -38,6 +39,7 @@ type PendingReader interface {
 type MCPServer interface {
 	Name() string
 	Restarts() int64
+	Skipped() []mcpbridge.SkippedTool
 }
 
 // ScrapeTimeout bounds the store reads of one scrape.
@@ -75,6 +77,7 @@ var (
 	contOldest  = desc("continuations_unacknowledged_oldest_age_seconds", "Age of the oldest unacknowledged continuation; 0 when none is.")
 
 	mcpRestarts = desc("mcp_server_restarts_total", "Times a mounted MCP server was started again after its session ended, by server.", "server")
+	mcpSkipped  = desc("mcp_server_tools_skipped", "Tools of a mounted MCP server's list that its toolkit left out at its last load, by server and reason (invalid_name, invalid_schema, duplicate, invalid); 0 before the first load. The primary's log names each tool.", "server", "reason")
 )
 
 // engines is the collector of everything read at scrape time.
@@ -82,7 +85,7 @@ type engines struct{ src Sources }
 
 func (e *engines) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{responsesOpen, windowsOpen, receiptsHeld, parkedWaits, workersConnected, workersCapacity,
-		workersInFlight, jobsRunning, jobsFinished, pendingNow, pendingOldest, contUnacked, contOldest, mcpRestarts} {
+		workersInFlight, jobsRunning, jobsFinished, pendingNow, pendingOldest, contUnacked, contOldest, mcpRestarts, mcpSkipped} {
 		ch <- d
 	}
 }
@@ -104,6 +107,13 @@ func (e *engines) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(jobsFinished, prometheus.CounterValue, float64(e.src.Jobs.FinishedCount()))
 	for _, s := range e.src.MCPServers {
 		ch <- prometheus.MustNewConstMetric(mcpRestarts, prometheus.CounterValue, float64(s.Restarts()), s.Name())
+		skipped := map[mcpbridge.SkipReason]int{}
+		for _, tool := range s.Skipped() {
+			skipped[tool.Reason]++
+		}
+		for _, reason := range mcpbridge.SkipReasons {
+			gauge(mcpSkipped, float64(skipped[reason]), s.Name(), string(reason))
+		}
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), ScrapeTimeout)

@@ -1,6 +1,8 @@
 // Command testmcp serves the testmcp test server (package testmcp) over stdio, with the crash
 // tool enabled. Flags: -page-size N; -start-log FILE appends a line per start; -exit-at-start
-// exits with status 1 before serving, for crash-loop tests.
+// exits with status 1 before serving, for crash-loop tests; -odd-tools adds the tools a client
+// must leave out (Options.OddTools); -schema-depths 63,64 adds depth_63 and depth_64
+// (Options.SchemaDepths).
 package main
 
 import (
@@ -8,6 +10,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,7 +22,18 @@ func main() {
 	pageSize := flag.Int("page-size", 0, "tools/list page size")
 	startLog := flag.String("start-log", "", "append a line to this file at every start")
 	exitAtStart := flag.Bool("exit-at-start", false, "exit with status 1 before serving")
+	oddTools := flag.Bool("odd-tools", false, "add the tools a client must leave out one at a time")
+	schemaDepths := flag.String("schema-depths", "", "comma-separated depths of depth_<d> tools to add")
 	flag.Parse()
+	var depths []int
+	for _, field := range strings.FieldsFunc(*schemaDepths, func(r rune) bool { return r == ',' }) {
+		d, err := strconv.Atoi(field)
+		if err != nil || d < 3 {
+			fmt.Fprintf(os.Stderr, "testmcp: -schema-depths: %q is not a depth of at least 3\n", field)
+			os.Exit(2)
+		}
+		depths = append(depths, d)
+	}
 	if *startLog != "" {
 		f, err := os.OpenFile(*startLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 		if err != nil {
@@ -33,7 +48,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Fprintln(os.Stderr, "testmcp: serving on stdio")
-	s := testmcp.NewServer(testmcp.Options{PageSize: *pageSize, Exit: os.Exit})
+	s := testmcp.NewServer(testmcp.Options{PageSize: *pageSize, Exit: os.Exit, OddTools: *oddTools, SchemaDepths: depths})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "testmcp:", err)
 		os.Exit(1)
