@@ -6,11 +6,13 @@
 // style sheet) keeps them live from an event stream and follows job logs.
 //
 // It owns the browser side of safety: server-side sessions (a random id in an HttpOnly,
-// SameSite=Strict cookie, idle and absolute expiry), CSRF protection on every state change
-// (a per-session token compared in constant time, and cross-site requests refused by their
-// Origin and Sec-Fetch-Site headers), a strict Content-Security-Policy and the other response
-// headers, and rendering every text an agent, a tool or a job produced inert (escaped; job
-// output's ANSI colours mapped to a fixed set of CSS classes after escaping).
+// SameSite=Strict cookie, idle and absolute expiry, and a bound per operator in which a newer
+// sign-in ends that operator's oldest session and nobody else's), CSRF protection on every
+// state change (a per-session token compared in constant time, and cross-site requests
+// refused by their Origin and Sec-Fetch-Site headers), a strict Content-Security-Policy and
+// the other response headers, and rendering every text an agent, a tool or a job produced
+// inert (escaped; job output's ANSI colours mapped to a fixed set of CSS classes after
+// escaping).
 //
 // It decides nothing about operators' rights and keeps no state of the primary: every read
 // and every decision is an OperatorService call, made through the primary's in-process gRPC
