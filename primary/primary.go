@@ -405,10 +405,14 @@ func (p *Primary) Serve(ctx context.Context) error {
 	// The dashboard shares the REST listener (same origin as the operator API) but not its
 	// edge: it authenticates by its own session, then calls OperatorService over apiConn with
 	// the signed-in operator's credential, so the server decides exactly as for curl.
-	dash, err := dashboard.New(dashboard.Config{Operator: operatorv1.NewOperatorServiceClient(apiConn), Logger: p.cfg.Logger.With("component", "dashboard")})
+	dash, err := dashboard.New(dashboard.Config{Operator: operatorv1.NewOperatorServiceClient(apiConn), Now: p.cfg.Clock.Now,
+		Logger: p.cfg.Logger.With("component", "dashboard")})
 	if err != nil {
 		return err
 	}
+	// A removed operator's sessions end, with their event streams, as soon as the
+	// authenticator reads the removal: at the next call, or at the watch's next look.
+	defer p.operatorAuth.OnRevoked(dash.EndSessions)()
 	// Not a ServeMux: that would clean and redirect the API's paths, which reach the gateway
 	// exactly as sent.
 	dashHandler, edge := dash.Handler(), p.restEdge(apiMux)
@@ -467,6 +471,10 @@ func (p *Primary) Serve(ctx context.Context) error {
 		return nil
 	})
 	g.Go(func() error {
+		p.operatorAuth.Watch(gctx, p.cfg.Clock, operatorsRecheck)
+		return nil
+	})
+	g.Go(func() error {
 		<-gctx.Done()
 		p.shutdown(cliHTTP, apiHTTP)
 		if metricsHTTP != nil {
@@ -499,6 +507,12 @@ func traceHeaders(key string) (string, bool) {
 // readinessRefresh is how often the readiness checks run by themselves, so the gRPC health
 // status follows them when nobody asks /readyz.
 const readinessRefresh = 5 * time.Second
+
+// operatorsRecheck is how often the operators are looked at for a removal nobody's call has
+// noticed (`mindroom-primary operators remove` in another process), so that the removed
+// operator's dashboard sessions end within it. A look loads the store's stamp from shared
+// memory (PostgreSQL: reads the few operator rows).
+const operatorsRecheck = time.Second
 
 func (p *Primary) shutdown(servers ...*http.Server) {
 	// Not ready first (/readyz 503, gRPC health NOT_SERVING), so load balancers and workers

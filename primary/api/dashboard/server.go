@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"html/template"
@@ -50,6 +51,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	return &Server{cfg: cfg, op: cfg.Operator, sessions: newSessions(cfg), pages: pages, log: cfg.Logger}, nil
+}
+
+// EndSessions ends every session signed in with the credential whose SHA-256 digest is
+// digest, and stops the requests they are serving (event streams and log follows end at
+// once). The primary calls it when the credential stops being valid: its operator was
+// removed.
+func (s *Server) EndSessions(digest [sha256.Size]byte) {
+	if name, n := s.sessions.endCredential(digest); n > 0 {
+		s.log.Info("dashboard sessions ended: credential revoked", "operator", name, "sessions", n)
+	}
 }
 
 // Handler serves every path under Prefix.
@@ -123,7 +134,11 @@ func (s *Server) page(h func(*request) error) http.Handler {
 			s.signedOut(w, r)
 			return
 		}
-		q := &request{w: w, r: r, s: sess, ctx: metadata.AppendToOutgoingContext(r.Context(), "authorization", "Bearer "+sess.credential)}
+		// The request stops when its session ends, whatever ends it.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(sess.ended, cancel)()
+		q := &request{w: w, r: r, s: sess, ctx: metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+sess.credential)}
 		s.finish(q, h(q))
 	})
 }

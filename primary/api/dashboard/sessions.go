@@ -1,7 +1,9 @@
 package dashboard
 
 import (
+	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"slices"
@@ -16,10 +18,18 @@ import (
 type session struct {
 	id         string
 	credential string // the operator's bearer credential, sent on every OperatorService call
-	name       string
-	role       operatorv1.Role
-	csrf       string // the token every state change must carry
-	created    time.Time
+	// digest is the credential's SHA-256 digest, by which the primary names a credential
+	// that stops being valid.
+	digest  [sha256.Size]byte
+	name    string
+	role    operatorv1.Role
+	csrf    string // the token every state change must carry
+	created time.Time
+	// ended is done once the session ends (sign-out, expiry, a newer sign-in of the same
+	// operator, or its credential revoked): requests made in it stop with it, event streams
+	// and log follows included.
+	ended context.Context
+	end   context.CancelFunc
 
 	// Guarded by sessions.mu.
 	lastSeen time.Time
@@ -64,7 +74,9 @@ func randomToken() string {
 // refused, and never ends another operator's session.
 func (ss *sessions) create(credential, name string, role operatorv1.Role) *session {
 	now := ss.now()
-	s := &session{id: randomToken(), credential: credential, name: name, role: role, csrf: randomToken(), created: now, lastSeen: now}
+	ended, end := context.WithCancel(context.Background())
+	s := &session{id: randomToken(), credential: credential, digest: sha256.Sum256([]byte(credential)), name: name, role: role,
+		csrf: randomToken(), created: now, ended: ended, end: end, lastSeen: now}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if len(ss.byOperator[name]) >= ss.perOperator {
@@ -103,7 +115,7 @@ func (ss *sessions) expiredLocked(s *session, now time.Time) bool {
 	return now.Sub(s.lastSeen) >= ss.idle || now.Sub(s.created) >= ss.max
 }
 
-// endLocked forgets a live session.
+// endLocked forgets a live session and stops the requests made in it.
 func (ss *sessions) endLocked(s *session) {
 	delete(ss.byID, s.id)
 	own := slices.DeleteFunc(ss.byOperator[s.name], func(o *session) bool { return o == s })
@@ -112,6 +124,7 @@ func (ss *sessions) endLocked(s *session) {
 	} else {
 		ss.byOperator[s.name] = own
 	}
+	s.end()
 }
 
 // delete ends a session (sign-out, or a credential the server no longer accepts).
@@ -121,6 +134,20 @@ func (ss *sessions) delete(id string) {
 	if s, ok := ss.byID[id]; ok {
 		ss.endLocked(s)
 	}
+}
+
+// endCredential ends every session signed in with the credential whose digest is d, and
+// returns their operator and how many there were.
+func (ss *sessions) endCredential(d [sha256.Size]byte) (name string, n int) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, s := range ss.byID {
+		if s.digest == d {
+			ss.endLocked(s)
+			name, n = s.name, n+1
+		}
+	}
+	return name, n
 }
 
 // setFlash leaves a message for the session's next page.

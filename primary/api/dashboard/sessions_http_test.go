@@ -1,10 +1,12 @@
 package dashboard_test
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -108,4 +110,60 @@ func TestAMembersSignInsNeverLockOutAnAdmin(t *testing.T) {
 			}
 		}
 	})
+}
+
+// eventStream opens the dashboard's event stream as b and returns its body once the watch is
+// in place (the "ready" event).
+func eventStream(t *testing.T, b *browser) *bufio.Reader {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, b.origin+"/ui/events", nil)
+	resp, err := (&http.Client{Jar: b.client.Jar}).Do(req) // no timeout: the stream is endless
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("event stream: %d", resp.StatusCode)
+	}
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("event stream ended before it was ready: %v", err)
+		}
+		if strings.HasPrefix(line, "event: ready") {
+			return r
+		}
+	}
+}
+
+func TestARemovedOperatorsSessionsEndAtOnce(t *testing.T) {
+	env := testenv.Start(t)
+	ctx := context.Background()
+	token, err := operators.Add(ctx, env.Primary.Store, "mia", store.RoleMember)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member, other := signIn(t, env, token), signIn(t, env, token)
+	stream := eventStream(t, member)
+	admin := signIn(t, env, adminToken(t, env))
+
+	// Removed as `mindroom-primary operators remove` removes one, and then nobody calls: the
+	// member's open event stream, which a failing request would never notice, ends by itself.
+	if err := env.Primary.Store.RemoveOperator(ctx, "mia"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := stream.ReadString('\n'); err != nil {
+			break
+		}
+	}
+	for name, b := range map[string]*browser{"the streaming one": member, "another": other} {
+		if resp, _ := b.get("/ui/inbox"); resp.Request.URL.Path != "/ui/signin" {
+			t.Errorf("%s of the removed member's sessions opened %s", name, resp.Request.URL.Path)
+		}
+	}
+	if resp, _ := admin.get("/ui/inbox"); resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/ui/inbox" {
+		t.Errorf("the admin's session: %d at %s", resp.StatusCode, resp.Request.URL.Path)
+	}
 }

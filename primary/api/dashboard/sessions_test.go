@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"crypto/sha256"
 	"slices"
 	"testing"
 	"time"
@@ -24,6 +25,9 @@ func live(ss *sessions, of ...*session) []bool {
 	out := make([]bool, len(of))
 	for i, s := range of {
 		_, out[i] = ss.byID[s.id]
+		if out[i] == (s.ended.Err() != nil) {
+			panic("a session's context disagrees with the table")
+		}
 	}
 	return out
 }
@@ -102,6 +106,31 @@ func TestSessions(t *testing.T) {
 		ss.create("cred", "ann", operatorv1.Role_ROLE_MEMBER)
 		if got := live(ss, oldest, idle); !slices.Equal(got, []bool{true, false}) {
 			t.Fatalf("oldest, idle live %v; want the idle one ended", got)
+		}
+	})
+	t.Run("ARevokedCredentialEndsItsSessionsAndOnlyThose", func(t *testing.T) {
+		ss, _ := newTestSessions(4)
+		a1 := ss.create("ann-cred", "ann", operatorv1.Role_ROLE_MEMBER)
+		a2 := ss.create("ann-cred", "ann", operatorv1.Role_ROLE_MEMBER)
+		ann2 := ss.create("ann-new-cred", "ann", operatorv1.Role_ROLE_MEMBER) // ann's next credential
+		b := ss.create("bea-cred", "bea", operatorv1.Role_ROLE_MEMBER)
+		name, n := ss.endCredential(sha256.Sum256([]byte("ann-cred")))
+		if name != "ann" || n != 2 {
+			t.Fatalf("endCredential = %q, %d; want ann, 2", name, n)
+		}
+		if got := live(ss, a1, a2, ann2, b); !slices.Equal(got, []bool{false, false, true, true}) {
+			t.Fatalf("live %v, want only the sessions of other credentials", got)
+		}
+		if len(ss.byOperator["ann"]) != 1 {
+			t.Fatalf("ann has %d sessions counted, want 1", len(ss.byOperator["ann"]))
+		}
+	})
+	t.Run("SignOutEndsTheSessionsRequests", func(t *testing.T) {
+		ss, _ := newTestSessions(10)
+		s := ss.create("cred", "ann", operatorv1.Role_ROLE_MEMBER)
+		ss.delete(s.id)
+		if s.ended.Err() == nil || len(ss.byOperator) != 0 {
+			t.Fatalf("after sign-out: context %v, operators %v", s.ended.Err(), ss.byOperator)
 		}
 	})
 	t.Run("CSRFTokenMustMatchExactly", func(t *testing.T) {
