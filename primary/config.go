@@ -100,9 +100,9 @@ type Config struct {
 	// WorkersOnly refuses responses without a worker key: no agent command or job runs on
 	// this host (see response.Config.WorkersOnly).
 	WorkersOnly bool
-	// Clock measures grants, prompts, jobs, the reaping of responses and dashboard sessions,
-	// and paces the watch for removed operators (nil: clock.System; tests pass a
-	// clocktest.Fake).
+	// Clock measures grants, prompts, jobs, the reaping of responses, dashboard sessions and
+	// the limit on refused credentials, and paces the watch for removed operators (nil:
+	// clock.System; tests pass a clocktest.Fake).
 	Clock clock.Clock
 	// ActiveStandby makes this primary one of several sharing a PostgreSQL store: it serves
 	// only while it holds the leader lease, stands by until then, and stops (Run fails) when

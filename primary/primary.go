@@ -27,6 +27,7 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/buildinfo"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
@@ -93,6 +94,9 @@ type Primary struct {
 	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
 	operatorAPI  *operator.Server        // OperatorService; Close ends its event watches
 	workerFiles  map[string]string
+	// failures counts refused credentials per remote address, at every door that takes one:
+	// the gRPC authenticators, the REST edge and the dashboard's sign-in.
+	failures *authlimit.Limiter
 
 	grpcServer *grpc.Server // public APIs, role-authorised
 	health     *health.Server
@@ -126,6 +130,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
 		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}
+	if p.failures, err = authlimit.New(authlimit.Config{Clock: cfg.Clock, Logger: cfg.Logger.With("component", "authlimit")}); err != nil {
+		return nil, fmt.Errorf("credential failure limit: %w", err)
+	}
 
 	db, err := openStore(ctx, cfg, live, p.metrics.ObserveTransaction)
 	if err != nil {
@@ -405,8 +412,8 @@ func (p *Primary) Serve(ctx context.Context) error {
 	// The dashboard shares the REST listener (same origin as the operator API) but not its
 	// edge: it authenticates by its own session, then calls OperatorService over apiConn with
 	// the signed-in operator's credential, so the server decides exactly as for curl.
-	dash, err := dashboard.New(dashboard.Config{Operator: operatorv1.NewOperatorServiceClient(apiConn), Now: p.cfg.Clock.Now,
-		Logger: p.cfg.Logger.With("component", "dashboard")})
+	dash, err := dashboard.New(dashboard.Config{Operator: operatorv1.NewOperatorServiceClient(apiConn), Failures: p.failures,
+		Now: p.cfg.Clock.Now, Logger: p.cfg.Logger.With("component", "dashboard")})
 	if err != nil {
 		return err
 	}

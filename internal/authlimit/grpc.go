@@ -66,6 +66,5 @@ func (l *Limiter) refused(ctx context.Context, err error) error {
 	if !limited {
 		return err
 	}
-	return fault.WithDetails(fault.LimitExceeded, "too many refused credentials from this address; retry in "+RetryAfter(retry)+" s",
-		&errdetails.RetryInfo{RetryDelay: durationpb.New(retry)})
+	return fault.WithDetails(fault.LimitExceeded, Message(retry), &errdetails.RetryInfo{RetryDelay: durationpb.New(retry)})
 }

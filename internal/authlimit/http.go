@@ -19,6 +19,12 @@ func (l *Limiter) FailHTTP(r *http.Request) (retry time.Duration, limited bool) 
 	return l.Fail(ap.Addr())
 }
 
+// Message is what a client past its limit reads, on every door but the dashboard's (which
+// speaks to people).
+func Message(retry time.Duration) string {
+	return "too many refused credentials from this address; retry in " + RetryAfter(retry) + " s"
+}
+
 // RetryAfter is retry as a Retry-After header's value: whole seconds, rounded up, at least one.
 func RetryAfter(retry time.Duration) string {
 	secs := (retry + time.Second - 1) / time.Second

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/authlimit"
 )
 
 // Defaults of Config's optional fields.
@@ -16,12 +17,15 @@ const (
 	DefaultMaxSessionsPerOperator = 16
 )
 
-// Config is what the dashboard needs: the operator API it is a client of, and its session
-// limits.
+// Config is what the dashboard needs: the operator API it is a client of, the limit on
+// refused sign-ins, and its session limits.
 type Config struct {
 	// Operator is an OperatorService client without credentials of its own: each call carries
 	// the signed-in operator's credential. Required.
 	Operator operatorv1.OperatorServiceClient
+	// Failures counts refused sign-ins per remote address (shared with the primary's other
+	// doors, so an address has one budget). Required.
+	Failures *authlimit.Limiter
 	// IdleTimeout ends a session nobody used for this long; 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	// MaxAge ends a session this long after sign-in, used or not; 0 means DefaultMaxAge.
@@ -41,6 +45,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Operator == nil:
 		return errors.New("dashboard: Operator is required")
+	case c.Failures == nil:
+		return errors.New("dashboard: Failures is required")
 	case c.IdleTimeout < 0 || c.MaxAge < 0 || c.MaxSessionsPerOperator < 0:
 		return errors.New("dashboard: session limits must not be negative")
 	}

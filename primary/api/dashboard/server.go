@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/faultgrpc"
 )
@@ -35,6 +36,7 @@ const maxFormBody = 256 << 10
 type Server struct {
 	cfg      Config
 	op       operatorv1.OperatorServiceClient
+	failures *authlimit.Limiter
 	sessions *sessions
 	pages    map[string]*template.Template
 	log      *slog.Logger
@@ -50,7 +52,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, op: cfg.Operator, sessions: newSessions(cfg), pages: pages, log: cfg.Logger}, nil
+	return &Server{cfg: cfg, op: cfg.Operator, failures: cfg.Failures, sessions: newSessions(cfg), pages: pages, log: cfg.Logger}, nil
 }
 
 // EndSessions ends every session signed in with the credential whose SHA-256 digest is
