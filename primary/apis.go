@@ -79,10 +79,14 @@ func (p *Primary) buildAPIs() error {
 		// below it, the authenticators' included, becomes its one status there. Redaction
 		// innermost: it sees each response as its handler returns it. Only what people read is
 		// redacted; the runtime's and workers' APIs carry grants on purpose.
-		grpc.ChainUnaryInterceptor(p.metrics.GRPC.UnaryServerInterceptor(), faultgrpc.UnaryServerInterceptor(faults), p.policy.UnaryInterceptor(), p.Workers.AgentCLIInterceptor(),
-			p.operatorAuth.UnaryInterceptor(), enumcheck.UnaryInterceptor(), fieldrule.UnaryInterceptor(),
+		// The two bearer authenticators are each wrapped by the limit on refused credentials,
+		// which counts only what they refuse themselves, after checking the credential.
+		grpc.ChainUnaryInterceptor(p.metrics.GRPC.UnaryServerInterceptor(), faultgrpc.UnaryServerInterceptor(faults),
+			p.failures.UnaryServerInterceptor(p.policy.UnaryInterceptor()), p.Workers.AgentCLIInterceptor(),
+			p.failures.UnaryServerInterceptor(p.operatorAuth.UnaryInterceptor()), enumcheck.UnaryInterceptor(), fieldrule.UnaryInterceptor(),
 			p.Secrets.UnaryServerInterceptor(redactedServices...)),
-		grpc.ChainStreamInterceptor(p.metrics.GRPC.StreamServerInterceptor(), faultgrpc.StreamServerInterceptor(faults), p.policy.StreamInterceptor(), p.operatorAuth.StreamInterceptor(),
+		grpc.ChainStreamInterceptor(p.metrics.GRPC.StreamServerInterceptor(), faultgrpc.StreamServerInterceptor(faults),
+			p.failures.StreamServerInterceptor(p.policy.StreamInterceptor()), p.failures.StreamServerInterceptor(p.operatorAuth.StreamInterceptor()),
 			enumcheck.StreamInterceptor(), fieldrule.StreamInterceptor(), p.Secrets.StreamServerInterceptor(redactedServices...)),
 		// Each RPC continues the trace its caller's traceparent names (REST calls' included:
 		// the gateway forwards the header as metadata).

@@ -107,8 +107,9 @@ type Config struct {
 	// WorkersOnly refuses responses without a worker key: no agent command or job runs on
 	// this host (see response.Config.WorkersOnly).
 	WorkersOnly bool
-	// Clock measures grants, prompts, jobs and the reaping of responses (nil: clock.System;
-	// tests pass a clocktest.Fake).
+	// Clock measures grants, prompts, jobs, the reaping of responses, dashboard sessions and
+	// the limit on refused credentials, and paces the watch for removed operators (nil:
+	// clock.System; tests pass a clocktest.Fake).
 	Clock clock.Clock
 	// ActiveStandby makes this primary one of several sharing a PostgreSQL store: it serves
 	// only while it holds the leader lease, stands by until then, and stops (Run fails) when
@@ -203,6 +204,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Clock == nil {
+		c.Clock = clock.System
 	}
 	if c.Telemetry == nil {
 		c.Telemetry = telemetry.Disabled()

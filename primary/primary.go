@@ -27,6 +27,7 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/buildinfo"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
@@ -93,6 +94,9 @@ type Primary struct {
 	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
 	operatorAPI  *operator.Server        // OperatorService; Close ends its event watches
 	workerFiles  map[string]string
+	// failures counts refused credentials per remote address, at every door that takes one:
+	// the gRPC authenticators, the REST edge and the dashboard's sign-in.
+	failures *authlimit.Limiter
 
 	grpcServer *grpc.Server // public APIs, role-authorised
 	health     *health.Server
@@ -127,6 +131,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	lis = cfg.Connections.limit(lis, cfg.Logger.With("component", "connections"))
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
 		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}
+	if p.failures, err = authlimit.New(authlimit.Config{Clock: cfg.Clock, Logger: cfg.Logger.With("component", "authlimit")}); err != nil {
+		return nil, fmt.Errorf("credential failure limit: %w", err)
+	}
 
 	db, err := openStore(ctx, cfg, live, p.metrics.ObserveTransaction)
 	if err != nil {
@@ -406,10 +413,14 @@ func (p *Primary) Serve(ctx context.Context) error {
 	// The dashboard shares the REST listener (same origin as the operator API) but not its
 	// edge: it authenticates by its own session, then calls OperatorService over apiConn with
 	// the signed-in operator's credential, so the server decides exactly as for curl.
-	dash, err := dashboard.New(dashboard.Config{Operator: operatorv1.NewOperatorServiceClient(apiConn), Logger: p.cfg.Logger.With("component", "dashboard")})
+	dash, err := dashboard.New(dashboard.Config{Operator: operatorv1.NewOperatorServiceClient(apiConn), Failures: p.failures,
+		Now: p.cfg.Clock.Now, Logger: p.cfg.Logger.With("component", "dashboard")})
 	if err != nil {
 		return err
 	}
+	// A removed operator's sessions end, with their event streams, as soon as the
+	// authenticator reads the removal: at the next call, or at the watch's next look.
+	defer p.operatorAuth.OnRevoked(dash.EndSessions)()
 	// Not a ServeMux: that would clean and redirect the API's paths, which reach the gateway
 	// exactly as sent.
 	dashHandler, edge := dash.Handler(), p.restEdge(apiMux)
@@ -469,6 +480,10 @@ func (p *Primary) Serve(ctx context.Context) error {
 		return nil
 	})
 	g.Go(func() error {
+		p.operatorAuth.Watch(gctx, p.cfg.Clock, operatorsRecheck)
+		return nil
+	})
+	g.Go(func() error {
 		<-gctx.Done()
 		p.shutdown(cliHTTP, apiHTTP)
 		if metricsHTTP != nil {
@@ -501,6 +516,12 @@ func traceHeaders(key string) (string, bool) {
 // readinessRefresh is how often the readiness checks run by themselves, so the gRPC health
 // status follows them when nobody asks /readyz.
 const readinessRefresh = 5 * time.Second
+
+// operatorsRecheck is how often the operators are looked at for a removal nobody's call has
+// noticed (`mindroom-primary operators remove` in another process), so that the removed
+// operator's dashboard sessions end within it. A look loads the store's stamp from shared
+// memory (PostgreSQL: reads the few operator rows).
+const operatorsRecheck = time.Second
 
 func (p *Primary) shutdown(servers ...*http.Server) {
 	// Not ready first (/readyz 503, gRPC health NOT_SERVING), so load balancers and workers

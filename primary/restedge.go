@@ -2,12 +2,15 @@ package primary
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 
+	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/bearer"
 	"github.com/turncli/turncli/internal/readiness"
 )
@@ -18,8 +21,9 @@ const MaxRESTBody = 4 << 20
 
 // restEdge guards the REST API listener, which may face a network: a request must carry a
 // credential of some role (a role credential or an operator's) before its body is read, and
-// the body is capped. Which role may call
-// which service is still decided by the gRPC interceptors behind the gateway.
+// the body is capped. A refusal counts against the client's address, which past the limit is
+// answered 429 with Retry-After instead of 401; a valid credential always passes. Which role
+// may call which service is still decided by the gRPC interceptors behind the gateway.
 //
 // /healthz and /readyz answer without a credential: they say only whether the primary is
 // alive and ready, for load balancers that hold none.
@@ -39,6 +43,10 @@ func (p *Primary) restEdge(next http.Handler) http.Handler {
 		token, ok := bearer.FromHeader(r.Header)
 		if !ok || !(p.policy.KnownCredential(token) || p.operatorAuth.Known(r.Context(), token)) {
 			w.Header().Set("Content-Type", "application/json")
+			if retry, limited := p.failures.FailHTTP(r); limited {
+				writeTooManyRefused(w, retry)
+				return
+			}
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write([]byte(`{"code":16,"message":"missing or invalid credential for this API","details":[]}`))
 			return
@@ -60,6 +68,15 @@ func writeTooLarge(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusRequestEntityTooLarge)
 	_, _ = w.Write([]byte(tooLargeBody))
+}
+
+// writeTooManyRefused answers a refused credential from an address past its limit, in the
+// gateway's error shape (code 8 is RESOURCE_EXHAUSTED), with the seconds to wait.
+func writeTooManyRefused(w http.ResponseWriter, retry time.Duration) {
+	body, _ := json.Marshal(map[string]any{"code": 8, "message": authlimit.Message(retry), "details": []any{}})
+	w.Header().Set("Retry-After", authlimit.RetryAfter(retry))
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write(body)
 }
 
 // cappedBody remembers that a read went past the cap, so the gateway's error (it reports any

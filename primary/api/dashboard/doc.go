@@ -6,7 +6,11 @@
 // style sheet) keeps them live from an event stream and follows job logs.
 //
 // It owns the browser side of safety: server-side sessions (a random id in an HttpOnly,
-// SameSite=Strict cookie, idle and absolute expiry), CSRF protection on every state change
+// SameSite=Strict cookie, idle and absolute expiry, a bound per operator in which a newer
+// sign-in ends that operator's oldest session and nobody else's, and an end, with the requests
+// they serve, the moment the primary says their credential was revoked), a limit on refused
+// sign-ins per address that never refuses a credential the server accepts (429 with
+// Retry-After, counted in package authlimit), CSRF protection on every state change
 // (a per-session token compared in constant time, and cross-site requests refused by their
 // Origin and Sec-Fetch-Site headers), a strict Content-Security-Policy and the other response
 // headers, and rendering every text an agent, a tool or a job produced inert (escaped; job

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"html/template"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/faultgrpc"
 )
@@ -34,6 +36,7 @@ const maxFormBody = 256 << 10
 type Server struct {
 	cfg      Config
 	op       operatorv1.OperatorServiceClient
+	failures *authlimit.Limiter
 	sessions *sessions
 	pages    map[string]*template.Template
 	log      *slog.Logger
@@ -49,7 +52,17 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, op: cfg.Operator, sessions: newSessions(cfg), pages: pages, log: cfg.Logger}, nil
+	return &Server{cfg: cfg, op: cfg.Operator, failures: cfg.Failures, sessions: newSessions(cfg), pages: pages, log: cfg.Logger}, nil
+}
+
+// EndSessions ends every session signed in with the credential whose SHA-256 digest is
+// digest, and stops the requests they are serving (event streams and log follows end at
+// once). The primary calls it when the credential stops being valid: its operator was
+// removed.
+func (s *Server) EndSessions(digest [sha256.Size]byte) {
+	if name, n := s.sessions.endCredential(digest); n > 0 {
+		s.log.Info("dashboard sessions ended: credential revoked", "operator", name, "sessions", n)
+	}
 }
 
 // Handler serves every path under Prefix.
@@ -123,7 +136,11 @@ func (s *Server) page(h func(*request) error) http.Handler {
 			s.signedOut(w, r)
 			return
 		}
-		q := &request{w: w, r: r, s: sess, ctx: metadata.AppendToOutgoingContext(r.Context(), "authorization", "Bearer "+sess.credential)}
+		// The request stops when its session ends, whatever ends it.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		defer context.AfterFunc(sess.ended, cancel)()
+		q := &request{w: w, r: r, s: sess, ctx: metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+sess.credential)}
 		s.finish(q, h(q))
 	})
 }

@@ -1,28 +1,35 @@
 package dashboard
 
 import (
+	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"errors"
+	"slices"
 	"sync"
 	"time"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 )
 
-// errTooManySessions refuses a sign-in while MaxSessions sessions are live.
-var errTooManySessions = errors.New("too many sessions are open; try again later")
-
 // session is one signed-in browser. The credential never leaves the server: the browser holds
 // only the session's random id.
 type session struct {
 	id         string
 	credential string // the operator's bearer credential, sent on every OperatorService call
-	name       string
-	role       operatorv1.Role
-	csrf       string // the token every state change must carry
-	created    time.Time
+	// digest is the credential's SHA-256 digest, by which the primary names a credential
+	// that stops being valid.
+	digest  [sha256.Size]byte
+	name    string
+	role    operatorv1.Role
+	csrf    string // the token every state change must carry
+	created time.Time
+	// ended is done once the session ends (sign-out, expiry, a newer sign-in of the same
+	// operator, or its credential revoked): requests made in it stop with it, event streams
+	// and log follows included.
+	ended context.Context
+	end   context.CancelFunc
 
 	// Guarded by sessions.mu.
 	lastSeen time.Time
@@ -37,18 +44,22 @@ func (s *session) checkCSRF(token string) bool {
 }
 
 // sessions keeps the live sessions in memory: a restart signs everyone out, which is the safe
-// side.
+// side. Each operator has at most perOperator of them, and operators are made by admins only,
+// so nothing a signed-in operator does can grow the table past that or take another
+// operator's place in it.
 type sessions struct {
-	mu    sync.Mutex
-	m     map[string]*session
-	now   func() time.Time
-	idle  time.Duration
-	max   time.Duration
-	limit int
+	mu          sync.Mutex
+	byID        map[string]*session
+	byOperator  map[string][]*session // each operator's sessions, oldest first
+	now         func() time.Time
+	idle        time.Duration
+	max         time.Duration
+	perOperator int
 }
 
 func newSessions(cfg Config) *sessions {
-	return &sessions{m: map[string]*session{}, now: cfg.Now, idle: cfg.IdleTimeout, max: cfg.MaxAge, limit: cfg.MaxSessions}
+	return &sessions{byID: map[string]*session{}, byOperator: map[string][]*session{}, now: cfg.Now,
+		idle: cfg.IdleTimeout, max: cfg.MaxAge, perOperator: cfg.MaxSessionsPerOperator}
 }
 
 // randomToken is 32 bytes from crypto/rand, URL-safe.
@@ -58,33 +69,42 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// create starts a session for an operator the server has just recognised.
-func (ss *sessions) create(credential, name string, role operatorv1.Role) (*session, error) {
+// create starts a session for an operator the server has just recognised. At the operator's
+// limit it first ends that operator's expired sessions, then its oldest: a sign-in is never
+// refused, and never ends another operator's session.
+func (ss *sessions) create(credential, name string, role operatorv1.Role) *session {
 	now := ss.now()
-	s := &session{id: randomToken(), credential: credential, name: name, role: role, csrf: randomToken(), created: now, lastSeen: now}
+	ended, end := context.WithCancel(context.Background())
+	s := &session{id: randomToken(), credential: credential, digest: sha256.Sum256([]byte(credential)), name: name, role: role,
+		csrf: randomToken(), created: now, ended: ended, end: end, lastSeen: now}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if len(ss.m) >= ss.limit {
-		ss.sweepLocked(now)
-		if len(ss.m) >= ss.limit {
-			return nil, errTooManySessions
+	if len(ss.byOperator[name]) >= ss.perOperator {
+		for _, old := range slices.Clone(ss.byOperator[name]) {
+			if ss.expiredLocked(old, now) {
+				ss.endLocked(old)
+			}
 		}
 	}
-	ss.m[s.id] = s
-	return s, nil
+	for own := ss.byOperator[name]; len(own) >= ss.perOperator; own = ss.byOperator[name] {
+		ss.endLocked(own[0])
+	}
+	ss.byID[s.id] = s
+	ss.byOperator[name] = append(ss.byOperator[name], s)
+	return s
 }
 
-// get returns the live session with id and marks it used; an expired one is deleted.
+// get returns the live session with id and marks it used; an expired one is ended.
 func (ss *sessions) get(id string) (*session, bool) {
 	now := ss.now()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	s, ok := ss.m[id]
+	s, ok := ss.byID[id]
 	if !ok {
 		return nil, false
 	}
 	if ss.expiredLocked(s, now) {
-		delete(ss.m, id)
+		ss.endLocked(s)
 		return nil, false
 	}
 	s.lastSeen = now
@@ -95,19 +115,39 @@ func (ss *sessions) expiredLocked(s *session, now time.Time) bool {
 	return now.Sub(s.lastSeen) >= ss.idle || now.Sub(s.created) >= ss.max
 }
 
-func (ss *sessions) sweepLocked(now time.Time) {
-	for id, s := range ss.m {
-		if ss.expiredLocked(s, now) {
-			delete(ss.m, id)
-		}
+// endLocked forgets a live session and stops the requests made in it.
+func (ss *sessions) endLocked(s *session) {
+	delete(ss.byID, s.id)
+	own := slices.DeleteFunc(ss.byOperator[s.name], func(o *session) bool { return o == s })
+	if len(own) == 0 {
+		delete(ss.byOperator, s.name)
+	} else {
+		ss.byOperator[s.name] = own
 	}
+	s.end()
 }
 
 // delete ends a session (sign-out, or a credential the server no longer accepts).
 func (ss *sessions) delete(id string) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	delete(ss.m, id)
+	if s, ok := ss.byID[id]; ok {
+		ss.endLocked(s)
+	}
+}
+
+// endCredential ends every session signed in with the credential whose digest is d, and
+// returns their operator and how many there were.
+func (ss *sessions) endCredential(d [sha256.Size]byte) (name string, n int) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, s := range ss.byID {
+		if s.digest == d {
+			ss.endLocked(s)
+			name, n = s.name, n+1
+		}
+	}
+	return name, n
 }
 
 // setFlash leaves a message for the session's next page.

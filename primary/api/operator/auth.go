@@ -6,9 +6,11 @@ import (
 	"crypto/subtle"
 	"strings"
 	"sync"
+	"time"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/bearer"
+	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/store"
@@ -21,13 +23,18 @@ var errUnauthenticated = fault.New(fault.Unauthenticated, "missing or invalid op
 
 // Authenticator finds the operator a credential belongs to, from an index of the operators'
 // credential digests kept in memory: an unknown credential costs a hash, a map lookup and a
-// load of the store's change counter from shared memory, never a read of the store. The index is read again from the store only when the
-// store's stamp says operators were created or removed (by `mindroom-primary operators` in
-// another process too), so a change takes effect at the next call.
+// load of the store's change counter from shared memory, never a read of the store. The index
+// is read again from the store only when the store's stamp says operators were created or
+// removed (by `mindroom-primary operators` in another process too), so a change takes effect
+// at the next call, or at the next tick of Watch when nobody calls.
 type Authenticator struct {
 	ops     store.Operators
 	changes store.OperatorChanges // nil: the store cannot tell, and is read on every call
 	live    SecretTracker         // nil: nobody is told
+
+	subsMu  sync.Mutex
+	subsSeq uint64
+	subs    map[uint64]func(digest [sha256.Size]byte) // OnRevoked's
 
 	reload sync.Mutex // one reload at a time
 	mu     sync.RWMutex
@@ -124,13 +131,66 @@ func (a *Authenticator) current(ctx context.Context) error {
 				a.live.AddDigest(d)
 			}
 		}
-		for d := range old {
-			if _, ok := index[d]; !ok {
+	}
+	for d := range old {
+		if _, ok := index[d]; !ok {
+			if a.live != nil {
 				a.live.RemoveDigest(d)
 			}
+			a.revoked(d)
 		}
 	}
 	return nil
+}
+
+// OnRevoked calls f with the digest of each operator credential that stops being valid (its
+// operator removed, by this process or another) as soon as the authenticator reads the change:
+// at a call, at a redaction scan, or at a tick of Watch. It returns the function that stops
+// the calls. f runs while the operators are being read again, so it must not call the
+// authenticator.
+func (a *Authenticator) OnRevoked(f func(digest [sha256.Size]byte)) (stop func()) {
+	a.subsMu.Lock()
+	defer a.subsMu.Unlock()
+	if a.subs == nil {
+		a.subs = make(map[uint64]func([sha256.Size]byte))
+	}
+	a.subsSeq++
+	id := a.subsSeq
+	a.subs[id] = f
+	return func() {
+		a.subsMu.Lock()
+		defer a.subsMu.Unlock()
+		delete(a.subs, id)
+	}
+}
+
+// revoked tells OnRevoked's subscribers that the credential with digest d is no longer valid.
+func (a *Authenticator) revoked(d [sha256.Size]byte) {
+	a.subsMu.Lock()
+	subs := make([]func([sha256.Size]byte), 0, len(a.subs))
+	for _, f := range a.subs {
+		subs = append(subs, f)
+	}
+	a.subsMu.Unlock()
+	for _, f := range subs {
+		f(d)
+	}
+}
+
+// Watch looks for changed operators every `every` until ctx ends, so that a removed operator's
+// credential stops being valid, and OnRevoked hears of it, even while nobody calls. A look
+// costs one load of the store's stamp from shared memory; a store without a stamp is read.
+func (a *Authenticator) Watch(ctx context.Context, c clock.Clock, every time.Duration) {
+	t, tick := c.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+			_ = a.current(ctx) // a failed read is tried again at the next tick or call
+		}
+	}
 }
 
 // Authenticate returns the operator whose credential is token; ok is false for an unknown
