@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/turncli/turncli/internal/backoff"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/catalog"
@@ -319,7 +320,11 @@ func logText(s string, max int) string {
 }
 
 // Call runs one tools/call within the call timeout, starting the server first if it is not
-// running.
+// running. The call's deadline is its own: the caller's or the call timeout, whichever comes
+// first; when it passes, the call alone fails (fault.DeadlineExceeded), the SDK sends the
+// server notifications/cancelled for it, and other calls on the session go on. Nothing of the
+// toolkit is held across the call, and the SDK sends concurrent calls on one session without
+// waiting for each other.
 func (t *Toolkit) Call(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	timeout := time.Duration(t.cfg.CallTimeout)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
@@ -595,7 +600,7 @@ func (t *Toolkit) failure(parent, ctx context.Context, s *session, err error, wh
 	case errors.As(err, &unavailable):
 		return err
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("MCP server %q did not complete %s within %s", name, what, timeout)
+		return fault.Newf(fault.DeadlineExceeded, "MCP server %q did not complete %s within %s", name, what, timeout)
 	case s == nil:
 		return fmt.Errorf("MCP server %q could not be started: %v", name, err)
 	case errors.As(err, &wire):
