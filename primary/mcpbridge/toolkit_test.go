@@ -303,6 +303,36 @@ func TestMCPStdioServer(t *testing.T) {
 		}
 	})
 
+	t.Run("WedgedServerIsRestartedOnTheUseAfterItsPingGoesUnanswered", func(t *testing.T) {
+		cfg := stdioConfig()
+		cfg.CallTimeout = Duration(2 * time.Second)
+		logger, logs := recordLogs(t)
+		tk := mount(t, cfg, Options{Logger: logger, PingTimeout: 500 * time.Millisecond})
+		pid := pidOf(t, mustCall(t, tk, "instance", nil))
+		wedged := watchExit(t, pid)
+		// A stopped process reads and answers nothing, like a server stuck in a call it
+		// handles alone.
+		if err := unix.Kill(pid, unix.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := call(t, tk, "greet", map[string]any{"name": "x"})
+		if !fault.Is(err, fault.DeadlineExceeded) {
+			t.Fatalf("call to a wedged server = %v, want a deadline fault", err)
+		}
+		if !wedged.exitsWithin(60 * time.Second) { // a backstop: the unanswered ping stops it
+			t.Fatalf("the wedged server %d was not stopped", pid)
+		}
+		if got := mustCall(t, tk, "greet", map[string]any{"name": "again"}); got != `"Hello, again!"` {
+			t.Errorf("greet after the restart = %s", got)
+		}
+		if again := pidOf(t, mustCall(t, tk, "instance", nil)); again == pid || tk.Restarts() != 1 {
+			t.Errorf("pid %d → %d, %d restarts; want a new server, started once more", pid, again, tk.Restarts())
+		}
+		if lines := logs.lines("MCP server unresponsive"); len(lines) != 1 {
+			t.Errorf("logged %d unresponsive lines, want 1", len(lines))
+		}
+	})
+
 	t.Run("CallersDeadlineBeforeTheCallTimeoutEndsTheCall", func(t *testing.T) {
 		tk := mount(t, stdioConfig(), Options{}) // the default call timeout: a minute
 		mustCall(t, tk, "instance", nil)
