@@ -58,7 +58,8 @@ type ServerConfig struct {
 	// URL is the endpoint of a streamable HTTP server; its host must be a loopback address.
 	URL string `json:"url,omitempty"`
 
-	// CallTimeout bounds one tools/call, including starting the server when it is not running.
+	// CallTimeout bounds one tools/call, including starting the server when it is not running;
+	// a caller's earlier deadline ends the call sooner.
 	CallTimeout Duration `json:"call_timeout,omitempty"`
 	// LoadTimeout bounds starting the server and reading its tool list.
 	LoadTimeout Duration `json:"load_timeout,omitempty"`

@@ -19,9 +19,14 @@
 //     is killed once the leader exits.
 //   - Recovery: a server that exits or whose connection breaks is started again on its next use,
 //     not before; consecutive failures back off exponentially so a crash loop cannot spin. Calls
-//     in flight on a dying server fail with an outcome saying so.
+//     in flight on a dying server fail with an outcome saying so. After a call or load times
+//     out the server is pinged: one that does not answer is wedged as a whole, not just in that
+//     call, and is stopped, to be started again on its next use.
 //   - Bounds: every load and call has a timeout (load 30 s, call 60 s by default), and Close
-//     stops the server and joins every goroutine and process the toolkit started.
+//     stops the server and joins every goroutine and process the toolkit started. A call's
+//     deadline is its own, the earlier of its caller's and the call timeout: a call that
+//     passes it fails alone (fault.DeadlineExceeded), the server is sent
+//     notifications/cancelled for it, and the session goes on serving other calls.
 //
 // What it does not own: the catalog (the registry decides when to load and validates arguments
 // against the schemas this package reports), receipts, windows and dispatch, and the decision of

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/turncli/turncli/internal/backoff"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/catalog"
@@ -43,6 +44,9 @@ type Options struct {
 	// (defaults 500 ms and 30 s).
 	BackoffBase time.Duration
 	BackoffMax  time.Duration
+	// PingTimeout is how long a server has to answer the ping sent after one of its calls or
+	// loads timed out before it is taken for wedged and restarted (default 10 s).
+	PingTimeout time.Duration
 }
 
 // maxListPages bounds how many tools/list pages a load follows.
@@ -90,6 +94,8 @@ type session struct {
 	proc         *process // nil over HTTP
 	instructions string
 
+	pinging bool // guarded by Toolkit.mu: a ping after a timeout is in flight
+
 	discardOnce sync.Once
 	discard     chan struct{} // closed to ask the supervisor to close the session
 	ended       chan struct{} // closed once the session is closed (and its process reaped)
@@ -119,6 +125,9 @@ func New(ctx context.Context, cfg ServerConfig, opts Options) (*Toolkit, error) 
 	}
 	if opts.BackoffMax <= 0 {
 		opts.BackoffMax = 30 * time.Second
+	}
+	if opts.PingTimeout <= 0 {
+		opts.PingTimeout = 10 * time.Second
 	}
 	t := &Toolkit{cfg: cfg, opts: opts, log: opts.Logger.With("mcp_server", cfg.Name)}
 	t.ctx, t.cancel = context.WithCancel(ctx)
@@ -319,7 +328,11 @@ func logText(s string, max int) string {
 }
 
 // Call runs one tools/call within the call timeout, starting the server first if it is not
-// running.
+// running. The call's deadline is its own: the caller's or the call timeout, whichever comes
+// first; when it passes, the call alone fails (fault.DeadlineExceeded), the SDK sends the
+// server notifications/cancelled for it, and other calls on the session go on. Nothing of the
+// toolkit is held across the call, and the SDK sends concurrent calls on one session without
+// waiting for each other.
 func (t *Toolkit) Call(ctx context.Context, call catalog.Call) (catalog.Result, error) {
 	timeout := time.Duration(t.cfg.CallTimeout)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
@@ -561,6 +574,37 @@ func (t *Toolkit) discardSession(s *session, cause error) {
 	s.discardOnce.Do(func() { close(s.discard) })
 }
 
+// ping asks, in the background, whether the server of s still answers after a use of s timed
+// out. An answer, even an error, means only that use hung, and the session stays. No answer
+// within PingTimeout means the whole server is wedged (one that handles one request at a time
+// and is stuck in it, or a stopped process): every later use would time out too, so the
+// session is discarded, which stops a stdio server, and the next use starts it anew. One ping
+// of a session runs at a time.
+func (t *Toolkit) ping(s *session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || t.sess != s || s.pinging {
+		return
+	}
+	s.pinging = true
+	t.wg.Add(1) // under mu and before closed is set: Close waits for it
+	go func() {
+		defer t.wg.Done()
+		ctx, cancel := context.WithTimeout(t.ctx, t.opts.PingTimeout)
+		defer cancel()
+		err := s.cs.Ping(ctx, nil)
+		t.mu.Lock()
+		s.pinging = false
+		t.mu.Unlock()
+		var wire *jsonrpc.Error
+		if err == nil || errors.As(err, &wire) || t.ctx.Err() != nil {
+			return
+		}
+		t.log.Warn("MCP server unresponsive", "ping_timeout", t.opts.PingTimeout, "err", err)
+		t.discardSession(s, fmt.Errorf("no answer to a ping after a use timed out (%w)", err))
+	}()
+}
+
 // failedLocked records a failure and schedules the earliest next start.
 func (t *Toolkit) failedLocked(reason string) {
 	t.failures++
@@ -595,7 +639,10 @@ func (t *Toolkit) failure(parent, ctx context.Context, s *session, err error, wh
 	case errors.As(err, &unavailable):
 		return err
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("MCP server %q did not complete %s within %s", name, what, timeout)
+		if s != nil {
+			t.ping(s)
+		}
+		return fault.Newf(fault.DeadlineExceeded, "MCP server %q did not complete %s within %s", name, what, timeout)
 	case s == nil:
 		return fmt.Errorf("MCP server %q could not be started: %v", name, err)
 	case errors.As(err, &wire):

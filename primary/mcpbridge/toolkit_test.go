@@ -18,6 +18,7 @@ import (
 
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clock/clocktest"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/testmcp"
 	"github.com/turncli/turncli/primary/catalog"
 )
@@ -249,12 +250,108 @@ func TestMCPStdioServer(t *testing.T) {
 		pid := pidOf(t, mustCall(t, tk, "instance", nil))
 		_, _, err := call(t, tk, "sleep", nil)
 		expectFailure(t, err, `MCP server "srv" did not complete the call within 2s`)
+		if !fault.Is(err, fault.DeadlineExceeded) {
+			t.Errorf("timed-out call = %v, want a deadline fault", err)
+		}
 		if got := mustCall(t, tk, "wait_cancelled", map[string]any{"count": 1}); got != `{"count":1}` {
 			t.Errorf("wait_cancelled = %s", got)
 		}
 		if again := pidOf(t, mustCall(t, tk, "instance", nil)); again != pid {
 			t.Errorf("a timed-out call restarted the server (%d → %d)", pid, again)
 		}
+	})
+
+	t.Run("HungCallTimesOutAloneAndTheNextCallOnTheSameServerSucceeds", func(t *testing.T) {
+		const timeout = 2 * time.Second
+		cfg := stdioConfig()
+		cfg.CallTimeout = Duration(timeout)
+		tk := mount(t, cfg, Options{})
+		pid := pidOf(t, mustCall(t, tk, "instance", nil))
+		type outcome struct {
+			err     error
+			elapsed time.Duration
+		}
+		hung := make(chan outcome, 1)
+		go func() {
+			start := time.Now()
+			_, _, err := call(t, tk, "hang", nil) // ignores its cancellation: only the deadline ends it
+			hung <- outcome{err, time.Since(start)}
+		}()
+		mustCall(t, tk, "wait_hanging", map[string]any{"count": 1})
+		// While hang holds its call, other calls on the session go through.
+		if got := mustCall(t, tk, "greet", map[string]any{"name": "during"}); got != `"Hello, during!"` {
+			t.Errorf("greet while a call hangs = %s", got)
+		}
+		var o outcome
+		select {
+		case o = <-hung:
+		case <-time.After(timeout + 60*time.Second): // a backstop: the call must end at its deadline
+			t.Fatal("the hung call did not end at its deadline")
+		}
+		expectFailure(t, o.err, `MCP server "srv" did not complete the call within 2s`)
+		if !fault.Is(o.err, fault.DeadlineExceeded) {
+			t.Errorf("hung call = %v, want a deadline fault", o.err)
+		}
+		if o.elapsed < timeout {
+			t.Errorf("the hung call failed after %s, before its deadline", o.elapsed)
+		}
+		if got := mustCall(t, tk, "greet", map[string]any{"name": "after"}); got != `"Hello, after!"` {
+			t.Errorf("greet after the timeout = %s", got)
+		}
+		if again := pidOf(t, mustCall(t, tk, "instance", nil)); again != pid || tk.Restarts() != 0 {
+			t.Errorf("a hung call restarted the server (%d → %d, %d restarts)", pid, again, tk.Restarts())
+		}
+	})
+
+	t.Run("WedgedServerIsRestartedOnTheUseAfterItsPingGoesUnanswered", func(t *testing.T) {
+		cfg := stdioConfig()
+		cfg.CallTimeout = Duration(2 * time.Second)
+		logger, logs := recordLogs(t)
+		tk := mount(t, cfg, Options{Logger: logger, PingTimeout: 500 * time.Millisecond})
+		pid := pidOf(t, mustCall(t, tk, "instance", nil))
+		wedged := watchExit(t, pid)
+		// A stopped process reads and answers nothing, like a server stuck in a call it
+		// handles alone.
+		if err := unix.Kill(pid, unix.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := call(t, tk, "greet", map[string]any{"name": "x"})
+		if !fault.Is(err, fault.DeadlineExceeded) {
+			t.Fatalf("call to a wedged server = %v, want a deadline fault", err)
+		}
+		if !wedged.exitsWithin(60 * time.Second) { // a backstop: the unanswered ping stops it
+			t.Fatalf("the wedged server %d was not stopped", pid)
+		}
+		if got := mustCall(t, tk, "greet", map[string]any{"name": "again"}); got != `"Hello, again!"` {
+			t.Errorf("greet after the restart = %s", got)
+		}
+		if again := pidOf(t, mustCall(t, tk, "instance", nil)); again == pid || tk.Restarts() != 1 {
+			t.Errorf("pid %d → %d, %d restarts; want a new server, started once more", pid, again, tk.Restarts())
+		}
+		if lines := logs.lines("MCP server unresponsive"); len(lines) != 1 {
+			t.Errorf("logged %d unresponsive lines, want 1", len(lines))
+		}
+	})
+
+	t.Run("CallersDeadlineBeforeTheCallTimeoutEndsTheCall", func(t *testing.T) {
+		tk := mount(t, stdioConfig(), Options{}) // the default call timeout: a minute
+		mustCall(t, tk, "instance", nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() {
+			_, err := tk.Call(ctx, catalog.Call{Toolkit: tk.Name(), Function: "hang", Arguments: map[string]any{}})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !fault.Is(err, fault.DeadlineExceeded) {
+				t.Errorf("call past the caller's deadline = %v, want a deadline fault", err)
+			}
+		case <-time.After(DefaultCallTimeout / 2): // a backstop, well before the call timeout
+			t.Fatal("the call outlived its caller's deadline")
+		}
+		mustCall(t, tk, "greet", map[string]any{"name": "after"})
 	})
 
 	t.Run("CancelledCallEndsWithItsContext", func(t *testing.T) {
@@ -417,6 +514,23 @@ func TestMCPStreamableHTTPServer(t *testing.T) {
 		_, _, err := call(t, tk, "sleep", nil)
 		expectFailure(t, err, "did not complete the call within 2s")
 		mustCall(t, tk, "greet", map[string]any{"name": "still here"})
+	})
+
+	t.Run("HungCallTimesOutAndTheNextCallSucceeds", func(t *testing.T) {
+		mu.Lock()
+		current := srv
+		mu.Unlock()
+		tk := mount(t, ServerConfig{Name: "web", URL: ts.URL + "/mcp", CallTimeout: Duration(2 * time.Second)}, Options{})
+		t.Cleanup(current.Stop) // before the toolkit closes: the hang handler returns
+		mustCall(t, tk, "greet", map[string]any{"name": "first"})
+		_, _, err := call(t, tk, "hang", nil)
+		expectFailure(t, err, "did not complete the call within 2s")
+		if !fault.Is(err, fault.DeadlineExceeded) {
+			t.Errorf("hung call = %v, want a deadline fault", err)
+		}
+		if got := mustCall(t, tk, "greet", map[string]any{"name": "after"}); got != `"Hello, after!"` {
+			t.Errorf("greet after the timeout = %s", got)
+		}
 	})
 }
 
