@@ -387,7 +387,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 	}
 	// REST clients of the runtime API get snake_case JSON, the proto field names.
 	// HttpBody responses (a job's log) go out as their raw bytes.
-	apiMux := runtime.NewServeMux(runtime.WithErrorHandler(restErrors), runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
+	apiMux := runtime.NewServeMux(runtime.WithErrorHandler(restErrors(p.cfg.Logger.With("component", "rest"))), runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
 		Marshaler: &runtime.JSONPb{
 			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
