@@ -28,6 +28,7 @@ import (
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/fault"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
@@ -381,7 +382,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 	cliHandler, err := agentclihttp.NewServerHandler(ctx, p.localAgentCLI, func(_ context.Context, token string) bool {
 		_, ok := p.Responses.Authenticate(token, response.LocalPath)
 		return ok
-	})
+	}, agentclihttp.Faults{Log: p.cfg.Logger.With("component", "agentcli"), Owner: fault.PrimaryLog})
 	if err != nil {
 		return err
 	}
