@@ -38,8 +38,8 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		code, msg := http.StatusUnauthorized, "That credential was not accepted."
 		if err := faultgrpc.FromStatus(err); !fault.Is(err, fault.Unauthenticated) && !fault.Is(err, fault.PermissionDenied) {
-			s.log.Error("dashboard sign-in failed", "err", err)
-			code, msg = http.StatusServiceUnavailable, "The primary could not check the credential; try again."
+			id := fault.Hide(r.Context(), s.log, err, "dashboard sign-in failed")
+			code, msg = http.StatusServiceUnavailable, fault.HiddenMessage("The primary could not check the credential; try again", id, fault.PrimaryLog)
 		}
 		s.render(q, code, "signin", "Sign in", signinData{Message: msg})
 		return
