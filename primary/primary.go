@@ -29,6 +29,7 @@ import (
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/fault"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
@@ -389,13 +390,13 @@ func (p *Primary) Serve(ctx context.Context) error {
 	cliHandler, err := agentclihttp.NewServerHandler(ctx, p.localAgentCLI, func(_ context.Context, token string) bool {
 		_, ok := p.Responses.Authenticate(token, response.LocalPath)
 		return ok
-	})
+	}, agentclihttp.Faults{Log: p.cfg.Logger.With("component", "agentcli"), Owner: fault.PrimaryLog})
 	if err != nil {
 		return err
 	}
 	// REST clients of the runtime API get snake_case JSON, the proto field names.
 	// HttpBody responses (a job's log) go out as their raw bytes.
-	apiMux := runtime.NewServeMux(runtime.WithErrorHandler(restErrors), runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
+	apiMux := runtime.NewServeMux(runtime.WithErrorHandler(restErrors(p.cfg.Logger.With("component", "rest"))), runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
 		Marshaler: &runtime.JSONPb{
 			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},

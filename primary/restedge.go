@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/status"
 
 	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/bearer"
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/readiness"
 )
 
@@ -96,11 +100,19 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 }
 
 // restErrors answers 413 for a request whose body went past the cap, and otherwise as the
-// gateway does.
-func restErrors(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
-	if b, ok := r.Body.(*cappedBody); ok && b.exceeded {
-		writeTooLarge(w)
-		return
+// gateway does. A failure the gateway answers 500 that hides no fault of the gRPC server's (one
+// of the gateway's own, such as a response it could not encode) is hidden here: logged on log
+// with an error_id, and answered as the gRPC server answers an internal fault.
+func restErrors(log *slog.Logger) runtime.ErrorHandlerFunc {
+	return func(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+		if b, ok := r.Body.(*cappedBody); ok && b.exceeded {
+			writeTooLarge(w)
+			return
+		}
+		if st := status.Convert(err); runtime.HTTPStatusFromCode(st.Code()) == http.StatusInternalServerError && faultgrpc.HiddenID(st) == "" {
+			id := fault.Hide(ctx, log, err, "REST request failed", "method", r.Method, "path", r.URL.Path, "code", st.Code().String())
+			err = faultgrpc.Status(ctx, nil, "", fault.Hidden(id, fault.InternalText))
+		}
+		runtime.DefaultHTTPErrorHandler(ctx, mux, m, w, r, err)
 	}
-	runtime.DefaultHTTPErrorHandler(ctx, mux, m, w, r, err)
 }

@@ -42,8 +42,8 @@ const standbyCheck = "leader"
 
 func newStandby() *standby {
 	s := &standby{}
-	s.grpc = grpc.NewServer(grpc.UnknownServiceHandler(func(any, grpc.ServerStream) error {
-		return faultgrpc.Status(nil, "", fault.New(fault.Unavailable, s.message()))
+	s.grpc = grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
+		return faultgrpc.Status(ss.Context(), nil, "", fault.New(fault.Unavailable, s.message()))
 	}))
 	h := health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, h)

@@ -5,12 +5,14 @@
 // may be used through this worker, and the primary authorises the forwarded call again.
 //
 // It runs inside mindroom-worker by default; Serve with a connection of its own makes it a
-// sidecar.
+// sidecar. Either way it is the worker's: what it answers 500 without the primary having
+// logged it is logged on the logger it is given, and the answer names the worker's log.
 package sandboxproxy
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -19,6 +21,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/workermeta"
 )
 
@@ -39,22 +42,24 @@ func (i Identity) GetRequestMetadata(context.Context, ...string) (map[string]str
 // RequireTransportSecurity implements credentials.PerRPCCredentials.
 func (i Identity) RequireTransportSecurity() bool { return !i.Insecure }
 
-// NewHandler returns the proxy's HTTP handler over conn.
-func NewHandler(ctx context.Context, conn grpc.ClientConnInterface) (http.Handler, error) {
+// NewHandler returns the proxy's HTTP handler over conn; log (nil discards) records the faults
+// it answers 500.
+func NewHandler(ctx context.Context, conn grpc.ClientConnInterface, log *slog.Logger) (http.Handler, error) {
 	workers := workerv1.NewWorkerServiceClient(conn)
 	return agentclihttp.NewHandler(ctx, conn, func(ctx context.Context, token string) bool {
 		_, err := workers.CheckGrant(ctx, &workerv1.CheckGrantRequest{Grant: token})
 		return err == nil
-	})
+	}, agentclihttp.Faults{Log: log, Owner: fault.WorkerLog})
 }
 
 // IdleTimeout closes a shell's connection idle this long between requests.
 const IdleTimeout = 2 * time.Minute
 
-// Serve serves the proxy on lis until ctx ends, then shuts it down gracefully. wrap, when
-// given, wraps the handler (the worker's request metrics).
-func Serve(ctx context.Context, lis net.Listener, conn grpc.ClientConnInterface, wrap ...func(http.Handler) http.Handler) error {
-	h, err := NewHandler(ctx, conn)
+// Serve serves the proxy on lis until ctx ends, then shuts it down gracefully. log (nil
+// discards) records the faults it answers 500 and its HTTP server's errors. wrap, when given,
+// wraps the handler (the worker's request metrics).
+func Serve(ctx context.Context, lis net.Listener, conn grpc.ClientConnInterface, log *slog.Logger, wrap ...func(http.Handler) http.Handler) error {
+	h, err := NewHandler(ctx, conn, log)
 	if err != nil {
 		return err
 	}

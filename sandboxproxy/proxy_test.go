@@ -306,7 +306,7 @@ func TestProxyAsASidecar(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			served := make(chan error, 1)
-			go func() { served <- sandboxproxy.Serve(ctx, lis, conn) }()
+			go func() { served <- sandboxproxy.Serve(ctx, lis, conn, nil) }()
 			r := do(t, http.MethodPost, "http://"+lis.Addr().String(), operations, bearer(s.onA1.grant), `{"operation":"tools.list","limit":1}`)
 			if r.status != tc.want {
 				t.Errorf("answer = %v, want %d", r, tc.want)

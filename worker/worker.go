@@ -147,7 +147,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	proxyErr := make(chan error, 1)
 	traced := func(h http.Handler) http.Handler { return w.cfg.Telemetry.HTTPHandler(h, agentclihttp.Route) }
-	wg.Go(func() { proxyErr <- sandboxproxy.Serve(ctx, w.proxyLis, w.conn, traced, w.metrics.proxy) })
+	wg.Go(func() {
+		proxyErr <- sandboxproxy.Serve(ctx, w.proxyLis, w.conn, w.cfg.Logger.With("component", "sandboxproxy"), traced, w.metrics.proxy)
+	})
 	stopMetrics := w.serveMetrics()
 	defer stopMetrics()
 	refused := w.connectLoop(ctx)

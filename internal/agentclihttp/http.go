@@ -5,7 +5,9 @@
 // identical status codes, headers and bodies.
 //
 // It checks the method, then the grant (through an Authenticator, before reading any body),
-// then the 64 KiB cap, and maps gRPC codes to HTTP statuses in one place. It makes no decision
+// then the 64 KiB cap, and maps gRPC codes to HTTP statuses in one place. A 500 says nothing of
+// its fault but names the log line that does: the primary's, when the status carries the id of
+// a fault the primary hid, else one this edge writes to its process's log. It makes no decision
 // of its own about what a grant may do.
 package agentclihttp
 
@@ -15,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -29,6 +32,8 @@ import (
 	"github.com/turncli/turncli/internal/bearer"
 	"github.com/turncli/turncli/internal/canonjson"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/faultgrpc"
 )
 
 // The wire of the contract.
@@ -45,12 +50,20 @@ const (
 // it before reading any body.
 type Authenticator func(ctx context.Context, token string) bool
 
+// Faults is where an edge writes the failures it answers 500 without the primary having hidden
+// them (the primary out of reach, a status with no id): the process's logger (nil discards)
+// and whose log it is, as the answer names it (fault.PrimaryLog, fault.WorkerLog).
+type Faults struct {
+	Log   *slog.Logger
+	Owner string
+}
+
 // NewHandler serves the two REST routes by forwarding to AgentCLIService over conn (so every
 // request passes the gRPC server's interceptors); conn may follow the leader of several
 // primaries. It authenticates before reading the body,
 // caps the body at 64 KiB, and writes every failure as {"detail": …}.
-func NewHandler(ctx context.Context, conn grpc.ClientConnInterface, authenticated Authenticator) (http.Handler, error) {
-	mux := newGateway()
+func NewHandler(ctx context.Context, conn grpc.ClientConnInterface, authenticated Authenticator, faults Faults) (http.Handler, error) {
+	mux := newGateway(faults)
 	if err := agentcliv1.RegisterAgentCLIServiceHandlerClient(ctx, mux, agentcliv1.NewAgentCLIServiceClient(conn)); err != nil {
 		return nil, err
 	}
@@ -59,10 +72,10 @@ func NewHandler(ctx context.Context, conn grpc.ClientConnInterface, authenticate
 
 // NewServerHandler serves the two REST routes as NewHandler does, by calling srv in this
 // process instead of forwarding: no gRPC server runs in between, so no interceptor does, and
-// srv must do itself what one would (agentcli's Server.OnPath marks the path). A parked long
-// poll then holds no gRPC stream, only its HTTP request.
-func NewServerHandler(ctx context.Context, srv agentcliv1.AgentCLIServiceServer, authenticated Authenticator) (http.Handler, error) {
-	mux := newGateway()
+// srv must do itself what one would (agentcli's Server.OnPath marks the path and maps errors
+// with faultgrpc.Status). A parked long poll then holds no gRPC stream, only its HTTP request.
+func NewServerHandler(ctx context.Context, srv agentcliv1.AgentCLIServiceServer, authenticated Authenticator, faults Faults) (http.Handler, error) {
+	mux := newGateway(faults)
 	if err := agentcliv1.RegisterAgentCLIServiceHandlerServer(ctx, mux, srv); err != nil {
 		return nil, err
 	}
@@ -70,9 +83,9 @@ func NewServerHandler(ctx context.Context, srv agentcliv1.AgentCLIServiceServer,
 }
 
 // newGateway is the gateway both handlers register on: raw canonical bodies, only the window
-// header forwarded in and no metadata sent out, and every error written by the two functions
-// below.
-func newGateway() *runtime.ServeMux {
+// header forwarded in and no metadata sent out, and every error written by faults.write or
+// writeDetail.
+func newGateway(faults Faults) *runtime.ServeMux {
 	return runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, rawJSON{}),
 		runtime.WithIncomingHeaderMatcher(func(h string) (string, bool) {
@@ -83,7 +96,7 @@ func newGateway() *runtime.ServeMux {
 		}),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
-		runtime.WithErrorHandler(writeStatusError),
+		runtime.WithErrorHandler(faults.write),
 		runtime.WithRoutingErrorHandler(func(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, code int) {
 			writeDetail(w, code, http.StatusText(code))
 		}),
@@ -171,12 +184,22 @@ func HTTPStatus(c codes.Code) int {
 	}
 }
 
-func writeStatusError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
-	st, _ := status.FromError(err)
+// internalText is what failed, as a 500's detail says.
+const internalText = "Agent CLI internal error"
+
+// write answers a call's error with its status's HTTP status and message; a 500 only names the
+// log line that records its fault, hiding it first when the primary has not.
+func (f Faults) write(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	st := status.Convert(err)
 	code := HTTPStatus(st.Code())
 	msg := st.Message()
 	if code == http.StatusInternalServerError {
-		msg = "Agent CLI internal error"
+		id, owner := faultgrpc.HiddenID(st), fault.PrimaryLog
+		if id == "" {
+			id = fault.Hide(ctx, f.Log, err, "Agent CLI request failed", "route", Route(r), "code", st.Code().String())
+			owner = f.Owner
+		}
+		msg = fault.HiddenMessage(internalText, id, owner)
 	}
 	writeDetail(w, code, msg)
 }

@@ -3,12 +3,13 @@
 // The gRPC edge (package faultgrpc) maps each Kind to one gRPC code, and each REST edge maps
 // that code to one HTTP status.
 //
-// It owns the kinds, the error type and its constructors. It does not know gRPC or HTTP, and it
-// holds no message texts of its own beyond the one shown for an internal fault: each domain
-// keeps its texts next to the rule they state.
+// It owns the kinds, the error type and its constructors, and the one rule for hiding a fault
+// from its caller (Hide). It does not know gRPC or HTTP, and it holds no message texts of its
+// own beyond the one shown for an internal fault: each domain keeps its texts next to the rule
+// they state.
 //
-// An error whose chain holds no *Error is a fault of the primary (Internal): it is logged and
-// answered with InternalMessage, never with its own text.
+// An error whose chain holds no *Error is a fault of the primary (Internal): it is logged with
+// an id and answered with a message naming that id, never with its own text.
 package fault
 
 import (
@@ -83,10 +84,6 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// InternalMessage is what a caller reads for an internal fault; the fault itself goes to the
-// log.
-const InternalMessage = "internal error; see the primary's log"
-
 // Error is a failure of a Kind with a message the caller may read.
 //
 // Wrapping an Error (fmt.Errorf("%w: …", err)) keeps its Kind, and the whole wrapped text
@@ -100,6 +97,9 @@ type Error struct {
 	// Details are machine-readable explanations sent along with the status (for example a
 	// google.rpc.PreconditionFailure listing each problem).
 	Details []proto.Message
+	// ID is the error_id of the log line that records the fault this Error stands in for
+	// (Hidden sets it); empty when the message tells the caller all there is.
+	ID string
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -142,12 +142,12 @@ func Is(err error, k Kind) bool {
 }
 
 // Public returns what the caller is told about err: its Kind, the message a caller may read,
-// and its details. An error that is not an Error is Internal with InternalMessage; the caller
-// must log it.
+// and its details. An error that is not an Error is Internal with InternalText alone: hide it
+// first (Hide, Hidden) so the caller's message names the line that records it.
 func Public(err error) (k Kind, msg string, details []proto.Message) {
 	k, ok := KindOf(err)
 	if !ok {
-		return Internal, InternalMessage, nil
+		return Internal, InternalText, nil
 	}
 	var e *Error
 	if errors.As(err, &e) {

@@ -26,7 +26,7 @@ func TestPublic(t *testing.T) {
 		{"AWrappedSentinelKeepsItsKindAndShowsTheWholeText", fmt.Errorf("%w: approval 7", errSentinel), fault.NotFound, "not found: approval 7", 0},
 		{"AFormattedErrorIsNotWrapped", fault.Newf(fault.InvalidArgument, "bad: %v", errSentinel), fault.InvalidArgument, "bad: not found", 0},
 		{"DetailsTravelWithTheError", fault.WithDetails(fault.FailedPrecondition, "preflight", details), fault.FailedPrecondition, "preflight", 1},
-		{"AnUnknownErrorIsInternalAndHidesItsText", errors.New("disk I/O error at /var/lib/secret"), fault.Internal, fault.InternalMessage, 0},
+		{"AnUnknownErrorIsInternalAndHidesItsText", errors.New("disk I/O error at /var/lib/secret"), fault.Internal, fault.InternalText, 0},
 		{"ACancelledContextIsCanceled", fmt.Errorf("read: %w", context.Canceled), fault.Canceled, "request cancelled", 0},
 		{"AnExpiredContextIsDeadlineExceeded", context.DeadlineExceeded, fault.DeadlineExceeded, "request deadline exceeded", 0},
 		{"AnInternalErrorMaySayWhatTheCallerMayRead", fault.New(fault.Internal, "could not save; try again"), fault.Internal, "could not save; try again", 0},

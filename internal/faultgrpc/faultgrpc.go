@@ -3,7 +3,9 @@
 // then maps the code to HTTP once (grpc-gateway's table for the public REST API, the Agent CLI
 // contract's table for its two routes).
 //
-// It chooses codes and hides internal faults; it decides nothing about who may call what.
+// It chooses codes and hides internal faults: every Internal status it makes names, in its
+// message and in a google.rpc.RequestInfo detail, the error_id of the line of the primary's log
+// that records the fault (HiddenID reads it back). It decides nothing about who may call what.
 package faultgrpc
 
 import (
@@ -11,6 +13,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -54,9 +57,9 @@ var kindOf = func() map[codes.Code]fault.Kind {
 }()
 
 // FromStatus returns an error a gRPC client call returned as the fault it stands for: the kind
-// whose code it carries, with the status's message, so a client of the primary's own services
-// (the dashboard) judges errors by kind as the services made them. An error that is not a gRPC
-// status passes unchanged; a code no kind maps to is Internal.
+// whose code it carries, with the status's message and hidden fault's id, so a client of the
+// primary's own services (the dashboard) judges errors by kind as the services made them. An
+// error that is not a gRPC status passes unchanged; a code no kind maps to is Internal.
 func FromStatus(err error) error {
 	var fe *fault.Error
 	if err == nil || errors.As(err, &fe) {
@@ -70,28 +73,47 @@ func FromStatus(err error) error {
 	if !known {
 		k = fault.Internal
 	}
-	return fault.New(k, st.Message())
+	return &fault.Error{Kind: k, Message: st.Message(), ID: HiddenID(st)}
+}
+
+// HiddenID returns the error_id an Internal status names (Status attached it), or "" when st
+// hides no fault of the primary's.
+func HiddenID(st *status.Status) string {
+	for _, d := range st.Details() {
+		if ri, ok := d.(*errdetails.RequestInfo); ok && ri.GetRequestId() != "" {
+			return ri.GetRequestId()
+		}
+	}
+	return ""
 }
 
 // Status returns err as the gRPC status error its caller receives. A status error already made
-// (by gRPC itself, or by a stream it ended) passes unchanged; an error that is not a fault.Error
-// is logged on log (nil discards) and answered as Internal with fault.InternalMessage.
-func Status(log *slog.Logger, method string, err error) error {
+// (by gRPC itself, or by a stream it ended) passes unchanged. An internal fault is logged on log
+// (nil discards) with a fresh error_id (fault.Hide) and answered as Internal naming that id:
+// with fault.InternalText for an error that is not a fault.Error, with its own text for an
+// Internal fault.Error, which its maker wrote for the caller (and which passes unlogged when
+// its maker hid it already).
+func Status(ctx context.Context, log *slog.Logger, method string, err error) error {
 	if err == nil {
 		return nil
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
 	}
 	var fe *fault.Error
 	var se interface{ GRPCStatus() *status.Status }
 	if !errors.As(err, &fe) && errors.As(err, &se) {
 		return err
 	}
-	if _, ok := fault.KindOf(err); !ok {
-		log.Error("internal error", "method", method, "err", err)
+	if k, _ := fault.KindOf(err); k == fault.Internal && (fe == nil || fe.ID == "") {
+		what := fault.InternalText
+		if fe != nil {
+			what = err.Error()
+		}
+		fe = fault.Hidden(fault.Hide(ctx, log, err, "internal error", "method", method), what)
+		err = fe
 	}
 	k, msg, details := fault.Public(err)
+	if fe != nil && fe.ID != "" {
+		details = append(details[:len(details):len(details)], &errdetails.RequestInfo{RequestId: fe.ID})
+	}
 	st := status.New(Code(k), msg)
 	if len(details) > 0 {
 		v1 := make([]protoadapt.MessageV1, len(details))
@@ -120,7 +142,7 @@ func UnaryServerInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		resp, err := h(ctx, req)
 		if err != nil {
-			return nil, Status(log, info.FullMethod, err)
+			return nil, Status(ctx, log, info.FullMethod, err)
 		}
 		return resp, nil
 	}
@@ -129,6 +151,6 @@ func UnaryServerInterceptor(log *slog.Logger) grpc.UnaryServerInterceptor {
 // StreamServerInterceptor maps every streaming handler's error with Status.
 func StreamServerInterceptor(log *slog.Logger) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
-		return Status(log, info.FullMethod, h(srv, ss))
+		return Status(ss.Context(), log, info.FullMethod, h(srv, ss))
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 func TestFromStatusReadsBackTheKindEveryCodeWasMadeFrom(t *testing.T) {
 	for _, k := range fault.Kinds() {
-		got := FromStatus(Status(nil, "/s/m", fault.New(k, "said "+k.String())))
+		got := FromStatus(Status(t.Context(), nil, "/s/m", fault.New(k, "said "+k.String())))
 		if kind, ok := fault.KindOf(got); !ok || kind != k {
 			t.Errorf("%v: read back as %v (%v)", k, kind, got)
 		}

@@ -3,9 +3,11 @@ package faultgrpc_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -48,7 +50,7 @@ func TestEveryKindHasOneCodeAndOneHTTPStatusPerREST(t *testing.T) {
 	}
 	for _, tc := range table {
 		t.Run(tc.kind.String(), func(t *testing.T) {
-			code := status.Code(faultgrpc.Status(nil, "/t", fault.New(tc.kind, "m")))
+			code := status.Code(faultgrpc.Status(t.Context(), nil, "/t", fault.New(tc.kind, "m")))
 			if code != tc.code || faultgrpc.Code(tc.kind) != tc.code {
 				t.Fatalf("code %v, want %v", code, tc.code)
 			}
@@ -62,10 +64,23 @@ func TestEveryKindHasOneCodeAndOneHTTPStatusPerREST(t *testing.T) {
 	}
 }
 
-// capture returns a logger and a count of the lines written to it.
-func capture() (*slog.Logger, func() int) {
+// capture returns a JSON logger and the lines written to it.
+func capture(t *testing.T) (*slog.Logger, func() []map[string]any) {
 	var b bytes.Buffer
-	return slog.New(slog.NewTextHandler(&b, nil)), func() int { return bytes.Count(b.Bytes(), []byte("\n")) }
+	return slog.New(slog.NewJSONHandler(&b, nil)), func() []map[string]any {
+		var lines []map[string]any
+		for _, l := range bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n")) {
+			if len(l) == 0 {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal(l, &m); err != nil {
+				t.Fatalf("log line %q: %v", l, err)
+			}
+			lines = append(lines, m)
+		}
+		return lines
+	}
 }
 
 func TestStatus(t *testing.T) {
@@ -74,29 +89,48 @@ func TestStatus(t *testing.T) {
 		name   string
 		err    error
 		code   codes.Code
-		msg    string
+		msg    string // with %s for the error id when the fault is hidden
 		logged bool
 	}{
 		{"AFaultKeepsItsMessage", fault.New(fault.NotFound, "no such job"), codes.NotFound, "no such job", false},
 		{"AWrappedFaultShowsTheWholeText", fmt.Errorf("%w: job 3", fault.New(fault.Conflict, "already decided")), codes.Aborted, "already decided: job 3", false},
 		{"AStatusMadeByGRPCPassesUnchanged", already, codes.Unavailable, "transport closing", false},
 		{"AnEndedContextIsCanceled", context.Canceled, codes.Canceled, "request cancelled", false},
-		{"AnUnknownErrorIsInternalLoggedAndHidden", errors.New("sqlite: disk I/O error"), codes.Internal, fault.InternalMessage, true},
+		{"AnUnknownErrorIsInternalLoggedAndHiddenBehindAnID", errors.New("sqlite: disk I/O error"), codes.Internal, "internal error (id %s); see the primary's log", true},
+		{"AnInternalFaultKeepsItsTextAndGetsAnID", fault.New(fault.Internal, "could not save; try again"), codes.Internal, "could not save; try again (id %s); see the primary's log", true},
+		{"AFaultHiddenAlreadyIsNotLoggedAgain", fault.Hidden("0badf00d", "the log of job 7 could not be read"), codes.Internal, "the log of job 7 could not be read (id 0badf00d); see the primary's log", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			log, lines := capture()
-			st := status.Convert(faultgrpc.Status(log, "/svc/Method", tc.err))
-			if st.Code() != tc.code || st.Message() != tc.msg {
-				t.Fatalf("status %v %q, want %v %q", st.Code(), st.Message(), tc.code, tc.msg)
+			log, lines := capture(t)
+			st := status.Convert(faultgrpc.Status(t.Context(), log, "/svc/Method", tc.err))
+			id := faultgrpc.HiddenID(st)
+			msg := tc.msg
+			if strings.Contains(msg, "%s") {
+				msg = fmt.Sprintf(msg, id)
 			}
-			if got := lines() > 0; got != tc.logged {
+			if st.Code() != tc.code || st.Message() != msg {
+				t.Fatalf("status %v %q, want %v %q", st.Code(), st.Message(), tc.code, msg)
+			}
+			if (id != "") != (tc.code == codes.Internal) {
+				t.Fatalf("status %v names error id %q", st.Code(), id)
+			}
+			logged := lines()
+			if got := len(logged) > 0; got != tc.logged {
 				t.Fatalf("logged = %v, want %v", got, tc.logged)
+			}
+			if tc.logged && (logged[0][fault.IDKey] != id || logged[0]["method"] != "/svc/Method" || logged[0]["err"] != tc.err.Error()) {
+				t.Fatalf("log line %v does not carry error_id %s, the method and the error", logged[0], id)
+			}
+			if id != "" {
+				if fe, ok := faultgrpc.FromStatus(st.Err()).(*fault.Error); !ok || fe.Kind != fault.Internal || fe.ID != id {
+					t.Fatalf("FromStatus = %#v, want the Internal fault naming id %s", faultgrpc.FromStatus(st.Err()), id)
+				}
 			}
 		})
 	}
 	t.Run("DetailsTravelInTheStatus", func(t *testing.T) {
 		pf := &errdetails.PreconditionFailure{Violations: []*errdetails.PreconditionFailure_Violation{{Type: "workspace"}}}
-		st := status.Convert(faultgrpc.Status(nil, "/t", fault.WithDetails(fault.FailedPrecondition, "preflight", pf)))
+		st := status.Convert(faultgrpc.Status(t.Context(), nil, "/t", fault.WithDetails(fault.FailedPrecondition, "preflight", pf)))
 		if len(st.Details()) != 1 {
 			t.Fatalf("details %v, want the PreconditionFailure", st.Details())
 		}
@@ -115,7 +149,7 @@ func TestInterceptorsMapWhatHandlersReturn(t *testing.T) {
 		t.Fatalf("unary: %v", err)
 	}
 	stream := faultgrpc.StreamServerInterceptor(nil)
-	err = stream(nil, nil, &grpc.StreamServerInfo{FullMethod: "/t"}, func(any, grpc.ServerStream) error {
+	err = stream(nil, serverStream{ctx: t.Context()}, &grpc.StreamServerInfo{FullMethod: "/t"}, func(any, grpc.ServerStream) error {
 		return fault.New(fault.Unavailable, "the primary is stopping")
 	})
 	if status.Code(err) != codes.Unavailable {
@@ -127,3 +161,11 @@ func TestInterceptorsMapWhatHandlersReturn(t *testing.T) {
 		t.Fatalf("success: %v", err)
 	}
 }
+
+// serverStream is a stream whose handler never reads or writes it.
+type serverStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s serverStream) Context() context.Context { return s.ctx }

@@ -47,7 +47,7 @@ func TestAuthorize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := status.Code(faultgrpc.Status(nil, tt.method, p.authorize(tt.ctx, tt.method))); got != tt.want {
+			if got := status.Code(faultgrpc.Status(tt.ctx, nil, tt.method, p.authorize(tt.ctx, tt.method))); got != tt.want {
 				t.Errorf("code = %v, want %v", got, tt.want)
 			}
 		})

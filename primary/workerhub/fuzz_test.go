@@ -268,7 +268,7 @@ func FuzzHubConnect(f *testing.F) {
 		defer cancel()
 		stream := &scriptedStream{ctx: ctx, msgs: append([]*workerv1.ConnectRequest(nil), script...)}
 
-		err = faultgrpc.Status(nil, "", svc.Connect(stream)) // as the server's interceptor maps it
+		err = faultgrpc.Status(ctx, nil, "", svc.Connect(stream)) // as the server's interceptor maps it
 
 		helloJobs, helloOK := validHello(first.GetHello())
 		if !helloOK {

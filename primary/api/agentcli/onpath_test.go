@@ -53,6 +53,8 @@ func TestOnPathServesAsAGRPCServerOnThatPathWould(t *testing.T) {
 	// passed before the handler runs fails the request, as a gRPC client fails a call it would
 	// start past its deadline, even for a read that never waits.
 	t.Run("ADeadlinePassedOnArrivalIsTheInternalErrorOverREST", func(t *testing.T) {
-		requireStatus(t, s.get(rc.CallID, "", header("Grpc-Timeout", "1n")), http.StatusInternalServerError, "Agent CLI internal error")
+		r := s.get(rc.CallID, "", header("Grpc-Timeout", "1n"))
+		requireStatus(t, r, http.StatusInternalServerError, "Agent CLI internal error (id ")
+		requireStatus(t, r, http.StatusInternalServerError, "); see the primary's log")
 	})
 }

@@ -94,28 +94,30 @@ type onPath struct {
 
 func (o onPath) Operate(ctx context.Context, req *agentcliv1.OperateRequest) (*agentcliv1.OperateResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, o.status(agentcliv1.AgentCLIService_Operate_FullMethodName, err)
+		return nil, o.status(ctx, agentcliv1.AgentCLIService_Operate_FullMethodName, err)
 	}
 	resp, err := o.s.Operate(response.WithPath(ctx, o.path), req)
 	if err != nil {
-		return nil, o.status(agentcliv1.AgentCLIService_Operate_FullMethodName, err)
+		return nil, o.status(ctx, agentcliv1.AgentCLIService_Operate_FullMethodName, err)
 	}
 	return resp, nil
 }
 
 func (o onPath) GetCall(ctx context.Context, req *agentcliv1.GetCallRequest) (*agentcliv1.GetCallResponse, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, o.status(agentcliv1.AgentCLIService_GetCall_FullMethodName, err)
+		return nil, o.status(ctx, agentcliv1.AgentCLIService_GetCall_FullMethodName, err)
 	}
 	resp, err := o.s.GetCall(response.WithPath(ctx, o.path), req)
 	if err != nil {
-		return nil, o.status(agentcliv1.AgentCLIService_GetCall_FullMethodName, err)
+		return nil, o.status(ctx, agentcliv1.AgentCLIService_GetCall_FullMethodName, err)
 	}
 	return resp, nil
 }
 
 // status maps err as the gRPC server's fault interceptor would, since none runs on this path.
-func (o onPath) status(method string, err error) error { return faultgrpc.Status(o.s.log, method, err) }
+func (o onPath) status(ctx context.Context, method string, err error) error {
+	return faultgrpc.Status(ctx, o.s.log, method, err)
+}
 
 // authenticate finds the caller's response from the bearer grant in ctx's metadata.
 func (s *Server) authenticate(ctx context.Context) (*response.Response, error) {

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
+	"github.com/turncli/turncli/internal/fault"
 )
 
 // Every template escapes what it shows: nothing here returns template.HTML of a text an agent,
@@ -75,19 +77,19 @@ func (s *Server) render(q *request, code int, view, title string, body any) {
 			d.Active += "s"
 		}
 	}
-	s.execute(q.w, code, view, "layout", d)
+	s.execute(q.r.Context(), q.w, code, view, "layout", d)
 }
 
 // fragment writes one named fragment of view's templates, as the page's script fetches it.
 func (s *Server) fragment(q *request, view, name string, body any) {
-	s.execute(q.w, http.StatusOK, view, name, pageData{Name: q.s.name, Admin: q.s.admin(), CSRF: q.s.csrf, Body: body})
+	s.execute(q.r.Context(), q.w, http.StatusOK, view, name, pageData{Name: q.s.name, Admin: q.s.admin(), CSRF: q.s.csrf, Body: body})
 }
 
-func (s *Server) execute(w http.ResponseWriter, code int, view, name string, data any) {
+func (s *Server) execute(ctx context.Context, w http.ResponseWriter, code int, view, name string, data any) {
 	var buf bytes.Buffer
 	if err := s.pages[view].ExecuteTemplate(&buf, name, data); err != nil {
-		s.log.Error("dashboard template failed", "view", view, "template", name, "err", err)
-		http.Error(w, "Something went wrong on the server.", http.StatusInternalServerError)
+		id := fault.Hide(ctx, s.log, err, "dashboard template failed", "view", view, "template", name)
+		http.Error(w, somethingWentWrong(id), http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -208,14 +208,19 @@ func (s *Server) finish(q *request, err error) {
 			code, msg = http.StatusRequestEntityTooLarge, "The form is too large."
 			break
 		}
-		s.log.Error("dashboard request failed", "path", q.r.URL.Path, "err", err)
-		code, msg = http.StatusInternalServerError, "Something went wrong on the server."
+		id := fault.Hide(q.r.Context(), s.log, err, "dashboard request failed", "path", q.r.URL.Path)
+		code, msg = http.StatusInternalServerError, somethingWentWrong(id)
 	}
 	if q.fragment() {
 		http.Error(q.w, msg, code)
 		return
 	}
 	s.render(q, code, "error", "error", errorData{Message: msg, Code: code})
+}
+
+// somethingWentWrong is what a person reads of a fault Hide logged as id.
+func somethingWentWrong(id string) string {
+	return fault.HiddenMessage("Something went wrong on the server", id, fault.PrimaryLog)
 }
 
 type errorData struct {

@@ -41,8 +41,9 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	me, err := s.op.WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
 	if err != nil {
 		if err := faultgrpc.FromStatus(err); !fault.Is(err, fault.Unauthenticated) && !fault.Is(err, fault.PermissionDenied) {
-			s.log.Error("dashboard sign-in failed", "err", err)
-			s.render(q, http.StatusServiceUnavailable, "signin", "Sign in", signinData{Message: "The primary could not check the credential; try again."})
+			id := fault.Hide(r.Context(), s.log, err, "dashboard sign-in failed")
+			s.render(q, http.StatusServiceUnavailable, "signin", "Sign in",
+				signinData{Message: fault.HiddenMessage("The primary could not check the credential; try again", id, fault.PrimaryLog)})
 			return
 		}
 		s.refuseSignin(q, "That credential was not accepted.")

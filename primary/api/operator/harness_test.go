@@ -120,7 +120,7 @@ func startAPI(t *testing.T) *apiEnv {
 	ended := func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 		err := h(srv, ss)
 		select {
-		case e.streamEnded <- faultgrpc.Status(nil, "", err): // as the caller will see it
+		case e.streamEnded <- faultgrpc.Status(ss.Context(), nil, "", err): // as the caller will see it
 		default:
 		}
 		return err

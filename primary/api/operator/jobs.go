@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"google.golang.org/genproto/googleapis/api/httpbody"
@@ -100,14 +101,15 @@ func (s *Server) CancelJob(ctx context.Context, req *operatorv1.CancelJobRequest
 	}
 	detail, err := json.Marshal(map[string]int64{"job": j.ID})
 	if err != nil {
-		return nil, fault.New(fault.Internal, "could not encode the audit entry")
+		id := fault.Hide(ctx, s.logger, err, "job cancel audit encoding failed", "operator", op.Name, "job", j.ID)
+		return nil, fault.Hidden(id, fmt.Sprintf("job %d was told to stop, but its audit entry could not be encoded", j.ID))
 	}
 	// The cancel happened: record it even if the caller has gone meanwhile.
 	if _, err := s.store.AppendAudit(context.WithoutCancel(ctx), store.NewAuditEntry{
 		Actor: op.Name, Action: ActionJobCancel, Subject: JobSubject(j.ID), Detail: detail,
 	}); err != nil {
-		s.logger.Error("job cancel audit failed", "operator", op.Name, "job", j.ID, "err", err)
-		return nil, fault.Newf(fault.Internal, "job %d was told to stop, but its audit entry could not be written; see the primary's log", j.ID)
+		id := fault.Hide(ctx, s.logger, err, "job cancel audit failed", "operator", op.Name, "job", j.ID)
+		return nil, fault.Hidden(id, fmt.Sprintf("job %d was told to stop, but its audit entry could not be written", j.ID))
 	}
 	s.logger.Info("job cancelled", "operator", op.Name, "job", j.ID)
 	if after, err := s.jobs.Get(ctx, j.ID); err == nil {
@@ -146,8 +148,8 @@ func (s *Server) GetJobLog(ctx context.Context, req *operatorv1.GetJobLogRequest
 		data, err = readLog(j.LogPath, req.GetOffset(), limit)
 	}
 	if err != nil {
-		s.logger.Error("job log read failed", "job", j.ID, "err", err)
-		return nil, fault.Newf(fault.Internal, "the log of job %d could not be read; see the primary's log", j.ID)
+		id := fault.Hide(ctx, s.logger, err, "job log read failed", "job", j.ID)
+		return nil, fault.Hidden(id, fmt.Sprintf("the log of job %d could not be read", j.ID))
 	}
 	return &httpbody.HttpBody{ContentType: logContentType, Data: data}, nil
 }

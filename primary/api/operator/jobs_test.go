@@ -16,6 +16,7 @@ import (
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/store"
@@ -185,6 +186,33 @@ func TestJobsAPI(t *testing.T) {
 		got, err := e.member.GetJobLog(ctx, &operatorv1.GetJobLogRequest{JobId: uint64(remote.ID)})
 		if err != nil || len(got.GetData()) != 0 {
 			t.Fatalf("GetJobLog = %q, %v; want empty", got.GetData(), err)
+		}
+	})
+
+	t.Run("ALogThatCannotBeReadIsAnInternalErrorNamingItsLogLine", func(t *testing.T) {
+		if err := os.Mkdir(remote.LogPath, 0o700); err != nil { // a directory reads as no log
+			t.Fatal(err)
+		}
+		defer os.Remove(remote.LogPath)
+		_, err := e.member.GetJobLog(ctx, &operatorv1.GetJobLogRequest{JobId: uint64(remote.ID)})
+		st := status.Convert(err)
+		id := faultgrpc.HiddenID(st)
+		want := fmt.Sprintf("the log of job %d could not be read (id %s); see the primary's log", remote.ID, id)
+		if st.Code() != codes.Internal || id == "" || st.Message() != want {
+			t.Fatalf("GetJobLog = %v %q (id %q), want Internal %q", st.Code(), st.Message(), id, want)
+		}
+		r := e.do(t, http.MethodGet, fmt.Sprintf("/v1/operator/jobs/%d/log", remote.ID), e.memberToken, "")
+		var body struct {
+			Message string
+			Details []struct {
+				Type      string `json:"@type"`
+				RequestID string `json:"request_id"`
+			}
+		}
+		if err := json.Unmarshal(r.body, &body); err != nil || r.code != http.StatusInternalServerError ||
+			!strings.Contains(body.Message, "could not be read (id ") || len(body.Details) != 1 ||
+			body.Details[0].Type != "type.googleapis.com/google.rpc.RequestInfo" || body.Details[0].RequestID == "" || !strings.Contains(body.Message, body.Details[0].RequestID) {
+			t.Fatalf("GET log = %d %s, want 500 naming the id in its message and a RequestInfo", r.code, r.body)
 		}
 	})
 

@@ -138,7 +138,7 @@ func TestOnlyAnExplicitMinimalModeRunsThePreflight(t *testing.T) {
 				_, _ = env.Runtime.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
 			})
 		}
-		return faultgrpc.Status(nil, "", err) // as the server's interceptor maps it
+		return faultgrpc.Status(ctx, nil, "", err) // as the server's interceptor maps it
 	}
 
 	for _, mode := range []responsev1.ShellMode{responsev1.ShellMode_SHELL_MODE_STANDARD, responsev1.ShellMode_SHELL_MODE_UNSPECIFIED} {

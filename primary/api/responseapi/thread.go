@@ -18,8 +18,8 @@ func (s *Server) StopThread(ctx context.Context, req *responsev1.StopThreadReque
 	}
 	n, err := s.stopThread(ctx, c.GetChannel(), c.GetThread())
 	if err != nil {
-		s.log.Error("stop thread", "channel", c.GetChannel(), "err", err)
-		return nil, fault.New(fault.Internal, "the thread's pending requests could not be cancelled; try again")
+		id := fault.Hide(ctx, s.log, err, "stop thread", "channel", c.GetChannel())
+		return nil, fault.Hidden(id, "the thread's pending requests could not be cancelled; try again")
 	}
 	s.log.Info("thread stopped", "channel", c.GetChannel(), "thread", c.GetThread(), "cancelled_questions", n)
 	return &responsev1.StopThreadResponse{CancelledQuestions: uint32(n)}, nil
