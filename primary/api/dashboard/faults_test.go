@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/api/dashboard"
 )
@@ -77,7 +78,11 @@ var hiddenID = regexp.MustCompile(`\(id ([0-9a-f]{8})\); see the primary&#39;s l
 func TestInternalFaultsNameTheLogLineThatRecordsThem(t *testing.T) {
 	serve := func(t *testing.T, op failingOperator) (*httptest.Server, *syncBuffer) {
 		logs := &syncBuffer{}
-		d, err := dashboard.New(dashboard.Config{Operator: op, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		failures, err := authlimit.New(authlimit.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := dashboard.New(dashboard.Config{Operator: op, Failures: failures, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}
