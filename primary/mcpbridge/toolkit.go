@@ -255,7 +255,7 @@ const (
 // SkipReasons are all the reasons, in a fixed order.
 var SkipReasons = []SkipReason{SkipInvalidName, SkipInvalidSchema, SkipDuplicate, SkipInvalid}
 
-var errDuplicate = errors.New("a tool of this name was listed before; the first listing is kept")
+var errDuplicate = errors.New("a tool of this name was listed before; only the first listing is taken")
 
 // SkippedTool is a tool of the server's list that its toolkit left out.
 type SkippedTool struct {
