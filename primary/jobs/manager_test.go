@@ -457,7 +457,12 @@ func TestRecover(t *testing.T) {
 		if err := next.Recover(ctx); err != nil {
 			t.Fatal(err)
 		}
+		// Its process may still be exiting after writing its status, and is then re-attached
+		// and finishes as watched: either way the recorded outcome must be its own.
 		j, _ := next.Get(ctx, id)
+		for deadline := time.Now().Add(waitBound); j.Status != store.JobFinished && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			j, _ = next.Get(ctx, id)
+		}
 		if j.Status != store.JobFinished || j.Outcome != "failed (exit 3)" || deref(j.ExitCode) != 3 || !strings.Contains(j.Tail, "before\nafter") {
 			t.Fatalf("job: %s %q exit %v tail %q; want its real outcome and output", j.Status, j.Outcome, deref(j.ExitCode), j.Tail)
 		}
