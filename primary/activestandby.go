@@ -22,7 +22,7 @@ const releaseTimeout = 2 * time.Second
 // the lease's fencing token. Losing the lease ends the term at once and Run fails, so the
 // supervisor starts the process again, as a standby: a primary leads at most once per process,
 // which keeps the rule simple and its state fresh.
-func runActiveStandby(ctx context.Context, cfg Config, raw Listeners, secure func(Listeners) Listeners) error {
+func runActiveStandby(ctx context.Context, cfg Config, raw Listeners) error {
 	backend, err := leader.OpenPostgres(ctx, cfg.StoreURL)
 	if err != nil {
 		return fmt.Errorf("leader lease: %w", err)
@@ -47,8 +47,8 @@ func runActiveStandby(ctx context.Context, cfg Config, raw Listeners, secure fun
 	if err != nil {
 		return err
 	}
-	sb := newStandby()
-	sb.serve(secure(lis))
+	sb := newStandby(cfg.Logger)
+	sb.serve(lis.secured())
 	cfg.Logger.Info("primary standing by", "grpc", raw.GRPC.Addr().String(), "advertise", addr)
 	waited := time.Now()
 	lease, err := elector.Campaign(ctx, sb.follow)
@@ -73,7 +73,7 @@ func runActiveStandby(ctx context.Context, cfg Config, raw Listeners, secure fun
 		}
 		held <- err
 	}()
-	served := serveTerm(term, cfg, secure(lis))
+	served := serveTerm(term, cfg, lis)
 	endTerm(nil)
 	if lost := <-held; lost != nil {
 		return errors.Join(lost, served)
@@ -91,7 +91,7 @@ func runActiveStandby(ctx context.Context, cfg Config, raw Listeners, secure fun
 
 // lendAll lends every listener of raw (see handoffListener); Metrics stays nil when it is.
 func lendAll(raw Listeners) (Listeners, error) {
-	var out Listeners
+	out := Listeners{TLS: raw.TLS}
 	for _, spec := range []struct {
 		src net.Listener
 		dst *net.Listener

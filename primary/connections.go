@@ -105,11 +105,16 @@ func (c Connections) httpServer(handler http.Handler, log *slog.Logger) *http.Se
 }
 
 // limit counts the connections of lis's listeners, refusing those over the limits in each
-// listener's protocol.
+// listener's protocol (over TLS where lis.TLS is set).
 func (c Connections) limit(lis Listeners, log *slog.Logger) Listeners {
 	apis := connlimit.New(c.Limits, log)
-	lis.GRPC = apis.Wrap(lis.GRPC, connlimit.HTTP2)
-	lis.HTTP = apis.Wrap(lis.HTTP, connlimit.HTTP1)
+	grpcRefusal, restRefusal := connlimit.HTTP2, connlimit.HTTP1
+	if lis.TLS != nil {
+		grpcRefusal = connlimit.OverTLS(lis.TLS, "h2", grpcRefusal)
+		restRefusal = connlimit.OverTLS(lis.TLS, "http/1.1", restRefusal)
+	}
+	lis.GRPC = apis.Wrap(lis.GRPC, grpcRefusal)
+	lis.HTTP = apis.Wrap(lis.HTTP, restRefusal)
 	lis.AgentCLI = apis.Wrap(lis.AgentCLI, connlimit.HTTP1)
 	if lis.Metrics != nil {
 		lis.Metrics = connlimit.New(connlimit.ProbeConfig, log).Wrap(lis.Metrics, connlimit.HTTP1)

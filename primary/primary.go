@@ -2,6 +2,7 @@ package primary
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -63,6 +64,24 @@ type Listeners struct {
 	AgentCLI net.Listener
 	// Metrics, when not nil, serves /metrics, /healthz and /readyz.
 	Metrics net.Listener
+	// TLS, when set, serves GRPC and HTTP over TLS (the Agent CLI and metrics stay on plain
+	// loopback HTTP). The listeners are given plain: TLS is applied after the connections are
+	// counted, so the servers see TLS connections (a request's TLS state, a dashboard cookie's
+	// Secure flag) and a refused client is told why over TLS.
+	TLS *tls.Config
+}
+
+// secured returns lis with TLS applied to GRPC and HTTP when lis.TLS is set.
+func (lis Listeners) secured() Listeners {
+	if lis.TLS == nil {
+		return lis
+	}
+	grpcTLS, restTLS := lis.TLS.Clone(), lis.TLS.Clone()
+	grpcTLS.NextProtos = []string{"h2"}       // gRPC is HTTP/2 only
+	restTLS.NextProtos = []string{"http/1.1"} // the REST server behind a plain Serve speaks HTTP/1.1
+	lis.GRPC = tls.NewListener(lis.GRPC, grpcTLS)
+	lis.HTTP = tls.NewListener(lis.HTTP, restTLS)
+	return lis
 }
 
 // Primary is an assembled primary, ready to Serve.
@@ -129,7 +148,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// First, so that no log line, event or text of what follows shows a live secret.
 	live := secrets.New()
 	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
-	lis = cfg.Connections.limit(lis, cfg.Logger.With("component", "connections"))
+	lis = cfg.Connections.limit(lis, cfg.Logger.With("component", "connections")).secured()
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
 		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}
 	if p.failures, err = authlimit.New(authlimit.Config{Clock: cfg.Clock, Logger: cfg.Logger.With("component", "authlimit")}); err != nil {
@@ -354,7 +373,7 @@ func (p *Primary) Endpoints() Endpoints {
 	return Endpoints{
 		Metrics:           metricsURL,
 		GRPC:              p.lis.GRPC.Addr().String(),
-		HTTP:              "http://" + p.lis.HTTP.Addr().String(),
+		HTTP:              p.lis.restScheme() + p.lis.HTTP.Addr().String(),
 		AgentCLI:          "http://" + p.lis.AgentCLI.Addr().String(),
 		RuntimeTokenFile:  p.tokenFile,
 		OperatorTokenFile: p.operatorFile,
@@ -365,6 +384,14 @@ func (p *Primary) Endpoints() Endpoints {
 		Isolated:          p.Shells.Isolated(),
 		PID:               os.Getpid(),
 	}
+}
+
+// restScheme is the scheme of the REST API's URL.
+func (lis Listeners) restScheme() string {
+	if lis.TLS != nil {
+		return "https://"
+	}
+	return "http://"
 }
 
 func dialInternal(l *bufconn.Listener) (*grpc.ClientConn, error) {

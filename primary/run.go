@@ -58,27 +58,18 @@ func Run(ctx context.Context, cfg Config) error {
 		opened = append(opened, l)
 		*spec.dst = l
 	}
-	secure := func(lis Listeners) Listeners { return lis }
 	if cfg.TLSCertFile != "" {
-		tlsCfg, err := ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile)
-		if err != nil {
+		var err error
+		if raw.TLS, err = ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
 			closeAll()
 			return err
-		}
-		grpcTLS, restTLS := tlsCfg.Clone(), tlsCfg.Clone()
-		grpcTLS.NextProtos = []string{"h2"}       // gRPC is HTTP/2 only
-		restTLS.NextProtos = []string{"http/1.1"} // the REST server behind a plain Serve speaks HTTP/1.1
-		secure = func(lis Listeners) Listeners {
-			lis.GRPC = tls.NewListener(lis.GRPC, grpcTLS)
-			lis.HTTP = tls.NewListener(lis.HTTP, restTLS)
-			return lis
 		}
 	}
 	if cfg.ActiveStandby {
 		defer closeAll() // the servers of each phase only borrow the sockets
-		return runActiveStandby(ctx, cfg, raw, secure)
+		return runActiveStandby(ctx, cfg, raw)
 	}
-	if err := serveTerm(ctx, cfg, secure(raw)); err != nil {
+	if err := serveTerm(ctx, cfg, raw); err != nil {
 		closeAll()
 		return err
 	}

@@ -2,6 +2,7 @@ package connlimit
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +71,23 @@ func HTTP2(c net.Conn, reason string) {
 			}
 		}
 	})
+}
+
+// OverTLS is refuse on a listener that serves TLS: it completes the TLS handshake, offering
+// protocol by ALPN, and refuses over it; a client that does not finish the handshake within the
+// refusal's time is closed without a word.
+func OverTLS(cfg *tls.Config, protocol string, refuse Refusal) Refusal {
+	cfg = cfg.Clone()
+	cfg.NextProtos = []string{protocol}
+	return func(c net.Conn, reason string) {
+		_ = c.SetDeadline(time.Now().Add(refusalTime))
+		tc := tls.Server(c, cfg)
+		if err := tc.Handshake(); err != nil {
+			c.Close()
+			return
+		}
+		refuse(tc, reason)
+	}
 }
 
 // tell runs the refusal's exchange within refusalTime, shuts the write side, and reads what the

@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,23 +71,18 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	listen := func(protos ...string) net.Listener {
+	listen := func() net.Listener {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(protos) == 0 {
-			return l
-		}
-		c := tlsCfg.Clone()
-		c.NextProtos = protos
-		return tls.NewListener(l, c)
+		return l
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := primary.New(ctx, primary.Config{
 		StateDir: stateDir, EnableTestToolkit: true, AgentBinary: testenv.AgentBinary(t),
 		WorkerKeys: []string{"key-a"}, Logger: logger, ShutdownGrace: 5 * time.Second,
-	}, primary.Listeners{GRPC: listen("h2"), HTTP: listen("http/1.1"), AgentCLI: listen()})
+	}, primary.Listeners{GRPC: listen(), HTTP: listen(), AgentCLI: listen(), TLS: tlsCfg})
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -161,8 +157,10 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 	t.Run("RESTIsServedOverTLSAndPlainHTTPIsRefused", func(t *testing.T) {
 		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 		defer client.CloseIdleConnections()
-		httpsURL := strings.Replace(ep.HTTP, "http://", "https://", 1)
-		req, _ := http.NewRequest(http.MethodPost, httpsURL+"/v1/responses", strings.NewReader(`{"agent_name":"rest-tls"}`))
+		if !strings.HasPrefix(ep.HTTP, "https://") || !strings.HasPrefix(ep.AgentCLI, "http://") {
+			t.Fatalf("endpoints name REST %q and the Agent CLI %q; want https:// for the TLS listener only", ep.HTTP, ep.AgentCLI)
+		}
+		req, _ := http.NewRequest(http.MethodPost, ep.HTTP+"/v1/responses", strings.NewReader(`{"agent_name":"rest-tls"}`))
 		req.Header.Set("Authorization", "Bearer "+runtimeToken)
 		resp, err := client.Do(req)
 		if err != nil {
@@ -178,13 +176,31 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 		}
 		api.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: body.ResponseID})
 		plain := &http.Client{Timeout: 5 * time.Second}
-		if resp, err := plain.Get(ep.HTTP + "/v1/responses"); err == nil {
+		if resp, err := plain.Get(strings.Replace(ep.HTTP, "https://", "http://", 1) + "/v1/responses"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode < 400 {
 				t.Errorf("plain HTTP to the TLS listener answered %d", resp.StatusCode)
 			}
 		}
 		plain.CloseIdleConnections()
+	})
+
+	t.Run("DashboardSessionCookieIsSecureOverTLS", func(t *testing.T) {
+		client := &http.Client{
+			Transport:     &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+		defer client.CloseIdleConnections()
+		form := url.Values{"credential": {readToken(ep.OperatorTokenFile)}}
+		resp, err := client.PostForm(ep.HTTP+"/ui/signin", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		cookies := resp.Cookies()
+		if resp.StatusCode != http.StatusSeeOther || len(cookies) != 1 || !cookies[0].Secure || !cookies[0].HttpOnly {
+			t.Fatalf("sign-in over TLS: %s, cookies %v; want one Secure, HttpOnly session cookie", resp.Status, resp.Header.Values("Set-Cookie"))
+		}
 	})
 }
 
