@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/turncli/turncli/internal/connlimit"
+	"github.com/turncli/turncli/internal/logging"
 )
 
 // Connections bounds what clients can hold open on the primary's listeners: how many
@@ -100,7 +101,7 @@ func (c Connections) grpcOptions() []grpc.ServerOption {
 func (c Connections) httpServer(handler http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler: handler, ReadHeaderTimeout: c.HandshakeTimeout, IdleTimeout: c.IdleTimeout,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog: logging.HTTPServerLog(log),
 	}
 }
 

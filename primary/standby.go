@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/leaderconn"
+	"github.com/turncli/turncli/internal/logging"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/primary/leader"
@@ -35,13 +37,14 @@ type standby struct {
 	ready      *readiness.Checker
 	servers    []*http.Server
 	wg         sync.WaitGroup
+	log        *slog.Logger // the HTTP servers' own errors
 }
 
 // standbyCheck is the name of the readiness check a standby fails.
 const standbyCheck = "leader"
 
-func newStandby() *standby {
-	s := &standby{}
+func newStandby(log *slog.Logger) *standby {
+	s := &standby{log: log}
 	s.grpc = grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, ss grpc.ServerStream) error {
 		return faultgrpc.Status(ss.Context(), nil, "", fault.New(fault.Unavailable, s.message()))
 	}))
@@ -98,7 +101,7 @@ func (s *standby) serve(lis Listeners) {
 			mux.Handle("GET /metrics", imetrics.Handler(metrics.Standby()))
 		}
 		mux.HandleFunc("/", s.unavailable)
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: logging.HTTPServerLog(s.log)}
 		s.servers = append(s.servers, srv)
 		s.wg.Go(func() { _ = srv.Serve(l.lis) })
 	}

@@ -22,6 +22,7 @@ import (
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/logging"
 	"github.com/turncli/turncli/internal/workermeta"
 )
 
@@ -66,7 +67,10 @@ func Serve(ctx context.Context, lis net.Listener, conn grpc.ClientConnInterface,
 	for _, wr := range wrap {
 		h = wr(h)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: IdleTimeout}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: IdleTimeout, ErrorLog: logging.HTTPServerLog(log)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 	select {

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/turncli/turncli/internal/agentclihttp"
+	"github.com/turncli/turncli/internal/logging"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/sandboxproxy"
@@ -78,7 +79,8 @@ func (w *Worker) serveMetrics() (stop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", imetrics.Handler(w.metrics.registry))
 	w.metrics.ready.Handle(mux)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: sandboxproxy.IdleTimeout}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: sandboxproxy.IdleTimeout,
+		ErrorLog: logging.HTTPServerLog(w.cfg.Logger)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -183,6 +183,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 		return cfg, false, err
 	}
 	cfg.Logger = logger
+	logging.RouteLibraries(logger)
 	if cfg.AgentBinary == "" {
 		cfg.AgentBinary, cfg.AgentArgs = defaultAgentBinary()
 	}

@@ -130,6 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.Logger = logger
+	logging.RouteLibraries(logger)
 	tel, err := telemetry.FromEnv(ctx, "mindroom-worker")
 	if err != nil {
 		fmt.Fprintln(stderr, "mindroom-worker:", err)

@@ -100,6 +100,18 @@ func (l *mpLog) count(msg string) int {
 	return n
 }
 
+// has reports whether the process has logged a line match accepts.
+func (l *mpLog) has(match func(map[string]any) bool) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		if match(line) {
+			return true
+		}
+	}
+	return false
+}
+
 // mpProc is a started binary. Cleanup kills it if it still runs.
 type mpProc struct {
 	name   string
