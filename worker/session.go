@@ -100,7 +100,10 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 				return true, err
 			}
 		case *workerv1.ConnectResponse_ReleaseResponse:
-			go s.w.shells.Release(ev.ReleaseResponse.GetResponseId())
+			// Off the receive loop (ending a sandbox waits for its processes), but counted, so
+			// the session does not end before the release does.
+			id := ev.ReleaseResponse.GetResponseId()
+			s.wg.Go(func() { s.w.shells.Release(id) })
 		}
 	}
 }
