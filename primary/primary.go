@@ -35,6 +35,7 @@ import (
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/statedir"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/api/dashboard"
 	"github.com/turncli/turncli/primary/api/operator"
@@ -347,22 +348,7 @@ var redactedServices = []string{
 func (p *Primary) RuntimeToken() string { return p.runtimeToken }
 
 // Endpoints describes where the primary serves, as written to endpoints.json.
-type Endpoints struct {
-	GRPC              string            `json:"grpc"`
-	HTTP              string            `json:"http"`
-	AgentCLI          string            `json:"agent_cli"`
-	Metrics           string            `json:"metrics,omitempty"` // /metrics, /healthz and /readyz
-	RuntimeTokenFile  string            `json:"runtime_token_file,omitempty"`
-	OperatorTokenFile string            `json:"operator_token_file,omitempty"`
-	WorkerTokenFiles  map[string]string `json:"worker_token_files,omitempty"`
-	AgentCLIBin       string            `json:"agent_cli_bin"`
-	// Workspaces holds the agents' workspaces; AgentBinary is the client agent_cli_bin/ runs.
-	Workspaces  string `json:"workspaces"`
-	AgentBinary string `json:"agent_binary"`
-	// Isolated: local shells run in sandboxes, each agent as its own user.
-	Isolated bool `json:"isolated"`
-	PID      int  `json:"pid"`
-}
+type Endpoints = statedir.Endpoints
 
 // Endpoints reports the primary's addresses.
 func (p *Primary) Endpoints() Endpoints {

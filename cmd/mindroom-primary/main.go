@@ -27,6 +27,7 @@ import (
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
+	"github.com/turncli/turncli/internal/statedir"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/leader"
@@ -84,6 +85,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cfg.Telemetry = tel
 	defer telemetry.ShutdownWithin(tel, cfg.Logger, telemetryFlush)
 	if err := primary.Run(ctx, cfg); err != nil {
+		var held *statedir.HeldError
+		if errors.As(err, &held) { // a person's mistake, told as plainly as a flag's
+			fmt.Fprintln(stderr, "mindroom-primary:", err)
+			return 1
+		}
 		cfg.Logger.Error("primary failed", "err", err)
 		return 1
 	}
