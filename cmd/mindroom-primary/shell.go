@@ -3,14 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,7 +21,7 @@ import (
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
-	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/internal/statedir"
 )
 
 // shellCommand opens a response on a running primary, runs an interactive Bash inside a window
@@ -48,12 +46,8 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintln(stderr, "mindroom-primary shell:", err)
 		return 1
 	}
-	var ep primary.Endpoints
-	data, err := os.ReadFile(filepath.Join(stateDir, primary.EndpointsFile))
+	ep, err := statedir.Read(stateDir)
 	if err != nil {
-		return fail(fmt.Errorf("is the primary running? %w", err))
-	}
-	if err := json.Unmarshal(data, &ep); err != nil {
 		return fail(err)
 	}
 	token := os.Getenv("MINDROOM_RUNTIME_TOKEN")
