@@ -439,6 +439,12 @@ func (p *Primary) Serve(ctx context.Context) error {
 	// exactly as sent.
 	dashHandler, edge := dash.Handler(), p.restEdge(apiMux)
 	restMux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			// A person who opens the REST address in a browser wants the dashboard; no API
+			// lives at the root, so nothing else is taken from anyone.
+			http.Redirect(w, r, dashboard.Prefix, http.StatusFound)
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, dashboard.Prefix) {
 			dashHandler.ServeHTTP(w, r)
 			return
