@@ -152,7 +152,7 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", leader.DefaultTTL, "how long the leader lease lasts unrenewed; a standby takes over this long after the leader stopped")
 	fs.DurationVar(&cfg.LeaseRenew, "lease-renew", leader.DefaultRenew, "how often the leader renews its lease and a standby tries to take it")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
-	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), "json or text (env MINDROOM_LOG_FORMAT)")
+	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), logging.FormatUsage+" (env MINDROOM_LOG_FORMAT)")
 	fs.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")
 	if err := fs.Parse(args); err != nil {
 		return cfg, false, err
