@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/cliflag"
 	"github.com/turncli/turncli/internal/logging"
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
@@ -51,8 +52,23 @@ func env(name, fallback string) string {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "version":
+			fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-worker"))
+			return 0
+		case "help":
+			if len(args) > 1 && args[1] != "help" && args[1] != "version" {
+				_ = cliflag.UnknownCommand(stderr, "mindroom-worker", args[1], commandNames())
+				return 2
+			}
+			return run(ctx, []string{"--help"}, stdout, stderr)
+		}
+		_ = cliflag.UnknownCommand(stderr, "mindroom-worker", args[0], commandNames())
+		return 2
+	}
 	fs := flag.NewFlagSet("mindroom-worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.Usage = func() { printUsage(fs) }
 	var cfg worker.Config
 	var credentialFile, envAllow, logLevel, logFormat, shellUser string
 	var showVersion bool
@@ -78,7 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), logging.FormatUsage+" (env MINDROOM_LOG_FORMAT)")
 	fs.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args, stdout, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -88,18 +104,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-worker"))
 		return 0
 	}
-	{
-		u, err := shellpriv.Default(), error(nil) // nobody when root, no switch otherwise
-		if shellUser != "" {
-			u, err = shellpriv.Parse(shellUser)
-		}
-		if err == nil {
-			err = shellpriv.Use(u)
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "mindroom-worker:", err)
-			return 2
-		}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "mindroom-worker: unexpected argument %q\nrun mindroom-worker --help for all flags\n", fs.Arg(0))
+		return 2
 	}
 	cfg.Credential = os.Getenv("MINDROOM_WORKER_CREDENTIAL")
 	// Read once: nothing this process starts later inherits it. Its initial environment stays
@@ -113,6 +120,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		cfg.Credential = strings.TrimSpace(string(data))
+	}
+	{
+		u, err := shellpriv.Default(), error(nil) // nobody when root, no switch otherwise
+		if shellUser != "" {
+			u, err = shellpriv.Parse(shellUser)
+		}
+		if err == nil {
+			err = shellpriv.Use(u)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "mindroom-worker:", err)
+			return 2
+		}
 	}
 	for _, name := range strings.Split(envAllow, ",") {
 		if name = strings.TrimSpace(name); name != "" {
