@@ -120,6 +120,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		cfg.Credential = strings.TrimSpace(string(data))
+		if cfg.Credential == "" {
+			fmt.Fprintf(stderr, "mindroom-worker: the credential file %s is empty\n", credentialFile)
+			return 2
+		}
+	}
+	if cfg.Credential == "" {
+		fmt.Fprint(stderr, noCredential)
+		return 2
 	}
 	{
 		u, err := shellpriv.Default(), error(nil) // nobody when root, no switch otherwise
@@ -169,6 +177,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// noCredential is what a worker started without a credential says: where to give it, and where
+// a primary keeps the ones it issues.
+const noCredential = `mindroom-worker: no worker credential: give --credential-file FILE, or set
+MINDROOM_WORKER_CREDENTIAL_FILE to a file holding it, or MINDROOM_WORKER_CREDENTIAL to the
+credential itself. A primary started with --worker-keys KEY writes one for KEY into
+<its state dir>/credentials/workers/KEY.token (make run-worker reads .turncli's).
+`
 
 // refusalHint names the flags and variables to check when the primary refuses the worker.
 func refusalHint(e *worker.RefusedError) string {
