@@ -131,6 +131,9 @@ type Config struct {
 	// Telemetry is the process's tracing (nil: off, though an incoming traceparent still
 	// reaches the shells). The caller shuts it down after Serve returns, flushing the last spans.
 	Telemetry *telemetry.Telemetry
+	// OnServing, when set, hears where the primary serves once its listeners serve, right
+	// after the "primary serving" log line: mindroom-primary prints a person its banner.
+	OnServing func(Endpoints)
 }
 
 // Validate checks the configuration and fills defaults.

@@ -520,6 +520,9 @@ func (p *Primary) Serve(ctx context.Context) error {
 		attrs = append(attrs, "metrics", p.lis.Metrics.Addr().String())
 	}
 	p.cfg.Logger.Info("primary serving", attrs...)
+	if p.cfg.OnServing != nil {
+		p.cfg.OnServing(p.Endpoints())
+	}
 	return g.Wait()
 }
 

@@ -92,6 +92,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cfg.Telemetry = tel
 	defer telemetry.ShutdownWithin(tel, cfg.Logger, telemetryFlush)
+	if logging.IsTerminal(stderr) { // a person started it: tell them where to go
+		stateDir := cfg.StateDir
+		cfg.OnServing = func(ep primary.Endpoints) { fmt.Fprint(stderr, banner(ep, stateDir)) }
+	}
 	if err := primary.Run(ctx, cfg); err != nil {
 		var held *statedir.HeldError
 		if errors.As(err, &held) { // a person's mistake, told as plainly as a flag's
