@@ -114,9 +114,10 @@ shell: build
 OCI_BUILDER ?= docker
 IMAGE_REPO ?= turncli
 IMAGE_TAG ?= dev
+IMAGE_BUILD_ARGS := --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION)
 images:
-	$(OCI_BUILDER) build -f deploy/images/primary.Dockerfile -t $(IMAGE_REPO)/primary:$(IMAGE_TAG) .
-	$(OCI_BUILDER) build -f deploy/images/worker.Dockerfile -t $(IMAGE_REPO)/worker:$(IMAGE_TAG) .
+	$(OCI_BUILDER) build $(IMAGE_BUILD_ARGS) -f deploy/images/primary.Dockerfile -t $(IMAGE_REPO)/primary:$(IMAGE_TAG) .
+	$(OCI_BUILDER) build $(IMAGE_BUILD_ARGS) -f deploy/images/worker.Dockerfile -t $(IMAGE_REPO)/worker:$(IMAGE_TAG) .
 
 clean:
 	rm -rf bin
