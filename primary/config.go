@@ -21,8 +21,9 @@ import (
 
 // Config is everything the primary needs to start.
 type Config struct {
-	// StateDir holds credentials/, agent_cli_bin/, workspaces/, endpoints.json and, unless
-	// StoreURL names another, the store (turncli.db with its WAL files).
+	// StateDir holds credentials/, agent_cli_bin/, workspaces/, endpoints.json, the lock
+	// primary.lock that keeps a second primary off it, and, unless StoreURL names another, the
+	// store (turncli.db with its WAL files).
 	StateDir string
 	// StoreURL chooses the store: empty for SQLite in <StateDir>/turncli.db, a postgres:// or
 	// postgresql:// URL for PostgreSQL (pool settings as its pool_* parameters), anything
