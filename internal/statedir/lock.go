@@ -31,7 +31,7 @@ func Acquire(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state directory lock: %w", err)
 	}
-	if err := flock(f, syscall.LOCK_EX); err != nil {
+	if err := lockExclusive(f); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, held(dir)
@@ -48,20 +48,21 @@ func Acquire(dir string) (*Lock, error) {
 	return &Lock{f: f}, nil
 }
 
-// Release gives the lock up. The file stays: removing it would let a third process lock a
-// new file while a second still waits on the old one.
+// Release gives the lock up. The file stays: were it removed, a second process that had opened
+// it could lock the removed file while a third locks a new one, and both would run.
 func (l *Lock) Release() error { return l.f.Close() }
 
-// flock takes how (LOCK_EX or LOCK_SH) on f without waiting, retrying only an interrupted
-// call. A reader's probe (see running) holds a shared lock for the instant of one system call;
-// a primary starting in that instant retries a few times rather than refuse.
-func flock(f *os.File, how int) error {
+// lockExclusive takes f's exclusive lock without waiting. It retries an interrupted call, and
+// a lock whose recorded holder is gone: a reader's probe (see running) holds a shared lock for
+// the instant between two system calls, and a primary starting in that instant should not
+// refuse.
+func lockExclusive(f *os.File) error {
 	var err error
 	for range probeRetries {
-		err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
 		case errors.Is(err, syscall.EINTR):
-		case errors.Is(err, syscall.EWOULDBLOCK) && how == syscall.LOCK_EX && !holderAlive(f):
+		case errors.Is(err, syscall.EWOULDBLOCK) && !holderAlive(f):
 			time.Sleep(time.Millisecond)
 		default:
 			return err
