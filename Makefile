@@ -8,8 +8,17 @@ STATE_DIR ?= $(CURDIR)/.turncli
 
 all: build
 
+# Every binary's --version names its build even where GOFLAGS=-buildvcs=false keeps the
+# toolchain from stamping it: the linker gets git's description and commit (empty without git,
+# and then --version says unknown as before). internal/buildinfo prefers the toolchain's own
+# stamp when there is one.
+BUILDINFO := github.com/turncli/turncli/internal/buildinfo
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X $(BUILDINFO).linkedVersion=$(VERSION) -X $(BUILDINFO).linkedRevision=$(REVISION)
+
 build:
-	go build -o bin/ ./cmd/...
+	go build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
 ## proto: regenerate gen/ from proto/.
 proto:
@@ -72,24 +81,27 @@ ISOLATED_HOME = home="$$(mktemp -d)"; trap 'rm -rf "$$home"' EXIT; \
 ## see docs/PERFORMANCE.md). BENCH_ARGS passes flags, e.g. BENCH_ARGS='-v -markdown bench.md'.
 BENCH_BINARIES := ./cmd/mindroom-agent ./cmd/mindroom-primary ./cmd/mindroom-worker ./cmd/turncli-bench ./internal/benchfloor/floorclient ./internal/benchfloor/pollclient
 bench:
-	CGO_ENABLED=0 go build -o bin/ $(BENCH_BINARIES)
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/ $(BENCH_BINARIES)
 	./bin/turncli-bench -bin bin $(BENCH_ARGS)
 
 ## bench-smoke: every measure of `make bench` briefly (seconds), judging no target.
 bench-smoke:
-	CGO_ENABLED=0 go build -o bin/ $(BENCH_BINARIES)
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/ $(BENCH_BINARIES)
 	./bin/turncli-bench -bin bin -smoke $(BENCH_ARGS)
 
-## run: start the primary with embedded defaults (state under .turncli/). RUN_ARGS passes more
-## flags, e.g. RUN_ARGS='--grpc-listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --agent-cli-listen 127.0.0.1:0'.
+## run: start the primary with embedded defaults (state under .turncli/): gRPC on 7420, REST and
+## the dashboard on 7421, the Agent CLI on 7422, metrics, /healthz and /readyz on 7423.
+## RUN_ARGS passes more flags, e.g.
+## RUN_ARGS='--grpc-listen 127.0.0.1:0 --http-listen 127.0.0.1:0 --agent-cli-listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0'.
+METRICS_LISTEN ?= 127.0.0.1:7423
 run: build
 	@echo "primary starting; in another terminal: make shell (or make run-worker, then make shell MODE_ARGS=--worker-key=local)"
-	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --enable-test-toolkit --agent-engine test --worker-keys local $(RUN_ARGS)
+	./bin/mindroom-primary --state-dir "$(STATE_DIR)" --metrics-listen "$(METRICS_LISTEN)" --enable-test-toolkit --agent-engine test --worker-keys local $(RUN_ARGS)
 
-## run-worker: start a worker with key "local" next to the primary of `make run`.
+## run-worker: start a worker with key "local" next to the primary of `make run` (metrics on 7424).
 run-worker: build
 	MINDROOM_WORKER_CREDENTIAL_FILE="$(STATE_DIR)/credentials/workers/local.token" \
-	  ./bin/mindroom-worker --primary 127.0.0.1:7420 --key local --id local-1 --state-dir "$(STATE_DIR)-worker"
+	  ./bin/mindroom-worker --primary 127.0.0.1:7420 --key local --id local-1 --state-dir "$(STATE_DIR)-worker" --metrics-listen 127.0.0.1:7424
 
 ## shell: open a response on the running primary and an interactive Bash inside a window.
 ## MODE_ARGS passes its flags, e.g. MODE_ARGS='--shell-mode minimal --thread t1'.
@@ -102,9 +114,10 @@ shell: build
 OCI_BUILDER ?= docker
 IMAGE_REPO ?= turncli
 IMAGE_TAG ?= dev
+IMAGE_BUILD_ARGS := --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION)
 images:
-	$(OCI_BUILDER) build -f deploy/images/primary.Dockerfile -t $(IMAGE_REPO)/primary:$(IMAGE_TAG) .
-	$(OCI_BUILDER) build -f deploy/images/worker.Dockerfile -t $(IMAGE_REPO)/worker:$(IMAGE_TAG) .
+	$(OCI_BUILDER) build $(IMAGE_BUILD_ARGS) -f deploy/images/primary.Dockerfile -t $(IMAGE_REPO)/primary:$(IMAGE_TAG) .
+	$(OCI_BUILDER) build $(IMAGE_BUILD_ARGS) -f deploy/images/worker.Dockerfile -t $(IMAGE_REPO)/worker:$(IMAGE_TAG) .
 
 clean:
 	rm -rf bin

@@ -21,8 +21,9 @@ import (
 
 // Config is everything the primary needs to start.
 type Config struct {
-	// StateDir holds credentials/, agent_cli_bin/, workspaces/, endpoints.json and, unless
-	// StoreURL names another, the store (turncli.db with its WAL files).
+	// StateDir holds credentials/, agent_cli_bin/, workspaces/, endpoints.json, the lock
+	// primary.lock that keeps a second primary off it, and, unless StoreURL names another, the
+	// store (turncli.db with its WAL files).
 	StateDir string
 	// StoreURL chooses the store: empty for SQLite in <StateDir>/turncli.db, a postgres:// or
 	// postgresql:// URL for PostgreSQL (pool settings as its pool_* parameters), anything
@@ -131,6 +132,9 @@ type Config struct {
 	// Telemetry is the process's tracing (nil: off, though an incoming traceparent still
 	// reaches the shells). The caller shuts it down after Serve returns, flushing the last spans.
 	Telemetry *telemetry.Telemetry
+	// OnServing, when set, hears where the primary serves once its listeners serve, right
+	// after the "primary serving" log line: mindroom-primary prints a person its banner.
+	OnServing func(Endpoints)
 }
 
 // Validate checks the configuration and fills defaults.

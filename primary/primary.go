@@ -35,6 +35,7 @@ import (
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/statedir"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/api/dashboard"
 	"github.com/turncli/turncli/primary/api/operator"
@@ -347,22 +348,7 @@ var redactedServices = []string{
 func (p *Primary) RuntimeToken() string { return p.runtimeToken }
 
 // Endpoints describes where the primary serves, as written to endpoints.json.
-type Endpoints struct {
-	GRPC              string            `json:"grpc"`
-	HTTP              string            `json:"http"`
-	AgentCLI          string            `json:"agent_cli"`
-	Metrics           string            `json:"metrics,omitempty"` // /metrics, /healthz and /readyz
-	RuntimeTokenFile  string            `json:"runtime_token_file,omitempty"`
-	OperatorTokenFile string            `json:"operator_token_file,omitempty"`
-	WorkerTokenFiles  map[string]string `json:"worker_token_files,omitempty"`
-	AgentCLIBin       string            `json:"agent_cli_bin"`
-	// Workspaces holds the agents' workspaces; AgentBinary is the client agent_cli_bin/ runs.
-	Workspaces  string `json:"workspaces"`
-	AgentBinary string `json:"agent_binary"`
-	// Isolated: local shells run in sandboxes, each agent as its own user.
-	Isolated bool `json:"isolated"`
-	PID      int  `json:"pid"`
-}
+type Endpoints = statedir.Endpoints
 
 // Endpoints reports the primary's addresses.
 func (p *Primary) Endpoints() Endpoints {
@@ -453,6 +439,12 @@ func (p *Primary) Serve(ctx context.Context) error {
 	// exactly as sent.
 	dashHandler, edge := dash.Handler(), p.restEdge(apiMux)
 	restMux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			// A person who opens the REST address in a browser wants the dashboard; no API
+			// lives at the root, so nothing else is taken from anyone.
+			http.Redirect(w, r, dashboard.Prefix, http.StatusFound)
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, dashboard.Prefix) {
 			dashHandler.ServeHTTP(w, r)
 			return
@@ -528,6 +520,9 @@ func (p *Primary) Serve(ctx context.Context) error {
 		attrs = append(attrs, "metrics", p.lis.Metrics.Addr().String())
 	}
 	p.cfg.Logger.Info("primary serving", attrs...)
+	if p.cfg.OnServing != nil {
+		p.cfg.OnServing(p.Endpoints())
+	}
 	return g.Wait()
 }
 

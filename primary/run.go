@@ -3,17 +3,16 @@ package primary
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
+
+	"github.com/turncli/turncli/internal/statedir"
 )
 
 // EndpointsFile is the name of the file, in the state dir, that says where a running primary
 // serves.
-const EndpointsFile = "endpoints.json"
+const EndpointsFile = statedir.EndpointsFile
 
 // ServerTLS is the TLS configuration of the public listeners: TLS 1.2 or later. TLS ends at the
 // listener, so the servers behind it, and the in-process connections that bypass it, are the
@@ -26,9 +25,10 @@ func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
-// Run listens on the configured addresses, writes endpoints.json once serving, and serves until
-// ctx ends. With cfg.ActiveStandby it first stands by on those addresses until it holds the
-// leader lease (see runActiveStandby).
+// Run locks the state directory, listens on the configured addresses, writes endpoints.json
+// once serving, and serves until ctx ends. With cfg.ActiveStandby it first stands by on those
+// addresses until it holds the leader lease (see runActiveStandby). When another primary holds
+// the state directory it fails at once with a *statedir.HeldError naming it.
 func Run(ctx context.Context, cfg Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -36,6 +36,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.AgentCLIListen == "" {
 		return errors.New("the Agent CLI listener address is required (a loopback address)")
 	}
+	// The lock comes before anything is written in the directory or any port is taken, so a
+	// second primary on it changes nothing of the first's and says why it stops.
+	if err := prepareStateDir(cfg.StateDir); err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	lock, err := statedir.Acquire(cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	var raw Listeners
 	var opened []net.Listener
 	closeAll := func() {
@@ -83,14 +93,10 @@ func serveTerm(ctx context.Context, cfg Config, lis Listeners) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(p.Endpoints(), "", "  ")
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(p.cfg.StateDir, EndpointsFile)
-	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+	ep := p.Endpoints()
+	if err := statedir.WriteEndpoints(p.cfg.StateDir, ep); err != nil {
 		return fmt.Errorf("endpoints: %w", err)
 	}
-	defer os.Remove(path)
+	defer statedir.RemoveEndpoints(p.cfg.StateDir, ep.PID)
 	return p.Serve(ctx)
 }

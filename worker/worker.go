@@ -44,6 +44,7 @@ type Worker struct {
 	jobs       *jobs.Manager // set by Run
 	metrics    *workerMetrics
 	tracer     trace.Tracer
+	outage     outage // what the connect loop has logged of a lost primary
 }
 
 // New builds a worker whose sandbox proxy serves on proxyLis. extra dial options are for tests
@@ -173,9 +174,8 @@ func (w *Worker) connectLoop(ctx context.Context) error {
 			w.cfg.Logger.Info("trying the next primary", "failed", failed, "err", err, "next", w.conn.Addr())
 		})
 	}
-	err := p.Loop(ctx, round, refusal, func(err error, wait time.Duration) {
-		w.cfg.Logger.Warn("connection to primary ended", "err", err, "retry_in", wait)
-	})
+	w.outage = outage{log: w.cfg.Logger}
+	err := p.Loop(ctx, round, refusal, w.outage.failed)
 	if err != nil {
 		return &RefusedError{Code: status.Code(err), Message: status.Convert(err).Message()}
 	}

@@ -23,10 +23,12 @@ import (
 	"github.com/turncli/turncli/client"
 	"github.com/turncli/turncli/client/mcp"
 	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/cliflag"
 	"github.com/turncli/turncli/internal/logging"
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/shellpriv"
+	"github.com/turncli/turncli/internal/statedir"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/leader"
@@ -50,7 +52,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case "shell":
 			return shellCommand(ctx, args[1:], stdin, stdout, stderr)
@@ -59,14 +61,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case "version":
 			fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-primary"))
 			return 0
+		case "help":
+			return helpCommand(ctx, args[1:], stdin, stdout, stderr)
 		case "agent":
 			// The agent_cli_bin/ launcher's fallback when no mindroom-agent binary is installed.
 			return client.Main(ctx, args[1:], stdin, stdout, stderr, os.Getenv, client.WithMCP(mcp.Serve))
 		}
+		_ = cliflag.UnknownCommand(stderr, "mindroom-primary", args[0], commandNames())
+		return 2
 	}
-	cfg, showVersion, err := parseFlags(args, stderr)
+	cfg, showVersion, err := parseFlags(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, cliflag.ErrReported) {
+		return 2
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mindroom-primary:", err)
@@ -83,7 +92,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cfg.Telemetry = tel
 	defer telemetry.ShutdownWithin(tel, cfg.Logger, telemetryFlush)
+	if logging.IsTerminal(stderr) { // a person started it: tell them where to go
+		stateDir := cfg.StateDir
+		cfg.OnServing = func(ep primary.Endpoints) { fmt.Fprint(stderr, banner(ep, stateDir)) }
+	}
 	if err := primary.Run(ctx, cfg); err != nil {
+		var held *statedir.HeldError
+		if errors.As(err, &held) { // a person's mistake, told as plainly as a flag's
+			fmt.Fprintln(stderr, "mindroom-primary:", err)
+			return 1
+		}
 		cfg.Logger.Error("primary failed", "err", err)
 		return 1
 	}
@@ -101,10 +119,10 @@ func env(name, fallback string) string {
 }
 
 // parseFlags returns the primary's Config, its Logger writing to stderr, and whether --version
-// was asked for.
-func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
+// was asked for. --help prints the usage on stdout.
+func parseFlags(args []string, stdout, stderr io.Writer) (primary.Config, bool, error) {
 	fs := flag.NewFlagSet("mindroom-primary", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.Usage = func() { printUsage(fs) }
 	var cfg primary.Config
 	var envAllow, logLevel, logFormat, workerKeys, mcpConfig, shellUser string
 	var showVersion bool
@@ -146,9 +164,9 @@ func parseFlags(args []string, stderr io.Writer) (primary.Config, bool, error) {
 	fs.DurationVar(&cfg.LeaseTTL, "lease-ttl", leader.DefaultTTL, "how long the leader lease lasts unrenewed; a standby takes over this long after the leader stopped")
 	fs.DurationVar(&cfg.LeaseRenew, "lease-renew", leader.DefaultRenew, "how often the leader renews its lease and a standby tries to take it")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
-	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), "json or text (env MINDROOM_LOG_FORMAT)")
+	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), logging.FormatUsage+" (env MINDROOM_LOG_FORMAT)")
 	fs.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args, stdout, stderr); err != nil {
 		return cfg, false, err
 	}
 	if showVersion {

@@ -3,14 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,7 +21,8 @@ import (
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
-	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/internal/cliflag"
+	"github.com/turncli/turncli/internal/statedir"
 )
 
 // shellCommand opens a response on a running primary, runs an interactive Bash inside a window
@@ -31,12 +30,12 @@ import (
 // (closeWindow says what it waits for, and cancels on request), then the response. It is how a
 // person tries mindroom-agent by hand.
 func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	stateDir, open, err := shellFlags(args, stderr)
+	stateDir, open, err := shellFlags(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
-		if !errors.Is(err, errFlagsReported) {
+		if !errors.Is(err, cliflag.ErrReported) {
 			fmt.Fprintln(stderr, "mindroom-primary shell:", err)
 		}
 		return 2
@@ -48,12 +47,8 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintln(stderr, "mindroom-primary shell:", err)
 		return 1
 	}
-	var ep primary.Endpoints
-	data, err := os.ReadFile(filepath.Join(stateDir, primary.EndpointsFile))
+	ep, err := statedir.Read(stateDir)
 	if err != nil {
-		return fail(fmt.Errorf("is the primary running? %w", err))
-	}
-	if err := json.Unmarshal(data, &ep); err != nil {
 		return fail(err)
 	}
 	token := os.Getenv("MINDROOM_RUNTIME_TOKEN")
@@ -110,15 +105,11 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	return 0
 }
 
-// errFlagsReported is a flag mistake the flag set has already printed.
-var errFlagsReported = errors.New("invalid flags")
-
 // shellFlags reads the shell subcommand's flags: the state directory of the running primary and
 // the response to open, with every field a runtime gives (agent, requester, conversation, shell
 // mode, worker key, origin, flags), so each tool can be tried by hand.
-func shellFlags(args []string, stderr io.Writer) (string, *responsev1.OpenResponseRequest, error) {
+func shellFlags(args []string, stdout, stderr io.Writer) (string, *responsev1.OpenResponseRequest, error) {
 	fs := flag.NewFlagSet("mindroom-primary shell", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	stateDir := fs.String("state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory of the running primary")
 	agent := fs.String("agent", "demo", "agent name of the response")
 	requester := fs.String("requester", os.Getenv("USER"), "requester id: the person the response answers (an operator of that name answers ask_questions)")
@@ -136,11 +127,8 @@ func shellFlags(args []string, stderr io.Writer) (string, *responsev1.OpenRespon
 		}
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", nil, err
-		}
-		return "", nil, errFlagsReported
+	if err := cliflag.Parse(fs, args, stdout, stderr); err != nil {
+		return "", nil, err
 	}
 	if fs.NArg() > 0 {
 		return "", nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))

@@ -37,7 +37,7 @@ func TestShellFlagsDescribeTheResponse(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			state, got, err := shellFlags(tc.args, io.Discard)
+			state, got, err := shellFlags(tc.args, io.Discard, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/turncli/turncli/internal/buildinfo"
+	"github.com/turncli/turncli/internal/cliflag"
 	"github.com/turncli/turncli/internal/logging"
 	"github.com/turncli/turncli/internal/procsec"
 	"github.com/turncli/turncli/internal/shellhost"
@@ -51,8 +52,23 @@ func env(name, fallback string) string {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "version":
+			fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-worker"))
+			return 0
+		case "help":
+			if len(args) > 1 && args[1] != "help" && args[1] != "version" {
+				_ = cliflag.UnknownCommand(stderr, "mindroom-worker", args[1], commandNames())
+				return 2
+			}
+			return run(ctx, []string{"--help"}, stdout, stderr)
+		}
+		_ = cliflag.UnknownCommand(stderr, "mindroom-worker", args[0], commandNames())
+		return 2
+	}
 	fs := flag.NewFlagSet("mindroom-worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.Usage = func() { printUsage(fs) }
 	var cfg worker.Config
 	var credentialFile, envAllow, logLevel, logFormat, shellUser string
 	var showVersion bool
@@ -76,9 +92,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.Connections.BindFlags(fs)
 	fs.StringVar(&cfg.WorkspacesDir, "workspaces-dir", os.Getenv("MINDROOM_WORKSPACES_DIR"), "directory of the agents' workspaces (default <state-dir>/workspaces; env MINDROOM_WORKSPACES_DIR)")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
-	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), "json or text (env MINDROOM_LOG_FORMAT)")
+	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), logging.FormatUsage+" (env MINDROOM_LOG_FORMAT)")
 	fs.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")
-	if err := fs.Parse(args); err != nil {
+	if err := cliflag.Parse(fs, args, stdout, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
@@ -88,18 +104,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, buildinfo.Read().Line("mindroom-worker"))
 		return 0
 	}
-	{
-		u, err := shellpriv.Default(), error(nil) // nobody when root, no switch otherwise
-		if shellUser != "" {
-			u, err = shellpriv.Parse(shellUser)
-		}
-		if err == nil {
-			err = shellpriv.Use(u)
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "mindroom-worker:", err)
-			return 2
-		}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "mindroom-worker: unexpected argument %q\nrun mindroom-worker --help for all flags\n", fs.Arg(0))
+		return 2
 	}
 	cfg.Credential = os.Getenv("MINDROOM_WORKER_CREDENTIAL")
 	// Read once: nothing this process starts later inherits it. Its initial environment stays
@@ -113,6 +120,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		cfg.Credential = strings.TrimSpace(string(data))
+		if cfg.Credential == "" {
+			fmt.Fprintf(stderr, "mindroom-worker: the credential file %s is empty\n", credentialFile)
+			return 2
+		}
+	}
+	if cfg.Credential == "" {
+		fmt.Fprint(stderr, noCredential)
+		return 2
+	}
+	{
+		u, err := shellpriv.Default(), error(nil) // nobody when root, no switch otherwise
+		if shellUser != "" {
+			u, err = shellpriv.Parse(shellUser)
+		}
+		if err == nil {
+			err = shellpriv.Use(u)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "mindroom-worker:", err)
+			return 2
+		}
 	}
 	for _, name := range strings.Split(envAllow, ",") {
 		if name = strings.TrimSpace(name); name != "" {
@@ -149,6 +177,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// noCredential is what a worker started without a credential says: where to give it, and where
+// a primary keeps the ones it issues.
+const noCredential = `mindroom-worker: no worker credential: give --credential-file FILE, or set
+MINDROOM_WORKER_CREDENTIAL_FILE to a file holding it, or MINDROOM_WORKER_CREDENTIAL to the
+credential itself. A primary started with --worker-keys KEY writes one for KEY into
+<its state dir>/credentials/workers/KEY.token (make run-worker reads .turncli's).
+`
 
 // refusalHint names the flags and variables to check when the primary refuses the worker.
 func refusalHint(e *worker.RefusedError) string {

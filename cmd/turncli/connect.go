@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/loopback"
+	"github.com/turncli/turncli/internal/statedir"
 )
 
 // globalFlags are the flags every command takes.
@@ -111,22 +110,12 @@ func (c *cli) connect() error {
 	return nil
 }
 
-// endpoints is what the CLI reads of the endpoints.json a running primary writes into its
-// state directory.
-type endpoints struct {
-	GRPC              string `json:"grpc"`
-	OperatorTokenFile string `json:"operator_token_file"`
-}
-
-func readEndpoints(stateDir string) (endpoints, error) {
-	var ep endpoints
-	path := filepath.Join(stateDir, "endpoints.json")
-	raw, err := os.ReadFile(path)
+// readEndpoints reads where the primary of stateDir serves; statedir.Read says plainly when
+// none runs there.
+func readEndpoints(stateDir string) (statedir.Endpoints, error) {
+	ep, err := statedir.Read(stateDir)
 	if err != nil {
-		return ep, fmt.Errorf("no primary found: give --addr and --token-file, or --state-dir of a running primary (%w)", err)
-	}
-	if err := json.Unmarshal(raw, &ep); err != nil {
-		return ep, fmt.Errorf("%s: %w", path, err)
+		return ep, fmt.Errorf("%w (or give --addr and --token-file)", err)
 	}
 	return ep, nil
 }

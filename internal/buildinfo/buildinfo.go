@@ -1,7 +1,8 @@
 // Package buildinfo says which build of turncli a binary is: the module version, the VCS
-// revision and whether the tree was modified, and the Go version, all from the build
-// information the Go toolchain embeds. Every binary's --version and start log line read it
-// here. It imports only the standard library, so mindroom-agent may use it too; it does not
+// revision and whether the tree was modified, and the Go version, from the build information
+// the Go toolchain embeds, or, where the build stamped no VCS information (-buildvcs=false),
+// from what the Makefile passed the linker. Every binary's --version and start log line read
+// it here. It imports only the standard library, so mindroom-agent may use it too; it does not
 // parse flags or print anything itself.
 package buildinfo
 
@@ -27,14 +28,38 @@ type Info struct {
 
 const unknown = "unknown"
 
+// linkedVersion and linkedRevision are set by the Makefile's build (go build -ldflags
+// "-X …/buildinfo.linkedVersion=…"), from `git describe --tags --always --dirty` and `git rev-parse
+// HEAD`; empty in any other build, or where git was absent.
+var linkedVersion, linkedRevision string
+
 // Read returns the running binary's build information.
 func Read() Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return Info{Version: unknown, Revision: unknown, GoVersion: runtime.Version()}
+		return Info{Version: unknown, Revision: unknown, GoVersion: runtime.Version()}.Linked(linkedVersion, linkedRevision)
 	}
-	return FromBuildInfo(bi)
+	return FromBuildInfo(bi).Linked(linkedVersion, linkedRevision)
 }
+
+// Linked fills what the toolchain did not record from what the build passed the linker:
+// version replaces an unknown or "(devel)" Version, revision an unknown Revision, and a
+// version ending in "-dirty" (git describe's mark) says the tree was modified. What the
+// toolchain recorded wins: it describes the tree the binary was compiled from.
+func (in Info) Linked(version, revision string) Info {
+	if version != "" && (in.Version == unknown || in.Version == develVersion) {
+		in.Version = version
+		in.Modified = in.Modified || strings.HasSuffix(version, "-dirty")
+	}
+	if revision != "" && in.Revision == unknown {
+		in.Revision = revision
+	}
+	return in
+}
+
+// develVersion is the toolchain's version of a main module built from a checkout it could not
+// read a version from.
+const develVersion = "(devel)"
 
 // FromBuildInfo extracts Info from the toolchain's record of a build.
 func FromBuildInfo(bi *debug.BuildInfo) Info {

@@ -1,10 +1,17 @@
 package logging
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestNew(t *testing.T) {
@@ -29,6 +36,12 @@ func TestNew(t *testing.T) {
 				t.Fatalf("wrote %q", out)
 			}
 		}},
+		{name: "AutoWritesJSONWhereNoPersonReads", format: "auto", level: "info", check: func(t *testing.T, out string) {
+			var line map[string]any
+			if err := json.Unmarshal([]byte(out), &line); err != nil || line["msg"] != "started" {
+				t.Fatalf("line %q (%v)", out, err)
+			}
+		}},
 		{name: "UnknownFormatIsRefused", format: "xml", level: "info", wantErr: true},
 		{name: "UnknownLevelIsRefused", format: "json", level: "loud", wantErr: true},
 	} {
@@ -48,4 +61,75 @@ func TestNew(t *testing.T) {
 			tc.check(t, buf.String())
 		})
 	}
+}
+
+func TestDurationsAreWrittenAsText(t *testing.T) {
+	for format, want := range map[string]string{
+		"json": `"retry_in":"562ms","group":{"waited":"1m30s"}}`,
+		"text": `retry_in=562ms group.waited=1m30s`,
+	} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			log, err := New(&buf, format, "info")
+			if err != nil {
+				t.Fatal(err)
+			}
+			log.Info("retrying", "retry_in", 562*time.Millisecond, slog.Group("group", "waited", 90*time.Second))
+			if got := strings.TrimSuffix(buf.String(), "\n"); !strings.HasSuffix(got, want) {
+				t.Fatalf("line %q, want it to end %q", got, want)
+			}
+		})
+	}
+}
+
+func TestAutoWritesTextToATerminal(t *testing.T) {
+	tty, control := openTerminal(t)
+	if !IsTerminal(tty) {
+		t.Fatal("IsTerminal(a pseudo-terminal) = false")
+	}
+	log, err := New(tty, "auto", "info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("started", "k", "v")
+	line, err := control.ReadString('\n')
+	if err != nil || !strings.Contains(line, "msg=started k=v") {
+		t.Fatalf("line %q (%v), want text", line, err)
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if IsTerminal(w) || IsTerminal(&bytes.Buffer{}) {
+		t.Fatal("a pipe or a buffer taken for a terminal")
+	}
+}
+
+// openTerminal opens a pseudo-terminal: its replica side, what a daemon's stderr would be,
+// and a reader of what appears on its controlling side.
+func openTerminal(t *testing.T) (*os.File, *bufio.Reader) {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return tty, bufio.NewReader(ptmx)
 }

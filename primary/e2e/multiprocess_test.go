@@ -353,7 +353,7 @@ func TestMultiProcess(t *testing.T) {
 				if line["code"] != tc.code || !strings.Contains(check, tc.check) {
 					t.Errorf("log line %v: want code %s and a check naming %s", line, tc.code, tc.check)
 				}
-				if p.log.count("connection to primary ended") != 0 {
+				if p.log.count("cannot reach the primary")+p.log.count("connection to primary ended") != 0 {
 					t.Error("the refused worker retried")
 				}
 				if strings.Contains(fmt.Sprint(line), tc.credential) {
