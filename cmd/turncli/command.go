@@ -20,7 +20,14 @@ type command struct {
 	setup func(fs *flag.FlagSet) func(ctx context.Context, c *cli, args []string) error
 }
 
-func (c command) name() string { return c.noun + " " + c.verb }
+// name is the command as it is typed: "jobs ls", or "whoami" for a noun without verbs, so
+// that "turncli whoami: ..." has no space before its colon.
+func (c command) name() string {
+	if c.verb == "" {
+		return c.noun
+	}
+	return c.noun + " " + c.verb
+}
 
 // arity is the positional arguments a command takes: their names, all required.
 type arity []string
