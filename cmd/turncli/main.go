@@ -47,41 +47,42 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, buildinfo.Read().Line("turncli"))
 		return exitOK
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printHelp(stdout, args)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
+	if len(args) == 0 {
+		printHelp(stdout, "")
+		return exitUsage
 	}
 	// Global flags may come before the command too (`turncli --json jobs ls`): they are
 	// parsed with the command's own flags, after its words.
 	var lead []string
-	if strings.HasPrefix(args[0], "-") {
+	if strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
 		pre := flag.NewFlagSet("turncli", flag.ContinueOnError)
 		pre.SetOutput(io.Discard)
 		var g globalFlags
 		g.register(pre)
 		if err := pre.Parse(args); err != nil || pre.NArg() == 0 {
 			fmt.Fprintln(stderr, "turncli: a command is required after the global flags")
-			printHelp(stderr, nil)
+			fmt.Fprintln(stderr, (&wordError{}).hint())
 			return exitUsage
 		}
 		lead, args = args[:len(args)-pre.NArg()], pre.Args()
 	}
-	cmd, rest, ok := lookup(args)
-	rest = append(lead, rest...)
-	if !ok {
-		fmt.Fprintf(stderr, "turncli: unknown command %q\n\n", joinWords(args, 2))
-		printHelp(stderr, args[:1])
+	req, err := resolve(args)
+	if werr := (*wordError)(nil); errors.As(err, &werr) {
+		fmt.Fprintf(stderr, "turncli: %s\n%s\n", werr.msg, werr.hint())
 		return exitUsage
 	}
 	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
-	fs := flag.NewFlagSet("turncli "+cmd.name(), flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	c.global.register(fs)
-	run := cmd.setup(fs)
-	positional, err := cliflag.ParseInterspersed(fs, rest)
+	if req.help && req.cmd.setup == nil {
+		printHelp(stdout, req.noun)
+		return exitOK
+	}
+	cmd := req.cmd
+	fs, run := cmd.flagSet(&c.global)
+	if req.help {
+		cmd.usage(stdout, fs)
+		return exitOK
+	}
+	positional, err := cliflag.ParseInterspersed(fs, append(lead, req.rest...))
 	if errors.Is(err, flag.ErrHelp) {
 		cmd.usage(stdout, fs)
 		return exitOK

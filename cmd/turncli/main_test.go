@@ -221,6 +221,21 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 		}
 	})
 
+	t.Run("ASingularNounOrANounAloneListsLikeLs", func(t *testing.T) {
+		want := r.ok(t, "jobs", "ls")
+		if !strings.Contains(want, jobID) {
+			t.Fatalf("jobs ls lacks job %s: %q", jobID, want)
+		}
+		for _, args := range [][]string{{"jobs"}, {"job"}, {"job", "ls"}, {"job", "list"}} {
+			if out := r.ok(t, args...); out != want {
+				t.Errorf("turncli %s:\n%s\nwant:\n%s", strings.Join(args, " "), out, want)
+			}
+		}
+		if got := jsonLines(t, r.ok(t, "job", "--status", "finished", "--json")); len(got) == 0 || fmt.Sprint(got[0]["id"]) != jobID {
+			t.Errorf("job --status finished --json: %v", got)
+		}
+	})
+
 	t.Run("AnotherApprovalIsDenied", func(t *testing.T) {
 		resp := env.Open(t) // run_in_background ended the last one's turn
 		env.RunBash(t, resp, "cli-job-2", `mindroom-agent tools call interaction.run_in_background '{"command":"true"}'`)
