@@ -16,7 +16,7 @@ var allowanceCommands = []command{
 	listCommand("allowances", "list the permission allowances people granted for a thread or a conversation",
 		[]string{"CONVERSATION", "TOOL", "SCOPE", "GRANTED BY", "GRANTED", "PROMPT"},
 		func(a *operatorv1.PermissionAllowance) []string {
-			return []string{conversationText(a.GetConversation()), a.GetToolName(), enumName(a.GetScope().String(), "PERMISSION_SCOPE_"),
+			return []string{conversationText(a.GetConversation()), a.GetToolName(), word(a.GetScope()),
 				a.GetGrantedBy(), when(a.GetGrantedAt()), id(a.GetPromptId())}
 		},
 		func(fs *flag.FlagSet) fetchPage[*operatorv1.PermissionAllowance] {

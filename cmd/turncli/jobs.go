@@ -21,7 +21,7 @@ var jobCommands = []command{
 	listCommand("jobs", "list background jobs and agents, newest first",
 		[]string{"ID", "STATUS", "KIND", "AGENT", "CONVERSATION", "WHERE", "RUNTIME", "OUTCOME", "LABEL OR COMMAND"},
 		func(j *operatorv1.Job) []string {
-			return []string{id(j.GetId()), enumName(j.GetStatus().String(), "JOB_STATUS_"), enumName(j.GetKind().String(), "JOB_KIND_"),
+			return []string{id(j.GetId()), word(j.GetStatus()), word(j.GetKind()),
 				j.GetAgent(), conversationText(j.GetConversation()), where(j.GetLocation()), j.GetRuntime().AsDuration().Round(time.Second).String(),
 				j.GetOutcome(), jobText(j)}
 		},
@@ -148,7 +148,7 @@ func showJob(c *cli, j *operatorv1.Job) error {
 	if j.ExitCode != nil {
 		exit = fmt.Sprint(j.GetExitCode())
 	}
-	if err := c.fields("id", id(j.GetId()), "status", enumName(j.GetStatus().String(), "JOB_STATUS_"), "kind", enumName(j.GetKind().String(), "JOB_KIND_"),
+	if err := c.fields("id", id(j.GetId()), "status", word(j.GetStatus()), "kind", word(j.GetKind()),
 		"agent", j.GetAgent(), "conversation", conversationText(j.GetConversation()), "requester", j.GetAuthor(), "where", where(j.GetLocation()),
 		"label", j.GetLabel(), "command", j.GetCommand(), "created", at(j.GetCreatedAt()), "ended", at(j.GetEndedAt()),
 		"runtime", j.GetRuntime().AsDuration().Round(time.Millisecond).String(), "outcome", j.GetOutcome(), "exit code", exit); err != nil {

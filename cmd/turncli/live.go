@@ -45,7 +45,7 @@ var responseCommands = []command{
 		[]string{"ID", "AGENT", "CONVERSATION", "REQUESTER", "SHELL", "WHERE", "WINDOWS", "UNSETTLED", "RECEIPTS", "GRANT EXPIRES"},
 		func(r *operatorv1.LiveResponse) []string {
 			return []string{r.GetId(), r.GetAgent(), conversationText(r.GetConversation()), r.GetRequester(),
-				enumName(r.GetShellMode().String(), "SHELL_MODE_"), where(r.GetLocation()), fmt.Sprint(len(r.GetWindows())),
+				word(r.GetShellMode()), where(r.GetLocation()), fmt.Sprint(len(r.GetWindows())),
 				fmt.Sprint(r.GetUnsettled()), fmt.Sprint(r.GetReceiptCount()), when(r.GetGrantExpiresAt())}
 		},
 		noFlags(fetchPage[*operatorv1.LiveResponse](func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.LiveResponse, string, error) {
@@ -144,7 +144,7 @@ var whoamiCommands = []command{
 			if c.global.json {
 				return c.emit(resp)
 			}
-			return c.fields("name", resp.GetName(), "role", enumName(resp.GetRole().String(), "ROLE_"))
+			return c.fields("name", resp.GetName(), "role", word(resp.GetRole()))
 		})
 	}},
 }

@@ -165,6 +165,11 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 		if out := r.ok(t, "prompts", "show", id); !strings.Contains(out, "ship <b>v2</b>") {
 			t.Fatalf("prompts show: %q", out)
 		}
+		// The primary names the decisions it takes in the API's terms; the CLI says them as typed.
+		res := r.cli(t, "prompts", "allow", id, "--scope", "thread")
+		if want := "turncli prompts allow: an approval request takes approve, deny or comment, not allow --scope thread (InvalidArgument)\n"; res.code != 1 || res.stderr != want {
+			t.Fatalf("allow of an approval request: exit %d, stderr %q, want %q", res.code, res.stderr, want)
+		}
 		if out := r.ok(t, "prompts", "approve", id); !regexp.MustCompile(`status:\s+approved`).MatchString(out) {
 			t.Fatalf("prompts approve: %q", out)
 		}
@@ -179,7 +184,13 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 	t.Run("APermissionPromptAllowedForTheConversationIsAnAllowanceUntilRevoked", func(t *testing.T) {
 		go env.RunBash(t, resp, "cli-permission", `mindroom-agent tools call --timeout 0 interaction.permission_prompt '{"tool_name":"Bash","input":{"command":"ls"}}'`)
 		id := r.pendingID(t, "prompts", "pending")
-		r.ok(t, "prompts", "allow", id, "--scope", "conversation")
+		res := r.cli(t, "prompts", "approve", id)
+		if want := "turncli prompts approve: a permission prompt takes allow --scope once, allow --scope thread, allow --scope conversation or deny, not approve (InvalidArgument)\n"; res.code != 1 || res.stderr != want {
+			t.Fatalf("approve of a permission prompt: exit %d, stderr %q, want %q", res.code, res.stderr, want)
+		}
+		if out := r.ok(t, "prompts", "allow", id, "--scope", "conversation"); !regexp.MustCompile(`decision:\s+allow --scope conversation\n`).MatchString(out) {
+			t.Fatalf("prompts allow: %q", out)
+		}
 		if out := r.ok(t, "allowances", "ls"); !strings.Contains(out, "Bash") || !strings.Contains(out, "conversation") {
 			t.Fatalf("allowances ls: %q", out)
 		}

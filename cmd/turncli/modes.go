@@ -62,7 +62,7 @@ func showModeSetting(c *cli, s *operatorv1.ModeSetting) error {
 	if c.global.json {
 		return c.emit(s)
 	}
-	return c.fields("mode", enumName(s.GetMode().String(), "MODE_"), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
+	return c.fields("mode", word(s.GetMode()), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
 }
 
 // shellTarget is the agent and conversation a shell mode is about.
@@ -130,5 +130,5 @@ func showShellMode(c *cli, s *operatorv1.ShellModeSetting) error {
 	if c.global.json {
 		return c.emit(s)
 	}
-	return c.fields("shell mode", enumName(s.GetMode().String(), "SHELL_MODE_"), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
+	return c.fields("shell mode", word(s.GetMode()), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
 }

@@ -17,14 +17,14 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// describe is what the CLI prints of a failed request: the primary's message and its code,
-// never the request (which carries the credential).
+// describe is what the CLI prints of a failed request: the primary's message, with enum values
+// in the CLI's words, and its code; never the request (which carries the credential).
 func describe(err error) string {
 	if s, ok := status.FromError(err); ok {
 		if s.Code() == codes.Unauthenticated {
-			return "the primary refused the operator credential: " + inert(s.Message())
+			return "the primary refused the operator credential: " + reword(inert(s.Message()))
 		}
-		return fmt.Sprintf("%s (%s)", inert(s.Message()), s.Code())
+		return fmt.Sprintf("%s (%s)", reword(inert(s.Message())), s.Code())
 	}
 	return err.Error()
 }
@@ -138,10 +138,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// enumName is an enum value's name without its type prefix, lower case:
-// JOB_STATUS_RUNNING → "running".
-func enumName(full, prefix string) string {
-	return strings.ToLower(strings.TrimPrefix(full, prefix))
 }
