@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 )
 
 // command is one NOUN VERB of the CLI.
@@ -80,17 +79,16 @@ func printHelp(w io.Writer, noun string) {
 		fmt.Fprintf(w, "usage: turncli [flags] %s VERB [args] [flags]\n", noun)
 	}
 	fmt.Fprintln(w, "\ncommands:")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var rows [][]string
 	for _, c := range commands {
 		if noun == "" || c.noun == noun {
-			fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimSpace(c.name()+" "+strings.Join(c.args, " ")), firstLine(c.summary))
+			rows = append(rows, []string{"  " + strings.TrimSpace(c.name()+" "+strings.Join(c.args, " ")), firstLine(c.summary)})
 		}
 	}
 	if noun == "" {
-		fmt.Fprintf(tw, "  version\tprint turncli's version\n")
-		fmt.Fprintf(tw, "  help [NOUN [VERB]]\tdescribe the commands, a noun's or one\n")
+		rows = append(rows, []string{"  version", "print turncli's version"}, []string{"  help [NOUN [VERB]]", "describe the commands, a noun's or one"})
 	}
-	tw.Flush()
+	writeColumns(w, rows)
 	if noun != "" {
 		if _, ok := commandOf(noun, "ls"); ok {
 			fmt.Fprintf(w, "\n%q alone runs %q.\n", noun, noun+" ls")

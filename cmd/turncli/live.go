@@ -83,6 +83,10 @@ var eventCommands = []command{
 			if err != nil {
 				return err
 			}
+			// The widest kind the primary publishes (call_approval.finished) and subject (a
+			// response's, with its UUID), so the header stays aligned with the feed; a wider
+			// one widens its column from its row on.
+			feed := liveColumns{w: c.stdout, widths: []int{len(time.TimeOnly), len("call_approval.finished"), len("response/") + 36}}
 			header := false
 			for {
 				msg, err := stream.Recv()
@@ -105,11 +109,15 @@ var eventCommands = []command{
 					continue
 				}
 				if !header {
-					fmt.Fprintln(c.stdout, "TIME      KIND                 SUBJECT  DATA")
+					if err := feed.row("TIME", "KIND", "SUBJECT", "DATA"); err != nil {
+						return err
+					}
 					header = true
 				}
-				fmt.Fprintf(c.stdout, "%s  %-20s %s  %s\n", ev.GetAt().AsTime().Local().Format(time.TimeOnly),
-					inert(ev.GetKind()), inert(ev.GetSubject()), shorten(inert(ev.GetDataJson()), 120))
+				if err := feed.row(ev.GetAt().AsTime().Local().Format(time.TimeOnly), inert(ev.GetKind()), inert(ev.GetSubject()),
+					shorten(inert(ev.GetDataJson()), 120)); err != nil {
+					return err
+				}
 			}
 		})
 	}},

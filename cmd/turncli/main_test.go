@@ -367,6 +367,78 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 		}
 	})
 
+	t.Run("TheEventFeedIsAlignedUnderItsHeader", func(t *testing.T) {
+		pr, pw := io.Pipe()
+		ctx, cancel := context.WithCancel(context.Background())
+		code := make(chan int, 1)
+		go func() {
+			code <- run(ctx, []string{"events", "--state-dir", r.stateDir}, strings.NewReader(""), pw, io.Discard)
+			pw.Close()
+		}()
+		lines := make(chan string, 100)
+		go func() {
+			sc := bufio.NewScanner(pr)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		// The header comes with the first event; the watch may not be in place yet: make changes
+		// until one is seen.
+		var got []string
+		for deadline := time.Now().Add(20 * time.Second); len(got) < 2; {
+			env.RunBash(t, resp, fmt.Sprintf("cli-feed-%d", time.Now().UnixNano()), `mindroom-agent tools call interaction.report_progress '{"title":"Feed","steps":[{"id":"a","title":"x","status":"complete"}]}' >/dev/null`)
+			for wait := time.After(200 * time.Millisecond); len(got) < 2; {
+				select {
+				case l := <-lines:
+					got = append(got, l)
+					continue
+				case <-wait:
+				}
+				break
+			}
+			if len(got) < 2 && time.Now().After(deadline) {
+				t.Fatal("no event within 20 s")
+			}
+		}
+		header, row := got[0], got[1]
+		cancel()
+		go func() {
+			for range lines { // drain what else came, so the command can end
+			}
+		}()
+		if c := <-code; c != 0 {
+			t.Fatalf("events: exit %d", c)
+		}
+		// Every column starts where its header does: the subject is a response's, the widest.
+		for _, col := range []struct{ head, cell string }{{"KIND", "progress.updated"}, {"SUBJECT", "response/" + resp}, {"DATA", "{"}} {
+			if h, c := strings.Index(header, col.head), strings.Index(row, col.cell); h < 0 || h != c {
+				t.Errorf("%s at %d, its cell %q at %d:\n%s\n%s", col.head, h, col.cell, c, header, row)
+			}
+		}
+	})
+
+	t.Run("AWideLabelKeepsTheJobTableAligned", func(t *testing.T) {
+		n, err := env.Primary.Jobs.Start(context.Background(), jobs.JobSpec{Kind: "command", Command: "true", Label: "部署 🎉 ünï", Channel: channel, Thread: thread, Agent: "代理", Workspace: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := r.ok(t, "jobs", "ls")
+		lines := strings.Split(out, "\n")
+		for _, l := range lines {
+			if !strings.HasPrefix(l, fmt.Sprint(n)+" ") {
+				continue
+			}
+			for _, col := range []struct{ head, cell string }{{"AGENT", "代理"}, {"LABEL OR COMMAND", "部署 🎉 ünï"}} {
+				if h, c := textWidth(lines[0][:strings.Index(lines[0], col.head)]), textWidth(l[:strings.Index(l, col.cell)]); h != c {
+					t.Errorf("%s at column %d, %q at %d:\n%s", col.head, h, col.cell, c, out)
+				}
+			}
+			return
+		}
+		t.Fatalf("job %d is not listed:\n%s", n, out)
+	})
+
 	t.Run("AMemberIsRefusedAnAdminsDecision", func(t *testing.T) {
 		file := operatorFile(t, env, "mia", store.RoleMember)
 		resp := env.Open(t)

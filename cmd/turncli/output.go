@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -43,28 +42,26 @@ func (c *cli) emit(m proto.Message) error {
 
 // table prints rows under a header, columns aligned; every cell is made inert first.
 func (c *cli) table(header []string, rows [][]string) error {
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	lines := [][]string{header}
 	for _, r := range rows {
 		cells := make([]string, len(r))
 		for i, cell := range r {
 			cells[i] = shorten(inert(cell), 60)
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		lines = append(lines, cells)
 	}
-	return tw.Flush()
+	return writeColumns(c.stdout, lines)
 }
 
 // fields prints one record as "name: value" lines, values made inert.
 func (c *cli) fields(pairs ...string) error {
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	var lines [][]string
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if pairs[i+1] == "" {
-			continue
+		if pairs[i+1] != "" {
+			lines = append(lines, []string{pairs[i] + ":", inert(pairs[i+1])})
 		}
-		fmt.Fprintf(tw, "%s:\t%s\n", pairs[i], inert(pairs[i+1]))
 	}
-	return tw.Flush()
+	return writeColumns(c.stdout, lines)
 }
 
 // inert makes text that an agent, a tool or a job wrote safe to print on a terminal: control
@@ -104,14 +101,6 @@ func needsEscape(s string) bool {
 // and the like, Unicode category Cf).
 func escaped(r rune) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r)
-}
-
-// shorten cuts s to n runes, marking the cut.
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }
 
 // when formats a time for a table: local time to the second, or "-" when unset.
