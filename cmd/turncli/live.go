@@ -15,7 +15,7 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 )
 
-// The commands that show what runs now: workers, responses, progress and the event feed.
+// The commands that show what runs now: workers, responses and the event feed.
 
 var workerCommands = []command{
 	listCommand("workers", "list the connected workers with their capacity, commands and jobs",
@@ -52,27 +52,6 @@ var responseCommands = []command{
 			resp, err := c.api.ListResponses(ctx, &operatorv1.ListResponsesRequest{PageSize: size, PageToken: token})
 			return resp.GetResponses(), resp.GetNextPageToken(), err
 		}))),
-}
-
-var progressCommands = []command{
-	listCommand("progress", "list the latest report_progress plan of each response",
-		[]string{"RESPONSE", "AGENT", "CONVERSATION", "UPDATED", "TITLE", "STEPS"},
-		func(s *operatorv1.ProgressSnapshot) []string {
-			return []string{s.GetResponseId(), s.GetAgent(), conversationText(s.GetConversation()), when(s.GetUpdatedAt()), s.GetTitle(), s.GetStepsJson()}
-		},
-		func(fs *flag.FlagSet) fetchPage[*operatorv1.ProgressSnapshot] {
-			responseID := fs.String("response", "", "only this response's progress")
-			var conv conversationFlags
-			conv.register(fs)
-			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.ProgressSnapshot, string, error) {
-				filter, err := conv.filter()
-				if err != nil {
-					return nil, "", err
-				}
-				resp, err := c.api.ListProgress(ctx, &operatorv1.ListProgressRequest{ResponseId: *responseID, Conversation: filter, PageSize: size, PageToken: token})
-				return resp.GetSnapshots(), resp.GetNextPageToken(), err
-			}
-		}),
 }
 
 var eventCommands = []command{

@@ -311,9 +311,34 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 	})
 
 	t.Run("ProgressIsListed", func(t *testing.T) {
-		env.RunBash(t, resp, "cli-progress", `mindroom-agent tools call interaction.report_progress '{"title":"Migrating","steps":[{"id":"a","title":"Copy","status":"in_progress"}]}'`)
-		if out := r.ok(t, "progress", "ls", "--response", resp); !strings.Contains(out, "Migrating") {
-			t.Fatalf("progress ls: %q", out)
+		env.RunBash(t, resp, "cli-progress", `mindroom-agent tools call interaction.report_progress '{"title":"Migrating","steps":[`+
+			`{"id":"copy","title":"Copy the rows","status":"complete","output":"3 tables\nno errors"},`+
+			`{"id":"b","title":"Rebuild 索引","status":"in_progress","details":"\u001b[2Jslow","sources":[{"url":"https://example.org/x","text":"the plan"}]},`+
+			`{"id":"c","title":"Verify","status":"pending"}]}'`)
+		list := jsonLines(t, r.ok(t, "progress", "ls", "--response", resp, "--json"))
+		if len(list) != 1 || !strings.Contains(fmt.Sprint(list[0]["steps_json"]), `"status":"in_progress"`) {
+			t.Fatalf("progress ls --json keeps the steps as JSON text: %v", list)
+		}
+		updated, err := time.Parse(time.RFC3339Nano, fmt.Sprint(list[0]["updated_at"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "Migrating\n" +
+			"  response:      " + resp + "\n" +
+			"  agent:         " + fmt.Sprint(list[0]["agent"]) + "\n" +
+			"  conversation:  " + channel + " / " + thread + "\n" +
+			"  requester:     " + fmt.Sprint(list[0]["requester"]) + "\n" +
+			"  updated:       " + updated.Local().Format(time.DateTime) + "\n" +
+			"  steps:\n" +
+			"    complete     copy  Copy the rows\n" +
+			"                       output: 3 tables\n" +
+			"                               no errors\n" +
+			"    in_progress  b     Rebuild 索引\n" +
+			"                       details: \\x1b[2Jslow\n" +
+			"                       source: the plan <https://example.org/x>\n" +
+			"    pending      c     Verify\n"
+		if out := r.ok(t, "progress", "ls", "--response", resp); out != want {
+			t.Fatalf("progress ls:\n%s\nwant:\n%s", out, want)
 		}
 	})
 
