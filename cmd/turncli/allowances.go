@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/termtext"
 )
 
 var permissionScopes = map[string]operatorv1.PermissionScope{
@@ -52,7 +53,7 @@ var allowanceCommands = []command{
 			if c.global.json {
 				return c.emit(&operatorv1.RevokePermissionAllowanceResponse{})
 			}
-			_, err = fmt.Fprintf(c.stdout, "allowance of %s revoked\n", inert(args[0]))
+			_, err = fmt.Fprintf(c.stdout, "allowance of %s revoked\n", termtext.Inert(args[0]))
 			return err
 		})
 	}},

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/termtext"
 )
 
 var approvalStatuses = map[string]operatorv1.ApprovalStatus{
@@ -75,7 +76,7 @@ func showApproval(c *cli, a *operatorv1.Approval) error {
 		return err
 	}
 	for _, cm := range a.GetComments() {
-		fmt.Fprintf(c.stdout, "comment by %s at %s: %s\n", inert(cm.GetActor()), at(cm.GetAt()), inert(cm.GetText()))
+		fmt.Fprintf(c.stdout, "comment by %s at %s: %s\n", termtext.Inert(cm.GetActor()), at(cm.GetAt()), termtext.Inert(cm.GetText()))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/termtext"
 )
 
 // The commands that show what runs now: workers, responses and the event feed.
@@ -93,8 +94,8 @@ var eventCommands = []command{
 					}
 					header = true
 				}
-				if err := feed.row(ev.GetAt().AsTime().Local().Format(time.TimeOnly), inert(ev.GetKind()), inert(ev.GetSubject()),
-					shorten(inert(ev.GetDataJson()), 120)); err != nil {
+				if err := feed.row(ev.GetAt().AsTime().Local().Format(time.TimeOnly), termtext.Inert(ev.GetKind()), termtext.Inert(ev.GetSubject()),
+					shorten(termtext.Inert(ev.GetDataJson()), 120)); err != nil {
 					return err
 				}
 			}

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/turncli/turncli/internal/termtext"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -21,9 +19,9 @@ import (
 func describe(err error) string {
 	if s, ok := status.FromError(err); ok {
 		if s.Code() == codes.Unauthenticated {
-			return "the primary refused the operator credential: " + reword(inert(s.Message()))
+			return "the primary refused the operator credential: " + reword(termtext.Inert(s.Message()))
 		}
-		return fmt.Sprintf("%s (%s)", reword(inert(s.Message())), s.Code())
+		return fmt.Sprintf("%s (%s)", reword(termtext.Inert(s.Message())), s.Code())
 	}
 	return err.Error()
 }
@@ -46,7 +44,7 @@ func (c *cli) table(header []string, rows [][]string) error {
 	for _, r := range rows {
 		cells := make([]string, len(r))
 		for i, cell := range r {
-			cells[i] = shorten(inert(cell), 60)
+			cells[i] = shorten(termtext.Inert(cell), 60)
 		}
 		lines = append(lines, cells)
 	}
@@ -58,49 +56,10 @@ func (c *cli) fields(pairs ...string) error {
 	var lines [][]string
 	for i := 0; i+1 < len(pairs); i += 2 {
 		if pairs[i+1] != "" {
-			lines = append(lines, []string{pairs[i] + ":", inert(pairs[i+1])})
+			lines = append(lines, []string{pairs[i] + ":", termtext.Inert(pairs[i+1])})
 		}
 	}
 	return writeColumns(c.stdout, lines)
-}
-
-// inert makes text that an agent, a tool or a job wrote safe to print on a terminal: control
-// characters (escape sequences among them), and the invisible characters that reorder or hide
-// text, are shown as Go escapes instead of acting. Tabs and newlines are escaped too, so one
-// value is one cell.
-func inert(s string) string {
-	if !needsEscape(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case escaped(r):
-			q := fmt.Sprintf("%+q", string(r))
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func needsEscape(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || escaped(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// escaped reports the runes inert shows as escapes: C0 and C1 controls, DEL, and the format
-// characters that change how text around them reads (bidi controls, zero-width characters
-// and the like, Unicode category Cf).
-func escaped(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r)
 }
 
 // when formats a time for a table: local time to the second, or "-" when unset.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/termtext"
 )
 
 // `progress ls` shows each response's latest report_progress plan as a person reads it: the
@@ -52,18 +53,18 @@ func showProgress(c *cli, snapshots []*operatorv1.ProgressSnapshot) error {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(inert(s.GetTitle()) + "\n")
+		b.WriteString(termtext.Inert(s.GetTitle()) + "\n")
 		var about [][]string
 		for _, f := range [][2]string{{"response", s.GetResponseId()}, {"agent", s.GetAgent()},
 			{"conversation", conversationText(s.GetConversation())}, {"requester", s.GetRequester()}, {"updated", at(s.GetUpdatedAt())}} {
 			if f[1] != "" {
-				about = append(about, []string{"  " + f[0] + ":", inert(f[1])})
+				about = append(about, []string{"  " + f[0] + ":", termtext.Inert(f[1])})
 			}
 		}
 		writeColumns(&b, about)
 		var steps []progressStep
 		if err := json.Unmarshal([]byte(s.GetStepsJson()), &steps); err != nil {
-			b.WriteString("  steps: " + inert(s.GetStepsJson()) + "\n") // as it came, rather than nothing
+			b.WriteString("  steps: " + termtext.Inert(s.GetStepsJson()) + "\n") // as it came, rather than nothing
 			continue
 		}
 		b.WriteString("  steps:\n")
@@ -82,7 +83,7 @@ func writeSteps(b *strings.Builder, steps []progressStep) {
 	rows := make([][]string, len(steps))
 	var widths []int
 	for i, st := range steps {
-		rows[i] = []string{stepIndent + inert(st.Status), inert(st.ID), inert(st.Title)}
+		rows[i] = []string{stepIndent + termtext.Inert(st.Status), termtext.Inert(st.ID), termtext.Inert(st.Title)}
 		widths = widen(widths, rows[i])
 	}
 	indent := strings.Repeat(" ", widths[0]+widths[1]+2*columnGap)
@@ -107,6 +108,6 @@ func writeLabelled(b *strings.Builder, indent, label, text string) {
 		} else {
 			b.WriteString(indent + strings.Repeat(" ", len(label)+2))
 		}
-		b.WriteString(inert(line) + "\n")
+		b.WriteString(termtext.Inert(line) + "\n")
 	}
 }
