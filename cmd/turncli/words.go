@@ -75,10 +75,10 @@ func resolveHelp(args []string) (request, error) {
 	if i := slices.IndexFunc(args, func(w string) bool { return strings.HasPrefix(w, "-") }); i >= 0 {
 		words = args[:i]
 	}
-	switch len(words) {
-	case 0:
+	switch {
+	case len(words) == 0 || words[0] == "help" || words[0] == "version": // listed with all
 		return request{help: true}, nil
-	case 1:
+	case len(words) == 1:
 		noun, ok := nounOf(words[0])
 		if !ok {
 			return request{}, unknown(words[0], "", append(nouns(), "help", "version"), "")

@@ -68,6 +68,8 @@ func TestHelpIsOnStdoutWhereverItIsAsked(t *testing.T) {
 		{[]string{"help"}, all, false},
 		{[]string{"-h"}, all, false},
 		{[]string{"--help"}, all, false},
+		{[]string{"help", "help"}, all, false},
+		{[]string{"help", "version"}, all, false},
 		{[]string{"help", "jobs"}, jobs, true},
 		{[]string{"help", "job"}, jobs, true},
 		{[]string{"jobs", "help"}, jobs, true},
