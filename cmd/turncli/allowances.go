@@ -43,7 +43,7 @@ var allowanceCommands = []command{
 				return err
 			}
 			if scope.set == "" {
-				return fmt.Errorf("%w: --scope is required", errUsage)
+				return usageError("--scope is required")
 			}
 			ctx, cancel := c.call(ctx)
 			defer cancel()

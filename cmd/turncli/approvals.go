@@ -53,7 +53,7 @@ func decideApprovalCommand(decision operatorv1.Decision, summary string) command
 			text := fs.String("m", "", "a note or comment, written to the audit log")
 			return func(ctx context.Context, c *cli, n uint64) (*operatorv1.Approval, error) {
 				if decision == operatorv1.Decision_DECISION_COMMENT && *text == "" {
-					return nil, fmt.Errorf("%w: a comment needs -m TEXT", errUsage)
+					return nil, usageError("a comment needs -m TEXT")
 				}
 				resp, err := c.api.DecideApproval(ctx, &operatorv1.DecideApprovalRequest{ApprovalId: n, Decision: decision, Text: *text})
 				return resp.GetApproval(), err

@@ -38,8 +38,13 @@ const (
 	exitUsage  = 2
 )
 
-// errUsage marks a mistake in the command line; the command's usage follows it.
-var errUsage = errors.New("usage")
+// usageError is a mistake in the command line: its message, and then the command's usage,
+// are printed and the command exits 2.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+func usagef(format string, a ...any) error { return usageError(fmt.Sprintf(format, a...)) }
 
 // run is the whole command, with its streams, for tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -96,7 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	if err := run(ctx, c, positional); err != nil {
-		if errors.Is(err, errUsage) {
+		if errors.As(err, new(usageError)) {
 			fmt.Fprintf(stderr, "turncli %s: %v\n", cmd.name(), err)
 			cmd.usage(stderr, fs)
 			return exitUsage

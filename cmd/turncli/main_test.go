@@ -134,6 +134,24 @@ func TestTheCLIOnARealPrimary(t *testing.T) {
 				t.Errorf("turncli %v: exit %d, stderr %q", args, res.code, res.stderr)
 			}
 		}
+		// The mistake is said once, in the command's name, before the command's usage.
+		for _, tc := range []struct {
+			args  []string
+			first string
+		}{
+			{[]string{"approvals", "show", "abc"}, `turncli approvals show: approval id must be a positive number, not "abc"`},
+			{[]string{"approvals", "comment", "1"}, `turncli approvals comment: a comment needs -m TEXT`},
+			{[]string{"modes", "set", "often", "--channel", channel}, `turncli modes set: MODE must be one of admin, ask, auto`},
+			{[]string{"shell", "set", "full", "--agent", "a", "--channel", channel}, `turncli shell set: MODE must be one of minimal, standard`},
+			{[]string{"prompts", "allow", "1", "--scope", "forever"}, `turncli prompts allow: invalid value "forever" for flag -scope: must be one of conversation, once, thread`},
+			{[]string{"whoami", "extra"}, `turncli whoami: whoami takes no arguments`},
+		} {
+			res := r.cli(t, tc.args...)
+			first, usage, _ := strings.Cut(res.stderr, "\n")
+			if res.code != 2 || first != tc.first || !strings.HasPrefix(usage, "usage: turncli ") {
+				t.Errorf("turncli %v: exit %d, stderr %q; want first line %q", tc.args, res.code, res.stderr, tc.first)
+			}
+		}
 		if res := r.cli(t); res.code != 2 {
 			t.Errorf("no command: exit %d", res.code)
 		}

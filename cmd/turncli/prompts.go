@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 )
@@ -55,14 +54,10 @@ var promptCommands = []command{
 		return func() (operatorv1.Decision, error) { return operatorv1.Decision_DECISION_APPROVE, nil }, fs.String("m", "", "feedback for the agent")
 	}),
 	decidePromptCommand("allow", "allow a pending permission_prompt, for --scope once, thread or conversation", func(fs *flag.FlagSet) (func() (operatorv1.Decision, error), *string) {
-		scope := fs.String("scope", "once", "once, thread or conversation")
-		return func() (operatorv1.Decision, error) {
-			d, ok := allowScopes[*scope]
-			if !ok {
-				return 0, fmt.Errorf("%w: --scope must be once, thread or conversation", errUsage)
-			}
-			return d, nil
-		}, new(string)
+		scope := newChoice(allowScopes)
+		scope.Set("once")
+		fs.Var(scope, "scope", "for how long: "+scope.names())
+		return func() (operatorv1.Decision, error) { return scope.value, nil }, new(string)
 	}),
 	decidePromptCommand("deny", "deny a pending prompt, with optional feedback (-m)", func(fs *flag.FlagSet) (func() (operatorv1.Decision, error), *string) {
 		return func() (operatorv1.Decision, error) { return operatorv1.Decision_DECISION_DENY, nil }, fs.String("m", "", "feedback for the agent")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -82,7 +81,7 @@ func answerCommand(verb, summary string, submit bool) command {
 func readAnswers(arg string, stdin io.Reader) (string, error) {
 	switch {
 	case arg == "":
-		return "", fmt.Errorf("%w: --answers is required", errUsage)
+		return "", usageError("--answers is required")
 	case arg == "-":
 		b, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
 		return strings.TrimSpace(string(b)), err
