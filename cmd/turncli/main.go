@@ -5,6 +5,10 @@
 //
 //	turncli [global flags] NOUN VERB [args] [flags]
 //
+// A noun may be singular (job), a noun alone runs its list (turncli jobs = turncli jobs ls), and
+// help is answered wherever it is asked (help NOUN VERB, NOUN help, -h after any command). A
+// mistyped noun or verb is answered with the nearest one.
+//
 // It finds the primary and the operator credential from flags, then the environment, then the
 // endpoints.json of a primary's state directory. It prints tables by default and protojson with
 // --json. Exit codes: 0 done, 1 the primary refused or failed (its message printed), 2 usage.
@@ -46,6 +50,13 @@ func (e usageError) Error() string { return string(e) }
 
 func usagef(format string, a ...any) error { return usageError(fmt.Sprintf(format, a...)) }
 
+// wordMistake prints a command line that names no command: what is wrong, and where the
+// commands are listed; the whole usage would bury the one line that matters.
+func wordMistake(stderr io.Writer, e *wordError) int {
+	fmt.Fprintf(stderr, "turncli: %s\n%s\n", e.msg, e.hint())
+	return exitUsage
+}
+
 // run is the whole command, with its streams, for tests.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (buildinfo.IsVersionFlag(args[0]) || args[0] == "version") {
@@ -65,16 +76,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		var g globalFlags
 		g.register(pre)
 		if err := pre.Parse(args); err != nil || pre.NArg() == 0 {
-			fmt.Fprintln(stderr, "turncli: a command is required after the global flags")
-			fmt.Fprintln(stderr, (&wordError{}).hint())
-			return exitUsage
+			return wordMistake(stderr, &wordError{msg: "a command is required after the global flags"})
 		}
 		lead, args = args[:len(args)-pre.NArg()], pre.Args()
 	}
-	req, err := resolve(args)
-	if werr := (*wordError)(nil); errors.As(err, &werr) {
-		fmt.Fprintf(stderr, "turncli: %s\n%s\n", werr.msg, werr.hint())
-		return exitUsage
+	req, werr := resolve(args)
+	if werr != nil {
+		return wordMistake(stderr, werr)
 	}
 	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
 	if req.help && req.cmd.setup == nil {

@@ -29,8 +29,6 @@ type request struct {
 // help lists the commands they could have meant ("" for all).
 type wordError struct{ msg, noun string }
 
-func (e *wordError) Error() string { return e.msg }
-
 // hint is the line that follows the error.
 func (e *wordError) hint() string {
 	return fmt.Sprintf("run '%s' for the list", strings.TrimSpace("turncli help "+e.noun))
@@ -38,7 +36,7 @@ func (e *wordError) hint() string {
 
 // resolve reads the command args name. A noun may be singular, a noun alone runs its list,
 // "list" is "ls", and help may come first (`help jobs ls`), after a noun, or as -h anywhere.
-func resolve(args []string) (request, error) {
+func resolve(args []string) (request, *wordError) {
 	if isHelp(args[0]) {
 		return resolveHelp(args[1:])
 	}
@@ -70,7 +68,7 @@ func resolve(args []string) (request, error) {
 
 // resolveHelp reads what `help WORDS` asks to describe: the words before any flag name all
 // commands, a noun's or one command.
-func resolveHelp(args []string) (request, error) {
+func resolveHelp(args []string) (request, *wordError) {
 	words := args
 	if i := slices.IndexFunc(args, func(w string) bool { return strings.HasPrefix(w, "-") }); i >= 0 {
 		words = args[:i]
@@ -92,7 +90,7 @@ func resolveHelp(args []string) (request, error) {
 
 // unknown is the error for typed, which names no command: it suggests the candidate nearest
 // to typed's last word, prefixed.
-func unknown(typed, prefix string, candidates []string, noun string) error {
+func unknown(typed, prefix string, candidates []string, noun string) *wordError {
 	msg := fmt.Sprintf("unknown command %q", typed)
 	words := strings.Fields(typed)
 	if near, ok := cliflag.Suggest(words[len(words)-1], candidates); ok {

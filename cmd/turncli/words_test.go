@@ -122,14 +122,14 @@ func TestNounsResolve(t *testing.T) {
 		{[]string{"whoami", "--json"}, "whoami", []string{"--json"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			r, err := resolve(tc.args)
-			if err != nil || r.help || r.cmd.name() != tc.command || strings.Join(r.rest, " ") != strings.Join(tc.rest, " ") {
-				t.Fatalf("resolve = %q %q help %v, %v; want %q %q", r.cmd.name(), r.rest, r.help, err, tc.command, tc.rest)
+			r, werr := resolve(tc.args)
+			if werr != nil || r.help || r.cmd.name() != tc.command || strings.Join(r.rest, " ") != strings.Join(tc.rest, " ") {
+				t.Fatalf("resolve = %q %q help %v, %v; want %q %q", r.cmd.name(), r.rest, r.help, werr, tc.command, tc.rest)
 			}
 		})
 	}
 	t.Run("ProgressIsNotAPlural", func(t *testing.T) {
-		if _, err := resolve([]string{"progres"}); err == nil {
+		if _, werr := resolve([]string{"progres"}); werr == nil {
 			t.Fatal("progres names a noun")
 		}
 	})
