@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
@@ -146,9 +146,10 @@ func showJob(c *cli, j *operatorv1.Job) error {
 		return err
 	}
 	if j.GetTail() != "" {
+		// Lines and tabs kept, escape sequences dropped: the tail reads as the log does.
 		fmt.Fprintln(c.stdout, "tail:")
-		for _, line := range bytes.Split([]byte(j.GetTail()), []byte("\n")) {
-			fmt.Fprintf(c.stdout, "  %s\n", termtext.Inert(string(line)))
+		for _, line := range strings.Split(strings.TrimSuffix(termtext.Text(j.GetTail()), "\n"), "\n") {
+			fmt.Fprintf(c.stdout, "  %s\n", line)
 		}
 	}
 	return nil

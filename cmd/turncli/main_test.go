@@ -239,7 +239,7 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 		if out := r.ok(t, "jobs", "logs", jobID, "-f"); out != "first\n\x1b[31mred\x1b[0m\nlast\n" {
 			t.Fatalf("jobs logs -f: %q", out)
 		}
-		if out := r.ok(t, "jobs", "show", jobID); !regexp.MustCompile(`status:\s+finished`).MatchString(out) || strings.Contains(out, "\x1b") {
+		if out := r.ok(t, "jobs", "show", jobID); !regexp.MustCompile(`status:\s+finished`).MatchString(out) || !strings.HasSuffix(out, "\ntail:\n  first\n  red\n  last\n") {
 			t.Fatalf("jobs show: %q", out)
 		}
 		if out := r.ok(t, "jobs", "ls", "--status", "finished"); !strings.Contains(out, jobID) {

@@ -55,6 +55,14 @@ func TestTheWriterLetsNoSequenceAct(t *testing.T) {
 	}
 }
 
+func TestTextIsWhatTheWriterShows(t *testing.T) {
+	for _, tc := range writerCases {
+		if got := Text(tc.in); got != tc.want {
+			t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 // A log is read in chunks that may cut a sequence or a character anywhere.
 func TestTheWriterIsTheSameWhereverTheStreamIsCut(t *testing.T) {
 	for _, tc := range writerCases {

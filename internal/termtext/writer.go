@@ -44,6 +44,15 @@ const (
 	c1ST  = 0x9c
 )
 
+// Text returns s as a Writer shows it: for text that keeps its lines, such as a log's tail.
+func Text(s string) string {
+	var b strings.Builder
+	w := NewWriter(&b)
+	w.Write([]byte(s)) // a strings.Builder does not fail
+	w.Flush()
+	return b.String()
+}
+
 // NewWriter returns a Writer that writes the filtered text to w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
