@@ -6,12 +6,13 @@ import (
 	"os"
 	"time"
 
-	"github.com/turncli/turncli/internal/termtext"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/turncli/turncli/internal/termtext"
 )
 
 // describe is what the CLI prints of a failed request: the primary's message, with enum values
