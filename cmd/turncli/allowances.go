@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/termtext"
 )
 
 var permissionScopes = map[string]operatorv1.PermissionScope{
@@ -16,7 +17,7 @@ var allowanceCommands = []command{
 	listCommand("allowances", "list the permission allowances people granted for a thread or a conversation",
 		[]string{"CONVERSATION", "TOOL", "SCOPE", "GRANTED BY", "GRANTED", "PROMPT"},
 		func(a *operatorv1.PermissionAllowance) []string {
-			return []string{conversationText(a.GetConversation()), a.GetToolName(), enumName(a.GetScope().String(), "PERMISSION_SCOPE_"),
+			return []string{conversationText(a.GetConversation()), a.GetToolName(), word(a.GetScope()),
 				a.GetGrantedBy(), when(a.GetGrantedAt()), id(a.GetPromptId())}
 		},
 		func(fs *flag.FlagSet) fetchPage[*operatorv1.PermissionAllowance] {
@@ -42,7 +43,7 @@ var allowanceCommands = []command{
 				return err
 			}
 			if scope.set == "" {
-				return fmt.Errorf("%w: --scope is required", errUsage)
+				return usageError("--scope is required")
 			}
 			ctx, cancel := c.call(ctx)
 			defer cancel()
@@ -52,7 +53,7 @@ var allowanceCommands = []command{
 			if c.global.json {
 				return c.emit(&operatorv1.RevokePermissionAllowanceResponse{})
 			}
-			_, err = fmt.Fprintf(c.stdout, "allowance of %s revoked\n", inert(args[0]))
+			_, err = fmt.Fprintf(c.stdout, "allowance of %s revoked\n", termtext.Inert(args[0]))
 			return err
 		})
 	}},

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/termtext"
 )
 
 var approvalStatuses = map[string]operatorv1.ApprovalStatus{
@@ -19,7 +20,7 @@ var approvalCommands = []command{
 	listCommand("approvals", "list durable approvals of background jobs and agents, newest first",
 		[]string{"ID", "STATUS", "KIND", "AGENT", "CONVERSATION", "REQUESTER", "CREATED", "COMMAND"},
 		func(a *operatorv1.Approval) []string {
-			return []string{id(a.GetId()), enumName(a.GetStatus().String(), "APPROVAL_STATUS_"), enumName(a.GetKind().String(), "JOB_KIND_"),
+			return []string{id(a.GetId()), word(a.GetStatus()), word(a.GetKind()),
 				a.GetAgent(), conversationText(a.GetConversation()), a.GetAuthor(), when(a.GetCreatedAt()), a.GetCommand()}
 		},
 		func(fs *flag.FlagSet) fetchPage[*operatorv1.Approval] {
@@ -41,18 +42,18 @@ var approvalCommands = []command{
 			resp, err := c.api.GetApproval(ctx, &operatorv1.GetApprovalRequest{ApprovalId: n})
 			return resp.GetApproval(), err
 		})),
-	decideApprovalCommand("approve", operatorv1.Decision_DECISION_APPROVE, "approve a pending approval: its job starts (admins)"),
-	decideApprovalCommand("deny", operatorv1.Decision_DECISION_DENY, "deny a pending approval, with an optional note (-m)"),
-	decideApprovalCommand("comment", operatorv1.Decision_DECISION_COMMENT, "comment on a pending approval (-m, required); it stays pending"),
+	decideApprovalCommand(operatorv1.Decision_DECISION_APPROVE, "approve a pending approval: its job starts (admins)"),
+	decideApprovalCommand(operatorv1.Decision_DECISION_DENY, "deny a pending approval, with an optional note (-m)"),
+	decideApprovalCommand(operatorv1.Decision_DECISION_COMMENT, "comment on a pending approval (-m, required); it stays pending"),
 }
 
-func decideApprovalCommand(verb string, decision operatorv1.Decision, summary string) command {
-	return recordCommand("approvals", verb, "approval id", summary, showApproval,
+func decideApprovalCommand(decision operatorv1.Decision, summary string) command {
+	return recordCommand("approvals", decisionWords[decision], "approval id", summary, showApproval,
 		func(fs *flag.FlagSet) func(context.Context, *cli, uint64) (*operatorv1.Approval, error) {
 			text := fs.String("m", "", "a note or comment, written to the audit log")
 			return func(ctx context.Context, c *cli, n uint64) (*operatorv1.Approval, error) {
 				if decision == operatorv1.Decision_DECISION_COMMENT && *text == "" {
-					return nil, fmt.Errorf("%w: a comment needs -m TEXT", errUsage)
+					return nil, usageError("a comment needs -m TEXT")
 				}
 				resp, err := c.api.DecideApproval(ctx, &operatorv1.DecideApprovalRequest{ApprovalId: n, Decision: decision, Text: *text})
 				return resp.GetApproval(), err
@@ -68,14 +69,14 @@ func showApproval(c *cli, a *operatorv1.Approval) error {
 	if a.GetJobId() != 0 {
 		job = id(a.GetJobId())
 	}
-	if err := c.fields("id", id(a.GetId()), "status", enumName(a.GetStatus().String(), "APPROVAL_STATUS_"),
-		"kind", enumName(a.GetKind().String(), "JOB_KIND_"), "agent", a.GetAgent(), "conversation", conversationText(a.GetConversation()),
+	if err := c.fields("id", id(a.GetId()), "status", word(a.GetStatus()),
+		"kind", word(a.GetKind()), "agent", a.GetAgent(), "conversation", conversationText(a.GetConversation()),
 		"requester", a.GetAuthor(), "worker key", a.GetLocation().GetWorkerKey(), "label", a.GetLabel(), "command", a.GetCommand(),
 		"workdir", a.GetWorkdir(), "created", at(a.GetCreatedAt()), "decided by", a.GetDecidedBy(), "note", a.GetNote(), "job", job); err != nil {
 		return err
 	}
 	for _, cm := range a.GetComments() {
-		fmt.Fprintf(c.stdout, "comment by %s at %s: %s\n", inert(cm.GetActor()), at(cm.GetAt()), inert(cm.GetText()))
+		fmt.Fprintf(c.stdout, "comment by %s at %s: %s\n", termtext.Inert(cm.GetActor()), at(cm.GetAt()), termtext.Inert(cm.GetText()))
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 func parseID(what, s string) (uint64, error) {
 	id, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || id == 0 {
-		return 0, fmt.Errorf("%w: %s must be a positive number, not %q", errUsage, what, s)
+		return 0, usagef("%s must be a positive number, not %q", what, s)
 	}
 	return id, nil
 }
@@ -33,7 +33,7 @@ func (f *conversationFlags) register(fs *flag.FlagSet) {
 func (f *conversationFlags) filter() (*conversationv1.Conversation, error) {
 	if f.channel == "" {
 		if f.thread != "" {
-			return nil, fmt.Errorf("%w: --thread needs --channel", errUsage)
+			return nil, usageError("--thread needs --channel")
 		}
 		return nil, nil
 	}
@@ -43,7 +43,7 @@ func (f *conversationFlags) filter() (*conversationv1.Conversation, error) {
 // required is the conversation a setting is about; --channel must be given.
 func (f *conversationFlags) required() (*conversationv1.Conversation, error) {
 	if f.channel == "" {
-		return nil, fmt.Errorf("%w: --channel is required", errUsage)
+		return nil, usageError("--channel is required")
 	}
 	return &conversationv1.Conversation{Channel: f.channel, Thread: f.thread}, nil
 }
@@ -76,9 +76,12 @@ func (c *choice[E]) Set(s string) error {
 	return nil
 }
 
-func (c *choice[E]) names() string {
-	names := make([]string, 0, len(c.words))
-	for w := range c.words {
+func (c *choice[E]) names() string { return wordList(c.words) }
+
+// wordList is the words a value may be, in order: "ask, auto, admin" reads "admin, ask, auto".
+func wordList[E any](words map[string]E) string {
+	names := make([]string, 0, len(words))
+	for w := range words {
 		names = append(names, w)
 	}
 	slices.Sort(names)

@@ -17,7 +17,7 @@ var callApprovalCommands = []command{
 	listCommand("call-approvals", "list tool calls waiting for (or past) a person's confirmation, newest first",
 		[]string{"ID", "STATUS", "AGENT", "CONVERSATION", "REQUESTER", "FUNCTION", "CREATED", "ARGUMENTS"},
 		func(a *operatorv1.CallApproval) []string {
-			return []string{id(a.GetId()), enumName(a.GetStatus().String(), "CALL_APPROVAL_STATUS_"), a.GetAgent(),
+			return []string{id(a.GetId()), word(a.GetStatus()), a.GetAgent(),
 				conversationText(a.GetConversation()), a.GetRequester(), a.GetToolkit() + "." + a.GetFunction(), when(a.GetCreatedAt()), a.GetArgumentsJson()}
 		},
 		func(fs *flag.FlagSet) fetchPage[*operatorv1.CallApproval] {
@@ -39,12 +39,12 @@ var callApprovalCommands = []command{
 			resp, err := c.api.GetCallApproval(ctx, &operatorv1.GetCallApprovalRequest{CallApprovalId: n})
 			return resp.GetCallApproval(), err
 		})),
-	decideCallCommand("approve", operatorv1.Decision_DECISION_APPROVE, "approve a waiting call: it runs once (admins)"),
-	decideCallCommand("deny", operatorv1.Decision_DECISION_DENY, "deny a waiting call, with an optional note (-m) that becomes its failure"),
+	decideCallCommand(operatorv1.Decision_DECISION_APPROVE, "approve a waiting call: it runs once (admins)"),
+	decideCallCommand(operatorv1.Decision_DECISION_DENY, "deny a waiting call, with an optional note (-m) that becomes its failure"),
 }
 
-func decideCallCommand(verb string, decision operatorv1.Decision, summary string) command {
-	return recordCommand("call-approvals", verb, "call approval id", summary, showCallApproval,
+func decideCallCommand(decision operatorv1.Decision, summary string) command {
+	return recordCommand("call-approvals", decisionWords[decision], "call approval id", summary, showCallApproval,
 		func(fs *flag.FlagSet) func(context.Context, *cli, uint64) (*operatorv1.CallApproval, error) {
 			note := fs.String("m", "", "a note, written to the audit log")
 			return func(ctx context.Context, c *cli, n uint64) (*operatorv1.CallApproval, error) {
@@ -58,7 +58,7 @@ func showCallApproval(c *cli, a *operatorv1.CallApproval) error {
 	if c.global.json {
 		return c.emit(a)
 	}
-	return c.fields("id", id(a.GetId()), "status", enumName(a.GetStatus().String(), "CALL_APPROVAL_STATUS_"), "agent", a.GetAgent(),
+	return c.fields("id", id(a.GetId()), "status", word(a.GetStatus()), "agent", a.GetAgent(),
 		"conversation", conversationText(a.GetConversation()), "requester", a.GetRequester(), "function", a.GetToolkit()+"."+a.GetFunction(),
 		"arguments", a.GetArgumentsJson(), "call", a.GetCallId(), "created", at(a.GetCreatedAt()), "decided by", a.GetDecidedBy(),
 		"note", a.GetNote(), "outcome", a.GetOutcomeJson())

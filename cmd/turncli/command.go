@@ -20,7 +20,22 @@ type command struct {
 	setup func(fs *flag.FlagSet) func(ctx context.Context, c *cli, args []string) error
 }
 
-func (c command) name() string { return c.noun + " " + c.verb }
+// name is the command as it is typed: "jobs ls", or "whoami" for a noun without verbs, so
+// that "turncli whoami: ..." has no space before its colon.
+func (c command) name() string {
+	if c.verb == "" {
+		return c.noun
+	}
+	return c.noun + " " + c.verb
+}
+
+// flagSet is the command's flags, the global ones (into g) among them, and what runs it.
+func (c command) flagSet(g *globalFlags) (*flag.FlagSet, runner) {
+	fs := flag.NewFlagSet("turncli "+c.name(), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	g.register(fs)
+	return fs, c.setup(fs)
+}
 
 // arity is the positional arguments a command takes: their names, all required.
 type arity []string
@@ -55,39 +70,34 @@ var commands = slices.Concat(
 	modeCommands, shellModeCommands, whoamiCommands,
 )
 
-// lookup finds the command args name ("jobs ls", or "whoami" alone) and returns the rest.
-func lookup(args []string) (command, []string, bool) {
-	for _, c := range commands {
-		if c.noun != args[0] {
-			continue
-		}
-		if c.verb == "" {
-			return c, args[1:], true
-		}
-		if len(args) > 1 && (c.verb == args[1] || (c.verb == "ls" && args[1] == "list")) {
-			return c, args[2:], true
-		}
+// printHelp lists the commands of noun, or all of them and the global flags when noun is "".
+func printHelp(w io.Writer, noun string) {
+	if noun == "" {
+		fmt.Fprintln(w, "usage: turncli [flags] NOUN VERB [args] [flags]")
+		fmt.Fprintln(w, "\nThe operators' command line of a turncli primary.")
+	} else {
+		fmt.Fprintf(w, "usage: turncli [flags] %s VERB [args] [flags]\n", noun)
 	}
-	return command{}, nil, false
-}
-
-func printHelp(w io.Writer, args []string) {
-	noun := ""
-	if len(args) > 1 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		noun = args[1]
-	} else if len(args) == 1 && args[0] != "help" && args[0] != "-h" && args[0] != "--help" {
-		noun = args[0]
-	}
-	fmt.Fprintln(w, "usage: turncli [flags] NOUN VERB [args] [flags]")
-	fmt.Fprintln(w, "\nThe operators' command line of a turncli primary. `turncli NOUN VERB -h` describes one command.")
 	fmt.Fprintln(w, "\ncommands:")
+	var rows [][]string
 	for _, c := range commands {
-		if noun != "" && c.noun != noun {
-			continue
+		if noun == "" || c.noun == noun {
+			rows = append(rows, []string{"  " + strings.TrimSpace(c.name()+" "+strings.Join(c.args, " ")), firstLine(c.summary)})
 		}
-		fmt.Fprintf(w, "  %-34s %s\n", strings.TrimSpace(c.name()+" "+strings.Join(c.args, " ")), firstLine(c.summary))
 	}
-	fmt.Fprintln(w, "  version                            print turncli's version")
+	if noun == "" {
+		rows = append(rows, []string{"  version", "print turncli's version"}, []string{"  help [NOUN [VERB]]", "describe the commands, a noun's or one"})
+	}
+	writeColumns(w, rows)
+	if noun != "" {
+		if _, ok := commandOf(noun, "ls"); ok {
+			fmt.Fprintf(w, "\n%q alone runs %q.\n", noun, noun+" ls")
+		}
+		fmt.Fprintf(w, "\n`turncli %s VERB -h` describes one command; `turncli help` lists the global flags.\n", noun)
+		return
+	}
+	fmt.Fprintln(w, "\nA noun may be singular (job for jobs), and a noun alone lists its records (`turncli jobs`).")
+	fmt.Fprintln(w, "`turncli help NOUN` lists a noun's commands; `turncli NOUN VERB -h` describes one.")
 	fmt.Fprintln(w, "\nglobal flags (before or after the command):")
 	fs := flag.NewFlagSet("turncli", flag.ContinueOnError)
 	var g globalFlags
@@ -100,8 +110,4 @@ func printHelp(w io.Writer, args []string) {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-func joinWords(args []string, n int) string {
-	return strings.Join(args[:min(n, len(args))], " ")
 }

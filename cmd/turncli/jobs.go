@@ -1,13 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/termtext"
 )
 
 var jobStatuses = map[string]operatorv1.JobStatus{
@@ -21,7 +23,7 @@ var jobCommands = []command{
 	listCommand("jobs", "list background jobs and agents, newest first",
 		[]string{"ID", "STATUS", "KIND", "AGENT", "CONVERSATION", "WHERE", "RUNTIME", "OUTCOME", "LABEL OR COMMAND"},
 		func(j *operatorv1.Job) []string {
-			return []string{id(j.GetId()), enumName(j.GetStatus().String(), "JOB_STATUS_"), enumName(j.GetKind().String(), "JOB_KIND_"),
+			return []string{id(j.GetId()), word(j.GetStatus()), word(j.GetKind()),
 				j.GetAgent(), conversationText(j.GetConversation()), where(j.GetLocation()), j.GetRuntime().AsDuration().Round(time.Second).String(),
 				j.GetOutcome(), jobText(j)}
 		},
@@ -42,13 +44,13 @@ var jobCommands = []command{
 	recordCommand("jobs", "show", "job id", "show one job with the tail of its log", showJob, noFlags(getJob)),
 	{noun: "jobs", verb: "logs", args: arity{"ID"}, summary: "print a job's log; -f follows it until the job ends", setup: func(fs *flag.FlagSet) runner {
 		follow := fs.Bool("f", false, "follow: keep printing while the job runs")
-		raw := fs.Bool("raw", false, "write the log's bytes unchanged even to a terminal (escape sequences act)")
+		raw := fs.Bool("raw", false, "write the log's bytes unchanged even to a terminal, where its escape sequences act\n(on a terminal they are dropped and other control characters shown as escapes)")
 		return online(func(ctx context.Context, c *cli, args []string) error {
 			n, err := parseID("job id", args[0])
 			if err != nil {
 				return err
 			}
-			out := logWriter(c, *raw)
+			out, end := logOutput(c, *raw)
 			var offset uint64
 			for {
 				// Read whether the job still runs before reading the log, so the last read
@@ -74,16 +76,16 @@ var jobCommands = []command{
 						break
 					}
 					offset += uint64(len(body.GetData()))
-					if _, err := out(body.GetData()); err != nil {
+					if _, err := out.Write(body.GetData()); err != nil {
 						return err
 					}
 				}
 				if !running {
-					return nil
+					return end()
 				}
 				select {
 				case <-ctx.Done():
-					return nil // interrupted: the log so far was printed
+					return end() // interrupted: the log so far was printed
 				case <-time.After(logPoll):
 				}
 			}
@@ -96,26 +98,15 @@ var jobCommands = []command{
 		})),
 }
 
-// logWriter writes a job's log: unchanged to a file or a pipe, so scripts get its exact
-// bytes; made inert line by line on a terminal (unless raw), so what a job printed cannot
-// drive the operator's terminal.
-func logWriter(c *cli, raw bool) func([]byte) (int, error) {
+// logOutput is where a job's log is written, and what ends it: its bytes unchanged to a file
+// or a pipe, so scripts get them exactly; filtered on a terminal (unless raw), so what a job
+// printed cannot drive the operator's terminal.
+func logOutput(c *cli, raw bool) (io.Writer, func() error) {
 	if raw || !isTerminal(c.stdout) {
-		return c.stdout.Write
+		return c.stdout, func() error { return nil }
 	}
-	return func(b []byte) (int, error) {
-		lines := bytes.SplitAfter(b, []byte("\n"))
-		for _, line := range lines {
-			text, nl := bytes.CutSuffix(line, []byte("\n"))
-			if _, err := fmt.Fprint(c.stdout, inert(string(text))); err != nil {
-				return 0, err
-			}
-			if nl {
-				fmt.Fprintln(c.stdout)
-			}
-		}
-		return len(b), nil
-	}
+	t := termtext.NewWriter(c.stdout)
+	return t, t.Flush
 }
 
 func getJob(ctx context.Context, c *cli, n uint64) (*operatorv1.Job, error) {
@@ -148,16 +139,17 @@ func showJob(c *cli, j *operatorv1.Job) error {
 	if j.ExitCode != nil {
 		exit = fmt.Sprint(j.GetExitCode())
 	}
-	if err := c.fields("id", id(j.GetId()), "status", enumName(j.GetStatus().String(), "JOB_STATUS_"), "kind", enumName(j.GetKind().String(), "JOB_KIND_"),
+	if err := c.fields("id", id(j.GetId()), "status", word(j.GetStatus()), "kind", word(j.GetKind()),
 		"agent", j.GetAgent(), "conversation", conversationText(j.GetConversation()), "requester", j.GetAuthor(), "where", where(j.GetLocation()),
 		"label", j.GetLabel(), "command", j.GetCommand(), "created", at(j.GetCreatedAt()), "ended", at(j.GetEndedAt()),
 		"runtime", j.GetRuntime().AsDuration().Round(time.Millisecond).String(), "outcome", j.GetOutcome(), "exit code", exit); err != nil {
 		return err
 	}
 	if j.GetTail() != "" {
+		// Lines and tabs kept, escape sequences dropped: the tail reads as the log does.
 		fmt.Fprintln(c.stdout, "tail:")
-		for _, line := range bytes.Split([]byte(j.GetTail()), []byte("\n")) {
-			fmt.Fprintf(c.stdout, "  %s\n", inert(string(line)))
+		for _, line := range strings.Split(strings.TrimSuffix(termtext.Text(j.GetTail()), "\n"), "\n") {
+			fmt.Fprintf(c.stdout, "  %s\n", line)
 		}
 	}
 	return nil

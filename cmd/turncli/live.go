@@ -13,9 +13,10 @@ import (
 	"google.golang.org/grpc/status"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/internal/termtext"
 )
 
-// The commands that show what runs now: workers, responses, progress and the event feed.
+// The commands that show what runs now: workers, responses and the event feed.
 
 var workerCommands = []command{
 	listCommand("workers", "list the connected workers with their capacity, commands and jobs",
@@ -45,34 +46,13 @@ var responseCommands = []command{
 		[]string{"ID", "AGENT", "CONVERSATION", "REQUESTER", "SHELL", "WHERE", "WINDOWS", "UNSETTLED", "RECEIPTS", "GRANT EXPIRES"},
 		func(r *operatorv1.LiveResponse) []string {
 			return []string{r.GetId(), r.GetAgent(), conversationText(r.GetConversation()), r.GetRequester(),
-				enumName(r.GetShellMode().String(), "SHELL_MODE_"), where(r.GetLocation()), fmt.Sprint(len(r.GetWindows())),
+				word(r.GetShellMode()), where(r.GetLocation()), fmt.Sprint(len(r.GetWindows())),
 				fmt.Sprint(r.GetUnsettled()), fmt.Sprint(r.GetReceiptCount()), when(r.GetGrantExpiresAt())}
 		},
 		noFlags(fetchPage[*operatorv1.LiveResponse](func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.LiveResponse, string, error) {
 			resp, err := c.api.ListResponses(ctx, &operatorv1.ListResponsesRequest{PageSize: size, PageToken: token})
 			return resp.GetResponses(), resp.GetNextPageToken(), err
 		}))),
-}
-
-var progressCommands = []command{
-	listCommand("progress", "list the latest report_progress plan of each response",
-		[]string{"RESPONSE", "AGENT", "CONVERSATION", "UPDATED", "TITLE", "STEPS"},
-		func(s *operatorv1.ProgressSnapshot) []string {
-			return []string{s.GetResponseId(), s.GetAgent(), conversationText(s.GetConversation()), when(s.GetUpdatedAt()), s.GetTitle(), s.GetStepsJson()}
-		},
-		func(fs *flag.FlagSet) fetchPage[*operatorv1.ProgressSnapshot] {
-			responseID := fs.String("response", "", "only this response's progress")
-			var conv conversationFlags
-			conv.register(fs)
-			return func(ctx context.Context, c *cli, size uint32, token string) ([]*operatorv1.ProgressSnapshot, string, error) {
-				filter, err := conv.filter()
-				if err != nil {
-					return nil, "", err
-				}
-				resp, err := c.api.ListProgress(ctx, &operatorv1.ListProgressRequest{ResponseId: *responseID, Conversation: filter, PageSize: size, PageToken: token})
-				return resp.GetSnapshots(), resp.GetNextPageToken(), err
-			}
-		}),
 }
 
 var eventCommands = []command{
@@ -83,6 +63,10 @@ var eventCommands = []command{
 			if err != nil {
 				return err
 			}
+			// The widest kind the primary publishes (call_approval.finished) and subject (a
+			// response's, with its UUID), so the header stays aligned with the feed; a wider
+			// one widens its column from its row on.
+			feed := liveColumns{w: c.stdout, widths: []int{len(time.TimeOnly), len("call_approval.finished"), len("response/") + 36}}
 			header := false
 			for {
 				msg, err := stream.Recv()
@@ -105,11 +89,15 @@ var eventCommands = []command{
 					continue
 				}
 				if !header {
-					fmt.Fprintln(c.stdout, "TIME      KIND                 SUBJECT  DATA")
+					if err := feed.row("TIME", "KIND", "SUBJECT", "DATA"); err != nil {
+						return err
+					}
 					header = true
 				}
-				fmt.Fprintf(c.stdout, "%s  %-20s %s  %s\n", ev.GetAt().AsTime().Local().Format(time.TimeOnly),
-					inert(ev.GetKind()), inert(ev.GetSubject()), shorten(inert(ev.GetDataJson()), 120))
+				if err := feed.row(ev.GetAt().AsTime().Local().Format(time.TimeOnly), termtext.Inert(ev.GetKind()), termtext.Inert(ev.GetSubject()),
+					shorten(termtext.Inert(ev.GetDataJson()), 120)); err != nil {
+					return err
+				}
 			}
 		})
 	}},
@@ -144,7 +132,7 @@ var whoamiCommands = []command{
 			if c.global.json {
 				return c.emit(resp)
 			}
-			return c.fields("name", resp.GetName(), "role", enumName(resp.GetRole().String(), "ROLE_"))
+			return c.fields("name", resp.GetName(), "role", word(resp.GetRole()))
 		})
 	}},
 }

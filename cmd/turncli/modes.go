@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
@@ -45,7 +44,7 @@ var modeCommands = []command{
 			}
 			mode, ok := conversationModes[args[0]]
 			if !ok {
-				return fmt.Errorf("%w: MODE must be ask, auto or admin", errUsage)
+				return usagef("MODE must be one of %s", wordList(conversationModes))
 			}
 			ctx, cancel := c.call(ctx)
 			defer cancel()
@@ -62,7 +61,7 @@ func showModeSetting(c *cli, s *operatorv1.ModeSetting) error {
 	if c.global.json {
 		return c.emit(s)
 	}
-	return c.fields("mode", enumName(s.GetMode().String(), "MODE_"), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
+	return c.fields("mode", word(s.GetMode()), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
 }
 
 // shellTarget is the agent and conversation a shell mode is about.
@@ -83,7 +82,7 @@ var shellModeCommands = []command{
 			return func(ctx context.Context, c *cli, t shellTarget, args []string) (*operatorv1.ShellModeSetting, error) {
 				mode, ok := shellModes[args[0]]
 				if !ok {
-					return nil, fmt.Errorf("%w: MODE must be standard or minimal", errUsage)
+					return nil, usagef("MODE must be one of %s", wordList(shellModes))
 				}
 				resp, err := c.api.SetShellMode(ctx, &operatorv1.SetShellModeRequest{Conversation: t.where, AgentName: t.agent, Mode: mode, WorkerKey: *workerKey})
 				return resp.GetSetting(), err
@@ -109,7 +108,7 @@ func shellModeCommand(verb string, args arity, summary string, setup func(fs *fl
 		call := setup(fs)
 		return online(func(ctx context.Context, c *cli, args []string) error {
 			if *agent == "" {
-				return fmt.Errorf("%w: --agent is required", errUsage)
+				return usageError("--agent is required")
 			}
 			where, err := conv.required()
 			if err != nil {
@@ -130,5 +129,5 @@ func showShellMode(c *cli, s *operatorv1.ShellModeSetting) error {
 	if c.global.json {
 		return c.emit(s)
 	}
-	return c.fields("shell mode", enumName(s.GetMode().String(), "SHELL_MODE_"), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
+	return c.fields("shell mode", word(s.GetMode()), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
 }

@@ -4,27 +4,25 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/turncli/turncli/internal/termtext"
 )
 
-// describe is what the CLI prints of a failed request: the primary's message and its code,
-// never the request (which carries the credential).
+// describe is what the CLI prints of a failed request: the primary's message, with enum values
+// in the CLI's words, and its code; never the request (which carries the credential).
 func describe(err error) string {
 	if s, ok := status.FromError(err); ok {
 		if s.Code() == codes.Unauthenticated {
-			return "the primary refused the operator credential: " + inert(s.Message())
+			return "the primary refused the operator credential: " + reword(termtext.Inert(s.Message()))
 		}
-		return fmt.Sprintf("%s (%s)", inert(s.Message()), s.Code())
+		return fmt.Sprintf("%s (%s)", reword(termtext.Inert(s.Message())), s.Code())
 	}
 	return err.Error()
 }
@@ -43,75 +41,26 @@ func (c *cli) emit(m proto.Message) error {
 
 // table prints rows under a header, columns aligned; every cell is made inert first.
 func (c *cli) table(header []string, rows [][]string) error {
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	lines := [][]string{header}
 	for _, r := range rows {
 		cells := make([]string, len(r))
 		for i, cell := range r {
-			cells[i] = shorten(inert(cell), 60)
+			cells[i] = shorten(termtext.Inert(cell), 60)
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		lines = append(lines, cells)
 	}
-	return tw.Flush()
+	return writeColumns(c.stdout, lines)
 }
 
 // fields prints one record as "name: value" lines, values made inert.
 func (c *cli) fields(pairs ...string) error {
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	var lines [][]string
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if pairs[i+1] == "" {
-			continue
-		}
-		fmt.Fprintf(tw, "%s:\t%s\n", pairs[i], inert(pairs[i+1]))
-	}
-	return tw.Flush()
-}
-
-// inert makes text that an agent, a tool or a job wrote safe to print on a terminal: control
-// characters (escape sequences among them), and the invisible characters that reorder or hide
-// text, are shown as Go escapes instead of acting. Tabs and newlines are escaped too, so one
-// value is one cell.
-func inert(s string) string {
-	if !needsEscape(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case escaped(r):
-			q := fmt.Sprintf("%+q", string(r))
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
+		if pairs[i+1] != "" {
+			lines = append(lines, []string{pairs[i] + ":", termtext.Inert(pairs[i+1])})
 		}
 	}
-	return b.String()
-}
-
-func needsEscape(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || escaped(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// escaped reports the runes inert shows as escapes: C0 and C1 controls, DEL, and the format
-// characters that change how text around them reads (bidi controls, zero-width characters
-// and the like, Unicode category Cf).
-func escaped(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r)
-}
-
-// shorten cuts s to n runes, marking the cut.
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
+	return writeColumns(c.stdout, lines)
 }
 
 // when formats a time for a table: local time to the second, or "-" when unset.
@@ -138,10 +87,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// enumName is an enum value's name without its type prefix, lower case:
-// JOB_STATUS_RUNNING → "running".
-func enumName(full, prefix string) string {
-	return strings.ToLower(strings.TrimPrefix(full, prefix))
 }

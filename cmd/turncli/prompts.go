@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 )
@@ -27,7 +26,7 @@ var promptCommands = []command{
 	listCommand("prompts", "list request_approval and permission_prompt prompts, newest first",
 		[]string{"ID", "KIND", "STATUS", "AGENT", "CONVERSATION", "REQUESTER", "DEADLINE", "TITLE OR TOOL"},
 		func(pr *operatorv1.Prompt) []string {
-			return []string{id(pr.GetId()), enumName(pr.GetKind().String(), "PROMPT_KIND_"), enumName(pr.GetStatus().String(), "PROMPT_STATUS_"),
+			return []string{id(pr.GetId()), word(pr.GetKind()), word(pr.GetStatus()),
 				pr.GetAgent(), conversationText(pr.GetConversation()), pr.GetRequester(), when(pr.GetDeadline()), promptSubject(pr)}
 		},
 		func(fs *flag.FlagSet) fetchPage[*operatorv1.Prompt] {
@@ -55,14 +54,10 @@ var promptCommands = []command{
 		return func() (operatorv1.Decision, error) { return operatorv1.Decision_DECISION_APPROVE, nil }, fs.String("m", "", "feedback for the agent")
 	}),
 	decidePromptCommand("allow", "allow a pending permission_prompt, for --scope once, thread or conversation", func(fs *flag.FlagSet) (func() (operatorv1.Decision, error), *string) {
-		scope := fs.String("scope", "once", "once, thread or conversation")
-		return func() (operatorv1.Decision, error) {
-			d, ok := allowScopes[*scope]
-			if !ok {
-				return 0, fmt.Errorf("%w: --scope must be once, thread or conversation", errUsage)
-			}
-			return d, nil
-		}, new(string)
+		scope := newChoice(allowScopes)
+		scope.Set("once")
+		fs.Var(scope, "scope", "for how long: "+scope.names())
+		return func() (operatorv1.Decision, error) { return scope.value, nil }, new(string)
 	}),
 	decidePromptCommand("deny", "deny a pending prompt, with optional feedback (-m)", func(fs *flag.FlagSet) (func() (operatorv1.Decision, error), *string) {
 		return func() (operatorv1.Decision, error) { return operatorv1.Decision_DECISION_DENY, nil }, fs.String("m", "", "feedback for the agent")
@@ -97,12 +92,8 @@ func showPrompt(c *cli, p *operatorv1.Prompt) error {
 	if c.global.json {
 		return c.emit(p)
 	}
-	decision := ""
-	if p.GetDecision() != operatorv1.Decision_DECISION_UNSPECIFIED {
-		decision = enumName(p.GetDecision().String(), "DECISION_")
-	}
-	return c.fields("id", id(p.GetId()), "kind", enumName(p.GetKind().String(), "PROMPT_KIND_"), "status", enumName(p.GetStatus().String(), "PROMPT_STATUS_"),
+	return c.fields("id", id(p.GetId()), "kind", word(p.GetKind()), "status", word(p.GetStatus()),
 		"agent", p.GetAgent(), "conversation", conversationText(p.GetConversation()), "requester", p.GetRequester(),
 		"title", p.GetTitle(), "details", p.GetDetails(), "tool", p.GetToolName(), "input", p.GetMaskedInputJson(),
-		"created", at(p.GetCreatedAt()), "deadline", at(p.GetDeadline()), "decided by", p.GetDecidedBy(), "decision", decision, "feedback", p.GetFeedback())
+		"created", at(p.GetCreatedAt()), "deadline", at(p.GetDeadline()), "decided by", p.GetDecidedBy(), "decision", word(p.GetDecision()), "feedback", p.GetFeedback())
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -20,7 +19,7 @@ var questionCommands = []command{
 	listCommand("questions", "list ask_questions forms, newest first",
 		[]string{"ID", "STATUS", "AGENT", "CONVERSATION", "REQUESTER", "CREATED", "TITLE"},
 		func(q *operatorv1.QuestionForm) []string {
-			return []string{id(q.GetId()), enumName(q.GetStatus().String(), "QUESTION_STATUS_"), q.GetAgent(),
+			return []string{id(q.GetId()), word(q.GetStatus()), q.GetAgent(),
 				conversationText(q.GetConversation()), q.GetRequester(), when(q.GetCreatedAt()), q.GetTitle()}
 		},
 		func(fs *flag.FlagSet) fetchPage[*operatorv1.QuestionForm] {
@@ -82,7 +81,7 @@ func answerCommand(verb, summary string, submit bool) command {
 func readAnswers(arg string, stdin io.Reader) (string, error) {
 	switch {
 	case arg == "":
-		return "", fmt.Errorf("%w: --answers is required", errUsage)
+		return "", usageError("--answers is required")
 	case arg == "-":
 		b, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
 		return strings.TrimSpace(string(b)), err
@@ -102,7 +101,7 @@ func showQuestion(c *cli, q *operatorv1.QuestionForm) error {
 	if c.global.json {
 		return c.emit(q)
 	}
-	return c.fields("id", id(q.GetId()), "status", enumName(q.GetStatus().String(), "QUESTION_STATUS_"), "agent", q.GetAgent(),
+	return c.fields("id", id(q.GetId()), "status", word(q.GetStatus()), "agent", q.GetAgent(),
 		"conversation", conversationText(q.GetConversation()), "requester", q.GetRequester(), "title", q.GetTitle(),
 		"revision", id(q.GetRevision()), "questions", q.GetQuestionsJson(), "draft", q.GetDraftJson(), "answers", q.GetAnswersJson(),
 		"created", at(q.GetCreatedAt()), "submitted", at(q.GetSubmittedAt()), "cancelled by", q.GetCancelledBy())

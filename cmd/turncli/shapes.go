@@ -30,6 +30,18 @@ type fetchPage[R any] func(ctx context.Context, c *cli, size uint32, token strin
 // listCommand is `NOUN ls`: filters registers the list's own flags and returns how to fetch a
 // page with them; the records are printed as rows under header, or as JSON lines.
 func listCommand[R proto.Message](noun, summary string, header []string, row func(R) []string, filters func(fs *flag.FlagSet) fetchPage[R]) command {
+	return shownListCommand(noun, summary, func(c *cli, records []R) error {
+		rows := make([][]string, 0, len(records))
+		for _, r := range records {
+			rows = append(rows, row(r))
+		}
+		return c.table(header, rows)
+	}, filters)
+}
+
+// shownListCommand is `NOUN ls` whose records show prints, unless they are printed as JSON
+// lines.
+func shownListCommand[R proto.Message](noun, summary string, show func(c *cli, records []R) error, filters func(fs *flag.FlagSet) fetchPage[R]) command {
 	return command{noun: noun, verb: "ls", summary: summary, setup: func(fs *flag.FlagSet) runner {
 		fetch := filters(fs)
 		var p page
@@ -51,11 +63,7 @@ func listCommand[R proto.Message](noun, summary string, header []string, row fun
 				}
 				return nil
 			}
-			rows := make([][]string, 0, len(records))
-			for _, r := range records {
-				rows = append(rows, row(r))
-			}
-			return c.table(header, rows)
+			return show(c, records)
 		})
 	}}
 }

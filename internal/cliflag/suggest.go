@@ -1,39 +1,49 @@
 package cliflag
 
-// Suggest returns the candidate nearest to word in edit distance (insertions, deletions and
-// substitutions of one character each), when it is near enough to be what was meant: at most
-// 2 edits, or at most a third of word's length for a longer word. Of equally near candidates
-// the first wins, so the caller's order breaks ties.
+import "unicode/utf8"
+
+// Suggest returns the candidate nearest to word, a mistyped command or flag, for a "did you
+// mean" hint: the first of the nearest by edit distance (insertions, deletions, substitutions
+// and swaps of two neighbouring characters each count one). It reports false when even the
+// nearest is too far to be a typo of word: more than 2 edits and more than a third of word's
+// length, or as many edits as word has characters (nothing of it is left).
 func Suggest(word string, candidates []string) (string, bool) {
-	best, bestDist := "", -1
+	best, bestDistance := "", -1
 	for _, c := range candidates {
-		if d := editDistance(word, c); bestDist < 0 || d < bestDist {
-			best, bestDist = c, d
+		if d := editDistance(word, c); bestDistance < 0 || d < bestDistance {
+			best, bestDistance = c, d
 		}
 	}
-	if bestDist < 0 || bestDist > max(2, len([]rune(word))/3) {
+	n := utf8.RuneCountInString(word)
+	if bestDistance < 0 || bestDistance >= n || (bestDistance > 2 && bestDistance > n/3) {
 		return "", false
 	}
 	return best, true
 }
 
-// editDistance is the Levenshtein distance between a and b, by rune, in one row of the table.
+// editDistance is the optimal string alignment distance between a and b, counted in runes.
 func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	row := make([]int, len(rb)+1)
-	for j := range row {
-		row[j] = j
+	s, t := []rune(a), []rune(b)
+	// d[i][j] is the distance between s[:i] and t[:j].
+	d := make([][]int, len(s)+1)
+	for i := range d {
+		d[i] = make([]int, len(t)+1)
+		d[i][0] = i
 	}
-	for i := 1; i <= len(ra); i++ {
-		diag := row[0]
-		row[0] = i
-		for j := 1; j <= len(rb); j++ {
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(s); i++ {
+		for j := 1; j <= len(t); j++ {
 			cost := 1
-			if ra[i-1] == rb[j-1] {
+			if s[i-1] == t[j-1] {
 				cost = 0
 			}
-			diag, row[j] = row[j], min(row[j]+1, row[j-1]+1, diag+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
 	}
-	return row[len(rb)]
+	return d[len(s)][len(t)]
 }
