@@ -40,6 +40,8 @@ func parsePages(now func() time.Time) (map[string]*template.Template, error) {
 		"runtime":  formatDuration,
 		"json":     prettyJSON,
 		"short":    shortEnum,
+		"jobBadge": jobBadge,
+		"jobRan":   jobRan,
 		// The choices of the Conversations view's selects, in the order they are offered.
 		"modeChoices":  func() []string { return []string{"ask", "auto", "admin"} },
 		"shellChoices": func() []string { return []string{"standard", "minimal"} },
