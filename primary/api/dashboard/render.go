@@ -40,6 +40,7 @@ func parsePages(now func() time.Time) (map[string]*template.Template, error) {
 		"runtime":  formatDuration,
 		"json":     prettyJSON,
 		"short":    shortEnum,
+		"shortID":  shortID,
 		"jobBadge": jobBadge,
 		"jobRan":   jobRan,
 		// The choices of the Conversations view's selects, in the order they are offered.
@@ -181,6 +182,20 @@ func prettyJSON(s string) string {
 		return s
 	}
 	return buf.String()
+}
+
+// idShownChars is how much of a long id a table shows: a UUID's first group, enough to tell
+// the rows apart; the whole id is in the cell's title.
+const idShownChars = 8
+
+// shortID shortens an id for a table cell: ids longer than a UUID's first group and its dash
+// and a few more show their first idShownChars characters and an ellipsis.
+func shortID(id string) string {
+	r := []rune(id)
+	if len(r) <= idShownChars+4 {
+		return id
+	}
+	return string(r[:idShownChars]) + "…"
 }
 
 // shortEnum turns an enum value's name into a word: JOB_STATUS_RUNNING → running.
