@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ func parsePages(now func() time.Time) (map[string]*template.Template, error) {
 		"json":     prettyJSON,
 		"short":    shortEnum,
 		"shortID":  shortID,
+		"subject":  readableSubject,
 		"jobBadge": jobBadge,
 		"jobRan":   jobRan,
 		// The choices of the Conversations view's selects, in the order they are offered.
@@ -182,6 +184,20 @@ func prettyJSON(s string) string {
 		return s
 	}
 	return buf.String()
+}
+
+// readableSubject is an audit subject as a person reads it: the store escapes each segment
+// of a subject as a URL path segment (store.ConversationSubject), so "conversation/%21room/%24t"
+// reads "conversation/!room/$t". A segment that is not valid escaping is shown as it is. The
+// result is still the agent's or runtime's text: the template escapes it.
+func readableSubject(subject string) string {
+	segments := strings.Split(subject, "/")
+	for i, seg := range segments {
+		if plain, err := url.PathUnescape(seg); err == nil {
+			segments[i] = plain
+		}
+	}
+	return strings.Join(segments, "/")
 }
 
 // idShownChars is how much of a long id a table shows: a UUID's first group, enough to tell
