@@ -12,13 +12,15 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// inboxData is everything waiting for a person: what anyone may decide, and the question
-// forms put to the signed-in operator.
+// inboxData is everything waiting for a person: what anyone may decide, the question forms
+// put to the signed-in operator and, for an admin, the forms waiting for other people (only
+// their requester answers them; the admin sees what the conversations wait for).
 type inboxData struct {
-	Approvals     []*operatorv1.Approval
-	CallApprovals []*operatorv1.CallApproval
-	Prompts       []*operatorv1.Prompt
-	Questions     []*operatorv1.QuestionForm
+	Approvals      []*operatorv1.Approval
+	CallApprovals  []*operatorv1.CallApproval
+	Prompts        []*operatorv1.Prompt
+	Questions      []*operatorv1.QuestionForm
+	OtherQuestions []*operatorv1.QuestionForm
 	// Refused is the decision the server just refused for what was typed, shown on its card.
 	Refused *refusedDecision
 }
@@ -46,7 +48,7 @@ func (d inboxData) Form(card string) decisionForm {
 }
 
 func (d inboxData) Empty() bool {
-	return len(d.Approvals)+len(d.CallApprovals)+len(d.Prompts)+len(d.Questions) == 0
+	return len(d.Approvals)+len(d.CallApprovals)+len(d.Prompts)+len(d.Questions)+len(d.OtherQuestions) == 0
 }
 
 func (s *Server) loadInbox(q *request) (inboxData, error) {
@@ -63,11 +65,19 @@ func (s *Server) loadInbox(q *request) (inboxData, error) {
 	if err != nil {
 		return d, err
 	}
-	questions, err := s.op.ListQuestions(q.ctx, &operatorv1.ListQuestionsRequest{Status: operatorv1.QuestionStatus_QUESTION_STATUS_PENDING, Requester: q.s.name})
+	questions, err := s.op.ListQuestions(q.ctx, &operatorv1.ListQuestionsRequest{Status: operatorv1.QuestionStatus_QUESTION_STATUS_PENDING, Requester: q.questionsFor()})
 	if err != nil {
 		return d, err
 	}
-	return inboxData{Approvals: approvals.GetApprovals(), CallApprovals: calls.GetCallApprovals(), Prompts: prompts.GetPrompts(), Questions: questions.GetQuestions()}, nil
+	d = inboxData{Approvals: approvals.GetApprovals(), CallApprovals: calls.GetCallApprovals(), Prompts: prompts.GetPrompts()}
+	for _, f := range questions.GetQuestions() {
+		if f.GetRequester() == q.s.name {
+			d.Questions = append(d.Questions, f)
+		} else {
+			d.OtherQuestions = append(d.OtherQuestions, f)
+		}
+	}
+	return d, nil
 }
 
 // decisions are the form values of the decision buttons. Which one a record takes, and who
