@@ -274,7 +274,8 @@ type OperatorServiceClient interface {
 	// DecideCallApproval approves or denies a waiting call: it takes DECISION_APPROVE or
 	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
-	// becomes the call's failure outcome ("Not approved by requester" without one).
+	// becomes the call's failure outcome (without one: "Not approved by requester" when the
+	// requester denied it, "Not approved by operator <name>, not by the requester" otherwise).
 	//
 	// Approving runs the exact saved call once: in the Bash command that made it, when that
 	// command still waits for it; otherwise (its response ended, or the primary restarted since)
@@ -840,7 +841,8 @@ type OperatorServiceServer interface {
 	// DecideCallApproval approves or denies a waiting call: it takes DECISION_APPROVE or
 	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
-	// becomes the call's failure outcome ("Not approved by requester" without one).
+	// becomes the call's failure outcome (without one: "Not approved by requester" when the
+	// requester denied it, "Not approved by operator <name>, not by the requester" otherwise).
 	//
 	// Approving runs the exact saved call once: in the Bash command that made it, when that
 	// command still waits for it; otherwise (its response ended, or the primary restarted since)
