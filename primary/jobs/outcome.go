@@ -18,6 +18,10 @@ const (
 	OutcomeInterrupted   = "interrupted by a restart of the primary; not replayed"
 	OutcomeOutputLimit   = "stopped because its output passed the log size limit"
 	outcomeCouldNotStart = "could not start"
+	// outcomeExitTwo: exit 2 is the shell's misuse of a builtin and many programs' usage
+	// error, but make, grep, diff and others use it for failures of their own, so it names
+	// the convention without claiming the input was at fault.
+	outcomeExitTwo = "failed with exit code 2 (often a usage error or rejected input)"
 	// OutcomeNeverStarted: the primary died while launching the job, before its process
 	// started; it was given up at the next boot, so its command never runs.
 	OutcomeNeverStarted = outcomeCouldNotStart + ": the primary restarted while starting it; it never ran and is not retried"
@@ -42,7 +46,7 @@ func classify(e jobproc.Exit) string {
 	case code == 1:
 		return "failed with a general error (exit 1)"
 	case code == 2:
-		return "rejected its input (exit 2)"
+		return outcomeExitTwo
 	case code == 126:
 		return "not executable (exit 126)"
 	case code == 127:

@@ -110,12 +110,13 @@ func (c *CallApprovals) Approve(ctx context.Context, id int64, actor string) (st
 }
 
 // Deny denies a waiting call as actor with note (may be empty: the call then fails with
-// "Not approved by requester"). store.ErrConflict when the record is not waiting.
+// "Not approved by requester" when actor is its requester, or naming actor; see
+// denialOutcome). store.ErrConflict when the record is not waiting.
 func (c *CallApprovals) Deny(ctx context.Context, id int64, actor, note string) (store.CallApproval, error) {
 	// When no call waits now, the denial and its continuation commit together.
 	var tell []store.NewContinuation
 	if cur, err := c.cfg.Store.CallApproval(ctx, id); err == nil && !c.waiting(cur) {
-		cur.Status, cur.Note = store.CallApprovalDenied, note
+		cur.Status, cur.Note, cur.DecidedBy = store.CallApprovalDenied, note, actor
 		tell = c.continuationFor(cur)
 	}
 	rec, err := c.cfg.Store.DenyCallApproval(ctx, id, actor, note, tell...)

@@ -3,6 +3,7 @@ package response
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/turncli/turncli/primary/catalog"
@@ -11,13 +12,31 @@ import (
 
 // Outcomes of calls that needed confirmation and did not run.
 const (
-	// NotApproved is the outcome of a denied call without a note (contract section 6).
+	// NotApproved is the outcome of a call its requester denied without a note (contract
+	// section 6).
 	NotApproved        = "Not approved by requester"
 	noConfirmation     = "This function needs a person's confirmation, which this primary cannot ask for; the call did not run"
 	confirmationUnsent = "The call could not be saved for confirmation; it did not run"
 	claimFailed        = "The approved call could not be started; it did not run"
 	claimDeferred      = "The approved call could not be started now; it runs on its own and its result is reported to the conversation"
 )
+
+// denialOutcome is what a denied call fails with: the denial's note, or who did not approve
+// it. Any operator may deny a call (only an admin may approve one), so the contract's fixed
+// text, which says the requester denied it, is kept for the requester's own denial; anyone
+// else is named (operator names are the identities requesters have).
+func denialOutcome(rec store.CallApproval) string {
+	switch {
+	case rec.Note != "":
+		return rec.Note
+	case rec.DecidedBy == "":
+		return "Not approved by an operator"
+	case rec.DecidedBy == rec.Requester:
+		return NotApproved
+	default:
+		return fmt.Sprintf("Not approved by operator %s, not by the requester", rec.DecidedBy)
+	}
+}
 
 // storeTimeout bounds one store write made on a call's behalf after its response may be gone.
 const storeTimeout = 10 * time.Second
@@ -61,11 +80,7 @@ func (r *Response) runConfirmed(callCtx context.Context, rc *receipt, w *Window,
 		return Cancelled, errorOutcome(cancelledClosed), nil
 	}
 	if rec.Status == store.CallApprovalDenied {
-		note := rec.Note
-		if note == "" {
-			note = NotApproved
-		}
-		return Failed, errorOutcome(note), nil
+		return Failed, errorOutcome(denialOutcome(rec)), nil
 	}
 
 	ctx, done := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)

@@ -237,11 +237,7 @@ func CallReport(rec store.CallApproval) string {
 		what = fmt.Sprintf("%s was approved by %s and had started when it was interrupted; it was not run again and "+
 			"may have had effects. It ended %s with outcome %s.", call, rec.DecidedBy, rec.Result.Status, rec.Result.Outcome)
 	case store.CallApprovalDenied:
-		note := rec.Note
-		if note == "" {
-			note = NotApproved
-		}
-		what = fmt.Sprintf("%s was not approved and did not run: %s.", call, note)
+		what = fmt.Sprintf("%s was not approved and did not run: %s.", call, denialOutcome(rec))
 	default:
 		what = fmt.Sprintf("%s is %s.", call, rec.Status)
 	}

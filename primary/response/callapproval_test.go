@@ -191,9 +191,10 @@ func TestConfirmationWhileTheResponseLives(t *testing.T) {
 			t.Fatalf("receipt once the approval is saved: %s", got)
 		}
 	})
-	for _, tc := range []struct{ name, note, want string }{
-		{"DeniedWithoutANoteFailsNotApprovedByRequester", "", `"Not approved by requester"`},
-		{"DeniedWithANoteFailsWithTheNote", "too risky", `"too risky"`},
+	for _, tc := range []struct{ name, by, note, want string }{
+		{"TheRequestersDenialWithoutANoteFailsNotApprovedByRequester", "@alice", "", `"Not approved by requester"`},
+		{"AnotherOperatorsDenialWithoutANoteNamesThem", "admin", "", `"Not approved by operator admin, not by the requester"`},
+		{"DeniedWithANoteFailsWithTheNote", "bob", "too risky", `"too risky"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newConfirmEnv(t, "")
@@ -201,11 +202,11 @@ func TestConfirmationWhileTheResponseLives(t *testing.T) {
 			defer stop()
 			r, _, id, _ := e.submit(t, conversation)
 			recID := waitEvent(t, feed, KindCallApprovalCreated)
-			if _, err := e.m.CallApprovals().Deny(ctx, recID, "bob", tc.note); err != nil {
+			if _, err := e.m.CallApprovals().Deny(ctx, recID, tc.by, tc.note); err != nil {
 				t.Fatal(err)
 			}
 			got := receiptOf(t, r, id, time.Minute)
-			if !strings.Contains(got, `"outcome":`+tc.want) || !strings.Contains(got, `"status":"failed"`) {
+			if !strings.Contains(got, `"outcome":`+tc.want+`,`) || !strings.Contains(got, `"status":"failed"`) {
 				t.Fatalf("receipt %s, want outcome %s", got, tc.want)
 			}
 			if e.runs(t) != 0 {
@@ -275,6 +276,21 @@ func TestConfirmationAfterTheResponseEnded(t *testing.T) {
 		}
 		if n := e.m.Len(); n != 0 {
 			t.Fatalf("%d responses left open", n)
+		}
+	})
+	t.Run("AnotherOperatorsDenialIsToldWithoutBlamingTheRequester", func(t *testing.T) {
+		e := newConfirmEnv(t, "")
+		feed, stop := e.bus.Subscribe(0)
+		defer stop()
+		r, _, _, _ := e.submit(t, conversation)
+		recID := waitEvent(t, feed, KindCallApprovalCreated)
+		r.Close()
+		if _, err := e.m.CallApprovals().Deny(ctx, recID, "admin", ""); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := e.st.PendingContinuations(ctx, 0, 10)
+		if err != nil || len(cs) != 1 || !strings.Contains(cs[0].Text, "not approved and did not run: Not approved by operator admin, not by the requester.") {
+			t.Fatalf("continuations %+v, %v", cs, err)
 		}
 	})
 	t.Run("DenialIsToldThroughAContinuation", func(t *testing.T) {

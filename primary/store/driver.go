@@ -36,6 +36,10 @@ type Reader interface {
 	PendingContinuations(ctx context.Context, after int64, limit int) ([]Continuation, error)
 	// ConversationMode returns the conversation's stored mode; ErrNotFound when none is.
 	ConversationMode(ctx context.Context, channel, thread string) (ModeSetting, error)
+	// ListConversations returns up to limit conversations with records, as
+	// Conversations.ListConversations orders them (ConversationActivityQuery is the query);
+	// Mode is zero for a conversation whose mode was never set.
+	ListConversations(ctx context.Context, limit int) ([]ConversationSummary, error)
 	// ShellMode returns the agent's stored shell mode; ErrNotFound when none is.
 	ShellMode(ctx context.Context, channel, thread, agent string) (ShellModeSetting, error)
 	// ListAudit returns the entries matching f; newest (highest id) first.

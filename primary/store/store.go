@@ -15,6 +15,7 @@ import (
 type Store interface {
 	Continuations
 	ConversationModes
+	Conversations
 	ShellModes
 	AuditLog
 	Operators

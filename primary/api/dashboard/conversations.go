@@ -3,6 +3,8 @@ package dashboard
 import (
 	"net/url"
 
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
@@ -37,12 +39,28 @@ func (c conversationQuery) Query() string {
 	return v.Encode()
 }
 
+// conversationRow is one conversation of the list: one the store holds records of, or one a
+// live response answers in.
+type conversationRow struct {
+	Channel, Thread string
+	Mode            string // "ask" for a mode never set
+	LastActivity    *timestamppb.Timestamp
+	Live            bool // a live response answers in it
+}
+
+// Link opens the conversation on this page (a whole URL: a template escapes what follows
+// a "?" of its own as one query value).
+func (c conversationRow) Link() string {
+	return "/ui/conversations?" + conversationQuery{Channel: c.Channel, Thread: c.Thread}.Query()
+}
+
 type conversationsData struct {
-	Query      conversationQuery
-	Mode       *operatorv1.ModeSetting
-	Shell      *operatorv1.ShellModeSetting
-	Allowances []*operatorv1.PermissionAllowance
-	Audit      []*operatorv1.AuditEntry
+	Query         conversationQuery
+	Conversations []conversationRow
+	Mode          *operatorv1.ModeSetting
+	Shell         *operatorv1.ShellModeSetting
+	Allowances    []*operatorv1.PermissionAllowance
+	Audit         []*operatorv1.AuditEntry
 }
 
 func queryOf(v url.Values) conversationQuery {
@@ -50,8 +68,47 @@ func queryOf(v url.Values) conversationQuery {
 		Actor: v.Get("actor"), Action: v.Get("action"), Subject: v.Get("subject")}
 }
 
+// listConversations is every conversation the store holds records of, most recently active
+// first, then those only a live response answers in.
+func (s *Server) listConversations(q *request) ([]conversationRow, error) {
+	stored, err := s.op.ListConversations(q.ctx, &operatorv1.ListConversationsRequest{PageSize: 100})
+	if err != nil {
+		return nil, err
+	}
+	live, err := s.op.ListResponses(q.ctx, &operatorv1.ListResponsesRequest{PageSize: 100})
+	if err != nil {
+		return nil, err
+	}
+	type key struct{ channel, thread string }
+	at := map[key]int{}
+	rows := make([]conversationRow, 0, len(stored.GetConversations()))
+	for _, c := range stored.GetConversations() {
+		k := key{c.GetConversation().GetChannel(), c.GetConversation().GetThread()}
+		at[k] = len(rows)
+		rows = append(rows, conversationRow{Channel: k.channel, Thread: k.thread, Mode: shortEnum(c.GetMode().GetMode()), LastActivity: c.GetLastActivityAt()})
+	}
+	for _, r := range live.GetResponses() {
+		k := key{r.GetConversation().GetChannel(), r.GetConversation().GetThread()}
+		if k.channel == "" {
+			continue
+		}
+		if i, ok := at[k]; ok {
+			rows[i].Live = true
+			continue
+		}
+		at[k] = len(rows)
+		// A mode set would have made it a stored conversation: this one's is the default.
+		rows = append(rows, conversationRow{Channel: k.channel, Thread: k.thread, Mode: shortEnum(operatorv1.Mode_MODE_ASK), Live: true})
+	}
+	return rows, nil
+}
+
 func (s *Server) loadConversations(q *request) (conversationsData, error) {
 	d := conversationsData{Query: queryOf(q.r.URL.Query())}
+	var err error
+	if d.Conversations, err = s.listConversations(q); err != nil {
+		return d, err
+	}
 	conv := d.Query.conversation()
 	if conv != nil {
 		m, err := s.op.GetConversationMode(q.ctx, &operatorv1.GetConversationModeRequest{Conversation: conv})

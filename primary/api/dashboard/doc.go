@@ -1,7 +1,8 @@
 // Package dashboard serves the operators' web dashboard under /ui/ on the primary's REST
 // listener: sign-in, the inbox of everything waiting for a person (durable approvals, call
-// approvals, approval requests, permission prompts and the signed-in operator's question
-// forms), question forms, and background jobs with their live logs. Pages are rendered on the
+// approvals, approval requests, permission prompts, the signed-in operator's question forms
+// and, for an admin, the forms waiting for other people), question forms, and background jobs
+// with their live logs. Pages are rendered on the
 // server with html/template; one small script of ours (embedded, like the templates and the
 // style sheet) keeps them live from an event stream and follows job logs.
 //

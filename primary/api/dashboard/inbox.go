@@ -2,23 +2,53 @@ package dashboard
 
 import (
 	"context"
+	"net/http"
+	"strconv"
 	"strings"
 
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/faultgrpc"
+	"github.com/turncli/turncli/primary/store"
 )
 
-// inboxData is everything waiting for a person: what anyone may decide, and the question
-// forms put to the signed-in operator.
+// inboxData is everything waiting for a person: what anyone may decide, the question forms
+// put to the signed-in operator and, for an admin, the forms waiting for other people (only
+// their requester answers them; the admin sees what the conversations wait for).
 type inboxData struct {
-	Approvals     []*operatorv1.Approval
-	CallApprovals []*operatorv1.CallApproval
-	Prompts       []*operatorv1.Prompt
-	Questions     []*operatorv1.QuestionForm
+	Approvals      []*operatorv1.Approval
+	CallApprovals  []*operatorv1.CallApproval
+	Prompts        []*operatorv1.Prompt
+	Questions      []*operatorv1.QuestionForm
+	OtherQuestions []*operatorv1.QuestionForm
+	// Refused is the decision the server just refused for what was typed, shown on its card.
+	Refused *refusedDecision
+}
+
+// refusedDecision is a decision form the server refused for its input (a comment without
+// text, a text too long): its card shows why, with the text as it was typed.
+type refusedDecision struct {
+	Card    string // the card's element id, as "prompt-7"
+	Message string
+	Text    string
+}
+
+// decisionForm is what a card's text field shows: empty, or the refused decision's text and
+// the reason, when the refusal was this card's.
+type decisionForm struct {
+	Text, Problem string
+}
+
+// Form is the text field of the card with element id card.
+func (d inboxData) Form(card string) decisionForm {
+	if d.Refused == nil || d.Refused.Card != card {
+		return decisionForm{}
+	}
+	return decisionForm{Text: d.Refused.Text, Problem: d.Refused.Message}
 }
 
 func (d inboxData) Empty() bool {
-	return len(d.Approvals)+len(d.CallApprovals)+len(d.Prompts)+len(d.Questions) == 0
+	return len(d.Approvals)+len(d.CallApprovals)+len(d.Prompts)+len(d.Questions)+len(d.OtherQuestions) == 0
 }
 
 func (s *Server) loadInbox(q *request) (inboxData, error) {
@@ -35,11 +65,19 @@ func (s *Server) loadInbox(q *request) (inboxData, error) {
 	if err != nil {
 		return d, err
 	}
-	questions, err := s.op.ListQuestions(q.ctx, &operatorv1.ListQuestionsRequest{Status: operatorv1.QuestionStatus_QUESTION_STATUS_PENDING, Requester: q.s.name})
+	questions, err := s.op.ListQuestions(q.ctx, &operatorv1.ListQuestionsRequest{Status: operatorv1.QuestionStatus_QUESTION_STATUS_PENDING, Requester: q.questionsFor()})
 	if err != nil {
 		return d, err
 	}
-	return inboxData{Approvals: approvals.GetApprovals(), CallApprovals: calls.GetCallApprovals(), Prompts: prompts.GetPrompts(), Questions: questions.GetQuestions()}, nil
+	d = inboxData{Approvals: approvals.GetApprovals(), CallApprovals: calls.GetCallApprovals(), Prompts: prompts.GetPrompts()}
+	for _, f := range questions.GetQuestions() {
+		if f.GetRequester() == q.s.name {
+			d.Questions = append(d.Questions, f)
+		} else {
+			d.OtherQuestions = append(d.OtherQuestions, f)
+		}
+	}
+	return d, nil
 }
 
 // decisions are the form values of the decision buttons. Which one a record takes, and who
@@ -66,8 +104,11 @@ func (q *request) decision() (operatorv1.Decision, string, error) {
 	return d, text, nil
 }
 
-// decide answers a decision button of the inbox: call makes the decision on the server.
-func (s *Server) decide(call func(ctx context.Context, id uint64, d operatorv1.Decision, text string) error) func(*request) error {
+// decide answers a decision button of the inbox: call makes the decision on the server,
+// whose cards are named card-<id> on the page. A decision refused for what was typed (a
+// comment needs text) comes back on the inbox, on its card with the text kept, not as an
+// error page: the person fixes it and sends it again.
+func (s *Server) decide(card string, call func(ctx context.Context, id uint64, d operatorv1.Decision, text string) error) func(*request) error {
 	return func(q *request) error {
 		id, err := q.id()
 		if err != nil {
@@ -77,11 +118,36 @@ func (s *Server) decide(call func(ctx context.Context, id uint64, d operatorv1.D
 		if err != nil {
 			return err
 		}
-		if err := call(q.ctx, id, d, text); err != nil {
+		err = faultgrpc.FromStatus(call(q.ctx, id, d, text))
+		if fault.Is(err, fault.InvalidArgument) && !q.fragment() {
+			return s.refused(q, &refusedDecision{Card: card + "-" + strconv.FormatUint(id, 10), Message: refusalText(err), Text: q.r.PostFormValue("text")})
+		}
+		if err != nil {
 			return err
 		}
 		return s.redirect(q, "/ui/inbox", "Decision saved: "+shortEnum(d)+".")
 	}
+}
+
+// refused shows the inbox again with a refused decision on its card.
+func (s *Server) refused(q *request, r *refusedDecision) error {
+	d, err := s.loadInbox(q)
+	if err != nil {
+		return err
+	}
+	d.Refused = r
+	s.render(q, http.StatusUnprocessableEntity, "inbox", "Inbox", d)
+	return nil
+}
+
+// refusalText is the server's reason, as a sentence for the card. The store's refusals open
+// with its sentinel's words ("invalid argument: "), which say nothing the card does not.
+func refusalText(err error) string {
+	msg := strings.TrimPrefix(err.Error(), store.ErrInvalid.Error()+": ")
+	if msg == "" {
+		return "The server refused this decision."
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }
 
 func (s *Server) decideApproval(ctx context.Context, id uint64, d operatorv1.Decision, text string) error {

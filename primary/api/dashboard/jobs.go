@@ -7,7 +7,36 @@ import (
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
+	"github.com/turncli/turncli/primary/jobs"
 )
+
+// badge is how a job's state is labelled and coloured (class "s-<Class>" in the style sheet).
+type badge struct{ Word, Class string }
+
+// verdictClasses colour each verdict: green for success, red for a failure or a job that
+// could not start, grey for a person's cancel, amber when nobody knows how it ended.
+var verdictClasses = map[jobs.Verdict]string{
+	jobs.VerdictSucceeded:  "succeeded",
+	jobs.VerdictFailed:     "failed",
+	jobs.VerdictNotStarted: "not-started",
+	jobs.VerdictCancelled:  "cancelled",
+	jobs.VerdictUnknown:    "unknown",
+}
+
+// jobBadge is the job's badge: running, or its finished outcome's verdict.
+func jobBadge(j *operatorv1.Job) badge {
+	if j.GetStatus() != operatorv1.JobStatus_JOB_STATUS_FINISHED {
+		return badge{Word: shortEnum(j.GetStatus()), Class: "running"}
+	}
+	v := jobs.VerdictOf(j.GetOutcome())
+	return badge{Word: string(v), Class: verdictClasses[v]}
+}
+
+// jobRan reports whether the job had a process, so a log to show and follow: a job that
+// could not start has none.
+func jobRan(j *operatorv1.Job) bool {
+	return j.GetStatus() != operatorv1.JobStatus_JOB_STATUS_FINISHED || jobs.VerdictOf(j.GetOutcome()).Ran()
+}
 
 // jobFilter is the jobs list's filter, from the query string: status (running, finished or
 // empty for both), channel and thread.

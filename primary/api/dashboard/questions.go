@@ -82,8 +82,18 @@ func questionViews(specs []questionSpec, answers map[string]answer) []questionVi
 	return views
 }
 
+// questionsFor is the requester whose forms the signed-in operator is shown: their own, or
+// everybody's ("") for an admin, who watches what every conversation waits for. Answering
+// stays the requester's (the server refuses anyone else).
+func (q *request) questionsFor() string {
+	if q.s.admin() {
+		return ""
+	}
+	return q.s.name
+}
+
 func (s *Server) listQuestions(q *request) ([]*operatorv1.QuestionForm, error) {
-	resp, err := s.op.ListQuestions(q.ctx, &operatorv1.ListQuestionsRequest{Requester: q.s.name, PageSize: 50})
+	resp, err := s.op.ListQuestions(q.ctx, &operatorv1.ListQuestionsRequest{Requester: q.questionsFor(), PageSize: 50})
 	return resp.GetQuestions(), err
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -40,6 +41,10 @@ func parsePages(now func() time.Time) (map[string]*template.Template, error) {
 		"runtime":  formatDuration,
 		"json":     prettyJSON,
 		"short":    shortEnum,
+		"shortID":  shortID,
+		"subject":  readableSubject,
+		"jobBadge": jobBadge,
+		"jobRan":   jobRan,
 		// The choices of the Conversations view's selects, in the order they are offered.
 		"modeChoices":  func() []string { return []string{"ask", "auto", "admin"} },
 		"shellChoices": func() []string { return []string{"standard", "minimal"} },
@@ -179,6 +184,34 @@ func prettyJSON(s string) string {
 		return s
 	}
 	return buf.String()
+}
+
+// readableSubject is an audit subject as a person reads it: the store escapes each segment
+// of a subject as a URL path segment (store.ConversationSubject), so "conversation/%21room/%24t"
+// reads "conversation/!room/$t". A segment that is not valid escaping is shown as it is. The
+// result is still the agent's or runtime's text: the template escapes it.
+func readableSubject(subject string) string {
+	segments := strings.Split(subject, "/")
+	for i, seg := range segments {
+		if plain, err := url.PathUnescape(seg); err == nil {
+			segments[i] = plain
+		}
+	}
+	return strings.Join(segments, "/")
+}
+
+// idShownChars is how much of a long id a table shows: a UUID's first group, enough to tell
+// the rows apart; the whole id is in the cell's title.
+const idShownChars = 8
+
+// shortID shortens an id for a table cell: ids longer than a UUID's first group and its dash
+// and a few more show their first idShownChars characters and an ellipsis.
+func shortID(id string) string {
+	r := []rune(id)
+	if len(r) <= idShownChars+4 {
+		return id
+	}
+	return string(r[:idShownChars]) + "…"
 }
 
 // shortEnum turns an enum value's name into a word: JOB_STATUS_RUNNING → running.

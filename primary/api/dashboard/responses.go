@@ -9,12 +9,21 @@ import (
 // The Responses view: the live responses (reply turns), their Bash windows and receipts, and
 // the progress plan each reported, as steps.
 
-// step is one step of a report_progress plan, as steps_json carries it.
+// step is one step of a report_progress plan, as steps_json carries it: its notes (details),
+// what it produced (output) and where it comes from (sources), all the agent's text.
 type step struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
-	Status  string `json:"status"`
-	Details string `json:"details"`
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Status  string   `json:"status"`
+	Details string   `json:"details"`
+	Output  string   `json:"output"`
+	Sources []source `json:"sources"`
+}
+
+// source is a link a step cites: an absolute http or https URL and its text.
+type source struct {
+	URL  string `json:"url"`
+	Text string `json:"text"`
 }
 
 // liveResponse is a response with its latest plan, if it reported one.

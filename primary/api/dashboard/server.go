@@ -79,9 +79,9 @@ func (s *Server) Handler() http.Handler {
 
 	mux.Handle("GET /ui/inbox", s.page(pageOf(s, "inbox", "Inbox", s.loadInbox)))
 	mux.Handle("GET /ui/inbox/items", s.page(fragmentOf(s, "inbox", "inbox-items", s.loadInbox)))
-	mux.Handle("POST /ui/approvals/{id}/decide", s.change(s.decide(s.decideApproval)))
-	mux.Handle("POST /ui/prompts/{id}/decide", s.change(s.decide(s.decidePrompt)))
-	mux.Handle("POST /ui/call-approvals/{id}/decide", s.change(s.decide(s.decideCallApproval)))
+	mux.Handle("POST /ui/approvals/{id}/decide", s.change(s.decide("approval", s.decideApproval)))
+	mux.Handle("POST /ui/prompts/{id}/decide", s.change(s.decide("prompt", s.decidePrompt)))
+	mux.Handle("POST /ui/call-approvals/{id}/decide", s.change(s.decide("call-approval", s.decideCallApproval)))
 
 	mux.Handle("GET /ui/questions", s.page(pageOf(s, "questions", "Questions", s.listQuestions)))
 	mux.Handle("GET /ui/questions/items", s.page(fragmentOf(s, "questions", "question-items", s.listQuestions)))

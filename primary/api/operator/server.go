@@ -22,6 +22,7 @@ import (
 // through Approvals.
 type Store interface {
 	store.ConversationModes
+	store.Conversations
 	store.AuditLog
 	// Approval and ListApprovals are store.Approvals' readers.
 	Approval(ctx context.Context, id int64) (store.Approval, error)

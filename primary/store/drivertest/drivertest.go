@@ -42,6 +42,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"Reopen", cf.testReopen},
 		{"Continuations", cf.testContinuations},
 		{"ConversationModes", cf.testConversationModes},
+		{"ListConversations", cf.testListConversations},
 		{"ShellModes", cf.testShellModes},
 		{"Audit", cf.testAudit},
 		{"ConcurrentWriters", cf.testConcurrentWriters},

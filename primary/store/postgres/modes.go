@@ -68,3 +68,26 @@ func (t *tx) DeleteShellMode(ctx context.Context, channel, thread, agent string)
 		channel, thread, agent)
 	return err
 }
+
+// ListConversations implements store.Reader.
+func (r reader) ListConversations(ctx context.Context, limit int) ([]store.ConversationSummary, error) {
+	rows, err := r.q.Query(ctx, store.ConversationActivityQuery("$1"), sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("store: list conversations: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ConversationSummary, error) {
+		var c store.ConversationSummary
+		var mode string
+		var last, updated int64
+		err := row.Scan(&c.Channel, &c.Thread, &last, &mode, &updated, &c.Mode.UpdatedBy)
+		c.LastActivity, c.Mode.Mode = fromNanos(last), store.Mode(mode)
+		if updated != 0 {
+			c.Mode.UpdatedAt = fromNanos(updated)
+		}
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: list conversations: %w", err)
+	}
+	return out, nil
+}

@@ -65,3 +65,29 @@ func (t *tx) DeleteShellMode(ctx context.Context, channel, thread, agent string)
 		channel, thread, agent)
 	return err
 }
+
+// ListConversations implements store.Reader.
+func (r reader) ListConversations(ctx context.Context, limit int) ([]store.ConversationSummary, error) {
+	rows, err := r.q.QueryContext(ctx, store.ConversationActivityQuery("?"), sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("store: list conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []store.ConversationSummary
+	for rows.Next() {
+		var c store.ConversationSummary
+		var last, updated int64
+		if err := rows.Scan(&c.Channel, &c.Thread, &last, &c.Mode.Mode, &updated, &c.Mode.UpdatedBy); err != nil {
+			return nil, fmt.Errorf("store: list conversations: %w", err)
+		}
+		c.LastActivity = fromNanos(last)
+		if updated != 0 {
+			c.Mode.UpdatedAt = fromNanos(updated)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list conversations: %w", err)
+	}
+	return out, nil
+}

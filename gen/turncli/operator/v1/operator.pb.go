@@ -1337,6 +1337,162 @@ func (x *GetConversationModeResponse) GetSetting() *ModeSetting {
 	return nil
 }
 
+// ListConversationsRequest bounds the list of conversations.
+type ListConversationsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most this many conversations (the most recently active), 1..1000; 0 means 100.
+	PageSize      uint32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListConversationsRequest) Reset() {
+	*x = ListConversationsRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListConversationsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListConversationsRequest) ProtoMessage() {}
+
+func (x *ListConversationsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListConversationsRequest.ProtoReflect.Descriptor instead.
+func (*ListConversationsRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListConversationsRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+// ConversationSummary is one conversation the primary holds records of.
+type ConversationSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The conversation.
+	Conversation *v1.Conversation `protobuf:"bytes,1,opt,name=conversation,proto3" json:"conversation,omitempty"`
+	// Its mode, as GetConversationMode returns it.
+	Mode *ModeSetting `protobuf:"bytes,2,opt,name=mode,proto3" json:"mode,omitempty"`
+	// When its newest record was created, or one of its modes last set.
+	LastActivityAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=last_activity_at,json=lastActivityAt,proto3" json:"last_activity_at,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ConversationSummary) Reset() {
+	*x = ConversationSummary{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConversationSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConversationSummary) ProtoMessage() {}
+
+func (x *ConversationSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConversationSummary.ProtoReflect.Descriptor instead.
+func (*ConversationSummary) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ConversationSummary) GetConversation() *v1.Conversation {
+	if x != nil {
+		return x.Conversation
+	}
+	return nil
+}
+
+func (x *ConversationSummary) GetMode() *ModeSetting {
+	if x != nil {
+		return x.Mode
+	}
+	return nil
+}
+
+func (x *ConversationSummary) GetLastActivityAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastActivityAt
+	}
+	return nil
+}
+
+// ListConversationsResponse is the conversations, most recently active first.
+type ListConversationsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The conversations.
+	Conversations []*ConversationSummary `protobuf:"bytes,1,rep,name=conversations,proto3" json:"conversations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListConversationsResponse) Reset() {
+	*x = ListConversationsResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListConversationsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListConversationsResponse) ProtoMessage() {}
+
+func (x *ListConversationsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListConversationsResponse.ProtoReflect.Descriptor instead.
+func (*ListConversationsResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListConversationsResponse) GetConversations() []*ConversationSummary {
+	if x != nil {
+		return x.Conversations
+	}
+	return nil
+}
+
 // ListAuditLogRequest filters and pages the audit log; empty filters match everything.
 type ListAuditLogRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1357,7 +1513,7 @@ type ListAuditLogRequest struct {
 
 func (x *ListAuditLogRequest) Reset() {
 	*x = ListAuditLogRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[7]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1369,7 +1525,7 @@ func (x *ListAuditLogRequest) String() string {
 func (*ListAuditLogRequest) ProtoMessage() {}
 
 func (x *ListAuditLogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[7]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1382,7 +1538,7 @@ func (x *ListAuditLogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditLogRequest.ProtoReflect.Descriptor instead.
 func (*ListAuditLogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{7}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListAuditLogRequest) GetActor() string {
@@ -1434,7 +1590,7 @@ type ListAuditLogResponse struct {
 
 func (x *ListAuditLogResponse) Reset() {
 	*x = ListAuditLogResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[8]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +1602,7 @@ func (x *ListAuditLogResponse) String() string {
 func (*ListAuditLogResponse) ProtoMessage() {}
 
 func (x *ListAuditLogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[8]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +1615,7 @@ func (x *ListAuditLogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAuditLogResponse.ProtoReflect.Descriptor instead.
 func (*ListAuditLogResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{8}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListAuditLogResponse) GetEntries() []*AuditEntry {
@@ -1497,7 +1653,7 @@ type AuditEntry struct {
 
 func (x *AuditEntry) Reset() {
 	*x = AuditEntry{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[9]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1509,7 +1665,7 @@ func (x *AuditEntry) String() string {
 func (*AuditEntry) ProtoMessage() {}
 
 func (x *AuditEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[9]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1522,7 +1678,7 @@ func (x *AuditEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEntry.ProtoReflect.Descriptor instead.
 func (*AuditEntry) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{9}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AuditEntry) GetId() uint64 {
@@ -1582,7 +1738,7 @@ type Location struct {
 
 func (x *Location) Reset() {
 	*x = Location{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[10]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1594,7 +1750,7 @@ func (x *Location) String() string {
 func (*Location) ProtoMessage() {}
 
 func (x *Location) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[10]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1607,7 +1763,7 @@ func (x *Location) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Location.ProtoReflect.Descriptor instead.
 func (*Location) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{10}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Location) GetWorkerKey() string {
@@ -1667,7 +1823,7 @@ type Job struct {
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1679,7 +1835,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[11]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1692,7 +1848,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{11}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Job) GetId() uint64 {
@@ -1819,7 +1975,7 @@ type ListJobsRequest struct {
 
 func (x *ListJobsRequest) Reset() {
 	*x = ListJobsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +1987,7 @@ func (x *ListJobsRequest) String() string {
 func (*ListJobsRequest) ProtoMessage() {}
 
 func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[12]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +2000,7 @@ func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{12}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListJobsRequest) GetStatus() JobStatus {
@@ -1889,7 +2045,7 @@ type ListJobsResponse struct {
 
 func (x *ListJobsResponse) Reset() {
 	*x = ListJobsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1901,7 +2057,7 @@ func (x *ListJobsResponse) String() string {
 func (*ListJobsResponse) ProtoMessage() {}
 
 func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[13]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1914,7 +2070,7 @@ func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{13}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListJobsResponse) GetJobs() []*Job {
@@ -1942,7 +2098,7 @@ type GetJobRequest struct {
 
 func (x *GetJobRequest) Reset() {
 	*x = GetJobRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1954,7 +2110,7 @@ func (x *GetJobRequest) String() string {
 func (*GetJobRequest) ProtoMessage() {}
 
 func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[14]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1967,7 +2123,7 @@ func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobRequest.ProtoReflect.Descriptor instead.
 func (*GetJobRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{14}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetJobRequest) GetJobId() uint64 {
@@ -1988,7 +2144,7 @@ type GetJobResponse struct {
 
 func (x *GetJobResponse) Reset() {
 	*x = GetJobResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2000,7 +2156,7 @@ func (x *GetJobResponse) String() string {
 func (*GetJobResponse) ProtoMessage() {}
 
 func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2013,7 +2169,7 @@ func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResponse.ProtoReflect.Descriptor instead.
 func (*GetJobResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetJobResponse) GetJob() *Job {
@@ -2038,7 +2194,7 @@ type GetJobLogRequest struct {
 
 func (x *GetJobLogRequest) Reset() {
 	*x = GetJobLogRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2050,7 +2206,7 @@ func (x *GetJobLogRequest) String() string {
 func (*GetJobLogRequest) ProtoMessage() {}
 
 func (x *GetJobLogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2063,7 +2219,7 @@ func (x *GetJobLogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobLogRequest.ProtoReflect.Descriptor instead.
 func (*GetJobLogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetJobLogRequest) GetJobId() uint64 {
@@ -2098,7 +2254,7 @@ type CancelJobRequest struct {
 
 func (x *CancelJobRequest) Reset() {
 	*x = CancelJobRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2110,7 +2266,7 @@ func (x *CancelJobRequest) String() string {
 func (*CancelJobRequest) ProtoMessage() {}
 
 func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2123,7 +2279,7 @@ func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
 func (*CancelJobRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CancelJobRequest) GetJobId() uint64 {
@@ -2144,7 +2300,7 @@ type CancelJobResponse struct {
 
 func (x *CancelJobResponse) Reset() {
 	*x = CancelJobResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2156,7 +2312,7 @@ func (x *CancelJobResponse) String() string {
 func (*CancelJobResponse) ProtoMessage() {}
 
 func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2169,7 +2325,7 @@ func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
 func (*CancelJobResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{18}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CancelJobResponse) GetJob() *Job {
@@ -2227,7 +2383,7 @@ type Approval struct {
 
 func (x *Approval) Reset() {
 	*x = Approval{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2239,7 +2395,7 @@ func (x *Approval) String() string {
 func (*Approval) ProtoMessage() {}
 
 func (x *Approval) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2252,7 +2408,7 @@ func (x *Approval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approval.ProtoReflect.Descriptor instead.
 func (*Approval) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{19}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Approval) GetId() uint64 {
@@ -2396,7 +2552,7 @@ type ApprovalComment struct {
 
 func (x *ApprovalComment) Reset() {
 	*x = ApprovalComment{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2408,7 +2564,7 @@ func (x *ApprovalComment) String() string {
 func (*ApprovalComment) ProtoMessage() {}
 
 func (x *ApprovalComment) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2421,7 +2577,7 @@ func (x *ApprovalComment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalComment.ProtoReflect.Descriptor instead.
 func (*ApprovalComment) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{20}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ApprovalComment) GetActor() string {
@@ -2464,7 +2620,7 @@ type ListApprovalsRequest struct {
 
 func (x *ListApprovalsRequest) Reset() {
 	*x = ListApprovalsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2476,7 +2632,7 @@ func (x *ListApprovalsRequest) String() string {
 func (*ListApprovalsRequest) ProtoMessage() {}
 
 func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2489,7 +2645,7 @@ func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsRequest.ProtoReflect.Descriptor instead.
 func (*ListApprovalsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{21}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListApprovalsRequest) GetStatus() ApprovalStatus {
@@ -2534,7 +2690,7 @@ type ListApprovalsResponse struct {
 
 func (x *ListApprovalsResponse) Reset() {
 	*x = ListApprovalsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2546,7 +2702,7 @@ func (x *ListApprovalsResponse) String() string {
 func (*ListApprovalsResponse) ProtoMessage() {}
 
 func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2559,7 +2715,7 @@ func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsResponse.ProtoReflect.Descriptor instead.
 func (*ListApprovalsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{22}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListApprovalsResponse) GetApprovals() []*Approval {
@@ -2587,7 +2743,7 @@ type GetApprovalRequest struct {
 
 func (x *GetApprovalRequest) Reset() {
 	*x = GetApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2599,7 +2755,7 @@ func (x *GetApprovalRequest) String() string {
 func (*GetApprovalRequest) ProtoMessage() {}
 
 func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2612,7 +2768,7 @@ func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalRequest.ProtoReflect.Descriptor instead.
 func (*GetApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{23}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetApprovalRequest) GetApprovalId() uint64 {
@@ -2633,7 +2789,7 @@ type GetApprovalResponse struct {
 
 func (x *GetApprovalResponse) Reset() {
 	*x = GetApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2645,7 +2801,7 @@ func (x *GetApprovalResponse) String() string {
 func (*GetApprovalResponse) ProtoMessage() {}
 
 func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2658,7 +2814,7 @@ func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalResponse.ProtoReflect.Descriptor instead.
 func (*GetApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{24}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetApprovalResponse) GetApproval() *Approval {
@@ -2684,7 +2840,7 @@ type DecideApprovalRequest struct {
 
 func (x *DecideApprovalRequest) Reset() {
 	*x = DecideApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2696,7 +2852,7 @@ func (x *DecideApprovalRequest) String() string {
 func (*DecideApprovalRequest) ProtoMessage() {}
 
 func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2709,7 +2865,7 @@ func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalRequest.ProtoReflect.Descriptor instead.
 func (*DecideApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{25}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DecideApprovalRequest) GetApprovalId() uint64 {
@@ -2745,7 +2901,7 @@ type DecideApprovalResponse struct {
 
 func (x *DecideApprovalResponse) Reset() {
 	*x = DecideApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2757,7 +2913,7 @@ func (x *DecideApprovalResponse) String() string {
 func (*DecideApprovalResponse) ProtoMessage() {}
 
 func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2770,7 +2926,7 @@ func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalResponse.ProtoReflect.Descriptor instead.
 func (*DecideApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{26}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DecideApprovalResponse) GetApproval() *Approval {
@@ -2836,7 +2992,7 @@ type Prompt struct {
 
 func (x *Prompt) Reset() {
 	*x = Prompt{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2848,7 +3004,7 @@ func (x *Prompt) String() string {
 func (*Prompt) ProtoMessage() {}
 
 func (x *Prompt) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2861,7 +3017,7 @@ func (x *Prompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
 func (*Prompt) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{27}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Prompt) GetId() uint64 {
@@ -3032,7 +3188,7 @@ type ListPromptsRequest struct {
 
 func (x *ListPromptsRequest) Reset() {
 	*x = ListPromptsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3044,7 +3200,7 @@ func (x *ListPromptsRequest) String() string {
 func (*ListPromptsRequest) ProtoMessage() {}
 
 func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3057,7 +3213,7 @@ func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
 func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{28}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListPromptsRequest) GetStatus() PromptStatus {
@@ -3109,7 +3265,7 @@ type ListPromptsResponse struct {
 
 func (x *ListPromptsResponse) Reset() {
 	*x = ListPromptsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3121,7 +3277,7 @@ func (x *ListPromptsResponse) String() string {
 func (*ListPromptsResponse) ProtoMessage() {}
 
 func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3134,7 +3290,7 @@ func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
 func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{29}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListPromptsResponse) GetPrompts() []*Prompt {
@@ -3162,7 +3318,7 @@ type GetPromptRequest struct {
 
 func (x *GetPromptRequest) Reset() {
 	*x = GetPromptRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3174,7 +3330,7 @@ func (x *GetPromptRequest) String() string {
 func (*GetPromptRequest) ProtoMessage() {}
 
 func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3187,7 +3343,7 @@ func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetPromptRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{30}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetPromptRequest) GetPromptId() uint64 {
@@ -3208,7 +3364,7 @@ type GetPromptResponse struct {
 
 func (x *GetPromptResponse) Reset() {
 	*x = GetPromptResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3220,7 +3376,7 @@ func (x *GetPromptResponse) String() string {
 func (*GetPromptResponse) ProtoMessage() {}
 
 func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3233,7 +3389,7 @@ func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetPromptResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{31}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetPromptResponse) GetPrompt() *Prompt {
@@ -3259,7 +3415,7 @@ type DecidePromptRequest struct {
 
 func (x *DecidePromptRequest) Reset() {
 	*x = DecidePromptRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3271,7 +3427,7 @@ func (x *DecidePromptRequest) String() string {
 func (*DecidePromptRequest) ProtoMessage() {}
 
 func (x *DecidePromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3284,7 +3440,7 @@ func (x *DecidePromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecidePromptRequest.ProtoReflect.Descriptor instead.
 func (*DecidePromptRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{32}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *DecidePromptRequest) GetPromptId() uint64 {
@@ -3319,7 +3475,7 @@ type DecidePromptResponse struct {
 
 func (x *DecidePromptResponse) Reset() {
 	*x = DecidePromptResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3331,7 +3487,7 @@ func (x *DecidePromptResponse) String() string {
 func (*DecidePromptResponse) ProtoMessage() {}
 
 func (x *DecidePromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3344,7 +3500,7 @@ func (x *DecidePromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecidePromptResponse.ProtoReflect.Descriptor instead.
 func (*DecidePromptResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{33}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DecidePromptResponse) GetPrompt() *Prompt {
@@ -3401,7 +3557,7 @@ type QuestionForm struct {
 
 func (x *QuestionForm) Reset() {
 	*x = QuestionForm{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3413,7 +3569,7 @@ func (x *QuestionForm) String() string {
 func (*QuestionForm) ProtoMessage() {}
 
 func (x *QuestionForm) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3426,7 +3582,7 @@ func (x *QuestionForm) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuestionForm.ProtoReflect.Descriptor instead.
 func (*QuestionForm) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{34}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *QuestionForm) GetId() uint64 {
@@ -3569,7 +3725,7 @@ type ListQuestionsRequest struct {
 
 func (x *ListQuestionsRequest) Reset() {
 	*x = ListQuestionsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3581,7 +3737,7 @@ func (x *ListQuestionsRequest) String() string {
 func (*ListQuestionsRequest) ProtoMessage() {}
 
 func (x *ListQuestionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3594,7 +3750,7 @@ func (x *ListQuestionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListQuestionsRequest.ProtoReflect.Descriptor instead.
 func (*ListQuestionsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{35}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListQuestionsRequest) GetStatus() QuestionStatus {
@@ -3646,7 +3802,7 @@ type ListQuestionsResponse struct {
 
 func (x *ListQuestionsResponse) Reset() {
 	*x = ListQuestionsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3658,7 +3814,7 @@ func (x *ListQuestionsResponse) String() string {
 func (*ListQuestionsResponse) ProtoMessage() {}
 
 func (x *ListQuestionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3671,7 +3827,7 @@ func (x *ListQuestionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListQuestionsResponse.ProtoReflect.Descriptor instead.
 func (*ListQuestionsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{36}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListQuestionsResponse) GetQuestions() []*QuestionForm {
@@ -3699,7 +3855,7 @@ type GetQuestionRequest struct {
 
 func (x *GetQuestionRequest) Reset() {
 	*x = GetQuestionRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3711,7 +3867,7 @@ func (x *GetQuestionRequest) String() string {
 func (*GetQuestionRequest) ProtoMessage() {}
 
 func (x *GetQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3724,7 +3880,7 @@ func (x *GetQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuestionRequest.ProtoReflect.Descriptor instead.
 func (*GetQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{37}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetQuestionRequest) GetQuestionId() uint64 {
@@ -3745,7 +3901,7 @@ type GetQuestionResponse struct {
 
 func (x *GetQuestionResponse) Reset() {
 	*x = GetQuestionResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3757,7 +3913,7 @@ func (x *GetQuestionResponse) String() string {
 func (*GetQuestionResponse) ProtoMessage() {}
 
 func (x *GetQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3770,7 +3926,7 @@ func (x *GetQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuestionResponse.ProtoReflect.Descriptor instead.
 func (*GetQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{38}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetQuestionResponse) GetQuestion() *QuestionForm {
@@ -3797,7 +3953,7 @@ type SaveQuestionDraftRequest struct {
 
 func (x *SaveQuestionDraftRequest) Reset() {
 	*x = SaveQuestionDraftRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3809,7 +3965,7 @@ func (x *SaveQuestionDraftRequest) String() string {
 func (*SaveQuestionDraftRequest) ProtoMessage() {}
 
 func (x *SaveQuestionDraftRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3822,7 +3978,7 @@ func (x *SaveQuestionDraftRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SaveQuestionDraftRequest.ProtoReflect.Descriptor instead.
 func (*SaveQuestionDraftRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{39}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SaveQuestionDraftRequest) GetQuestionId() uint64 {
@@ -3857,7 +4013,7 @@ type SaveQuestionDraftResponse struct {
 
 func (x *SaveQuestionDraftResponse) Reset() {
 	*x = SaveQuestionDraftResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3869,7 +4025,7 @@ func (x *SaveQuestionDraftResponse) String() string {
 func (*SaveQuestionDraftResponse) ProtoMessage() {}
 
 func (x *SaveQuestionDraftResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3882,7 +4038,7 @@ func (x *SaveQuestionDraftResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SaveQuestionDraftResponse.ProtoReflect.Descriptor instead.
 func (*SaveQuestionDraftResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{40}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *SaveQuestionDraftResponse) GetQuestion() *QuestionForm {
@@ -3907,7 +4063,7 @@ type SubmitQuestionAnswersRequest struct {
 
 func (x *SubmitQuestionAnswersRequest) Reset() {
 	*x = SubmitQuestionAnswersRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3919,7 +4075,7 @@ func (x *SubmitQuestionAnswersRequest) String() string {
 func (*SubmitQuestionAnswersRequest) ProtoMessage() {}
 
 func (x *SubmitQuestionAnswersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3932,7 +4088,7 @@ func (x *SubmitQuestionAnswersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitQuestionAnswersRequest.ProtoReflect.Descriptor instead.
 func (*SubmitQuestionAnswersRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{41}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SubmitQuestionAnswersRequest) GetQuestionId() uint64 {
@@ -3967,7 +4123,7 @@ type SubmitQuestionAnswersResponse struct {
 
 func (x *SubmitQuestionAnswersResponse) Reset() {
 	*x = SubmitQuestionAnswersResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3979,7 +4135,7 @@ func (x *SubmitQuestionAnswersResponse) String() string {
 func (*SubmitQuestionAnswersResponse) ProtoMessage() {}
 
 func (x *SubmitQuestionAnswersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3992,7 +4148,7 @@ func (x *SubmitQuestionAnswersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitQuestionAnswersResponse.ProtoReflect.Descriptor instead.
 func (*SubmitQuestionAnswersResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{42}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SubmitQuestionAnswersResponse) GetQuestion() *QuestionForm {
@@ -4013,7 +4169,7 @@ type CancelQuestionRequest struct {
 
 func (x *CancelQuestionRequest) Reset() {
 	*x = CancelQuestionRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4025,7 +4181,7 @@ func (x *CancelQuestionRequest) String() string {
 func (*CancelQuestionRequest) ProtoMessage() {}
 
 func (x *CancelQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4038,7 +4194,7 @@ func (x *CancelQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelQuestionRequest.ProtoReflect.Descriptor instead.
 func (*CancelQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{43}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *CancelQuestionRequest) GetQuestionId() uint64 {
@@ -4059,7 +4215,7 @@ type CancelQuestionResponse struct {
 
 func (x *CancelQuestionResponse) Reset() {
 	*x = CancelQuestionResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4071,7 +4227,7 @@ func (x *CancelQuestionResponse) String() string {
 func (*CancelQuestionResponse) ProtoMessage() {}
 
 func (x *CancelQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4084,7 +4240,7 @@ func (x *CancelQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelQuestionResponse.ProtoReflect.Descriptor instead.
 func (*CancelQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{44}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *CancelQuestionResponse) GetQuestion() *QuestionForm {
@@ -4119,7 +4275,7 @@ type ProgressSnapshot struct {
 
 func (x *ProgressSnapshot) Reset() {
 	*x = ProgressSnapshot{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4131,7 +4287,7 @@ func (x *ProgressSnapshot) String() string {
 func (*ProgressSnapshot) ProtoMessage() {}
 
 func (x *ProgressSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4144,7 +4300,7 @@ func (x *ProgressSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressSnapshot.ProtoReflect.Descriptor instead.
 func (*ProgressSnapshot) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{45}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ProgressSnapshot) GetResponseId() string {
@@ -4215,7 +4371,7 @@ type ListProgressRequest struct {
 
 func (x *ListProgressRequest) Reset() {
 	*x = ListProgressRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4227,7 +4383,7 @@ func (x *ListProgressRequest) String() string {
 func (*ListProgressRequest) ProtoMessage() {}
 
 func (x *ListProgressRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4240,7 +4396,7 @@ func (x *ListProgressRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProgressRequest.ProtoReflect.Descriptor instead.
 func (*ListProgressRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{46}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListProgressRequest) GetResponseId() string {
@@ -4287,7 +4443,7 @@ type ListProgressResponse struct {
 
 func (x *ListProgressResponse) Reset() {
 	*x = ListProgressResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4299,7 +4455,7 @@ func (x *ListProgressResponse) String() string {
 func (*ListProgressResponse) ProtoMessage() {}
 
 func (x *ListProgressResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4312,7 +4468,7 @@ func (x *ListProgressResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProgressResponse.ProtoReflect.Descriptor instead.
 func (*ListProgressResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{47}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListProgressResponse) GetSnapshots() []*ProgressSnapshot {
@@ -4344,7 +4500,7 @@ type ShellModeSetting struct {
 
 func (x *ShellModeSetting) Reset() {
 	*x = ShellModeSetting{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4356,7 +4512,7 @@ func (x *ShellModeSetting) String() string {
 func (*ShellModeSetting) ProtoMessage() {}
 
 func (x *ShellModeSetting) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4369,7 +4525,7 @@ func (x *ShellModeSetting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShellModeSetting.ProtoReflect.Descriptor instead.
 func (*ShellModeSetting) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{48}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ShellModeSetting) GetMode() ShellMode {
@@ -4406,7 +4562,7 @@ type GetShellModeRequest struct {
 
 func (x *GetShellModeRequest) Reset() {
 	*x = GetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4418,7 +4574,7 @@ func (x *GetShellModeRequest) String() string {
 func (*GetShellModeRequest) ProtoMessage() {}
 
 func (x *GetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4431,7 +4587,7 @@ func (x *GetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*GetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *GetShellModeRequest) GetConversation() *v1.Conversation {
@@ -4459,7 +4615,7 @@ type GetShellModeResponse struct {
 
 func (x *GetShellModeResponse) Reset() {
 	*x = GetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4471,7 +4627,7 @@ func (x *GetShellModeResponse) String() string {
 func (*GetShellModeResponse) ProtoMessage() {}
 
 func (x *GetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4484,7 +4640,7 @@ func (x *GetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*GetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *GetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4512,7 +4668,7 @@ type SetShellModeRequest struct {
 
 func (x *SetShellModeRequest) Reset() {
 	*x = SetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4524,7 +4680,7 @@ func (x *SetShellModeRequest) String() string {
 func (*SetShellModeRequest) ProtoMessage() {}
 
 func (x *SetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4537,7 +4693,7 @@ func (x *SetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*SetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SetShellModeRequest) GetConversation() *v1.Conversation {
@@ -4579,7 +4735,7 @@ type SetShellModeResponse struct {
 
 func (x *SetShellModeResponse) Reset() {
 	*x = SetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4591,7 +4747,7 @@ func (x *SetShellModeResponse) String() string {
 func (*SetShellModeResponse) ProtoMessage() {}
 
 func (x *SetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4604,7 +4760,7 @@ func (x *SetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*SetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *SetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4627,7 +4783,7 @@ type ResetShellModeRequest struct {
 
 func (x *ResetShellModeRequest) Reset() {
 	*x = ResetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4639,7 +4795,7 @@ func (x *ResetShellModeRequest) String() string {
 func (*ResetShellModeRequest) ProtoMessage() {}
 
 func (x *ResetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4652,7 +4808,7 @@ func (x *ResetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*ResetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ResetShellModeRequest) GetConversation() *v1.Conversation {
@@ -4680,7 +4836,7 @@ type ResetShellModeResponse struct {
 
 func (x *ResetShellModeResponse) Reset() {
 	*x = ResetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4692,7 +4848,7 @@ func (x *ResetShellModeResponse) String() string {
 func (*ResetShellModeResponse) ProtoMessage() {}
 
 func (x *ResetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4705,7 +4861,7 @@ func (x *ResetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*ResetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ResetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4754,7 +4910,7 @@ type LiveResponse struct {
 
 func (x *LiveResponse) Reset() {
 	*x = LiveResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4766,7 +4922,7 @@ func (x *LiveResponse) String() string {
 func (*LiveResponse) ProtoMessage() {}
 
 func (x *LiveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4779,7 +4935,7 @@ func (x *LiveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveResponse.ProtoReflect.Descriptor instead.
 func (*LiveResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *LiveResponse) GetId() string {
@@ -4897,7 +5053,7 @@ type BashWindow struct {
 
 func (x *BashWindow) Reset() {
 	*x = BashWindow{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4909,7 +5065,7 @@ func (x *BashWindow) String() string {
 func (*BashWindow) ProtoMessage() {}
 
 func (x *BashWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4922,7 +5078,7 @@ func (x *BashWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BashWindow.ProtoReflect.Descriptor instead.
 func (*BashWindow) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *BashWindow) GetBashCallId() string {
@@ -4977,7 +5133,7 @@ type CallReceipt struct {
 
 func (x *CallReceipt) Reset() {
 	*x = CallReceipt{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4989,7 +5145,7 @@ func (x *CallReceipt) String() string {
 func (*CallReceipt) ProtoMessage() {}
 
 func (x *CallReceipt) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5002,7 +5158,7 @@ func (x *CallReceipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallReceipt.ProtoReflect.Descriptor instead.
 func (*CallReceipt) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{57}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *CallReceipt) GetCallId() string {
@@ -5068,7 +5224,7 @@ type ListResponsesRequest struct {
 
 func (x *ListResponsesRequest) Reset() {
 	*x = ListResponsesRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5080,7 +5236,7 @@ func (x *ListResponsesRequest) String() string {
 func (*ListResponsesRequest) ProtoMessage() {}
 
 func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5093,7 +5249,7 @@ func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponsesRequest.ProtoReflect.Descriptor instead.
 func (*ListResponsesRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{58}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *ListResponsesRequest) GetPageSize() uint32 {
@@ -5124,7 +5280,7 @@ type ListResponsesResponse struct {
 
 func (x *ListResponsesResponse) Reset() {
 	*x = ListResponsesResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5136,7 +5292,7 @@ func (x *ListResponsesResponse) String() string {
 func (*ListResponsesResponse) ProtoMessage() {}
 
 func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5149,7 +5305,7 @@ func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponsesResponse.ProtoReflect.Descriptor instead.
 func (*ListResponsesResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{59}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ListResponsesResponse) GetResponses() []*LiveResponse {
@@ -5175,7 +5331,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5187,7 +5343,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5200,7 +5356,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{60}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{63}
 }
 
 // WatchEventsResponse is one message of the live feed.
@@ -5214,7 +5370,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5226,7 +5382,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5239,7 +5395,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{61}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *WatchEventsResponse) GetEvent() *Event {
@@ -5271,7 +5427,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5283,7 +5439,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5296,7 +5452,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{62}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *Event) GetSeq() uint64 {
@@ -5385,7 +5541,7 @@ type CallApproval struct {
 
 func (x *CallApproval) Reset() {
 	*x = CallApproval{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5397,7 +5553,7 @@ func (x *CallApproval) String() string {
 func (*CallApproval) ProtoMessage() {}
 
 func (x *CallApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5410,7 +5566,7 @@ func (x *CallApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallApproval.ProtoReflect.Descriptor instead.
 func (*CallApproval) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{63}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *CallApproval) GetId() uint64 {
@@ -5572,7 +5728,7 @@ type ListCallApprovalsRequest struct {
 
 func (x *ListCallApprovalsRequest) Reset() {
 	*x = ListCallApprovalsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5584,7 +5740,7 @@ func (x *ListCallApprovalsRequest) String() string {
 func (*ListCallApprovalsRequest) ProtoMessage() {}
 
 func (x *ListCallApprovalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5597,7 +5753,7 @@ func (x *ListCallApprovalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCallApprovalsRequest.ProtoReflect.Descriptor instead.
 func (*ListCallApprovalsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{64}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *ListCallApprovalsRequest) GetStatus() CallApprovalStatus {
@@ -5642,7 +5798,7 @@ type ListCallApprovalsResponse struct {
 
 func (x *ListCallApprovalsResponse) Reset() {
 	*x = ListCallApprovalsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5654,7 +5810,7 @@ func (x *ListCallApprovalsResponse) String() string {
 func (*ListCallApprovalsResponse) ProtoMessage() {}
 
 func (x *ListCallApprovalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5667,7 +5823,7 @@ func (x *ListCallApprovalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCallApprovalsResponse.ProtoReflect.Descriptor instead.
 func (*ListCallApprovalsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{65}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *ListCallApprovalsResponse) GetCallApprovals() []*CallApproval {
@@ -5695,7 +5851,7 @@ type GetCallApprovalRequest struct {
 
 func (x *GetCallApprovalRequest) Reset() {
 	*x = GetCallApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5707,7 +5863,7 @@ func (x *GetCallApprovalRequest) String() string {
 func (*GetCallApprovalRequest) ProtoMessage() {}
 
 func (x *GetCallApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5720,7 +5876,7 @@ func (x *GetCallApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallApprovalRequest.ProtoReflect.Descriptor instead.
 func (*GetCallApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{66}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *GetCallApprovalRequest) GetCallApprovalId() uint64 {
@@ -5741,7 +5897,7 @@ type GetCallApprovalResponse struct {
 
 func (x *GetCallApprovalResponse) Reset() {
 	*x = GetCallApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5753,7 +5909,7 @@ func (x *GetCallApprovalResponse) String() string {
 func (*GetCallApprovalResponse) ProtoMessage() {}
 
 func (x *GetCallApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5766,7 +5922,7 @@ func (x *GetCallApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallApprovalResponse.ProtoReflect.Descriptor instead.
 func (*GetCallApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{67}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *GetCallApprovalResponse) GetCallApproval() *CallApproval {
@@ -5792,7 +5948,7 @@ type DecideCallApprovalRequest struct {
 
 func (x *DecideCallApprovalRequest) Reset() {
 	*x = DecideCallApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5804,7 +5960,7 @@ func (x *DecideCallApprovalRequest) String() string {
 func (*DecideCallApprovalRequest) ProtoMessage() {}
 
 func (x *DecideCallApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5817,7 +5973,7 @@ func (x *DecideCallApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideCallApprovalRequest.ProtoReflect.Descriptor instead.
 func (*DecideCallApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{68}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *DecideCallApprovalRequest) GetCallApprovalId() uint64 {
@@ -5852,7 +6008,7 @@ type DecideCallApprovalResponse struct {
 
 func (x *DecideCallApprovalResponse) Reset() {
 	*x = DecideCallApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5864,7 +6020,7 @@ func (x *DecideCallApprovalResponse) String() string {
 func (*DecideCallApprovalResponse) ProtoMessage() {}
 
 func (x *DecideCallApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5877,7 +6033,7 @@ func (x *DecideCallApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideCallApprovalResponse.ProtoReflect.Descriptor instead.
 func (*DecideCallApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{69}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *DecideCallApprovalResponse) GetCallApproval() *CallApproval {
@@ -5908,7 +6064,7 @@ type PermissionAllowance struct {
 
 func (x *PermissionAllowance) Reset() {
 	*x = PermissionAllowance{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5920,7 +6076,7 @@ func (x *PermissionAllowance) String() string {
 func (*PermissionAllowance) ProtoMessage() {}
 
 func (x *PermissionAllowance) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5933,7 +6089,7 @@ func (x *PermissionAllowance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionAllowance.ProtoReflect.Descriptor instead.
 func (*PermissionAllowance) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{70}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *PermissionAllowance) GetConversation() *v1.Conversation {
@@ -5994,7 +6150,7 @@ type ListPermissionAllowancesRequest struct {
 
 func (x *ListPermissionAllowancesRequest) Reset() {
 	*x = ListPermissionAllowancesRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6006,7 +6162,7 @@ func (x *ListPermissionAllowancesRequest) String() string {
 func (*ListPermissionAllowancesRequest) ProtoMessage() {}
 
 func (x *ListPermissionAllowancesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6019,7 +6175,7 @@ func (x *ListPermissionAllowancesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPermissionAllowancesRequest.ProtoReflect.Descriptor instead.
 func (*ListPermissionAllowancesRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{71}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *ListPermissionAllowancesRequest) GetConversation() *v1.Conversation {
@@ -6058,7 +6214,7 @@ type ListPermissionAllowancesResponse struct {
 
 func (x *ListPermissionAllowancesResponse) Reset() {
 	*x = ListPermissionAllowancesResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6070,7 +6226,7 @@ func (x *ListPermissionAllowancesResponse) String() string {
 func (*ListPermissionAllowancesResponse) ProtoMessage() {}
 
 func (x *ListPermissionAllowancesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6083,7 +6239,7 @@ func (x *ListPermissionAllowancesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPermissionAllowancesResponse.ProtoReflect.Descriptor instead.
 func (*ListPermissionAllowancesResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{72}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *ListPermissionAllowancesResponse) GetAllowances() []*PermissionAllowance {
@@ -6115,7 +6271,7 @@ type RevokePermissionAllowanceRequest struct {
 
 func (x *RevokePermissionAllowanceRequest) Reset() {
 	*x = RevokePermissionAllowanceRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6127,7 +6283,7 @@ func (x *RevokePermissionAllowanceRequest) String() string {
 func (*RevokePermissionAllowanceRequest) ProtoMessage() {}
 
 func (x *RevokePermissionAllowanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6140,7 +6296,7 @@ func (x *RevokePermissionAllowanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokePermissionAllowanceRequest.ProtoReflect.Descriptor instead.
 func (*RevokePermissionAllowanceRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{73}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *RevokePermissionAllowanceRequest) GetConversation() *v1.Conversation {
@@ -6173,7 +6329,7 @@ type RevokePermissionAllowanceResponse struct {
 
 func (x *RevokePermissionAllowanceResponse) Reset() {
 	*x = RevokePermissionAllowanceResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6185,7 +6341,7 @@ func (x *RevokePermissionAllowanceResponse) String() string {
 func (*RevokePermissionAllowanceResponse) ProtoMessage() {}
 
 func (x *RevokePermissionAllowanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6198,7 +6354,7 @@ func (x *RevokePermissionAllowanceResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use RevokePermissionAllowanceResponse.ProtoReflect.Descriptor instead.
 func (*RevokePermissionAllowanceResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{74}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{77}
 }
 
 // ListWorkersRequest pages the connected workers.
@@ -6217,7 +6373,7 @@ type ListWorkersRequest struct {
 
 func (x *ListWorkersRequest) Reset() {
 	*x = ListWorkersRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6229,7 +6385,7 @@ func (x *ListWorkersRequest) String() string {
 func (*ListWorkersRequest) ProtoMessage() {}
 
 func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6242,7 +6398,7 @@ func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkersRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkersRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{75}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *ListWorkersRequest) GetWorkerKey() string {
@@ -6279,7 +6435,7 @@ type ListWorkersResponse struct {
 
 func (x *ListWorkersResponse) Reset() {
 	*x = ListWorkersResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6291,7 +6447,7 @@ func (x *ListWorkersResponse) String() string {
 func (*ListWorkersResponse) ProtoMessage() {}
 
 func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6304,7 +6460,7 @@ func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkersResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkersResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{76}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{79}
 }
 
 func (x *ListWorkersResponse) GetWorkers() []*ConnectedWorker {
@@ -6344,7 +6500,7 @@ type ConnectedWorker struct {
 
 func (x *ConnectedWorker) Reset() {
 	*x = ConnectedWorker{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6356,7 +6512,7 @@ func (x *ConnectedWorker) String() string {
 func (*ConnectedWorker) ProtoMessage() {}
 
 func (x *ConnectedWorker) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6369,7 +6525,7 @@ func (x *ConnectedWorker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectedWorker.ProtoReflect.Descriptor instead.
 func (*ConnectedWorker) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{77}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ConnectedWorker) GetWorkerKey() string {
@@ -6444,7 +6600,15 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x1aGetConversationModeRequest\x12I\n" +
 	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\"Y\n" +
 	"\x1bGetConversationModeResponse\x12:\n" +
-	"\asetting\x18\x01 \x01(\v2 .turncli.operator.v1.ModeSettingR\asetting\"\x99\x01\n" +
+	"\asetting\x18\x01 \x01(\v2 .turncli.operator.v1.ModeSettingR\asetting\"7\n" +
+	"\x18ListConversationsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\rR\bpageSize\"\xdc\x01\n" +
+	"\x13ConversationSummary\x12I\n" +
+	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x124\n" +
+	"\x04mode\x18\x02 \x01(\v2 .turncli.operator.v1.ModeSettingR\x04mode\x12D\n" +
+	"\x10last_activity_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0elastActivityAt\"k\n" +
+	"\x19ListConversationsResponse\x12N\n" +
+	"\rconversations\x18\x01 \x03(\v2(.turncli.operator.v1.ConversationSummaryR\rconversations\"\x99\x01\n" +
 	"\x13ListAuditLogRequest\x12\x14\n" +
 	"\x05actor\x18\x01 \x01(\tR\x05actor\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x12\x18\n" +
@@ -6941,11 +7105,12 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0fPermissionScope\x12 \n" +
 	"\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PERMISSION_SCOPE_THREAD\x10\x01\x12!\n" +
-	"\x1dPERMISSION_SCOPE_CONVERSATION\x10\x022\xed#\n" +
+	"\x1dPERMISSION_SCOPE_CONVERSATION\x10\x022\x86%\n" +
 	"\x0fOperatorService\x12n\n" +
 	"\x06WhoAmI\x12\".turncli.operator.v1.WhoAmIRequest\x1a#.turncli.operator.v1.WhoAmIResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/whoami\x12\xa7\x01\n" +
 	"\x13SetConversationMode\x12/.turncli.operator.v1.SetConversationModeRequest\x1a0.turncli.operator.v1.SetConversationModeResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/operator/conversations:setMode\x12\xa4\x01\n" +
-	"\x13GetConversationMode\x12/.turncli.operator.v1.GetConversationModeRequest\x1a0.turncli.operator.v1.GetConversationModeResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/operator/conversations:getMode\x12\x84\x01\n" +
+	"\x13GetConversationMode\x12/.turncli.operator.v1.GetConversationModeRequest\x1a0.turncli.operator.v1.GetConversationModeResponse\"*\x82\xd3\xe4\x93\x02$\x12\"/v1/operator/conversations:getMode\x12\x96\x01\n" +
+	"\x11ListConversations\x12-.turncli.operator.v1.ListConversationsRequest\x1a..turncli.operator.v1.ListConversationsResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/operator/conversations\x12\x84\x01\n" +
 	"\fGetShellMode\x12(.turncli.operator.v1.GetShellModeRequest\x1a).turncli.operator.v1.GetShellModeResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\x12\x17/v1/operator/shellModes\x12\x8b\x01\n" +
 	"\fSetShellMode\x12(.turncli.operator.v1.SetShellModeRequest\x1a).turncli.operator.v1.SetShellModeResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/operator/shellModes:set\x12\x93\x01\n" +
 	"\x0eResetShellMode\x12*.turncli.operator.v1.ResetShellModeRequest\x1a+.turncli.operator.v1.ResetShellModeResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/v1/operator/shellModes:reset\x12\x7f\n" +
@@ -6988,7 +7153,7 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 78)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 81)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(Role)(0),                                 // 0: turncli.operator.v1.Role
 	(Mode)(0),                                 // 1: turncli.operator.v1.Mode
@@ -7013,264 +7178,273 @@ var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(*SetConversationModeResponse)(nil),       // 20: turncli.operator.v1.SetConversationModeResponse
 	(*GetConversationModeRequest)(nil),        // 21: turncli.operator.v1.GetConversationModeRequest
 	(*GetConversationModeResponse)(nil),       // 22: turncli.operator.v1.GetConversationModeResponse
-	(*ListAuditLogRequest)(nil),               // 23: turncli.operator.v1.ListAuditLogRequest
-	(*ListAuditLogResponse)(nil),              // 24: turncli.operator.v1.ListAuditLogResponse
-	(*AuditEntry)(nil),                        // 25: turncli.operator.v1.AuditEntry
-	(*Location)(nil),                          // 26: turncli.operator.v1.Location
-	(*Job)(nil),                               // 27: turncli.operator.v1.Job
-	(*ListJobsRequest)(nil),                   // 28: turncli.operator.v1.ListJobsRequest
-	(*ListJobsResponse)(nil),                  // 29: turncli.operator.v1.ListJobsResponse
-	(*GetJobRequest)(nil),                     // 30: turncli.operator.v1.GetJobRequest
-	(*GetJobResponse)(nil),                    // 31: turncli.operator.v1.GetJobResponse
-	(*GetJobLogRequest)(nil),                  // 32: turncli.operator.v1.GetJobLogRequest
-	(*CancelJobRequest)(nil),                  // 33: turncli.operator.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),                 // 34: turncli.operator.v1.CancelJobResponse
-	(*Approval)(nil),                          // 35: turncli.operator.v1.Approval
-	(*ApprovalComment)(nil),                   // 36: turncli.operator.v1.ApprovalComment
-	(*ListApprovalsRequest)(nil),              // 37: turncli.operator.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),             // 38: turncli.operator.v1.ListApprovalsResponse
-	(*GetApprovalRequest)(nil),                // 39: turncli.operator.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),               // 40: turncli.operator.v1.GetApprovalResponse
-	(*DecideApprovalRequest)(nil),             // 41: turncli.operator.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),            // 42: turncli.operator.v1.DecideApprovalResponse
-	(*Prompt)(nil),                            // 43: turncli.operator.v1.Prompt
-	(*ListPromptsRequest)(nil),                // 44: turncli.operator.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),               // 45: turncli.operator.v1.ListPromptsResponse
-	(*GetPromptRequest)(nil),                  // 46: turncli.operator.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),                 // 47: turncli.operator.v1.GetPromptResponse
-	(*DecidePromptRequest)(nil),               // 48: turncli.operator.v1.DecidePromptRequest
-	(*DecidePromptResponse)(nil),              // 49: turncli.operator.v1.DecidePromptResponse
-	(*QuestionForm)(nil),                      // 50: turncli.operator.v1.QuestionForm
-	(*ListQuestionsRequest)(nil),              // 51: turncli.operator.v1.ListQuestionsRequest
-	(*ListQuestionsResponse)(nil),             // 52: turncli.operator.v1.ListQuestionsResponse
-	(*GetQuestionRequest)(nil),                // 53: turncli.operator.v1.GetQuestionRequest
-	(*GetQuestionResponse)(nil),               // 54: turncli.operator.v1.GetQuestionResponse
-	(*SaveQuestionDraftRequest)(nil),          // 55: turncli.operator.v1.SaveQuestionDraftRequest
-	(*SaveQuestionDraftResponse)(nil),         // 56: turncli.operator.v1.SaveQuestionDraftResponse
-	(*SubmitQuestionAnswersRequest)(nil),      // 57: turncli.operator.v1.SubmitQuestionAnswersRequest
-	(*SubmitQuestionAnswersResponse)(nil),     // 58: turncli.operator.v1.SubmitQuestionAnswersResponse
-	(*CancelQuestionRequest)(nil),             // 59: turncli.operator.v1.CancelQuestionRequest
-	(*CancelQuestionResponse)(nil),            // 60: turncli.operator.v1.CancelQuestionResponse
-	(*ProgressSnapshot)(nil),                  // 61: turncli.operator.v1.ProgressSnapshot
-	(*ListProgressRequest)(nil),               // 62: turncli.operator.v1.ListProgressRequest
-	(*ListProgressResponse)(nil),              // 63: turncli.operator.v1.ListProgressResponse
-	(*ShellModeSetting)(nil),                  // 64: turncli.operator.v1.ShellModeSetting
-	(*GetShellModeRequest)(nil),               // 65: turncli.operator.v1.GetShellModeRequest
-	(*GetShellModeResponse)(nil),              // 66: turncli.operator.v1.GetShellModeResponse
-	(*SetShellModeRequest)(nil),               // 67: turncli.operator.v1.SetShellModeRequest
-	(*SetShellModeResponse)(nil),              // 68: turncli.operator.v1.SetShellModeResponse
-	(*ResetShellModeRequest)(nil),             // 69: turncli.operator.v1.ResetShellModeRequest
-	(*ResetShellModeResponse)(nil),            // 70: turncli.operator.v1.ResetShellModeResponse
-	(*LiveResponse)(nil),                      // 71: turncli.operator.v1.LiveResponse
-	(*BashWindow)(nil),                        // 72: turncli.operator.v1.BashWindow
-	(*CallReceipt)(nil),                       // 73: turncli.operator.v1.CallReceipt
-	(*ListResponsesRequest)(nil),              // 74: turncli.operator.v1.ListResponsesRequest
-	(*ListResponsesResponse)(nil),             // 75: turncli.operator.v1.ListResponsesResponse
-	(*WatchEventsRequest)(nil),                // 76: turncli.operator.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),               // 77: turncli.operator.v1.WatchEventsResponse
-	(*Event)(nil),                             // 78: turncli.operator.v1.Event
-	(*CallApproval)(nil),                      // 79: turncli.operator.v1.CallApproval
-	(*ListCallApprovalsRequest)(nil),          // 80: turncli.operator.v1.ListCallApprovalsRequest
-	(*ListCallApprovalsResponse)(nil),         // 81: turncli.operator.v1.ListCallApprovalsResponse
-	(*GetCallApprovalRequest)(nil),            // 82: turncli.operator.v1.GetCallApprovalRequest
-	(*GetCallApprovalResponse)(nil),           // 83: turncli.operator.v1.GetCallApprovalResponse
-	(*DecideCallApprovalRequest)(nil),         // 84: turncli.operator.v1.DecideCallApprovalRequest
-	(*DecideCallApprovalResponse)(nil),        // 85: turncli.operator.v1.DecideCallApprovalResponse
-	(*PermissionAllowance)(nil),               // 86: turncli.operator.v1.PermissionAllowance
-	(*ListPermissionAllowancesRequest)(nil),   // 87: turncli.operator.v1.ListPermissionAllowancesRequest
-	(*ListPermissionAllowancesResponse)(nil),  // 88: turncli.operator.v1.ListPermissionAllowancesResponse
-	(*RevokePermissionAllowanceRequest)(nil),  // 89: turncli.operator.v1.RevokePermissionAllowanceRequest
-	(*RevokePermissionAllowanceResponse)(nil), // 90: turncli.operator.v1.RevokePermissionAllowanceResponse
-	(*ListWorkersRequest)(nil),                // 91: turncli.operator.v1.ListWorkersRequest
-	(*ListWorkersResponse)(nil),               // 92: turncli.operator.v1.ListWorkersResponse
-	(*ConnectedWorker)(nil),                   // 93: turncli.operator.v1.ConnectedWorker
-	(*timestamppb.Timestamp)(nil),             // 94: google.protobuf.Timestamp
-	(*v1.Conversation)(nil),                   // 95: turncli.conversation.v1.Conversation
-	(*durationpb.Duration)(nil),               // 96: google.protobuf.Duration
-	(*httpbody.HttpBody)(nil),                 // 97: google.api.HttpBody
+	(*ListConversationsRequest)(nil),          // 23: turncli.operator.v1.ListConversationsRequest
+	(*ConversationSummary)(nil),               // 24: turncli.operator.v1.ConversationSummary
+	(*ListConversationsResponse)(nil),         // 25: turncli.operator.v1.ListConversationsResponse
+	(*ListAuditLogRequest)(nil),               // 26: turncli.operator.v1.ListAuditLogRequest
+	(*ListAuditLogResponse)(nil),              // 27: turncli.operator.v1.ListAuditLogResponse
+	(*AuditEntry)(nil),                        // 28: turncli.operator.v1.AuditEntry
+	(*Location)(nil),                          // 29: turncli.operator.v1.Location
+	(*Job)(nil),                               // 30: turncli.operator.v1.Job
+	(*ListJobsRequest)(nil),                   // 31: turncli.operator.v1.ListJobsRequest
+	(*ListJobsResponse)(nil),                  // 32: turncli.operator.v1.ListJobsResponse
+	(*GetJobRequest)(nil),                     // 33: turncli.operator.v1.GetJobRequest
+	(*GetJobResponse)(nil),                    // 34: turncli.operator.v1.GetJobResponse
+	(*GetJobLogRequest)(nil),                  // 35: turncli.operator.v1.GetJobLogRequest
+	(*CancelJobRequest)(nil),                  // 36: turncli.operator.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),                 // 37: turncli.operator.v1.CancelJobResponse
+	(*Approval)(nil),                          // 38: turncli.operator.v1.Approval
+	(*ApprovalComment)(nil),                   // 39: turncli.operator.v1.ApprovalComment
+	(*ListApprovalsRequest)(nil),              // 40: turncli.operator.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),             // 41: turncli.operator.v1.ListApprovalsResponse
+	(*GetApprovalRequest)(nil),                // 42: turncli.operator.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),               // 43: turncli.operator.v1.GetApprovalResponse
+	(*DecideApprovalRequest)(nil),             // 44: turncli.operator.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),            // 45: turncli.operator.v1.DecideApprovalResponse
+	(*Prompt)(nil),                            // 46: turncli.operator.v1.Prompt
+	(*ListPromptsRequest)(nil),                // 47: turncli.operator.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),               // 48: turncli.operator.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),                  // 49: turncli.operator.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),                 // 50: turncli.operator.v1.GetPromptResponse
+	(*DecidePromptRequest)(nil),               // 51: turncli.operator.v1.DecidePromptRequest
+	(*DecidePromptResponse)(nil),              // 52: turncli.operator.v1.DecidePromptResponse
+	(*QuestionForm)(nil),                      // 53: turncli.operator.v1.QuestionForm
+	(*ListQuestionsRequest)(nil),              // 54: turncli.operator.v1.ListQuestionsRequest
+	(*ListQuestionsResponse)(nil),             // 55: turncli.operator.v1.ListQuestionsResponse
+	(*GetQuestionRequest)(nil),                // 56: turncli.operator.v1.GetQuestionRequest
+	(*GetQuestionResponse)(nil),               // 57: turncli.operator.v1.GetQuestionResponse
+	(*SaveQuestionDraftRequest)(nil),          // 58: turncli.operator.v1.SaveQuestionDraftRequest
+	(*SaveQuestionDraftResponse)(nil),         // 59: turncli.operator.v1.SaveQuestionDraftResponse
+	(*SubmitQuestionAnswersRequest)(nil),      // 60: turncli.operator.v1.SubmitQuestionAnswersRequest
+	(*SubmitQuestionAnswersResponse)(nil),     // 61: turncli.operator.v1.SubmitQuestionAnswersResponse
+	(*CancelQuestionRequest)(nil),             // 62: turncli.operator.v1.CancelQuestionRequest
+	(*CancelQuestionResponse)(nil),            // 63: turncli.operator.v1.CancelQuestionResponse
+	(*ProgressSnapshot)(nil),                  // 64: turncli.operator.v1.ProgressSnapshot
+	(*ListProgressRequest)(nil),               // 65: turncli.operator.v1.ListProgressRequest
+	(*ListProgressResponse)(nil),              // 66: turncli.operator.v1.ListProgressResponse
+	(*ShellModeSetting)(nil),                  // 67: turncli.operator.v1.ShellModeSetting
+	(*GetShellModeRequest)(nil),               // 68: turncli.operator.v1.GetShellModeRequest
+	(*GetShellModeResponse)(nil),              // 69: turncli.operator.v1.GetShellModeResponse
+	(*SetShellModeRequest)(nil),               // 70: turncli.operator.v1.SetShellModeRequest
+	(*SetShellModeResponse)(nil),              // 71: turncli.operator.v1.SetShellModeResponse
+	(*ResetShellModeRequest)(nil),             // 72: turncli.operator.v1.ResetShellModeRequest
+	(*ResetShellModeResponse)(nil),            // 73: turncli.operator.v1.ResetShellModeResponse
+	(*LiveResponse)(nil),                      // 74: turncli.operator.v1.LiveResponse
+	(*BashWindow)(nil),                        // 75: turncli.operator.v1.BashWindow
+	(*CallReceipt)(nil),                       // 76: turncli.operator.v1.CallReceipt
+	(*ListResponsesRequest)(nil),              // 77: turncli.operator.v1.ListResponsesRequest
+	(*ListResponsesResponse)(nil),             // 78: turncli.operator.v1.ListResponsesResponse
+	(*WatchEventsRequest)(nil),                // 79: turncli.operator.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),               // 80: turncli.operator.v1.WatchEventsResponse
+	(*Event)(nil),                             // 81: turncli.operator.v1.Event
+	(*CallApproval)(nil),                      // 82: turncli.operator.v1.CallApproval
+	(*ListCallApprovalsRequest)(nil),          // 83: turncli.operator.v1.ListCallApprovalsRequest
+	(*ListCallApprovalsResponse)(nil),         // 84: turncli.operator.v1.ListCallApprovalsResponse
+	(*GetCallApprovalRequest)(nil),            // 85: turncli.operator.v1.GetCallApprovalRequest
+	(*GetCallApprovalResponse)(nil),           // 86: turncli.operator.v1.GetCallApprovalResponse
+	(*DecideCallApprovalRequest)(nil),         // 87: turncli.operator.v1.DecideCallApprovalRequest
+	(*DecideCallApprovalResponse)(nil),        // 88: turncli.operator.v1.DecideCallApprovalResponse
+	(*PermissionAllowance)(nil),               // 89: turncli.operator.v1.PermissionAllowance
+	(*ListPermissionAllowancesRequest)(nil),   // 90: turncli.operator.v1.ListPermissionAllowancesRequest
+	(*ListPermissionAllowancesResponse)(nil),  // 91: turncli.operator.v1.ListPermissionAllowancesResponse
+	(*RevokePermissionAllowanceRequest)(nil),  // 92: turncli.operator.v1.RevokePermissionAllowanceRequest
+	(*RevokePermissionAllowanceResponse)(nil), // 93: turncli.operator.v1.RevokePermissionAllowanceResponse
+	(*ListWorkersRequest)(nil),                // 94: turncli.operator.v1.ListWorkersRequest
+	(*ListWorkersResponse)(nil),               // 95: turncli.operator.v1.ListWorkersResponse
+	(*ConnectedWorker)(nil),                   // 96: turncli.operator.v1.ConnectedWorker
+	(*timestamppb.Timestamp)(nil),             // 97: google.protobuf.Timestamp
+	(*v1.Conversation)(nil),                   // 98: turncli.conversation.v1.Conversation
+	(*durationpb.Duration)(nil),               // 99: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),                 // 100: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
 	0,   // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
 	1,   // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	94,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	95,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	97,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	98,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	1,   // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
 	18,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	95,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	98,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	18,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	25,  // 8: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	94,  // 9: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
-	2,   // 10: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
-	95,  // 11: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
-	26,  // 12: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
-	3,   // 13: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
-	94,  // 14: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 15: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
-	96,  // 16: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
-	3,   // 17: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
-	95,  // 18: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	27,  // 19: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
-	27,  // 20: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
-	27,  // 21: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
-	4,   // 22: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
-	2,   // 23: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
-	95,  // 24: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
-	26,  // 25: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
-	96,  // 26: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
-	94,  // 27: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 28: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
-	36,  // 29: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
-	94,  // 30: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
-	94,  // 31: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
-	4,   // 32: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
-	95,  // 33: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	35,  // 34: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
-	35,  // 35: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
-	5,   // 36: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
-	35,  // 37: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
-	6,   // 38: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
-	7,   // 39: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
-	95,  // 40: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
-	94,  // 41: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 42: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
-	94,  // 43: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
-	5,   // 44: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.Decision
-	7,   // 45: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
-	6,   // 46: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
-	95,  // 47: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	43,  // 48: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
-	43,  // 49: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
-	5,   // 50: turncli.operator.v1.DecidePromptRequest.decision:type_name -> turncli.operator.v1.Decision
-	43,  // 51: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
-	8,   // 52: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
-	95,  // 53: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
-	9,   // 54: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
-	94,  // 55: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 56: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
-	94,  // 57: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
-	94,  // 58: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
-	8,   // 59: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
-	95,  // 60: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	50,  // 61: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
-	50,  // 62: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	50,  // 63: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	50,  // 64: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	50,  // 65: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	95,  // 66: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
-	94,  // 67: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
-	95,  // 68: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	61,  // 69: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
-	11,  // 70: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
-	94,  // 71: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	95,  // 72: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	64,  // 73: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	95,  // 74: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	11,  // 75: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
-	64,  // 76: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	95,  // 77: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	64,  // 78: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	95,  // 79: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
-	10,  // 80: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
-	11,  // 81: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
-	26,  // 82: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
-	94,  // 83: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	72,  // 84: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
-	73,  // 85: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
-	12,  // 86: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
-	13,  // 87: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
-	71,  // 88: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
-	78,  // 89: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
-	94,  // 90: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
-	14,  // 91: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	95,  // 92: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
-	26,  // 93: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
-	94,  // 94: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
-	94,  // 95: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
-	94,  // 96: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
-	13,  // 97: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
-	94,  // 98: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
-	14,  // 99: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	95,  // 100: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	79,  // 101: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
-	79,  // 102: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	5,   // 103: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
-	79,  // 104: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	95,  // 105: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
-	15,  // 106: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
-	94,  // 107: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
-	95,  // 108: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	86,  // 109: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
-	95,  // 110: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	15,  // 111: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
-	93,  // 112: turncli.operator.v1.ListWorkersResponse.workers:type_name -> turncli.operator.v1.ConnectedWorker
-	94,  // 113: turncli.operator.v1.ConnectedWorker.connected_at:type_name -> google.protobuf.Timestamp
-	16,  // 114: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	19,  // 115: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	21,  // 116: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	65,  // 117: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
-	67,  // 118: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
-	69,  // 119: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
-	23,  // 120: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	28,  // 121: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
-	30,  // 122: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
-	32,  // 123: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
-	33,  // 124: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
-	37,  // 125: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
-	39,  // 126: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
-	41,  // 127: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
-	44,  // 128: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
-	46,  // 129: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
-	48,  // 130: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
-	87,  // 131: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
-	89,  // 132: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
-	51,  // 133: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
-	53,  // 134: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
-	55,  // 135: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
-	57,  // 136: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
-	59,  // 137: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
-	62,  // 138: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
-	74,  // 139: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
-	76,  // 140: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
-	91,  // 141: turncli.operator.v1.OperatorService.ListWorkers:input_type -> turncli.operator.v1.ListWorkersRequest
-	80,  // 142: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
-	82,  // 143: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
-	84,  // 144: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
-	17,  // 145: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	20,  // 146: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	22,  // 147: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	66,  // 148: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
-	68,  // 149: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
-	70,  // 150: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
-	24,  // 151: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	29,  // 152: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
-	31,  // 153: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
-	97,  // 154: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
-	34,  // 155: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
-	38,  // 156: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
-	40,  // 157: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
-	42,  // 158: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
-	45,  // 159: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
-	47,  // 160: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
-	49,  // 161: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
-	88,  // 162: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
-	90,  // 163: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
-	52,  // 164: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
-	54,  // 165: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
-	56,  // 166: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
-	58,  // 167: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
-	60,  // 168: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
-	63,  // 169: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
-	75,  // 170: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
-	77,  // 171: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
-	92,  // 172: turncli.operator.v1.OperatorService.ListWorkers:output_type -> turncli.operator.v1.ListWorkersResponse
-	81,  // 173: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
-	83,  // 174: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
-	85,  // 175: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
-	145, // [145:176] is the sub-list for method output_type
-	114, // [114:145] is the sub-list for method input_type
-	114, // [114:114] is the sub-list for extension type_name
-	114, // [114:114] is the sub-list for extension extendee
-	0,   // [0:114] is the sub-list for field type_name
+	98,  // 8: turncli.operator.v1.ConversationSummary.conversation:type_name -> turncli.conversation.v1.Conversation
+	18,  // 9: turncli.operator.v1.ConversationSummary.mode:type_name -> turncli.operator.v1.ModeSetting
+	97,  // 10: turncli.operator.v1.ConversationSummary.last_activity_at:type_name -> google.protobuf.Timestamp
+	24,  // 11: turncli.operator.v1.ListConversationsResponse.conversations:type_name -> turncli.operator.v1.ConversationSummary
+	28,  // 12: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
+	97,  // 13: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	2,   // 14: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
+	98,  // 15: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
+	29,  // 16: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
+	3,   // 17: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
+	97,  // 18: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	97,  // 19: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	99,  // 20: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	3,   // 21: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
+	98,  // 22: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	30,  // 23: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
+	30,  // 24: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
+	30,  // 25: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
+	4,   // 26: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
+	2,   // 27: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
+	98,  // 28: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
+	29,  // 29: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
+	99,  // 30: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	97,  // 31: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	97,  // 32: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	39,  // 33: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
+	97,  // 34: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	97,  // 35: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	4,   // 36: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
+	98,  // 37: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	38,  // 38: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
+	38,  // 39: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	5,   // 40: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
+	38,  // 41: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	6,   // 42: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
+	7,   // 43: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
+	98,  // 44: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
+	97,  // 45: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
+	97,  // 46: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
+	97,  // 47: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
+	5,   // 48: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.Decision
+	7,   // 49: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
+	6,   // 50: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
+	98,  // 51: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	46,  // 52: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
+	46,  // 53: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	5,   // 54: turncli.operator.v1.DecidePromptRequest.decision:type_name -> turncli.operator.v1.Decision
+	46,  // 55: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	8,   // 56: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
+	98,  // 57: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
+	9,   // 58: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
+	97,  // 59: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
+	97,  // 60: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
+	97,  // 61: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
+	97,  // 62: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
+	8,   // 63: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
+	98,  // 64: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	53,  // 65: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
+	53,  // 66: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	53,  // 67: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	53,  // 68: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	53,  // 69: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	98,  // 70: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
+	97,  // 71: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
+	98,  // 72: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	64,  // 73: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
+	11,  // 74: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
+	97,  // 75: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	98,  // 76: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	67,  // 77: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	98,  // 78: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	11,  // 79: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
+	67,  // 80: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	98,  // 81: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	67,  // 82: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	98,  // 83: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
+	10,  // 84: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
+	11,  // 85: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
+	29,  // 86: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
+	97,  // 87: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	75,  // 88: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
+	76,  // 89: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
+	12,  // 90: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
+	13,  // 91: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
+	74,  // 92: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
+	81,  // 93: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
+	97,  // 94: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
+	14,  // 95: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
+	98,  // 96: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
+	29,  // 97: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
+	97,  // 98: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
+	97,  // 99: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
+	97,  // 100: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
+	13,  // 101: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
+	97,  // 102: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
+	14,  // 103: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
+	98,  // 104: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	82,  // 105: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
+	82,  // 106: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	5,   // 107: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
+	82,  // 108: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	98,  // 109: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
+	15,  // 110: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
+	97,  // 111: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
+	98,  // 112: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	89,  // 113: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
+	98,  // 114: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	15,  // 115: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
+	96,  // 116: turncli.operator.v1.ListWorkersResponse.workers:type_name -> turncli.operator.v1.ConnectedWorker
+	97,  // 117: turncli.operator.v1.ConnectedWorker.connected_at:type_name -> google.protobuf.Timestamp
+	16,  // 118: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	19,  // 119: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	21,  // 120: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	23,  // 121: turncli.operator.v1.OperatorService.ListConversations:input_type -> turncli.operator.v1.ListConversationsRequest
+	68,  // 122: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
+	70,  // 123: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
+	72,  // 124: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
+	26,  // 125: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	31,  // 126: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	33,  // 127: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	35,  // 128: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	36,  // 129: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	40,  // 130: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	42,  // 131: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	44,  // 132: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	47,  // 133: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
+	49,  // 134: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
+	51,  // 135: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
+	90,  // 136: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
+	92,  // 137: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
+	54,  // 138: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
+	56,  // 139: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
+	58,  // 140: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
+	60,  // 141: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
+	62,  // 142: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
+	65,  // 143: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
+	77,  // 144: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
+	79,  // 145: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
+	94,  // 146: turncli.operator.v1.OperatorService.ListWorkers:input_type -> turncli.operator.v1.ListWorkersRequest
+	83,  // 147: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
+	85,  // 148: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
+	87,  // 149: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
+	17,  // 150: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	20,  // 151: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	22,  // 152: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	25,  // 153: turncli.operator.v1.OperatorService.ListConversations:output_type -> turncli.operator.v1.ListConversationsResponse
+	69,  // 154: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
+	71,  // 155: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
+	73,  // 156: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
+	27,  // 157: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	32,  // 158: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	34,  // 159: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	100, // 160: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	37,  // 161: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	41,  // 162: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	43,  // 163: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	45,  // 164: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	48,  // 165: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
+	50,  // 166: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
+	52,  // 167: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
+	91,  // 168: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
+	93,  // 169: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
+	55,  // 170: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
+	57,  // 171: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
+	59,  // 172: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
+	61,  // 173: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
+	63,  // 174: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
+	66,  // 175: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
+	78,  // 176: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
+	80,  // 177: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
+	95,  // 178: turncli.operator.v1.OperatorService.ListWorkers:output_type -> turncli.operator.v1.ListWorkersResponse
+	84,  // 179: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
+	86,  // 180: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
+	88,  // 181: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
+	150, // [150:182] is the sub-list for method output_type
+	118, // [118:150] is the sub-list for method input_type
+	118, // [118:118] is the sub-list for extension type_name
+	118, // [118:118] is the sub-list for extension extendee
+	0,   // [0:118] is the sub-list for field type_name
 }
 
 func init() { file_turncli_operator_v1_operator_proto_init() }
@@ -7278,14 +7452,14 @@ func file_turncli_operator_v1_operator_proto_init() {
 	if File_turncli_operator_v1_operator_proto != nil {
 		return
 	}
-	file_turncli_operator_v1_operator_proto_msgTypes[11].OneofWrappers = []any{}
+	file_turncli_operator_v1_operator_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
 			NumEnums:      16,
-			NumMessages:   78,
+			NumMessages:   81,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

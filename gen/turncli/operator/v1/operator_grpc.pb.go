@@ -23,6 +23,7 @@ const (
 	OperatorService_WhoAmI_FullMethodName                    = "/turncli.operator.v1.OperatorService/WhoAmI"
 	OperatorService_SetConversationMode_FullMethodName       = "/turncli.operator.v1.OperatorService/SetConversationMode"
 	OperatorService_GetConversationMode_FullMethodName       = "/turncli.operator.v1.OperatorService/GetConversationMode"
+	OperatorService_ListConversations_FullMethodName         = "/turncli.operator.v1.OperatorService/ListConversations"
 	OperatorService_GetShellMode_FullMethodName              = "/turncli.operator.v1.OperatorService/GetShellMode"
 	OperatorService_SetShellMode_FullMethodName              = "/turncli.operator.v1.OperatorService/SetShellMode"
 	OperatorService_ResetShellMode_FullMethodName            = "/turncli.operator.v1.OperatorService/ResetShellMode"
@@ -96,6 +97,11 @@ type OperatorServiceClient interface {
 	// GetConversationMode returns a conversation's mode: `ask`, never set, when it was never
 	// set. Any operator. REST: `GET /v1/operator/conversations:getMode`.
 	GetConversationMode(ctx context.Context, in *GetConversationModeRequest, opts ...grpc.CallOption) (*GetConversationModeResponse, error)
+	// ListConversations returns the conversations the primary holds records of (a stored
+	// conversation or shell mode, jobs, durable approvals, call approvals, prompts or question
+	// forms), each with its mode, most recently active first. Any operator.
+	// REST: `GET /v1/operator/conversations`.
+	ListConversations(ctx context.Context, in *ListConversationsRequest, opts ...grpc.CallOption) (*ListConversationsResponse, error)
 	// GetShellMode returns an agent's shell mode in a conversation: the stored mode and who set
 	// it, or `standard` with no setter when none is stored. A response opened without a shell
 	// mode takes this one. Any operator.
@@ -274,7 +280,8 @@ type OperatorServiceClient interface {
 	// DecideCallApproval approves or denies a waiting call: it takes DECISION_APPROVE or
 	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
-	// becomes the call's failure outcome ("Not approved by requester" without one).
+	// becomes the call's failure outcome (without one: "Not approved by requester" when the
+	// requester denied it, "Not approved by operator <name>, not by the requester" otherwise).
 	//
 	// Approving runs the exact saved call once: in the Bash command that made it, when that
 	// command still waits for it; otherwise (its response ended, or the primary restarted since)
@@ -324,6 +331,16 @@ func (c *operatorServiceClient) GetConversationMode(ctx context.Context, in *Get
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetConversationModeResponse)
 	err := c.cc.Invoke(ctx, OperatorService_GetConversationMode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) ListConversations(ctx context.Context, in *ListConversationsRequest, opts ...grpc.CallOption) (*ListConversationsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListConversationsResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListConversations_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -662,6 +679,11 @@ type OperatorServiceServer interface {
 	// GetConversationMode returns a conversation's mode: `ask`, never set, when it was never
 	// set. Any operator. REST: `GET /v1/operator/conversations:getMode`.
 	GetConversationMode(context.Context, *GetConversationModeRequest) (*GetConversationModeResponse, error)
+	// ListConversations returns the conversations the primary holds records of (a stored
+	// conversation or shell mode, jobs, durable approvals, call approvals, prompts or question
+	// forms), each with its mode, most recently active first. Any operator.
+	// REST: `GET /v1/operator/conversations`.
+	ListConversations(context.Context, *ListConversationsRequest) (*ListConversationsResponse, error)
 	// GetShellMode returns an agent's shell mode in a conversation: the stored mode and who set
 	// it, or `standard` with no setter when none is stored. A response opened without a shell
 	// mode takes this one. Any operator.
@@ -840,7 +862,8 @@ type OperatorServiceServer interface {
 	// DecideCallApproval approves or denies a waiting call: it takes DECISION_APPROVE or
 	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
-	// becomes the call's failure outcome ("Not approved by requester" without one).
+	// becomes the call's failure outcome (without one: "Not approved by requester" when the
+	// requester denied it, "Not approved by operator <name>, not by the requester" otherwise).
 	//
 	// Approving runs the exact saved call once: in the Bash command that made it, when that
 	// command still waits for it; otherwise (its response ended, or the primary restarted since)
@@ -874,6 +897,9 @@ func (UnimplementedOperatorServiceServer) SetConversationMode(context.Context, *
 }
 func (UnimplementedOperatorServiceServer) GetConversationMode(context.Context, *GetConversationModeRequest) (*GetConversationModeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetConversationMode not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListConversations(context.Context, *ListConversationsRequest) (*ListConversationsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListConversations not implemented")
 }
 func (UnimplementedOperatorServiceServer) GetShellMode(context.Context, *GetShellModeRequest) (*GetShellModeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetShellMode not implemented")
@@ -1030,6 +1056,24 @@ func _OperatorService_GetConversationMode_Handler(srv interface{}, ctx context.C
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(OperatorServiceServer).GetConversationMode(ctx, req.(*GetConversationModeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_ListConversations_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListConversationsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListConversations(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListConversations_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListConversations(ctx, req.(*ListConversationsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1549,6 +1593,10 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetConversationMode",
 			Handler:    _OperatorService_GetConversationMode_Handler,
+		},
+		{
+			MethodName: "ListConversations",
+			Handler:    _OperatorService_ListConversations_Handler,
 		},
 		{
 			MethodName: "GetShellMode",
