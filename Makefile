@@ -77,7 +77,7 @@ ISOLATED_HOME = home="$$(mktemp -d)"; trap 'rm -rf "$$home"' EXIT; \
   GOCACHE="$$(go env GOCACHE)" GOMODCACHE="$$(go env GOMODCACHE)" GOPATH="$$(go env GOPATH)" \
   GOENV="$$(go env GOENV)" HOME="$$home"
 
-## bench: measure the Agent CLI paths beside floors measured in the same run (about 3 minutes;
+## bench: measure every goal beside floors measured in the same run (12-15 minutes on 2 cores;
 ## see docs/PERFORMANCE.md). BENCH_ARGS passes flags, e.g. BENCH_ARGS='-v -markdown bench.md'.
 BENCH_BINARIES := ./cmd/mindroom-agent ./cmd/mindroom-primary ./cmd/mindroom-worker ./cmd/turncli-bench ./internal/benchfloor/floorclient ./internal/benchfloor/pollclient
 bench:
