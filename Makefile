@@ -47,7 +47,7 @@ breaking:
 
 ## test: everything CI runs.
 test: lint check-gen breaking
-	$(ISOLATED_HOME) go test -race -count=1 -timeout 20m $(GO_PACKAGES)
+	$(ISOLATED_HOME) go test -race -count=1 -timeout 30m $(GO_PACKAGES)
 
 test-short:
 	$(ISOLATED_HOME) go test -count=1 $(GO_PACKAGES)
