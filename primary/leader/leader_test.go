@@ -88,14 +88,17 @@ func TestLease(t *testing.T) {
 	t.Run("ExpiryHandsOverWithAGreaterFenceAndTheOldHolderCannotRenew", func(t *testing.T) {
 		url := pgtest.NewDatabase(t)
 		a, b := backend(t, url), backend(t, url)
-		la, ok := acquire(t, a, "a", 300*time.Millisecond)
+		// Long enough that b's attempt lands inside it on a loaded machine (the database's
+		// clock decides expiry, so the test cannot fake it), short enough to wait out.
+		const ttl = 2 * time.Second
+		la, ok := acquire(t, a, "a", ttl)
 		if !ok {
 			t.Fatal("a did not take a free lease")
 		}
 		if l, ok := acquire(t, b, "b", time.Minute); ok || l != la {
 			t.Fatalf("b during a's lease: took %v, sees %+v; want a's %+v", ok, l, la)
 		}
-		time.Sleep(400 * time.Millisecond)
+		time.Sleep(ttl + 200*time.Millisecond)
 		if cur, err := b.Current(ctx); err != nil || cur.Held() {
 			t.Fatalf("Current after expiry = %+v, %v; want none", cur, err)
 		}
