@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/turncli/turncli/internal/statedir"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
@@ -34,35 +35,10 @@ func loadOrCreateToken(path string) (token string, created bool, err error) {
 	var raw [32]byte
 	_, _ = rand.Read(raw[:])
 	token = base64.RawURLEncoding.EncodeToString(raw[:])
-	if err := writeFileAtomic(path, []byte(token+"\n")); err != nil {
+	if err := statedir.WriteFileAtomic(path, []byte(token+"\n")); err != nil {
 		return "", false, err
 	}
 	return token, true, nil
-}
-
-// writeFileAtomic writes data with mode 0600 through a temporary file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // loadWorkerCredentials reads <StateDir>/credentials/workers/<key>.token for every key found

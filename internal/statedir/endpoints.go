@@ -39,7 +39,7 @@ func WriteEndpoints(dir string, ep Endpoints) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, EndpointsFile), append(data, '\n'))
+	return WriteFileAtomic(filepath.Join(dir, EndpointsFile), append(data, '\n'))
 }
 
 // RemoveEndpoints removes dir's endpoints.json when it is still the one the process pid
@@ -103,8 +103,9 @@ func readFile(path string) (Endpoints, error) {
 	return ep, nil
 }
 
-// writeFileAtomic writes data to path through a private temporary file renamed over it.
-func writeFileAtomic(path string, data []byte) error {
+// WriteFileAtomic writes data to path, mode 0600, through a private temporary file renamed
+// over it, so a reader of the state directory sees the old file or the new, never a part.
+func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
