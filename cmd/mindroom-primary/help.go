@@ -5,26 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/turncli/turncli/internal/cliflag"
 )
 
 // commands are mindroom-primary's subcommands, in the order its help lists them. (The agent
 // subcommand is the agent_cli_bin/ launcher's fallback, not a person's: it is not listed.)
-var commands = []struct{ name, summary string }{
-	{"shell", "open a response on the running primary and an interactive Bash in a window of it"},
-	{"operators", "add, list and remove operators, the people who decide"},
-	{"version", "print the build and exit"},
-	{"help", "print this help, or a command's: mindroom-primary help shell"},
-}
-
-func commandNames() []string {
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
-	}
-	return names
+var commands = cliflag.Commands{
+	{Name: "shell", Summary: "open a response on the running primary and an interactive Bash in a window of it"},
+	{Name: "operators", Summary: "add, list and remove operators, the people who decide"},
+	{Name: "version", Summary: "print the build and exit"},
+	{Name: "help", Summary: "print this help, or a command's: mindroom-primary help shell"},
 }
 
 // printUsage is mindroom-primary --help: how it is run, its commands and its flags.
@@ -34,13 +25,8 @@ func printUsage(fs *flag.FlagSet) {
   mindroom-primary [flags]              run the primary
   mindroom-primary <command> [flags]
 
-Commands:
 `)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, c := range commands {
-		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
-	}
-	tw.Flush()
+	commands.Write(w)
 	fmt.Fprint(w, "\nFlags:\n")
 	fs.PrintDefaults()
 }
@@ -67,6 +53,6 @@ func helpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintln(stdout, "usage: mindroom-primary help [command]\nPrints mindroom-primary's help, or the command's.")
 		return 0
 	}
-	_ = cliflag.UnknownCommand(stderr, "mindroom-primary", args[0], commandNames())
+	_ = cliflag.UnknownCommand(stderr, "mindroom-primary", args[0], commands.Names())
 	return 2
 }

@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			// The agent_cli_bin/ launcher's fallback when no mindroom-agent binary is installed.
 			return client.Main(ctx, args[1:], stdin, stdout, stderr, os.Getenv, client.WithMCP(mcp.Serve))
 		}
-		_ = cliflag.UnknownCommand(stderr, "mindroom-primary", args[0], commandNames())
+		_ = cliflag.UnknownCommand(stderr, "mindroom-primary", args[0], commands.Names())
 		return 2
 	}
 	cfg, showVersion, err := parseFlags(args, stdout, stderr)

@@ -3,21 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
-	"text/tabwriter"
+
+	"github.com/turncli/turncli/internal/cliflag"
 )
 
 // commands are mindroom-worker's subcommands, in the order its help lists them.
-var commands = []struct{ name, summary string }{
-	{"version", "print the build and exit"},
-	{"help", "print this help"},
-}
-
-func commandNames() []string {
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
-	}
-	return names
+var commands = cliflag.Commands{
+	{Name: "version", Summary: "print the build and exit"},
+	{Name: "help", Summary: "print this help"},
 }
 
 // printUsage is mindroom-worker --help: how it is run, its commands and its flags.
@@ -27,13 +20,8 @@ func printUsage(fs *flag.FlagSet) {
   mindroom-worker [flags]    run a worker: dial the primary and run its responses' commands
   mindroom-worker <command>
 
-Commands:
 `)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, c := range commands {
-		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
-	}
-	tw.Flush()
+	commands.Write(w)
 	fmt.Fprint(w, "\nFlags:\n")
 	fs.PrintDefaults()
 }

@@ -59,12 +59,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 0
 		case "help":
 			if len(args) > 1 && args[1] != "help" && args[1] != "version" {
-				_ = cliflag.UnknownCommand(stderr, "mindroom-worker", args[1], commandNames())
+				_ = cliflag.UnknownCommand(stderr, "mindroom-worker", args[1], commands.Names())
 				return 2
 			}
 			return run(ctx, []string{"--help"}, stdout, stderr)
 		}
-		_ = cliflag.UnknownCommand(stderr, "mindroom-worker", args[0], commandNames())
+		_ = cliflag.UnknownCommand(stderr, "mindroom-worker", args[0], commands.Names())
 		return 2
 	}
 	fs := flag.NewFlagSet("mindroom-worker", flag.ContinueOnError)
