@@ -3,15 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/turncli/turncli/internal/statedir"
+	"github.com/turncli/turncli/internal/testpty"
 )
 
 func TestBanner(t *testing.T) {
@@ -105,22 +103,6 @@ func TestABannerFollowsTheServingLineOnATerminal(t *testing.T) {
 // a reader of what appears on its controlling side.
 func openTerminal(t *testing.T) (*os.File, *bufio.Reader) {
 	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return tty, bufio.NewReader(ptmx)
+	tty, controller := testpty.Open(t)
+	return tty, bufio.NewReader(controller)
 }

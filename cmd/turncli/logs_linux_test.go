@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/turncli/turncli/internal/testpty"
 	"github.com/turncli/turncli/primary/jobs"
 )
 
@@ -51,24 +52,7 @@ func TestAJobsLogCannotDriveTheOperatorsTerminal(t *testing.T) {
 // written) and returns its terminal side and, once that is closed, all that was written to it.
 func openPTY(t *testing.T) (*os.File, <-chan string) {
 	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	fd := int(ptmx.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pts.Close() })
+	pts, ptmx := testpty.Open(t)
 	tio, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
 	if err != nil {
 		t.Fatal(err)
