@@ -1,9 +1,6 @@
 package worker_test
 
 import (
-	"bytes"
-	"encoding/json"
-	"sync"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -11,42 +8,14 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/logging"
+	"github.com/turncli/turncli/internal/logtest"
 	"github.com/turncli/turncli/worker"
 )
-
-// lockedBuffer is a log destination the worker's goroutines and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines returns the JSON lines logged so far.
-func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b.buf.Bytes()))
-	for dec.More() {
-		var line map[string]any
-		if err := dec.Decode(&line); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, line)
-	}
-	return out
-}
 
 // An outage of the primary is one warning however many retries it takes, each retry a debug
 // line, and an info line once the worker is connected again.
 func TestAnOutageIsOneWarningAndOneLineWhenItEnds(t *testing.T) {
-	var logs lockedBuffer
+	var logs logtest.Buffer
 	fp := startFakePrimary(t)
 	logger, err := logging.New(&logs, logging.FormatJSON, "debug") // the daemon's own handler
 	if err != nil {
@@ -68,7 +37,7 @@ func TestAnOutageIsOneWarningAndOneLineWhenItEnds(t *testing.T) {
 
 	var warnings, debugs []string
 	var connected []map[string]any
-	for _, line := range logs.lines(t) {
+	for _, line := range logs.Lines(t) {
 		msg, _ := line["msg"].(string)
 		switch {
 		case line["level"] == "WARN" && msg != "shells are not isolated":

@@ -1,9 +1,6 @@
 package logging
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"log"
 	"log/slog"
@@ -11,42 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel"
 	"google.golang.org/grpc/grpclog"
+
+	"github.com/turncli/turncli/internal/logtest"
 )
-
-// lockedBuffer is a bytes.Buffer the server's goroutines and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines decodes every line written so far, failing the test on one that is not a JSON object.
-func (b *lockedBuffer) lines(t *testing.T) []map[string]any {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
-	for sc.Scan() {
-		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatalf("a line is not JSON: %q", sc.Text())
-		}
-		out = append(out, line)
-	}
-	return out
-}
 
 // find returns the first line from source whose message contains part.
 func find(lines []map[string]any, source, part string) map[string]any {
@@ -59,7 +28,7 @@ func find(lines []map[string]any, source, part string) map[string]any {
 }
 
 func TestHTTPServerLogWritesTheServersOwnLinesAsJSON(t *testing.T) {
-	var out lockedBuffer
+	var out logtest.Buffer
 	logger, err := New(&out, FormatJSON, "info")
 	if err != nil {
 		t.Fatal(err)
@@ -81,21 +50,21 @@ func TestHTTPServerLogWritesTheServersOwnLinesAsJSON(t *testing.T) {
 
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if l := find(out.lines(t), "net/http", "TLS handshake error"); l != nil {
+		if l := find(out.Lines(t), "net/http", "TLS handshake error"); l != nil {
 			if l["level"] != "WARN" {
 				t.Fatalf("level %v, want WARN", l["level"])
 			}
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no handshake error line in %q", out.buf.String())
+			t.Fatalf("no handshake error line in %q", out.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
 func TestRouteLibrariesSendsTheirLinesToTheLogger(t *testing.T) {
-	var out lockedBuffer
+	var out logtest.Buffer
 	logger, err := New(&out, FormatJSON, "info")
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +78,7 @@ func TestRouteLibrariesSendsTheirLinesToTheLogger(t *testing.T) {
 	grpclog.Infof("routine %s", "reconnect")
 	otel.Handle(errors.New("exporter unreachable"))
 
-	lines := out.lines(t)
+	lines := out.Lines(t)
 	if len(lines) != 3 {
 		t.Fatalf("%d lines, want 3 (gRPC's info line is debug): %v", len(lines), lines)
 	}

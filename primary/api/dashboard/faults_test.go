@@ -1,9 +1,7 @@
 package dashboard_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,7 +10,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -20,6 +17,7 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/logtest"
 	"github.com/turncli/turncli/primary/api/dashboard"
 )
 
@@ -43,41 +41,23 @@ func (failingOperator) ListApprovals(context.Context, *operatorv1.ListApprovalsR
 	return nil, errBroken
 }
 
-// syncBuffer is a log destination the server's goroutines and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// lineWithID returns the log line carrying error_id id.
-func (s *syncBuffer) lineWithID(t *testing.T, id string) map[string]any {
+// lineWithID returns the log line of logs carrying error_id id.
+func lineWithID(t *testing.T, logs *logtest.Buffer, id string) map[string]any {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, l := range bytes.Split(bytes.TrimSpace(s.b.Bytes()), []byte("\n")) {
-		var m map[string]any
-		if err := json.Unmarshal(l, &m); err != nil {
-			t.Fatalf("log line %q: %v", l, err)
-		}
+	for _, m := range logs.Lines(t) {
 		if m[fault.IDKey] == id {
 			return m
 		}
 	}
-	t.Fatalf("no log line carries error_id %s:\n%s", id, s.b.String())
+	t.Fatalf("no log line carries error_id %s:\n%s", id, logs.String())
 	return nil
 }
 
 var hiddenID = regexp.MustCompile(`\(id ([0-9a-f]{8})\); see the primary&#39;s log`)
 
 func TestInternalFaultsNameTheLogLineThatRecordsThem(t *testing.T) {
-	serve := func(t *testing.T, op failingOperator) (*httptest.Server, *syncBuffer) {
-		logs := &syncBuffer{}
+	serve := func(t *testing.T, op failingOperator) (*httptest.Server, *logtest.Buffer) {
+		logs := &logtest.Buffer{}
 		failures, err := authlimit.New(authlimit.Config{})
 		if err != nil {
 			t.Fatal(err)
@@ -99,7 +79,7 @@ func TestInternalFaultsNameTheLogLineThatRecordsThem(t *testing.T) {
 		}
 		return resp
 	}
-	check := func(t *testing.T, resp *http.Response, wantCode int, logs *syncBuffer) {
+	check := func(t *testing.T, resp *http.Response, wantCode int, logs *logtest.Buffer) {
 		t.Helper()
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -110,7 +90,7 @@ func TestInternalFaultsNameTheLogLineThatRecordsThem(t *testing.T) {
 		if strings.Contains(string(body), "10.0.0.3") {
 			t.Fatalf("the page shows the fault: %s", body)
 		}
-		if line := logs.lineWithID(t, string(m[1])); line["err"] != errBroken.Error() || line["level"] != "ERROR" {
+		if line := lineWithID(t, logs, string(m[1])); line["err"] != errBroken.Error() || line["level"] != "ERROR" {
 			t.Fatalf("log line %v does not record the fault", line)
 		}
 	}
