@@ -141,7 +141,7 @@ func TestFailuresNameTheCommandWithOneSpace(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
 	res = runWords(t, "events")
-	if want := "turncli events: no primary found: "; res.code != exitFailed || !strings.HasPrefix(res.stderr, want) {
+	if want := "turncli events: no primary is serving on "; res.code != exitFailed || !strings.HasPrefix(res.stderr, want) {
 		t.Fatalf("exit %d, stderr %q", res.code, res.stderr)
 	}
 }

@@ -200,6 +200,9 @@ func TestOnLoopbackEachUserHasAQuotaOfItsOwn(t *testing.T) {
 	}
 	waitOpen(t, lim, 2)
 	refused := dialAs(t, agent, l.Addr().String())
+	if _, err := io.WriteString(refused, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
 	_ = refused.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if reply, _ := io.ReadAll(refused); !strings.Contains(string(reply), "503 Service Unavailable") {
 		t.Fatalf("third connection of one user: %q, want a 503", reply)

@@ -1,6 +1,7 @@
 package connlimit
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/tls"
 	"errors"
@@ -18,15 +19,37 @@ import (
 // refusalTime bounds how long a refused connection is kept to be told why.
 const refusalTime = time.Second
 
-// HTTP1 answers a refused connection as an HTTP/1.1 server would: 503 with Retry-After and the
-// reason as text.
+// HTTP1 answers a refused connection as an HTTP/1.1 server would: it reads the request's head,
+// then answers 503 with Retry-After and the reason as text. Answering before the request is
+// read would reach a client that has not sent it yet as an unsolicited response, which HTTP
+// clients discard.
 func HTTP1(c net.Conn, reason string) {
 	body := reason + "\n"
 	tell(c, func(rw io.ReadWriter) error {
+		if err := readRequestHead(rw); err != nil {
+			return err
+		}
 		_, err := fmt.Fprintf(rw, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"+
 			"Retry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
 		return err
 	})
+}
+
+// maxRequestHead bounds what a refused client's request head may take to be read.
+const maxRequestHead = 16 << 10
+
+// readRequestHead reads an HTTP/1.x request's head, up to its blank line.
+func readRequestHead(r io.Reader) error {
+	br := bufio.NewReader(io.LimitReader(r, maxRequestHead))
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimRight(line, "\r\n")) == 0 {
+			return nil
+		}
+	}
 }
 
 // HTTP2 answers a refused connection as a gRPC server would: it completes the HTTP/2
