@@ -142,7 +142,7 @@ func (s *Service) Offers(function string, id catalog.Identity) bool {
 	case "report_progress":
 		return slices.Contains(id.Flags, response.FlagProgressReport)
 	case "ask_questions":
-		return id.Origin == response.OriginForeground && slices.Contains(id.Flags, response.FlagRequesterTrusted) && id.Thread != ""
+		return vouchedForeground(id) && id.Thread != ""
 	default:
 		return true
 	}
