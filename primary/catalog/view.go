@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -48,6 +49,17 @@ func (v *View) Standard() *View {
 	out := *v
 	out.standard = true
 	return &out
+}
+
+// ErrHiddenInStandard is in the chain of Resolve's error for a function the view would offer
+// but for the standard shell mode: the function exists for this response (natively, for one),
+// so the caller can say how to reach it instead of calling it unknown.
+var ErrHiddenInStandard = fault.New(fault.InvalidArgument, "not offered in the standard shell mode")
+
+// hiddenByStandard reports whether only the standard shell mode keeps e's function f from
+// the view.
+func (v *View) hiddenByStandard(e *Entry, f *compiledFunction) bool {
+	return v.standard && f.traits.Any() && (v.offers == nil || v.offers(e, f.name))
 }
 
 // offered reports whether the view offers e's function f.
@@ -138,6 +150,9 @@ func (v *View) Resolve(ctx context.Context, toolkit, function string) (Resolved,
 		return Resolved{}, fault.Newf(fault.InvalidArgument, "%s", err.Error())
 	}
 	f, ok := l.byName[function]
+	if ok && v.hiddenByStandard(e, f) {
+		return Resolved{}, fmt.Errorf("%w: function %q of toolkit %q", ErrHiddenInStandard, function, toolkit)
+	}
 	if !ok || !v.offered(e, f) {
 		return Resolved{}, fault.Newf(fault.InvalidArgument, "Unknown function %q in toolkit %q; its functions: %s", function, toolkit, v.functionNames(e, l))
 	}
