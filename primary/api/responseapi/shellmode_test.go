@@ -116,7 +116,7 @@ func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	}
 	setStored := func(t *testing.T, m store.ShellMode) {
 		t.Helper()
-		if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "tester", m, "ada"); err != nil {
+		if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "tester", m, "", "ada"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	if items := listed(t, env, after); !slices.Contains(items, "shell.run_shell_command") {
 		t.Errorf("the open minimal response lost the shell toolkit: %v", items)
 	}
-	if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "other-agent", store.ShellModeMinimal, "ada"); err != nil {
+	if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "other-agent", store.ShellModeMinimal, "", "ada"); err != nil {
 		t.Fatal(err)
 	}
 	if got := mode(t, open(t, responsev1.ShellMode_SHELL_MODE_UNSPECIFIED)); got != "standard" {
