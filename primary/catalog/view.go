@@ -103,6 +103,10 @@ func (v *View) Without(name string) *View {
 	return &out
 }
 
+// Selects reports whether a toolkit selection (names or path.Match patterns; none selects
+// every toolkit) takes the toolkit name, as Snapshot does.
+func Selects(patterns []string, name string) bool { return selected(name, patterns) }
+
 func selected(name string, patterns []string) bool {
 	if len(patterns) == 0 {
 		return true
