@@ -7,7 +7,8 @@ import (
 )
 
 // ShellModes keeps the shell mode of each agent in each conversation: the mode a response opened
-// without an explicit one takes. Changing it never changes a response that is already open.
+// without an explicit one takes, where the setting applies to it (ShellModeSetting.AppliesTo).
+// Changing it never changes a response that is already open.
 type ShellModes interface {
 	// ShellMode returns the agent's mode in the conversation: ShellModeStandard with a zero
 	// UpdatedAt when it was never set (or was reset).
