@@ -24,7 +24,6 @@ import (
 	"github.com/turncli/turncli/primary/api/responseapi"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/roleauth"
-	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
@@ -34,9 +33,7 @@ import (
 // hub).
 func (p *Primary) buildAPIs() error {
 	log := p.cfg.Logger
-	// One preflight for the minimal shell mode, whether an operator stores it or a runtime asks
-	// for it when it opens a response.
-	preflight := shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers})
+	preflight := p.preflight
 	workerAPI, err := workerhub.NewService(workerhub.ServiceConfig{Hub: p.Workers, Jobs: p.Jobs, Grants: p.Responses})
 	if err != nil {
 		return fmt.Errorf("worker api: %w", err)

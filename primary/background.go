@@ -30,7 +30,7 @@ func (p *Primary) newInteraction() (*interaction.Service, error) {
 		}
 	}
 	return interaction.New(interaction.Config{
-		Store: p.Store, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine,
+		Store: p.Store, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine, Preflight: p.preflight,
 		Notify: p.Continuations.Notify, Secrets: p.Secrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
 		Clock: p.cfg.Clock, Logger: p.cfg.Logger,
 	})

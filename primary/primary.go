@@ -50,6 +50,7 @@ import (
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/roleauth"
 	"github.com/turncli/turncli/primary/secrets"
+	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/toolhost"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
@@ -114,7 +115,10 @@ type Primary struct {
 	operatorFile string                  // the first admin's credential, while that file exists
 	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
 	operatorAPI  *operator.Server        // OperatorService; Close ends its event watches
-	workerFiles  map[string]string
+	// preflight is the one check of the minimal shell mode, whether an operator stores it, a
+	// runtime asks for it when it opens a response or a background agent starts in it.
+	preflight   *shellmode.Preflight
+	workerFiles map[string]string
 	// failures counts refused credentials per remote address, at every door that takes one:
 	// the gRPC authenticators, the REST edge and the dashboard's sign-in.
 	failures *authlimit.Limiter
@@ -212,6 +216,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// the hub needs of those two (the grant check, the job reports) goes to the WorkerService,
 	// built with the APIs below.
 	p.Workers = workerhub.New(workerhub.Config{Credentials: workerCreds, Logger: cfg.Logger.With("component", "workers"), Liveness: cfg.WorkerLiveness})
+	p.preflight = shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers})
 	p.Responses = response.NewManager(response.Config{
 		Registry: p.Registry, Shells: shellRouter{local: p.Shells, workers: p.Workers}, Clock: cfg.Clock,
 		Logger:         cfg.Logger.With("component", "responses"),

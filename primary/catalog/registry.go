@@ -370,13 +370,13 @@ func shortened(d string, budget int) string {
 // toolkit's own, then the command that loads it and names its functions, since listing and
 // searching never load it. Both fit the budget of listDescription.
 func deferredDescription(name, description string) string {
-	hint := " (not loaded yet: `mindroom-agent tools describe " + shellWord(name) + "` loads it and names its functions)"
+	hint := " (not loaded yet: `mindroom-agent tools describe " + ShellWord(name) + "` loads it and names its functions)"
 	encoded, _ := canonjson.Marshal(hint)
 	return shortened(description, MaxListDescriptionBytes-len(encoded)) + hint
 }
 
-// shellWord is s as one word of a POSIX shell command line.
-func shellWord(s string) string {
+// ShellWord is s as one word of a POSIX shell command line, for commands quoted in messages.
+func ShellWord(s string) string {
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/:@+=,", r)) {
 			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,38 @@ func TestStandardViewOffersOnlyFunctionsWithoutTraits(t *testing.T) {
 	}
 }
 
+// advertisedTraced is tracedToolkit offering "asks" to no one.
+type advertisedTraced struct{ tracedToolkit }
+
+func (advertisedTraced) Offers(function string, _ Identity) bool { return function != "asks" }
+
+// TestStandardViewSaysWhatOnlyTheModeHides: a function with a trait that the response would be
+// offered is refused as hidden by the standard mode, so the caller can say how to reach it; one
+// its toolkit does not offer to the response, or that does not exist, stays unknown.
+func TestStandardViewSaysWhatOnlyTheModeHides(t *testing.T) {
+	ctx := context.Background()
+	r := NewRegistry()
+	if err := r.Register(ctx, advertisedTraced{}); err != nil {
+		t.Fatal(err)
+	}
+	v := r.Snapshot(nil).For(Identity{}).Standard()
+	for _, tc := range []struct {
+		function string
+		hidden   bool
+	}{{"detaches", true}, {"confirmed", true}, {"ends", true}, {"asks", false}, {"missing", false}} {
+		_, err := v.Resolve(ctx, "traced", tc.function)
+		if got := errors.Is(err, ErrHiddenInStandard); got != tc.hidden {
+			t.Errorf("%s: hidden by the standard mode = %v (%v), want %v", tc.function, got, err, tc.hidden)
+		}
+		if !tc.hidden && (err == nil || !strings.Contains(err.Error(), "its functions: plain")) {
+			t.Errorf("%s: %v, want unknown, naming only plain", tc.function, err)
+		}
+	}
+	if _, err := r.Snapshot(nil).For(Identity{}).Resolve(ctx, "traced", "detaches"); err != nil {
+		t.Errorf("the minimal view refuses detaches: %v", err)
+	}
+}
+
 func TestStandardViewListsAnUnloadedDeferredToolkitAsOneItemThenFiltersIt(t *testing.T) {
 	ctx := context.Background()
 	r := NewRegistry()
@@ -83,8 +116,8 @@ func TestStandardViewListsAnUnloadedDeferredToolkitAsOneItemThenFiltersIt(t *tes
 	if !strings.Contains(string(page), `"deferred":true`) || strings.Contains(string(page), `"function"`) {
 		t.Fatalf("before loading, the page is %s; want the one deferred item", page)
 	}
-	if _, err := v.Resolve(ctx, "traced", "detaches"); err == nil || !strings.Contains(err.Error(), "its functions: plain") {
-		t.Fatalf("resolving a function with a trait = %v; want unknown, naming only plain", err)
+	if _, err := v.Resolve(ctx, "traced", "detaches"); !errors.Is(err, ErrHiddenInStandard) {
+		t.Fatalf("resolving a function with a trait = %v; want it hidden by the standard mode", err)
 	}
 	page, err = v.List("", 100)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -50,6 +51,17 @@ func (v *View) Standard() *View {
 	return &out
 }
 
+// ErrHiddenInStandard is in the chain of Resolve's error for a function the view would offer
+// but for the standard shell mode: the function exists for this response (natively, for one),
+// so the caller can say how to reach it instead of calling it unknown.
+var ErrHiddenInStandard = fault.New(fault.InvalidArgument, "not offered in the standard shell mode")
+
+// hiddenByStandard reports whether only the standard shell mode keeps e's function f from
+// the view.
+func (v *View) hiddenByStandard(e *Entry, f *compiledFunction) bool {
+	return v.standard && f.traits.Any() && (v.offers == nil || v.offers(e, f.name))
+}
+
 // offered reports whether the view offers e's function f.
 func (v *View) offered(e *Entry, f *compiledFunction) bool {
 	if v.standard && f.traits.Any() {
@@ -90,6 +102,10 @@ func (v *View) Without(name string) *View {
 	}
 	return &out
 }
+
+// Selects reports whether a toolkit selection (names or path.Match patterns; none selects
+// every toolkit) takes the toolkit name, as Snapshot does.
+func Selects(patterns []string, name string) bool { return selected(name, patterns) }
 
 func selected(name string, patterns []string) bool {
 	if len(patterns) == 0 {
@@ -138,6 +154,9 @@ func (v *View) Resolve(ctx context.Context, toolkit, function string) (Resolved,
 		return Resolved{}, fault.Newf(fault.InvalidArgument, "%s", err.Error())
 	}
 	f, ok := l.byName[function]
+	if ok && v.hiddenByStandard(e, f) {
+		return Resolved{}, fmt.Errorf("%w: function %q of toolkit %q", ErrHiddenInStandard, function, toolkit)
+	}
 	if !ok || !v.offered(e, f) {
 		return Resolved{}, fault.Newf(fault.InvalidArgument, "Unknown function %q in toolkit %q; its functions: %s", function, toolkit, v.functionNames(e, l))
 	}

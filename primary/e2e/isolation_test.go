@@ -63,7 +63,7 @@ func (r isolationRig) openIn(t *testing.T, agent, key, thread string, minimal bo
 	ctx, cancel := bearerCtx(r.runtime)
 	defer cancel()
 	req := &responsev1.OpenResponseRequest{
-		AgentName: agent, RequesterId: "admin", WorkerKey: key,
+		AgentName: agent, RequesterId: "admin", WorkerKey: key, Flags: []string{"requester_trusted"},
 		Conversation: &conversationv1.Conversation{Channel: "!room:example.org", Thread: thread},
 	}
 	if minimal {

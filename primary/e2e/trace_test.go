@@ -218,7 +218,9 @@ func TestABackgroundJobContinuesTheTraceThatStartedIt(t *testing.T) {
 
 	for _, tc := range []struct{ name, workerKey string }{{"OnThePrimary", ""}, {"OnAWorker", "key-a"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			id := env.Open(t, func(r *responsev1.OpenResponseRequest) { r.WorkerKey, r.RequesterId = tc.workerKey, "admin" })
+			id := env.Open(t, func(r *responsev1.OpenResponseRequest) {
+				r.WorkerKey, r.RequesterId, r.Flags = tc.workerKey, "admin", []string{"requester_trusted"}
+			})
 			ctx := metadata.AppendToOutgoingContext(context.Background(), "traceparent", "00-"+traceID+"-20f067aa0ba902b9-01")
 			run := env.RunBashContext(ctx, t, id, "b-"+tc.name,
 				`mindroom-agent tools call interaction.run_in_background '{"command":"echo \"tp=$TRACEPARENT\""}'`, 0)

@@ -9,6 +9,7 @@ import (
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -39,6 +40,9 @@ func (s *Background) runAgentInBackground(ctx context.Context, call catalog.Call
 		return catalog.Result{}, s.jobError(err)
 	}
 	ps := parent.Spec()
+	if err := s.checkAgentShell(ctx, ps); err != nil {
+		return catalog.Result{}, err
+	}
 	// The agent's engine reaches its tools through `mindroom-agent mcp`: they are its native
 	// tools, so its response offers the native catalog (every function, as minimal does), or a
 	// standard turn's agent could not ask for permission or approval.
@@ -56,6 +60,31 @@ func (s *Background) runAgentInBackground(ctx context.Context, call catalog.Call
 	}
 	return catalog.Result{Value: map[string]any{"status": "started", "job_id": jobID, "message": fmt.Sprintf(
 		"Started background agent job %d; its report is posted to this conversation when it ends. %s", jobID, endTurn)}}, nil
+}
+
+// ShellPreflight checks an agent's shell for the minimal shell mode (shellmode.Preflight).
+type ShellPreflight interface {
+	Check(ctx context.Context, t shellmode.Target) []shellmode.Problem
+}
+
+// checkAgentShell runs the minimal mode's preflight for the agent's placement and toolkits
+// before the agent starts: its response is minimal whatever the parent's mode, so the same
+// check a runtime's minimal response and an operator's stored mode pass must pass here, or
+// the agent would start in a shell that cannot serve it. A refusal lists every problem with
+// its fix.
+func (s *Background) checkAgentShell(ctx context.Context, ps response.Spec) error {
+	problems := s.cfg.Preflight.Check(ctx, shellmode.Target{
+		Agent: ps.Agent, Channel: ps.Channel, Thread: ps.Thread, WorkerKey: ps.WorkerKey, Toolkits: ps.Toolkits,
+	})
+	if len(problems) == 0 {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	s.log.Info("background agent refused by the preflight", "agent", ps.Agent, "channel", ps.Channel, "thread", ps.Thread,
+		"worker_key", ps.WorkerKey, "problems", len(problems))
+	return shellmode.Refusal(ps.Agent, "no background agent was started", problems)
 }
 
 func (s *Background) startAgent(ctx context.Context, r *response.Response, task, lbl string) (int64, error) {

@@ -24,7 +24,7 @@ func TestBackgroundAgentOfAStandardTurnReachesTheControls(t *testing.T) {
 	parent := openAs(t, env, stranger, thread, func(r *responsev1.OpenResponseRequest) {
 		r.ShellMode = responsev1.ShellMode_SHELL_MODE_STANDARD
 	})
-	refused(t, callTool(t, env, parent, "interaction.run_agent_in_background", `{"task":"say hi"}`), "Unknown function")
+	refused(t, callTool(t, env, parent, "interaction.run_agent_in_background", `{"task":"say hi"}`), "is not offered in this shell", "as a direct tool call")
 	res, err := env.Runtime.CallTool(context.Background(), &responsev1.CallToolRequest{
 		ResponseId: parent, CallId: uuid.NewString(), Toolkit: "interaction", Function: "run_agent_in_background",
 		ArgumentsJson: `{"task":"call interaction.request_approval {\"details\":\"from the agent\"}","label":"asker"}`,

@@ -124,7 +124,7 @@ func TestModeGates(t *testing.T) {
 
 	t.Run("AskRefusesAndNamesBothWaysToEnable", func(t *testing.T) {
 		const thread = "$ask"
-		id := openAs(t, env, adminAuthor, thread) // an admin author changes nothing in ask mode
+		id := openAdmin(t, env, thread) // an admin author changes nothing in ask mode
 		msg := refused(t, callTool(t, env, id, "interaction.run_in_background", `{"command":"echo no"}`), "mode is ask")
 		for _, way := range []string{"mode to auto", "to admin"} {
 			if !strings.Contains(msg, way) {
@@ -151,7 +151,7 @@ func TestModeGates(t *testing.T) {
 	t.Run("AdminModeStartsAnAdminsCommandInTheWorkspaceWithoutCredentials", func(t *testing.T) {
 		const thread = "$admin"
 		setMode(t, env, thread, store.ModeAdmin)
-		id := openAs(t, env, adminAuthor, thread)
+		id := openAdmin(t, env, thread)
 		jobID := startedJob(t, callTool(t, env, id, "interaction.run_in_background",
 			`{"command":"echo \"cwd=$(pwd)\"; env; echo end-of-env","label":"environment check"}`))
 		c := waitContinuation(t, env, jobKey(jobID))
@@ -272,7 +272,7 @@ func TestCaps(t *testing.T) {
 	responses := make(map[string]string, len(threads))
 	for _, th := range threads {
 		setMode(t, env, th, store.ModeAdmin)
-		responses[th] = openAs(t, env, adminAuthor, th)
+		responses[th] = openAdmin(t, env, th)
 	}
 	var started []int64
 	run := func(t *testing.T, thread string) callResult {
@@ -346,7 +346,7 @@ func TestCommandCeiling(t *testing.T) {
 	addAuthors(t, env)
 	const thread = "$ceiling"
 	setMode(t, env, thread, store.ModeAdmin)
-	id := openAs(t, env, adminAuthor, thread)
+	id := openAdmin(t, env, thread)
 	// Whether the command gets as far as its trap before the ceiling depends on the host's
 	// speed; either way it must end at the time limit.
 	for name, tc := range map[string]struct{ cmd, label string }{
@@ -376,8 +376,8 @@ func TestCleanResponse(t *testing.T) {
 	addAuthors(t, env)
 	const thread = "$clean"
 	setMode(t, env, thread, store.ModeAdmin)
-	clean := openAs(t, env, adminAuthor, thread, func(r *responsev1.OpenResponseRequest) { r.Flags = []string{"clean"} })
-	normal := openAs(t, env, adminAuthor, thread)
+	clean := openAdmin(t, env, thread, func(r *responsev1.OpenResponseRequest) { r.Flags = []string{"clean"} })
+	normal := openAdmin(t, env, thread)
 
 	listsInteraction := func(id string) bool {
 		run := env.RunBash(t, id, "list-"+itoa(bashSeq.Add(1)), "mindroom-agent tools list --limit 1000")

@@ -128,13 +128,15 @@ func FuzzPermissionPromptArgs(f *testing.F) {
 		if useIDIsString {
 			wantUseID = strings.TrimSpace(useID)
 		}
+		// A field of another type than string (null counts as absent) is unexpected: denied.
+		wrongType := (args["tool_name"] != nil && !nameIsString) || (args["tool_use_id"] != nil && !useIDIsString)
 		var wantInput any = map[string]any{}
 		if v := args["input"]; v != nil {
 			wantInput = v
 		} else if v := args["tool_input"]; v != nil {
 			wantInput = v
 		}
-		refuse := utf8.RuneCountInString(wantTool) > 200 || utf8.RuneCountInString(wantUseID) > 200
+		refuse := wrongType || utf8.RuneCountInString(wantTool) > 200 || utf8.RuneCountInString(wantUseID) > 200
 		if why != "" {
 			if !refuse {
 				t.Fatalf("arguments %.200q refused: %s", data, why)

@@ -3,6 +3,7 @@ package interaction
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/response"
@@ -19,8 +20,10 @@ const (
 )
 
 // tierFor applies the mode gates. In an admin conversation only a foreground turn of an admin
-// author starts a command at once: a person asked for it just now. Every other origin of an
-// admin's turn (a background agent, a scheduled task, a recovery, the runtime's own API) takes
+// author whom the runtime vouches for (the requester_trusted flag) starts a command at once: a
+// person asked for it just now. A requester id is only a name the runtime passed along, so an
+// admin's name without that flag could be anyone's; such a turn, and every other origin of an
+// admin's turn (a background agent, a scheduled task, a recovery, the runtime's own API), takes
 // the auto tier, a durable approval, because nobody stands behind that request at the moment.
 func (s *Background) tierFor(ctx context.Context, id catalog.Identity) (tier, string, error) {
 	setting, err := s.cfg.Store.ConversationMode(ctx, id.Channel, id.Thread)
@@ -39,7 +42,7 @@ func (s *Background) tierFor(ctx context.Context, id catalog.Identity) (tier, st
 			return tierRefused, fmt.Sprintf("This conversation is in admin mode, where background commands start at once only for admins, and %q is not an admin. "+
 				"Two ways to run it: an admin asks for it in this conversation, or an admin sets the conversation's mode to auto, "+
 				"so each command waits for an admin's approval.", id.Requester), nil
-		case id.Origin != response.OriginForeground:
+		case !vouchedForeground(id):
 			return tierApproval, "", nil
 		default:
 			return tierDirect, "", nil
@@ -49,6 +52,14 @@ func (s *Background) tierFor(ctx context.Context, id catalog.Identity) (tier, st
 			"An admin can enable them in two ways: set the conversation's mode to auto, so each command waits for an admin's approval, " +
 			"or to admin, so commands from admins start at once.", nil
 	}
+}
+
+// vouchedForeground reports whether a person asked for this turn just now and the runtime vouches
+// that the requester is that person: a foreground turn with the requester_trusted flag. What
+// acts at once on a person's word (an admin's command, a form only the requester answers) needs
+// both.
+func vouchedForeground(id catalog.Identity) bool {
+	return id.Origin == response.OriginForeground && slices.Contains(id.Flags, response.FlagRequesterTrusted)
 }
 
 // isAdmin reports whether the person is an operator with the admin role (a requester is

@@ -9,7 +9,8 @@ import (
 )
 
 // TestGatesOverEveryOriginModeAndRole: run_in_background starts at once only in an admin
-// conversation for a foreground turn of an admin; every other turn of an admin there saves a
+// conversation for a foreground turn of an admin the runtime vouches for (requester_trusted);
+// every other turn of an admin there, an admin's name without the flag included, saves a
 // durable approval, as every turn in an auto conversation does; ask refuses everyone, and an
 // admin conversation refuses anyone not an admin.
 func TestGatesOverEveryOriginModeAndRole(t *testing.T) {
@@ -26,12 +27,13 @@ func TestGatesOverEveryOriginModeAndRole(t *testing.T) {
 		approvalWant = "approval"
 		directWant   = "started"
 	)
-	want := func(mode store.Mode, origin responsev1.Origin, role string) string {
+	trust := map[string][]string{"Trusted": {"requester_trusted"}, "Untrusted": nil}
+	want := func(mode store.Mode, origin responsev1.Origin, role string, trusted bool) string {
 		foreground := origin == responsev1.Origin_ORIGIN_FOREGROUND || origin == responsev1.Origin_ORIGIN_UNSPECIFIED
 		switch {
 		case mode == store.ModeAuto:
 			return approvalWant
-		case mode == store.ModeAdmin && role == "Admin" && foreground:
+		case mode == store.ModeAdmin && role == "Admin" && foreground && trusted:
 			return directWant
 		case mode == store.ModeAdmin && role == "Admin":
 			return approvalWant
@@ -42,22 +44,24 @@ func TestGatesOverEveryOriginModeAndRole(t *testing.T) {
 	for _, mode := range []store.Mode{store.ModeAsk, store.ModeAuto, store.ModeAdmin} {
 		for oname, origin := range origins {
 			for role, requester := range requesters {
-				n++
-				thread := fmt.Sprintf("$gates-%d", n) // one thread each: the per-thread cap never bites
-				expect := want(mode, origin, role)
-				t.Run(fmt.Sprintf("%s/%s/%s/%s", mode, oname, role, expect), func(t *testing.T) {
-					setMode(t, env, thread, mode)
-					id := openAs(t, env, requester, thread, func(r *responsev1.OpenResponseRequest) { r.Origin = origin })
-					r := callTool(t, env, id, "interaction.run_in_background", jsonArgs(t, map[string]string{"command": "true"}))
-					switch expect {
-					case refusedWant:
-						refused(t, r, "mode")
-					case approvalWant:
-						pendingApproval(t, r)
-					case directWant:
-						startedJob(t, r)
-					}
-				})
+				for tname, flags := range trust {
+					n++
+					thread := fmt.Sprintf("$gates-%d", n) // one thread each: the per-thread cap never bites
+					expect := want(mode, origin, role, flags != nil)
+					t.Run(fmt.Sprintf("%s/%s/%s/%s/%s", mode, oname, role, tname, expect), func(t *testing.T) {
+						setMode(t, env, thread, mode)
+						id := openAs(t, env, requester, thread, func(r *responsev1.OpenResponseRequest) { r.Origin, r.Flags = origin, flags })
+						r := callTool(t, env, id, "interaction.run_in_background", jsonArgs(t, map[string]string{"command": "true"}))
+						switch expect {
+						case refusedWant:
+							refused(t, r, "mode")
+						case approvalWant:
+							pendingApproval(t, r)
+						case directWant:
+							startedJob(t, r)
+						}
+					})
+				}
 			}
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/operators"
+	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -105,6 +106,15 @@ func openAs(t *testing.T, env *testenv.Env, requester, thread string, edit ...fu
 	return env.Open(t, append([]func(*responsev1.OpenResponseRequest){func(r *responsev1.OpenResponseRequest) {
 		r.RequesterId = requester
 		r.Conversation = &conversationv1.Conversation{Channel: channel, Thread: thread}
+	}}, edit...)...)
+}
+
+// openAdmin opens a foreground response for the admin author that the runtime vouches for
+// (requester_trusted): the turn an admin conversation starts commands at once for.
+func openAdmin(t *testing.T, env *testenv.Env, thread string, edit ...func(*responsev1.OpenResponseRequest)) string {
+	t.Helper()
+	return openAs(t, env, adminAuthor, thread, append([]func(*responsev1.OpenResponseRequest){func(r *responsev1.OpenResponseRequest) {
+		r.Flags = append(r.Flags, response.FlagRequesterTrusted)
 	}}, edit...)...)
 }
 

@@ -26,10 +26,10 @@ func permissionPromptFunction() catalog.Function {
 		// Every key is optional and unknown keys are dropped, not refused: hooks send more
 		// than these.
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"tool_name":{"description":"The tool asking to run, a string (default \"a tool\")."},` +
+			`"tool_name":{"description":"The tool asking to run, a string (default \"a tool\"); any other type is denied."},` +
 			`"input":{"description":"The tool's input, any JSON value; null counts as absent."},` +
 			`"tool_input":{"description":"The tool's input, used when input is absent or null."},` +
-			`"tool_use_id":{"description":"The engine's id of this tool use, a string."}},` +
+			`"tool_use_id":{"description":"The engine's id of this tool use, a string; any other type is denied."}},` +
 			`"additionalProperties":true}`),
 		// The call waits for a person's answer.
 		Traits: catalog.Traits{UserInput: true},
@@ -98,14 +98,18 @@ func (s *Prompts) permissionPrompt(ctx context.Context, call catalog.Call) (cata
 // with why it is denied.
 func permissionArgs(args map[string]any) (permissionRequest, string) {
 	req := permissionRequest{tool: DefaultToolName, input: map[string]any{}}
-	if v, ok := args["tool_name"].(string); ok && strings.TrimSpace(v) != "" {
-		req.tool, req.named = strings.TrimSpace(v), true
+	tool, why := permissionText(args, "tool_name")
+	if why != "" {
+		return req, why
+	}
+	if tool != "" {
+		req.tool, req.named = tool, true
 	}
 	if n := utf8.RuneCountInString(req.tool); n > store.MaxToolName {
 		return req, fmt.Sprintf("The tool name is %d characters; at most %d are allowed, so permission was not asked for.", n, store.MaxToolName)
 	}
-	if v, ok := args["tool_use_id"].(string); ok {
-		req.toolUseID = strings.TrimSpace(v)
+	if req.toolUseID, why = permissionText(args, "tool_use_id"); why != "" {
+		return req, why
 	}
 	if n := utf8.RuneCountInString(req.toolUseID); n > store.MaxToolName {
 		return req, fmt.Sprintf("The tool use id is %d characters; at most %d are allowed, so permission was not asked for.", n, store.MaxToolName)
@@ -126,6 +130,22 @@ func allow(input any) (catalog.Result, error) {
 }
 
 // deny is permission_prompt's refusal with its reason.
+// permissionText reads an optional text field of a permission request, trimmed; absent and null
+// are "". Any other type is unexpected, and the contract answers anything unexpected with a
+// denial: guessing which tool a number names could ask people about the wrong one. The reason
+// comes back as the second value.
+func permissionText(args map[string]any, name string) (string, string) {
+	v := args[name]
+	if v == nil {
+		return "", ""
+	}
+	text, ok := v.(string)
+	if !ok {
+		return "", fmt.Sprintf("The request's %s is not a string, so permission was not asked for.", name)
+	}
+	return strings.TrimSpace(text), ""
+}
+
 func deny(message string) (catalog.Result, error) {
 	return permissionResult(map[string]any{"behavior": "deny", "message": message})
 }

@@ -205,6 +205,52 @@ func TestPermissionPrompt(t *testing.T) {
 		}
 	})
 
+	t.Run("AWrongTypedFieldIsDeniedWithoutAsking", func(t *testing.T) {
+		for _, tc := range []struct {
+			name string
+			args map[string]any
+			want string
+		}{
+			{"ToolNameNumber", map[string]any{"tool_name": 5}, "tool_name"},
+			{"ToolNameBool", map[string]any{"tool_name": true, "input": bashInput()}, "tool_name"},
+			{"ToolNameList", map[string]any{"tool_name": []any{"Bash"}}, "tool_name"},
+			{"ToolNameObject", map[string]any{"tool_name": map[string]any{"name": "Bash"}}, "tool_name"},
+			{"ToolUseIDNumber", map[string]any{"tool_name": "Bash", "tool_use_id": 7}, "tool_use_id"},
+			{"ToolUseIDObject", map[string]any{"tool_name": "Bash", "tool_use_id": map[string]any{}}, "tool_use_id"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				thread := "$wrong-type-" + tc.name
+				id := openAs(t, env, stranger, thread)
+				got := jsonText(t, callWithArgsFile(t, env, id, "interaction.permission_prompt", tc.args))
+				want := map[string]any{"behavior": "deny",
+					"message": "The request's " + tc.want + " is not a string, so permission was not asked for."}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("result %v, want %v", got, want)
+				}
+				if n := len(promptsIn(t, env, thread)); n != 0 {
+					t.Errorf("%d prompts posted for a request with a wrong-typed %s", n, tc.want)
+				}
+			})
+		}
+	})
+
+	t.Run("ANullOrBlankToolNameAsksAboutAnyTool", func(t *testing.T) {
+		for name, args := range map[string]map[string]any{
+			"Null":  {"tool_name": nil, "tool_use_id": nil},
+			"Blank": {"tool_name": "  ", "tool_use_id": ""},
+		} {
+			t.Run(name, func(t *testing.T) {
+				id := openAs(t, env, stranger, "$blank-name-"+name)
+				sub, p := ask(t, id, args)
+				if p.ToolName != interaction.DefaultToolName || p.ToolUseID != "" {
+					t.Errorf("people see tool %q, use %q", p.ToolName, p.ToolUseID)
+				}
+				decide(t, env, p.ID, memberOp, store.DecisionAllowOnce, "")
+				allowsOriginal(t, answer(t, id, sub), map[string]any{})
+			})
+		}
+	})
+
 	t.Run("AllowConversationIsForAdminsOnly", func(t *testing.T) {
 		const thread = "$allow-conversation"
 		id := openAs(t, env, stranger, thread)

@@ -84,7 +84,7 @@ func TestLiveSecretsAreRedactedWherePeopleAndLogsSeeThem(t *testing.T) {
 	env.StartWorker(t, "key-a", "w1", func(c *worker.Config) { c.EnvAllow = []string{"LANG"} })
 	stopJobsAtCleanup(t, env) // before the worker stops
 
-	other := openAs(t, env, adminAuthor, "$other")
+	other := openAdmin(t, env, "$other")
 	run := env.RunBash(t, other, "grant", `printf %s "$MINDROOM_AGENT_CLI_TOKEN"`)
 	secrets := map[string]string{
 		"another operator's credential": addOperator(t, env, "bob", store.RoleMember),
@@ -127,7 +127,7 @@ func TestLiveSecretsAreRedactedWherePeopleAndLogsSeeThem(t *testing.T) {
 		t.Run(place.name, func(t *testing.T) {
 			thread := "$secrets-" + place.name
 			setMode(t, env, thread, store.ModeAdmin)
-			id := openAs(t, env, adminAuthor, thread, place.edit...)
+			id := openAdmin(t, env, thread, place.edit...)
 			jobID := startedJob(t, callTool(t, env, id, "interaction.run_in_background",
 				jsonArgs(t, map[string]any{"command": "cat " + file, "label": "found " + run.Stdout})))
 			c := waitContinuation(t, env, jobKey(jobID))
@@ -157,7 +157,7 @@ func TestLiveSecretsAreRedactedWherePeopleAndLogsSeeThem(t *testing.T) {
 
 	t.Run("PermissionPromptWithAGrantUnderAnOrdinaryKey", func(t *testing.T) {
 		thread := "$secrets-prompt"
-		id := openAs(t, env, adminAuthor, thread)
+		id := openAdmin(t, env, thread)
 		callTool(t, env, id, "interaction.permission_prompt", jsonArgs(t, map[string]any{
 			"tool_name": "Bash", "input": map[string]any{"command": "curl -H 'X: " + run.Stdout + "' host", "note": run.Stdout}}))
 		prompts, err := env.Primary.Store.ListPrompts(ctx, store.PromptFilter{})

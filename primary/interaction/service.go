@@ -42,6 +42,9 @@ type Config struct {
 	Shells *shellhost.Runner
 	// Engine runs background agents; an empty Command refuses run_agent_in_background.
 	Engine Engine
+	// Preflight checks a background agent's shell before the agent starts in the minimal
+	// shell mode (shellmode.Preflight, the check of SetShellMode and OpenResponse).
+	Preflight ShellPreflight
 	// Notify is called after a commit that wrote a continuation.
 	Notify func()
 	// Secrets are the primary's live secrets, redacted from the copies of tool inputs people
@@ -75,8 +78,8 @@ var (
 
 // New returns the toolkit.
 func New(cfg Config) (*Service, error) {
-	if cfg.Store == nil || cfg.Jobs == nil || cfg.Responses == nil || cfg.Shells == nil {
-		return nil, errors.New("interaction: Store, Jobs, Responses and Shells are required")
+	if cfg.Store == nil || cfg.Jobs == nil || cfg.Responses == nil || cfg.Shells == nil || cfg.Preflight == nil {
+		return nil, errors.New("interaction: Store, Jobs, Responses, Shells and Preflight are required")
 	}
 	if cfg.Notify == nil {
 		cfg.Notify = func() {}
@@ -142,7 +145,7 @@ func (s *Service) Offers(function string, id catalog.Identity) bool {
 	case "report_progress":
 		return slices.Contains(id.Flags, response.FlagProgressReport)
 	case "ask_questions":
-		return id.Origin == response.OriginForeground && slices.Contains(id.Flags, response.FlagRequesterTrusted) && id.Thread != ""
+		return vouchedForeground(id) && id.Thread != ""
 	default:
 		return true
 	}

@@ -26,7 +26,7 @@ func TestWorkerJobs(t *testing.T) {
 	t.Run("ACommandRunsOnTheWorkerAndReportsItsTail", func(t *testing.T) {
 		const thread = "$worker"
 		setMode(t, env, thread, store.ModeAdmin)
-		id := openAs(t, env, adminAuthor, thread, onWorker)
+		id := openAdmin(t, env, thread, onWorker)
 		jobID := startedJob(t, callTool(t, env, id, "interaction.run_in_background",
 			`{"command":"echo \"cwd=$(pwd)\"; env; echo worker-tail-marker","label":"on the worker"}`))
 		c := waitContinuation(t, env, jobKey(jobID))

@@ -234,6 +234,7 @@ func (r *Response) resolveAdmitted(ctx context.Context, windowToken string, how 
 	go func() {
 		defer r.tasks.Done()
 		fn, err := view.Resolve(r.ctx, toolkit, function)
+		err = r.explainHidden(err, toolkit, function)
 		r.mu.Lock()
 		r.settleLocked(w)
 		r.mu.Unlock()

@@ -54,7 +54,7 @@ func (r *Response) dispatch(ctx context.Context, span trace.Span, rc *receipt, w
 func (r *Response) run(ctx context.Context, rc *receipt, w *Window, view *catalog.View) (Status, []byte, []byte) {
 	fn, err := view.Resolve(ctx, rc.toolkit, rc.function)
 	if err != nil {
-		return Failed, errorOutcome(err.Error()), nil
+		return Failed, errorOutcome(r.explainHidden(err, rc.toolkit, rc.function).Error()), nil
 	}
 	r.mu.Lock()
 	rc.traits = fn.Traits()

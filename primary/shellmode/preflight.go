@@ -17,6 +17,9 @@ type Target struct {
 	Thread  string
 	// WorkerKey names the workers the agent's shells run on; empty for the primary's own shell.
 	WorkerKey string
+	// Toolkits is the response's toolkit selection (names or patterns); empty selects every
+	// toolkit, as when an operator stores the mode for every response to come.
+	Toolkits []string
 }
 
 // Problem is one failed check: what is wrong and how to fix it, in plain words.

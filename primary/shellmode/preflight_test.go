@@ -159,6 +159,30 @@ func TestPreflight(t *testing.T) {
 		}
 	})
 
+	for _, tc := range []struct {
+		name     string
+		toolkits []string
+		want     []string
+	}{
+		{"NoSelectionTakesTheShellToolkit", nil, []string{}},
+		{"ASelectionNamingTheShellToolkitHasNoProblem", []string{"test", "shell"}, []string{}},
+		{"APatternMatchingTheShellToolkitHasNoProblem", []string{"sh?ll"}, []string{}},
+		{"ASelectionLeavingOutTheShellToolkitIsAProblem", []string{"test", "interaction"}, []string{"shell_toolkit"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := shellmode.New(shellmode.Config{Registry: shellRegistry(t, shelltk.New(shelltk.Options{})), Local: readyLocal(t)})
+			selected := target
+			selected.Toolkits = tc.toolkits
+			problems := p.Check(ctx, selected)
+			if got := checks(t, problems); !slices.Equal(got, tc.want) {
+				t.Fatalf("checks %v, want %v", got, tc.want)
+			}
+			if len(problems) == 1 && problems[0].What != `the response's toolkit selection ("test", "interaction") leaves out the "shell" toolkit, so its shell would have no shell functions` {
+				t.Errorf("problem %q", problems[0].What)
+			}
+		})
+	}
+
 	t.Run("AShellToolkitHidingKillFromTheAgentIsAProblem", func(t *testing.T) {
 		p := shellmode.New(shellmode.Config{Registry: shellRegistry(t, hidingShell{shelltk.New(shelltk.Options{})}), Local: readyLocal(t)})
 		problems := p.Check(ctx, target)

@@ -280,7 +280,7 @@ func TestEnumsAndRequiredFields(t *testing.T) {
 			return err
 		})},
 		{"AnUnknownShellModeIsRefused", false, call(func(s store.Store) error {
-			_, err := s.SetShellMode(ctx, "room", "", "code", "max", "a")
+			_, err := s.SetShellMode(ctx, "room", "", "code", "max", "", "a")
 			return err
 		})},
 		{"AShellModeWithoutAnAgentIsRefused", false, call(func(s store.Store) error {

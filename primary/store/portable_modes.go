@@ -23,14 +23,14 @@ func shellMode(ctx context.Context, r Reader, channel, thread, agent string) (Sh
 
 // SetShellMode implements ShellModes: the mode is written first and the audit entry second,
 // in one transaction, so a failed audit write leaves the mode unchanged.
-func (p *Portable) SetShellMode(ctx context.Context, channel, thread, agent string, mode ShellMode, actor string) (ShellModeSetting, error) {
+func (p *Portable) SetShellMode(ctx context.Context, channel, thread, agent string, mode ShellMode, workerKey, actor string) (ShellModeSetting, error) {
 	if err := checkShellModeKey(channel, agent, actor); err != nil {
 		return ShellModeSetting{}, err
 	}
 	if !mode.Valid() {
 		return ShellModeSetting{}, invalid("shell mode %q is not standard or minimal", mode)
 	}
-	set := ShellModeSetting{Mode: mode, UpdatedAt: p.clock(), UpdatedBy: actor}
+	set := ShellModeSetting{Mode: mode, WorkerKey: workerKey, UpdatedAt: p.clock(), UpdatedBy: actor}
 	err := p.update(ctx, func(tx Tx) error {
 		previous, err := shellMode(ctx, tx, channel, thread, agent)
 		if err != nil {
@@ -40,7 +40,7 @@ func (p *Portable) SetShellMode(ctx context.Context, channel, thread, agent stri
 			return err
 		}
 		return auditShellMode(ctx, tx, set.UpdatedAt, ActionShellModeSet, channel, thread, agent, actor, map[string]string{
-			"mode": string(mode), "previous": string(previous.Mode),
+			"mode": string(mode), "worker_key": workerKey, "previous": string(previous.Mode),
 		})
 	})
 	if err != nil {

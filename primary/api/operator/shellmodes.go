@@ -73,12 +73,14 @@ func (s *Server) SetShellMode(ctx context.Context, req *operatorv1.SetShellModeR
 			return nil, shellmode.Refusal(req.GetAgentName(), "nothing was saved", problems)
 		}
 	}
-	setting, err := s.shellModes.store.SetShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName(), mode, op.Name)
+	// The mode is stored with the placement the preflight checked: a minimal mode found usable
+	// for the primary's own shells says nothing about a worker key's, nor the reverse.
+	setting, err := s.shellModes.store.SetShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName(), mode, req.GetWorkerKey(), op.Name)
 	if err != nil {
 		return nil, err
 	}
 	s.logger.Info("shell mode set", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
-		"agent", req.GetAgentName(), "mode", string(mode))
+		"agent", req.GetAgentName(), "mode", string(mode), "worker_key", req.GetWorkerKey())
 	return &operatorv1.SetShellModeResponse{Setting: shellModeSettingToProto(setting)}, nil
 }
 

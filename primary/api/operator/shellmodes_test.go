@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -86,7 +87,7 @@ func TestShellModes(t *testing.T) {
 			!strings.Contains(violations[1].GetDescription(), "Fix: give the primary write permission") {
 			t.Fatalf("violations %v", violations)
 		}
-		if targets := pf.targets(); targets[len(targets)-1] != (shellmode.Target{Agent: "code", Channel: "room", Thread: "t1", WorkerKey: "gpu"}) {
+		if targets := pf.targets(); !reflect.DeepEqual(targets[len(targets)-1], shellmode.Target{Agent: "code", Channel: "room", Thread: "t1", WorkerKey: "gpu"}) {
 			t.Fatalf("checked %+v", targets)
 		}
 		if s := get(t); s.GetMode() != operatorv1.ShellMode_SHELL_MODE_STANDARD || s.GetUpdatedBy() != "" {
@@ -109,6 +110,21 @@ func TestShellModes(t *testing.T) {
 		entries, err := e.store.ListAudit(ctx, store.AuditFilter{Subject: store.ShellModeSubject("room", "t1", "code")})
 		if err != nil || len(entries) != 1 || entries[0].Action != store.ActionShellModeSet || entries[0].Actor != "ada" {
 			t.Fatalf("audit %+v, %v", entries, err)
+		}
+	})
+
+	t.Run("MinimalIsStoredForThePlacementItsPreflightChecked", func(t *testing.T) {
+		if _, err := e.admin.SetShellMode(ctx, &operatorv1.SetShellModeRequest{Conversation: conv, AgentName: "code",
+			Mode: operatorv1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: "gpu"}); err != nil {
+			t.Fatal(err)
+		}
+		if targets := pf.targets(); targets[len(targets)-1].WorkerKey != "gpu" {
+			t.Fatalf("checked %+v, want worker key gpu", targets[len(targets)-1])
+		}
+		stored, err := e.store.ShellMode(ctx, "room", "t1", "code")
+		if err != nil || stored.Mode != store.ShellModeMinimal || stored.WorkerKey != "gpu" || stored.Unplaced ||
+			!stored.AppliesTo("gpu") || stored.AppliesTo("") {
+			t.Fatalf("stored %+v, %v; want minimal for worker key gpu only", stored, err)
 		}
 	})
 

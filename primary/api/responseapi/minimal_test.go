@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -156,7 +157,7 @@ func TestOnlyAnExplicitMinimalModeRunsThePreflight(t *testing.T) {
 		t.Fatalf("minimal open with no problem: %v", err)
 	}
 	want := shellmode.Target{Agent: "tester", Channel: "!room:example.org", Thread: "$thread", WorkerKey: "key-a"}
-	if got := pf.targets(); len(got) != 1 || got[0] != want {
+	if got := pf.targets(); len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Fatalf("checked %v, want exactly %v", got, want)
 	}
 

@@ -21,8 +21,16 @@ type ShellModes interface {
 }
 
 // shellMode is the mode a response opens with: the request's, else the one stored for the
-// conversation and agent, else standard. The response keeps it until it closes, whatever is
-// stored later.
+// conversation and agent where it can apply, else standard. The response keeps it until it
+// closes, whatever is stored later.
+//
+// A stored minimal mode was preflighted for one placement (the primary's own shells or one
+// worker key) and for every toolkit. A response placed elsewhere, or whose toolkit selection
+// leaves out the shell toolkit, opens standard rather than being refused: the runtime did not
+// ask for the minimal mode, and standard is the default the contract gives a response that
+// names no mode, so its turn goes on with the functions that finish inside a command (and
+// every function natively). A runtime that names the minimal mode gets the preflight, and
+// its refusal, instead.
 func (s *Server) shellMode(ctx context.Context, req *responsev1.OpenResponseRequest) (string, error) {
 	switch req.GetShellMode() {
 	case responsev1.ShellMode_SHELL_MODE_MINIMAL:
@@ -42,10 +50,20 @@ func (s *Server) shellMode(ctx context.Context, req *responsev1.OpenResponseRequ
 		s.log.Error("read stored shell mode", "channel", channel, "agent", req.GetAgentName(), "err", err)
 		return "", fault.New(fault.Unavailable, "the conversation's shell mode could not be read; try again")
 	}
-	if setting.Mode == store.ShellModeMinimal {
-		return response.ShellModeMinimal, nil
+	if setting.Mode != store.ShellModeMinimal {
+		return response.ShellModeStandard, nil
 	}
-	return response.ShellModeStandard, nil
+	switch {
+	case !setting.AppliesTo(req.GetWorkerKey()):
+		s.log.Info("stored minimal shell mode not used: set for another placement", "channel", channel, "agent", req.GetAgentName(),
+			"worker_key", req.GetWorkerKey(), "set_for_worker_key", setting.WorkerKey, "unplaced", setting.Unplaced)
+		return response.ShellModeStandard, nil
+	case !shellmode.SelectsShell(req.GetToolkits()):
+		s.log.Info("stored minimal shell mode not used: the toolkit selection leaves out the shell toolkit", "channel", channel,
+			"agent", req.GetAgentName(), "toolkits", req.GetToolkits())
+		return response.ShellModeStandard, nil
+	}
+	return response.ShellModeMinimal, nil
 }
 
 // checkMinimal runs the minimal mode's preflight for a response about to open with spec, after
@@ -57,7 +75,7 @@ func (s *Server) checkMinimal(ctx context.Context, spec response.Spec) error {
 		return engineErr(err)
 	}
 	problems := s.preflight.Check(ctx, shellmode.Target{
-		Agent: spec.Agent, Channel: spec.Channel, Thread: spec.Thread, WorkerKey: spec.WorkerKey,
+		Agent: spec.Agent, Channel: spec.Channel, Thread: spec.Thread, WorkerKey: spec.WorkerKey, Toolkits: spec.Toolkits,
 	})
 	if len(problems) == 0 {
 		return nil

@@ -116,7 +116,7 @@ func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	}
 	setStored := func(t *testing.T, m store.ShellMode) {
 		t.Helper()
-		if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "tester", m, "ada"); err != nil {
+		if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "tester", m, "", "ada"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	if items := listed(t, env, after); !slices.Contains(items, "shell.run_shell_command") {
 		t.Errorf("the open minimal response lost the shell toolkit: %v", items)
 	}
-	if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "other-agent", store.ShellModeMinimal, "ada"); err != nil {
+	if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "other-agent", store.ShellModeMinimal, "", "ada"); err != nil {
 		t.Fatal(err)
 	}
 	if got := mode(t, open(t, responsev1.ShellMode_SHELL_MODE_UNSPECIFIED)); got != "standard" {
@@ -172,4 +172,45 @@ func newAPI(t *testing.T, env *testenv.Env, pf responseapi.Preflight) *responsea
 		t.Fatal(err)
 	}
 	return api
+}
+
+// TestAFunctionTheStandardModeHidesSaysHowToReachIt: calling or describing, from a standard
+// shell, a function only the mode hides answers one message saying it is offered natively and
+// which operator command offers it in the shell, for the response's own placement.
+func TestAFunctionTheStandardModeHidesSaysHowToReachIt(t *testing.T) {
+	env := testenv.Start(t)
+	env.StartWorker(t, "key-a", "w1")
+	const explain = "interaction.run_in_background is not offered in this shell: its shell mode is standard, which offers only " +
+		"functions that finish inside the command. It is offered to you natively, as a direct tool call: call it that way instead. " +
+		"To have it in this shell too, an admin sets the minimal shell mode for this agent in this conversation with: " +
+		"turncli shell set minimal --agent tester --channel '!room:example.org' --thread '$thread'"
+	for _, tc := range []struct{ name, workerKey, want string }{
+		{"OnThePrimary", "", explain},
+		{"OnAWorker", "key-a", explain + " --worker-key key-a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := env.Open(t, func(r *responsev1.OpenResponseRequest) {
+				*r = *openReq(responsev1.ShellMode_SHELL_MODE_STANDARD)
+				r.WorkerKey = tc.workerKey
+			})
+			run := env.RunBash(t, id, fmt.Sprintf("call-%d", bashSeq.Add(1)),
+				`mindroom-agent tools call interaction.run_in_background '{"command":"true"}'`)
+			var receipt struct{ Status, Outcome string }
+			if err := json.Unmarshal([]byte(run.Stdout), &receipt); err != nil || run.Result.GetExitCode() != 1 {
+				t.Fatalf("call: exit %d, stdout %q: %v", run.Result.GetExitCode(), run.Stdout, err)
+			}
+			if receipt.Status != "failed" || receipt.Outcome != tc.want {
+				t.Errorf("call: %s %q\nwant failed %q", receipt.Status, receipt.Outcome, tc.want)
+			}
+			run = env.RunBash(t, id, fmt.Sprintf("describe-%d", bashSeq.Add(1)),
+				`mindroom-agent tools describe interaction.run_in_background`)
+			var refusal struct{ Error string }
+			if err := json.Unmarshal([]byte(run.Stdout), &refusal); err != nil || run.Result.GetExitCode() != 2 {
+				t.Fatalf("describe: exit %d, stdout %q: %v", run.Result.GetExitCode(), run.Stdout, err)
+			}
+			if want := "Agent CLI request was rejected: " + tc.want; refusal.Error != want {
+				t.Errorf("describe: %q\nwant %q", refusal.Error, want)
+			}
+		})
+	}
 }

@@ -41,8 +41,9 @@ func (r reader) ShellMode(ctx context.Context, channel, thread, agent string) (s
 	var m store.ShellModeSetting
 	var mode string
 	var updated int64
-	err := r.q.QueryRow(ctx, `SELECT mode, updated_at, updated_by FROM shell_modes
-		WHERE channel = $1 AND thread = $2 AND agent = $3`, channel, thread, agent).Scan(&mode, &updated, &m.UpdatedBy)
+	var workerKey *string
+	err := r.q.QueryRow(ctx, `SELECT mode, worker_key, updated_at, updated_by FROM shell_modes
+		WHERE channel = $1 AND thread = $2 AND agent = $3`, channel, thread, agent).Scan(&mode, &workerKey, &updated, &m.UpdatedBy)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.ShellModeSetting{}, fmt.Errorf("%w: no shell mode of the agent", store.ErrNotFound)
@@ -50,15 +51,20 @@ func (r reader) ShellMode(ctx context.Context, channel, thread, agent string) (s
 		return store.ShellModeSetting{}, fmt.Errorf("store: shell mode: %w", err)
 	}
 	m.Mode, m.UpdatedAt = store.ShellMode(mode), fromNanos(updated)
+	if workerKey == nil {
+		m.Unplaced = true
+	} else {
+		m.WorkerKey = *workerKey
+	}
 	return m, nil
 }
 
 // PutShellMode implements store.Tx.
 func (t *tx) PutShellMode(ctx context.Context, channel, thread, agent string, m store.ShellModeSetting) error {
-	_, err := t.exec(ctx, "set shell mode", `INSERT INTO shell_modes (channel, thread, agent, mode, updated_at, updated_by)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (channel, thread, agent) DO UPDATE
-		SET mode = excluded.mode, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
-		channel, thread, agent, string(m.Mode), nanos(m.UpdatedAt), m.UpdatedBy)
+	_, err := t.exec(ctx, "set shell mode", `INSERT INTO shell_modes (channel, thread, agent, mode, worker_key, updated_at, updated_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (channel, thread, agent) DO UPDATE
+		SET mode = excluded.mode, worker_key = excluded.worker_key, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
+		channel, thread, agent, string(m.Mode), m.WorkerKey, nanos(m.UpdatedAt), m.UpdatedBy)
 	return err
 }
 

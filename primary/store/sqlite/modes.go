@@ -38,8 +38,9 @@ func (t *tx) PutConversationMode(ctx context.Context, channel, thread string, m 
 func (r reader) ShellMode(ctx context.Context, channel, thread, agent string) (store.ShellModeSetting, error) {
 	var m store.ShellModeSetting
 	var updated int64
-	err := r.q.QueryRowContext(ctx, `SELECT mode, updated_at, updated_by FROM shell_modes
-		WHERE channel = ? AND thread = ? AND agent = ?`, channel, thread, agent).Scan(&m.Mode, &updated, &m.UpdatedBy)
+	var workerKey sql.NullString
+	err := r.q.QueryRowContext(ctx, `SELECT mode, worker_key, updated_at, updated_by FROM shell_modes
+		WHERE channel = ? AND thread = ? AND agent = ?`, channel, thread, agent).Scan(&m.Mode, &workerKey, &updated, &m.UpdatedBy)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return store.ShellModeSetting{}, fmt.Errorf("%w: no shell mode of the agent", store.ErrNotFound)
@@ -47,15 +48,16 @@ func (r reader) ShellMode(ctx context.Context, channel, thread, agent string) (s
 		return store.ShellModeSetting{}, fmt.Errorf("store: shell mode: %w", err)
 	}
 	m.UpdatedAt = fromNanos(updated)
+	m.WorkerKey, m.Unplaced = workerKey.String, !workerKey.Valid
 	return m, nil
 }
 
 // PutShellMode implements store.Tx.
 func (t *tx) PutShellMode(ctx context.Context, channel, thread, agent string, m store.ShellModeSetting) error {
-	_, err := t.exec(ctx, "set shell mode", `INSERT INTO shell_modes (channel, thread, agent, mode, updated_at, updated_by)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (channel, thread, agent) DO UPDATE
-		SET mode = excluded.mode, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
-		channel, thread, agent, string(m.Mode), nanos(m.UpdatedAt), m.UpdatedBy)
+	_, err := t.exec(ctx, "set shell mode", `INSERT INTO shell_modes (channel, thread, agent, mode, worker_key, updated_at, updated_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channel, thread, agent) DO UPDATE
+		SET mode = excluded.mode, worker_key = excluded.worker_key, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
+		channel, thread, agent, string(m.Mode), m.WorkerKey, nanos(m.UpdatedAt), m.UpdatedBy)
 	return err
 }
 

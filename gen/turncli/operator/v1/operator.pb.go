@@ -4660,7 +4660,8 @@ type SetShellModeRequest struct {
 	// The new mode; required.
 	Mode ShellMode `protobuf:"varint,3,opt,name=mode,proto3,enum=turncli.operator.v1.ShellMode" json:"mode,omitempty"`
 	// The worker key the agent's shells run on, to check a worker is connected; empty checks the
-	// primary's own (local) shell.
+	// primary's own (local) shell. The mode is stored for this placement: a minimal mode applies
+	// only to responses whose shells run there.
 	WorkerKey     string `protobuf:"bytes,4,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

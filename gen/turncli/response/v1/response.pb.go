@@ -31,7 +31,9 @@ type ShellMode int32
 
 const (
 	// The mode stored for the conversation and agent (OperatorService.SetShellMode) applies;
-	// standard when none is stored.
+	// standard when none is stored. A stored minimal mode applies only to a response on the
+	// placement it was set for (its worker key, or the primary's own shells) whose toolkit
+	// selection takes `shell`; any other response opens standard.
 	ShellMode_SHELL_MODE_UNSPECIFIED ShellMode = 0
 	// Only functions that finish inside a command: none that needs confirmation or a person's
 	// input, starts work outliving the command (background jobs, agents or shell commands) or
@@ -395,12 +397,15 @@ type OpenResponseRequest struct {
 	ShellMode ShellMode `protobuf:"varint,4,opt,name=shell_mode,json=shellMode,proto3,enum=turncli.response.v1.ShellMode" json:"shell_mode,omitempty"`
 	// The worker key whose workers run this response's shells; empty runs them on the primary.
 	WorkerKey string `protobuf:"bytes,5,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
-	// Flags of the turn: "clean" (no interaction toolkit), "progress_report" (may report
-	// progress), "requester_trusted"; others are kept and ignored.
+	// Flags of the turn: "clean" (no interaction toolkit, whatever the toolkits), "progress_report"
+	// (may report progress), "requester_trusted" (the runtime vouches that the requester is that
+	// person); others are kept and ignored.
 	Flags []string `protobuf:"bytes,6,rep,name=flags,proto3" json:"flags,omitempty"`
 	// Documents for context.list / context.read.
 	ContextDocuments []*ContextDocument `protobuf:"bytes,7,rep,name=context_documents,json=contextDocuments,proto3" json:"context_documents,omitempty"`
-	// Toolkit names or path.Match patterns the catalog offers; empty offers every toolkit.
+	// Toolkit names or path.Match patterns the catalog offers; empty offers every toolkit. A
+	// selection that matches no `interaction` leaves out the six interaction controls, natively
+	// too; the minimal shell mode needs `shell` in the selection.
 	Toolkits []string `protobuf:"bytes,8,rep,name=toolkits,proto3" json:"toolkits,omitempty"`
 	// How long the grant may live; at most and by default 24 hours.
 	GrantLifetime *durationpb.Duration `protobuf:"bytes,9,opt,name=grant_lifetime,json=grantLifetime,proto3" json:"grant_lifetime,omitempty"`
@@ -1575,7 +1580,8 @@ type RebindCatalogRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The response.
 	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
-	// The new selection; empty keeps the one the response was opened with.
+	// The new selection; empty keeps the one the response was opened with. As at open, a
+	// selection that matches no `interaction` leaves out the interaction controls.
 	Toolkits      []string `protobuf:"bytes,2,rep,name=toolkits,proto3" json:"toolkits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

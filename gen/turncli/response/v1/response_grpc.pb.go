@@ -60,11 +60,13 @@ const (
 //     attempts; the grant, windows and receipts survive a rebind.
 //     Beside its shell, the model calls the response's tools natively (ListTools, SearchTools,
 //     DescribeTool, CallTool, GetToolCall): the runtime offers them to the model as direct tool
-//     calls. The native catalog has every function of the response's toolkits, the six
-//     interaction controls included, whatever the shell mode hides from Bash; only a clean
-//     response lacks the interaction toolkit. Native calls need no Bash command; they are
-//     receipts of the response like its shells' calls (same call-id replay rules, same limits,
-//     fences and rebuilds, seen by operators), with an empty parent_bash_call_id.
+//     calls. The native catalog has every function of the response's toolkits, whatever the
+//     shell mode hides from Bash. The six interaction controls are there only while the
+//     `interaction` toolkit is: a clean response lacks it, and so does a response (or a rebound
+//     catalog) whose toolkit selection matches no `interaction`. Native calls need no Bash
+//     command; they are receipts of the response like its shells' calls (same call-id replay
+//     rules, same limits, fences and rebuilds, seen by operators), with an empty
+//     parent_bash_call_id.
 //  4. CloseResponse when the turn ends: the grant is revoked first, then admitted work is
 //     cancelled and joined, then receipts are dropped. Everything about a response lives in
 //     memory: a restarted primary knows no response and every old grant fails.
@@ -336,11 +338,13 @@ func (c *responseServiceClient) StopThread(ctx context.Context, in *StopThreadRe
 //     attempts; the grant, windows and receipts survive a rebind.
 //     Beside its shell, the model calls the response's tools natively (ListTools, SearchTools,
 //     DescribeTool, CallTool, GetToolCall): the runtime offers them to the model as direct tool
-//     calls. The native catalog has every function of the response's toolkits, the six
-//     interaction controls included, whatever the shell mode hides from Bash; only a clean
-//     response lacks the interaction toolkit. Native calls need no Bash command; they are
-//     receipts of the response like its shells' calls (same call-id replay rules, same limits,
-//     fences and rebuilds, seen by operators), with an empty parent_bash_call_id.
+//     calls. The native catalog has every function of the response's toolkits, whatever the
+//     shell mode hides from Bash. The six interaction controls are there only while the
+//     `interaction` toolkit is: a clean response lacks it, and so does a response (or a rebound
+//     catalog) whose toolkit selection matches no `interaction`. Native calls need no Bash
+//     command; they are receipts of the response like its shells' calls (same call-id replay
+//     rules, same limits, fences and rebuilds, seen by operators), with an empty
+//     parent_bash_call_id.
 //  4. CloseResponse when the turn ends: the grant is revoked first, then admitted work is
 //     cancelled and joined, then receipts are dropped. Everything about a response lives in
 //     memory: a restarted primary knows no response and every old grant fails.
