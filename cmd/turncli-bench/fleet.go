@@ -33,7 +33,7 @@ const (
 
 // fleetConversation is where the fleet's commands run; each background job of the reconnect
 // phase has a thread of its own (a thread runs at most 3 jobs), in admin mode so that
-// run_in_background starts at once for the requester "admin".
+// run_in_background starts at once for the requester "admin", whom the runtime vouches for.
 var fleetConversation = &conversationv1.Conversation{Channel: "!fleet:example.org", Thread: "$fleet"}
 
 // measureFleet runs a fleet on this machine: one mindroom-primary process and many
@@ -234,7 +234,7 @@ func fleetLatency(ctx context.Context, p *fleetPrimary, n int) (fleetLat, soloLa
 func runOnce(ctx context.Context, p *fleetPrimary, key string, conv *conversationv1.Conversation, command string) (time.Duration, string, error) {
 	rctx := p.asRuntime(ctx)
 	resp, err := p.runtime.OpenResponse(rctx, &responsev1.OpenResponseRequest{
-		AgentName: fleetAgent, RequesterId: "admin", Conversation: conv,
+		AgentName: fleetAgent, RequesterId: "admin", Conversation: conv, Flags: []string{"requester_trusted"},
 		ShellMode: responsev1.ShellMode_SHELL_MODE_MINIMAL, WorkerKey: key,
 	})
 	if err != nil {

@@ -22,7 +22,7 @@ func (cf conformance) testListConversations(t *testing.T) {
 			t.Fatal(err)
 		}
 		at(2)
-		if _, err := s.SetShellMode(ctx, "room", "shell", "coder", store.ShellModeMinimal, "admin-1"); err != nil {
+		if _, err := s.SetShellMode(ctx, "room", "shell", "coder", store.ShellModeMinimal, "", "admin-1"); err != nil {
 			t.Fatal(err)
 		}
 		at(3)
