@@ -519,14 +519,18 @@ func (p *Primary) Serve(ctx context.Context) error {
 	})
 	p.serving.Set()
 	p.ready.Refresh(ctx)
+	ep := p.Endpoints()
 	attrs := append([]any{"grpc", p.lis.GRPC.Addr().String(), "http", p.lis.HTTP.Addr().String(),
-		"agent_cli", p.lis.AgentCLI.Addr().String()}, buildinfo.Read().LogAttrs()...)
+		"agent_cli", p.lis.AgentCLI.Addr().String(), "dashboard", ep.HTTP + "/ui/"}, buildinfo.Read().LogAttrs()...)
+	if ep.OperatorTokenFile != "" {
+		attrs = append(attrs, "admin_credential_file", ep.OperatorTokenFile)
+	}
 	if p.lis.Metrics != nil {
 		attrs = append(attrs, "metrics", p.lis.Metrics.Addr().String())
 	}
 	p.cfg.Logger.Info("primary serving", attrs...)
 	if p.cfg.OnServing != nil {
-		p.cfg.OnServing(p.Endpoints())
+		p.cfg.OnServing(ep)
 	}
 	return g.Wait()
 }

@@ -31,7 +31,7 @@ func TestTLSPrimaryProcessNamesHTTPSAndLogsOnlyJSON(t *testing.T) {
 		"--state-dir", state, "--grpc-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0",
 		"--agent-cli-listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0",
 		"--tls-cert", certFile, "--tls-key", keyFile, "--log-level", "debug")
-	p.waitLog(t, "primary serving", 1)
+	serving := p.waitLog(t, "primary serving", 1)
 
 	var ep primary.Endpoints
 	data, err := os.ReadFile(filepath.Join(state, primary.EndpointsFile))
@@ -43,6 +43,12 @@ func TestTLSPrimaryProcessNamesHTTPSAndLogsOnlyJSON(t *testing.T) {
 	}
 	if !strings.HasPrefix(ep.HTTP, "https://") || !strings.HasPrefix(ep.AgentCLI, "http://") || !strings.HasPrefix(ep.Metrics, "http://") {
 		t.Fatalf("endpoints.json names REST %q, Agent CLI %q, metrics %q; want https:// for the TLS listener only", ep.HTTP, ep.AgentCLI, ep.Metrics)
+	}
+
+	// The start line says where the dashboard is and where the admin's credential is kept.
+	if serving["dashboard"] != ep.HTTP+"/ui/" || serving["admin_credential_file"] != ep.OperatorTokenFile || ep.OperatorTokenFile == "" {
+		t.Errorf("the serving line names dashboard %v and credential %v; want %s/ui/ and %s",
+			serving["dashboard"], serving["admin_credential_file"], ep.HTTP, ep.OperatorTokenFile)
 	}
 
 	// Plain text to both TLS listeners: each library logs the failed handshake its own way.
