@@ -196,6 +196,10 @@ func TestListingWalksEveryItemOnceAtAnyPageSize(t *testing.T) {
 	}
 }
 
+// standard is the shell mode of a response whose toolkit selection leaves out "shell": the
+// minimal mode needs the shell toolkit, and these functions declare no trait standard hides.
+const standard = responsev1.ShellMode_SHELL_MODE_STANDARD
+
 // Section 5: a page may be exactly 64 KiB, never one byte more.
 func TestListPageMayBeExactly64KiB(t *testing.T) {
 	t.Parallel()
@@ -212,7 +216,7 @@ func TestListPageMayBeExactly64KiB(t *testing.T) {
 		}
 	}
 	only := func(pattern string) func(*responsev1.OpenResponseRequest) {
-		return func(r *responsev1.OpenResponseRequest) { r.Toolkits = []string{pattern} }
+		return func(r *responsev1.OpenResponseRequest) { r.Toolkits, r.ShellMode = []string{pattern}, standard }
 	}
 	// Measure a two-item page with a cursor, then grow the second item to fill 64 KiB exactly.
 	register("rad", 40000, 1)
@@ -247,7 +251,7 @@ func TestBadCursorIsInvalidDiscoveryCursor(t *testing.T) {
 	t.Parallel()
 	env := startEnv(t)
 	full := open(t, env)
-	narrow := open(t, env, func(r *responsev1.OpenResponseRequest) { r.Toolkits = []string{"test"} })
+	narrow := open(t, env, func(r *responsev1.OpenResponseRequest) { r.Toolkits, r.ShellMode = []string{"test"}, standard })
 	first := decodePage(t, full.post(`{"operation":"tools.list","limit":1}`)) // ends inside "shell"
 	if first.NextCursor == nil {
 		t.Fatal("no cursor")
@@ -277,7 +281,7 @@ func TestCursorsOfLongMultiByteNamesCanBeSentBack(t *testing.T) {
 		&fakeToolkit{name: long, description: "wide names", functions: []catalog.Function{{Name: long, Description: "one"}, {Name: "x", Description: "two"}}},
 		&fakeToolkit{name: "after", description: "after", deferred: true},
 	)
-	s := open(t, env, func(r *responsev1.OpenResponseRequest) { r.Toolkits = []string{long, "after"} })
+	s := open(t, env, func(r *responsev1.OpenResponseRequest) { r.Toolkits, r.ShellMode = []string{long, "after"}, standard })
 	items, _ := walk(t, s, "tools.list", 1)
 	if len(items) != 3 {
 		t.Fatalf("walked %d items, want 3", len(items))
