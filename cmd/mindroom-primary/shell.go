@@ -22,6 +22,7 @@ import (
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/cliflag"
+	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/statedir"
 )
 
@@ -53,11 +54,15 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	token := os.Getenv("MINDROOM_RUNTIME_TOKEN")
 	if token == "" {
-		raw, err := os.ReadFile(ep.RuntimeTokenFile)
+		raw, err := statedir.ReadPrivate(ep.RuntimeTokenFile)
 		if err != nil {
 			return fail(err)
 		}
 		token = strings.TrimSpace(string(raw))
+	}
+	if !loopback.Addr(ep.GRPC) {
+		// The shell speaks plain gRPC: the runtime's credential goes to loopback only.
+		return fail(fmt.Errorf("refusing to send the runtime credential in clear to %s, which is not on loopback", ep.GRPC))
 	}
 	conn, err := grpc.NewClient(ep.GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -64,6 +64,7 @@ func (c *cli) connect() error {
 		return nil
 	}
 	addr, tokenFile := c.global.addr, c.global.tokenFile
+	readToken := os.ReadFile // a file the operator named
 	if addr == "" || tokenFile == "" {
 		ep, err := readEndpoints(c.global.stateDir)
 		if err != nil {
@@ -73,13 +74,14 @@ func (c *cli) connect() error {
 			addr = ep.GRPC
 		}
 		if tokenFile == "" {
-			tokenFile = ep.OperatorTokenFile
+			// A file endpoints.json names is read only if it is as private as the record.
+			tokenFile, readToken = ep.OperatorTokenFile, statedir.ReadPrivate
 		}
 	}
 	if tokenFile == "" {
 		return errors.New("no operator credential: give --token-file or TURNCLI_TOKEN_FILE (the primary's endpoints.json names none)")
 	}
-	raw, err := os.ReadFile(tokenFile)
+	raw, err := readToken(tokenFile)
 	if err != nil {
 		return fmt.Errorf("operator credential: %w", err)
 	}

@@ -93,7 +93,7 @@ func (e *NotRunningError) Error() string {
 
 func readFile(path string) (Endpoints, error) {
 	var ep Endpoints
-	data, err := os.ReadFile(path)
+	data, err := ReadPrivate(path)
 	if err != nil {
 		return ep, err
 	}
