@@ -3,7 +3,6 @@ package response
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/turncli/turncli/primary/catalog"
@@ -23,20 +22,22 @@ const (
 
 // denialOutcome is what a denied call fails with: the denial's note, or who did not approve
 // it. Any operator may deny a call (only an admin may approve one), so the contract's fixed
-// text, which says the requester denied it, is kept for the requester's own denial; anyone
-// else is named (operator names are the identities requesters have).
+// text, which says the requester denied it, is kept for the requester's own denial; another
+// operator's is said without their name, which the agent has no need of.
 func denialOutcome(rec store.CallApproval) string {
 	switch {
 	case rec.Note != "":
 		return rec.Note
-	case rec.DecidedBy == "":
-		return "Not approved by an operator"
-	case rec.DecidedBy == rec.Requester:
+	case rec.DecidedBy != "" && rec.DecidedBy == rec.Requester:
 		return NotApproved
 	default:
-		return fmt.Sprintf("Not approved by operator %s, not by the requester", rec.DecidedBy)
+		return notApprovedByOperator
 	}
 }
+
+// notApprovedByOperator is the outcome of a call another operator than its requester denied
+// without a note.
+const notApprovedByOperator = "Not approved by an operator, not by the requester"
 
 // storeTimeout bounds one store write made on a call's behalf after its response may be gone.
 const storeTimeout = 10 * time.Second

@@ -193,7 +193,7 @@ func TestConfirmationWhileTheResponseLives(t *testing.T) {
 	})
 	for _, tc := range []struct{ name, by, note, want string }{
 		{"TheRequestersDenialWithoutANoteFailsNotApprovedByRequester", "@alice", "", `"Not approved by requester"`},
-		{"AnotherOperatorsDenialWithoutANoteNamesThem", "admin", "", `"Not approved by operator admin, not by the requester"`},
+		{"AnotherOperatorsDenialWithoutANoteSaysSoWithoutTheirName", "admin", "", `"Not approved by an operator, not by the requester"`},
 		{"DeniedWithANoteFailsWithTheNote", "bob", "too risky", `"too risky"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -289,7 +289,7 @@ func TestConfirmationAfterTheResponseEnded(t *testing.T) {
 			t.Fatal(err)
 		}
 		cs, err := e.st.PendingContinuations(ctx, 0, 10)
-		if err != nil || len(cs) != 1 || !strings.Contains(cs[0].Text, "not approved and did not run: Not approved by operator admin, not by the requester.") {
+		if err != nil || len(cs) != 1 || !strings.Contains(cs[0].Text, "not approved and did not run: Not approved by an operator, not by the requester.") {
 			t.Fatalf("continuations %+v, %v", cs, err)
 		}
 	})

@@ -281,7 +281,7 @@ type OperatorServiceClient interface {
 	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
 	// becomes the call's failure outcome (without one: "Not approved by requester" when the
-	// requester denied it, "Not approved by operator <name>, not by the requester" otherwise).
+	// requester denied it, "Not approved by an operator, not by the requester" otherwise).
 	//
 	// Approving runs the exact saved call once: in the Bash command that made it, when that
 	// command still waits for it; otherwise (its response ended, or the primary restarted since)
@@ -863,7 +863,7 @@ type OperatorServiceServer interface {
 	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
 	// becomes the call's failure outcome (without one: "Not approved by requester" when the
-	// requester denied it, "Not approved by operator <name>, not by the requester" otherwise).
+	// requester denied it, "Not approved by an operator, not by the requester" otherwise).
 	//
 	// Approving runs the exact saved call once: in the Bash command that made it, when that
 	// command still waits for it; otherwise (its response ended, or the primary restarted since)
