@@ -188,13 +188,15 @@ func prettyJSON(s string) string {
 
 // readableSubject is an audit subject as a person reads it: the store escapes each segment
 // of a subject as a URL path segment (store.ConversationSubject), so "conversation/%21room/%24t"
-// reads "conversation/!room/$t". A segment that is not valid escaping is shown as it is. The
-// result is still the agent's or runtime's text: the template escapes it.
+// reads "conversation/!room/$t". A slash inside a segment stays escaped (%2F): decoded, a
+// channel "prod/ops" would read like channel "prod" with thread "ops", and an admin could be
+// led to pin an entry on the wrong conversation. A segment that is not valid escaping is
+// shown as it is. The result is still the agent's or runtime's text: the template escapes it.
 func readableSubject(subject string) string {
 	segments := strings.Split(subject, "/")
 	for i, seg := range segments {
 		if plain, err := url.PathUnescape(seg); err == nil {
-			segments[i] = plain
+			segments[i] = strings.ReplaceAll(plain, "/", "%2F")
 		}
 	}
 	return strings.Join(segments, "/")
