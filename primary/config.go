@@ -135,6 +135,10 @@ type Config struct {
 	// OnServing, when set, hears where the primary serves once its listeners serve, right
 	// after the "primary serving" log line: mindroom-primary prints a person its banner.
 	OnServing func(Endpoints)
+	// RouteLibraryLogs sends what the libraries log on their own (the standard log package,
+	// gRPC, OpenTelemetry) through the primary's logger once it masks the live credentials.
+	// It changes process-wide state: only a main sets it.
+	RouteLibraryLogs bool
 }
 
 // Validate checks the configuration and fills defaults.

@@ -31,6 +31,7 @@ import (
 	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/buildinfo"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/logging"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
@@ -153,6 +154,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// First, so that no log line, event or text of what follows shows a live secret.
 	live := secrets.New()
 	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
+	if cfg.RouteLibraryLogs {
+		logging.RouteLibraries(cfg.Logger)
+	}
 	lis = cfg.Connections.limit(lis, cfg.Logger.With("component", "connections")).secured()
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
 		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}

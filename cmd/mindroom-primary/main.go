@@ -201,7 +201,10 @@ func parseFlags(args []string, stdout, stderr io.Writer) (primary.Config, bool, 
 		return cfg, false, err
 	}
 	cfg.Logger = logger
+	// Until the primary masks its credentials in what is logged (it routes the libraries
+	// again then), nothing holds one.
 	logging.RouteLibraries(logger)
+	cfg.RouteLibraryLogs = true
 	if cfg.AgentBinary == "" {
 		cfg.AgentBinary, cfg.AgentArgs = defaultAgentBinary()
 	}
