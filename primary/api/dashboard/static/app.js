@@ -21,8 +21,15 @@
     return a && el.contains(a) && /^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName) && a.value !== '';
   }
 
+  // At most one request per fragment is in flight: events arriving meanwhile (a burst of
+  // them, as a busy agent makes) ask for one more refresh when it returns, not one each.
   var timers = new WeakMap();
+  var inflight = new WeakMap();
   function refresh(el) {
+    if (inflight.has(el)) {
+      inflight.set(el, 'again');
+      return;
+    }
     if (timers.has(el)) return;
     timers.set(el, setTimeout(function () {
       timers.delete(el);
@@ -30,6 +37,7 @@
         document.activeElement.addEventListener('blur', function () { refresh(el); }, {once: true});
         return;
       }
+      inflight.set(el, true);
       get(el.dataset.live).then(function (r) {
         if (!r.ok) return null;
         return r.text();
@@ -37,7 +45,11 @@
         if (html === null) return;
         el.innerHTML = html;
         countdown();
-      }).catch(function () {});
+      }).catch(function () {}).then(function () {
+        var again = inflight.get(el) === 'again';
+        inflight.delete(el);
+        if (again) refresh(el);
+      });
     }, 50));
   }
 
