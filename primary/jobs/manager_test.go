@@ -184,8 +184,8 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{name: "ExitZeroIsSuccess", command: "echo hi", outcome: "success", exit: ptr(0)},
 		{name: "ExitOneIsAGeneralError", command: "exit 1", outcome: "failed with a general error (exit 1)", exit: ptr(1)},
-		{name: "ExitTwoIsAFailureThatMayBeAUsageError", command: "exit 2", outcome: "failed with exit code 2 (often a usage error or rejected input)", exit: ptr(2)},
-		{name: "AProgramsOwnExitTwoIsNotCalledRejectedInput", command: "grep -q x /no/such/file", outcome: "failed with exit code 2 (often a usage error or rejected input)", exit: ptr(2)},
+		{name: "ExitTwoIsAFailureThatMayBeAUsageError", command: "exit 2", outcome: "failed, often a usage error or rejected input (exit 2)", exit: ptr(2)},
+		{name: "AProgramsOwnExitTwoIsNotCalledRejectedInput", command: "grep -q x /no/such/file", outcome: "failed, often a usage error or rejected input (exit 2)", exit: ptr(2)},
 		{name: "ExitOneTwentySixIsNotExecutable", command: "printf 'echo x' > s.sh; chmod 600 s.sh; ./s.sh", outcome: "not executable (exit 126)", exit: ptr(126)},
 		{name: "ExitOneTwentySevenIsCommandNotFound", command: "no-such-command-turncli", outcome: "command not found (exit 127)", exit: ptr(127)},
 		{name: "KilledBySignalIsStoppedBySignal", command: "kill -USR1 $$", outcome: "stopped by signal 10 (user defined signal 1)", exit: ptr(138)},

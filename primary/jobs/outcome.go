@@ -21,7 +21,7 @@ const (
 	// outcomeExitTwo: exit 2 is the shell's misuse of a builtin and many programs' usage
 	// error, but make, grep, diff and others use it for failures of their own, so it names
 	// the convention without claiming the input was at fault.
-	outcomeExitTwo = "failed with exit code 2 (often a usage error or rejected input)"
+	outcomeExitTwo = "failed, often a usage error or rejected input (exit 2)"
 	// OutcomeNeverStarted: the primary died while launching the job, before its process
 	// started; it was given up at the next boot, so its command never runs.
 	OutcomeNeverStarted = outcomeCouldNotStart + ": the primary restarted while starting it; it never ran and is not retried"
