@@ -117,8 +117,12 @@ func TestAFrozenWorkerIsFoundAndItsCommandsKeepTheirDeadlines(t *testing.T) {
 		}
 		return false
 	}
-	if listed() {
-		t.Fatal("the frozen worker is still listed as connected")
+	// The line is logged as the hub starts closing the connection; the worker leaves the list
+	// once its stream has ended, a moment later on a loaded machine.
+	for gone := time.Now().Add(5 * time.Second); listed(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(gone) {
+			t.Fatal("the frozen worker is still listed as connected 5s after it was disconnected")
+		}
 	}
 
 	thaw()
