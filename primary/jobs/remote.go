@@ -10,17 +10,16 @@ import (
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/workerhub"
 )
 
-var _ workerhub.JobSink = (*Manager)(nil)
+var _ WorkerSink = (*Manager)(nil)
 
 // startRemote sends a recorded, tracked job to a worker of its key. Its output is mirrored into
 // the job's log here as the worker reports it; the worker enforces the ceiling.
 func (m *Manager) startRemote(ctx context.Context, t *tracked, spec JobSpec) {
 	rec := t.rec
 	traceparent, tracestate := telemetry.Inject(ctx)
-	workerID, err := m.cfg.Workers.StartJob(ctx, rec.WorkerKey, spec.Binding, workerhub.Job{
+	workerID, err := m.cfg.Workers.StartJob(ctx, rec.WorkerKey, spec.Binding, WorkerJob{
 		ID: rec.ID, Agent: rec.Agent, Command: rec.Command, Ceiling: rec.Ceiling, Grace: m.cfg.Grace,
 		AgentCLIEnv: spec.AgentCLIEnv, ExtraEnv: spec.ExtraEnv, Traceparent: traceparent, Tracestate: tracestate,
 	})
@@ -92,11 +91,11 @@ func (m *Manager) requestCancel(ctx context.Context, id int64) error {
 	return nil
 }
 
-// WorkerJobs implements workerhub.JobSink: a worker connected holding these jobs. Running
+// WorkerJobs implements WorkerSink: a worker connected holding these jobs. Running
 // ones are re-attached (their output resumes where this primary's mirror ends); finished ones
 // are saved and acknowledged; a job this primary recorded on that worker that it no longer
 // holds finishes as unknown.
-func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobState) {
+func (m *Manager) WorkerJobs(workerKey, workerID string, states []WorkerJobState) {
 	ctx := context.Background()
 	held := make(map[int64]bool, len(states))
 	for _, st := range states {
@@ -168,12 +167,12 @@ func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobS
 	}
 }
 
-// JobStarted implements workerhub.JobSink.
+// JobStarted implements WorkerSink.
 func (m *Manager) JobStarted(workerID string, jobID int64) {
 	m.log.Debug("worker started job", "job", jobID, "worker", workerID)
 }
 
-// JobOutput implements workerhub.JobSink: the bytes are written into the mirror at their
+// JobOutput implements WorkerSink: the bytes are written into the mirror at their
 // offset, so a chunk sent twice after a reconnect lands in the same place.
 func (m *Manager) JobOutput(workerID string, jobID int64, offset int64, data []byte) {
 	t := m.awaitedFrom(workerID, jobID)
@@ -191,9 +190,9 @@ func (m *Manager) JobOutput(workerID string, jobID int64, offset int64, data []b
 	}
 }
 
-// JobFinished implements workerhub.JobSink: the result is saved with its continuation, then
+// JobFinished implements WorkerSink: the result is saved with its continuation, then
 // the worker is told it may forget the job.
-func (m *Manager) JobFinished(workerID string, jobID int64, exit workerhub.JobExit) {
+func (m *Manager) JobFinished(workerID string, jobID int64, exit WorkerJobExit) {
 	t := m.awaitedFrom(workerID, jobID)
 	if t == nil {
 		// A job this primary stopped awaiting (saved already, or never known): the worker may

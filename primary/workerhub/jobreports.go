@@ -6,14 +6,15 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/jobs"
 )
 
 // jobEvent is one job report for the sink.
-type jobEvent func(JobSink)
+type jobEvent func(jobs.WorkerSink)
 
 // helloJobs checks the jobs a Hello reports and converts them.
-func helloJobs(in []*workerv1.JobState) ([]JobState, error) {
-	out := make([]JobState, 0, len(in))
+func helloJobs(in []*workerv1.JobState) ([]jobs.WorkerJobState, error) {
+	out := make([]jobs.WorkerJobState, 0, len(in))
 	seen := make(map[int64]bool, len(in))
 	for _, st := range in {
 		id := st.GetJobId()
@@ -26,7 +27,7 @@ func helloJobs(in []*workerv1.JobState) ([]JobState, error) {
 			return nil, fmt.Errorf("%w: Hello.jobs holds finished job %d without its exit", errProtocol, id)
 		}
 		seen[id] = true
-		js := JobState{ID: id, Running: st.GetRunning()}
+		js := jobs.WorkerJobState{ID: id, Running: st.GetRunning()}
 		if !js.Running {
 			js.Exit = jobExit(st.GetExit())
 		}
@@ -35,8 +36,8 @@ func helloJobs(in []*workerv1.JobState) ([]JobState, error) {
 	return out, nil
 }
 
-func jobExit(e *workerv1.JobExit) JobExit {
-	return JobExit{
+func jobExit(e *workerv1.JobExit) jobs.WorkerJobExit {
+	return jobs.WorkerJobExit{
 		Code: int(e.GetCode()), CodeKnown: e.GetCodeKnown(), TimedOut: e.GetTimedOut(), Cancelled: e.GetCancelled(),
 		OutputLimit: e.GetOutputLimit(),
 		StartError:  boundedError(e.GetStartError()),
@@ -60,7 +61,7 @@ func (c *conn) jobReport(msg *workerv1.ConnectRequest) (jobEvent, error) {
 		if id <= 0 {
 			return nil, fmt.Errorf("%w: JobStarted for job id %d", errProtocol, id)
 		}
-		return func(s JobSink) { s.JobStarted(worker, id) }, nil
+		return func(s jobs.WorkerSink) { s.JobStarted(worker, id) }, nil
 	case *workerv1.ConnectRequest_JobOutput:
 		o := ev.JobOutput
 		id, off, data := o.GetJobId(), o.GetOffset(), o.GetData()
@@ -72,7 +73,7 @@ func (c *conn) jobReport(msg *workerv1.ConnectRequest) (jobEvent, error) {
 		case len(data) > bashexec.ChunkSize:
 			return nil, fmt.Errorf("%w: a job output chunk over %d bytes", errProtocol, bashexec.ChunkSize)
 		}
-		return func(s JobSink) { s.JobOutput(worker, id, off, data) }, nil
+		return func(s jobs.WorkerSink) { s.JobOutput(worker, id, off, data) }, nil
 	case *workerv1.ConnectRequest_JobFinished:
 		id := ev.JobFinished.GetJobId()
 		switch {
@@ -82,7 +83,7 @@ func (c *conn) jobReport(msg *workerv1.ConnectRequest) (jobEvent, error) {
 			return nil, fmt.Errorf("%w: JobFinished of job %d without its exit", errProtocol, id)
 		}
 		exit := jobExit(ev.JobFinished.GetExit())
-		return func(s JobSink) { s.JobFinished(worker, id, exit) }, nil
+		return func(s jobs.WorkerSink) { s.JobFinished(worker, id, exit) }, nil
 	}
 	return nil, nil
 }
