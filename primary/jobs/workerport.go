@@ -31,18 +31,23 @@ type Workers interface {
 // every call for that worker's previous connection, and never on the goroutine that relays
 // command output: a slow sink delays only job reports, until the transport's queue of them is
 // full. A sink may call the Workers methods from its callbacks.
+//
+// Every call's ctx is the reporting connection's: it ends when that connection does (the
+// worker went away, was replaced, or the primary stops), possibly before or during the call,
+// since reports already received are still delivered. A write that must outlive the
+// connection derives its own context from it.
 type WorkerSink interface {
 	// WorkerJobs: a worker (key, id) connected and still holds these jobs (from its hello).
 	// Called before any other call for that connection.
-	WorkerJobs(workerKey, workerID string, jobs []WorkerJobState)
+	WorkerJobs(ctx context.Context, workerKey, workerID string, jobs []WorkerJobState)
 	// JobStarted: the worker runs a job sent with StartJob; its output from offset 0 follows.
-	JobStarted(workerID string, jobID int64)
+	JobStarted(ctx context.Context, workerID string, jobID int64)
 	// JobOutput: bytes of a job's log at offset. After a reconnect the same bytes may come
 	// again (from the AttachJob offset), so write them at their offset.
-	JobOutput(workerID string, jobID int64, offset int64, data []byte)
+	JobOutput(ctx context.Context, workerID string, jobID int64, offset int64, data []byte)
 	// JobFinished: how a job ended (or why it could not start). The worker reports it again
 	// after each reconnect until AckJob.
-	JobFinished(workerID string, jobID int64, exit WorkerJobExit)
+	JobFinished(ctx context.Context, workerID string, jobID int64, exit WorkerJobExit)
 }
 
 // WorkerJob is a background job to run on a worker.

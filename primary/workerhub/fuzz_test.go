@@ -88,19 +88,19 @@ func (r *recordingSink) add(c sinkCall) {
 	r.calls = append(r.calls, c)
 }
 
-func (r *recordingSink) WorkerJobs(key, id string, jobs []jobs.WorkerJobState) {
+func (r *recordingSink) WorkerJobs(_ context.Context, key, id string, jobs []jobs.WorkerJobState) {
 	r.add(sinkCall{method: "WorkerJobs/" + key + "/" + id, jobs: jobs})
 }
 
-func (r *recordingSink) JobStarted(w string, id int64) {
+func (r *recordingSink) JobStarted(_ context.Context, w string, id int64) {
 	r.add(sinkCall{method: "JobStarted/" + w, id: id})
 }
 
-func (r *recordingSink) JobOutput(w string, id, off int64, data []byte) {
+func (r *recordingSink) JobOutput(_ context.Context, w string, id, off int64, data []byte) {
 	r.add(sinkCall{method: "JobOutput/" + w, id: id, offset: off, data: string(data)})
 }
 
-func (r *recordingSink) JobFinished(w string, id int64, exit jobs.WorkerJobExit) {
+func (r *recordingSink) JobFinished(_ context.Context, w string, id int64, exit jobs.WorkerJobExit) {
 	r.add(sinkCall{method: "JobFinished/" + w, id: id, exit: exit})
 }
 

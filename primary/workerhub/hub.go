@@ -100,7 +100,7 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink jobs.Worke
 		c.sendMu.Unlock()
 		return err
 	}
-	go h.dispatchJobs(c)
+	go h.dispatchJobs(ctx, c)
 	receiving := false
 	defer func() {
 		h.unregister(c)
@@ -117,8 +117,8 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink jobs.Worke
 	}
 	log.Info("worker connected", "capacity", c.capacity, "jobs", len(held))
 	// The queue is empty: the worker's jobs are the first report of the connection.
-	_ = c.queueJob(func(s jobs.WorkerSink) {
-		s.WorkerJobs(ident.Key, ident.ID, held)
+	_ = c.queueJob(func(ctx context.Context, s jobs.WorkerSink) {
+		s.WorkerJobs(ctx, ident.Key, ident.ID, held)
 		close(c.reported)
 	})
 

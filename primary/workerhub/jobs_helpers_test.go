@@ -66,6 +66,8 @@ type sinkCall struct {
 	data        string
 	exit        jobs.WorkerJobExit
 	jobs        []jobs.WorkerJobState
+	// ctx is the context the call was made under.
+	ctx context.Context
 }
 
 // recordingSink hands every call to the test, in order. hold, when set, runs inside the call
@@ -84,20 +86,20 @@ func (s *recordingSink) record(c sinkCall) {
 	}
 }
 
-func (s *recordingSink) WorkerJobs(key, worker string, jobs []jobs.WorkerJobState) {
-	s.record(sinkCall{kind: "WorkerJobs", key: key, worker: worker, jobs: jobs})
+func (s *recordingSink) WorkerJobs(ctx context.Context, key, worker string, jobs []jobs.WorkerJobState) {
+	s.record(sinkCall{ctx: ctx, kind: "WorkerJobs", key: key, worker: worker, jobs: jobs})
 }
 
-func (s *recordingSink) JobStarted(worker string, job int64) {
-	s.record(sinkCall{kind: "JobStarted", worker: worker, job: job})
+func (s *recordingSink) JobStarted(ctx context.Context, worker string, job int64) {
+	s.record(sinkCall{ctx: ctx, kind: "JobStarted", worker: worker, job: job})
 }
 
-func (s *recordingSink) JobOutput(worker string, job, offset int64, data []byte) {
-	s.record(sinkCall{kind: "JobOutput", worker: worker, job: job, offset: offset, data: string(data)})
+func (s *recordingSink) JobOutput(ctx context.Context, worker string, job, offset int64, data []byte) {
+	s.record(sinkCall{ctx: ctx, kind: "JobOutput", worker: worker, job: job, offset: offset, data: string(data)})
 }
 
-func (s *recordingSink) JobFinished(worker string, job int64, exit jobs.WorkerJobExit) {
-	s.record(sinkCall{kind: "JobFinished", worker: worker, job: job, exit: exit})
+func (s *recordingSink) JobFinished(ctx context.Context, worker string, job int64, exit jobs.WorkerJobExit) {
+	s.record(sinkCall{ctx: ctx, kind: "JobFinished", worker: worker, job: job, exit: exit})
 }
 
 // next returns the sink's next call.

@@ -317,6 +317,29 @@ func TestHubJobReports(t *testing.T) {
 		}
 	})
 
+	t.Run("ReportsCarryTheConnectionsContextWhichEndsWithIt", func(t *testing.T) {
+		sink := newSink()
+		_, env := startHub(t, sink)
+		f := startFake(t, env, "key-a", "w")
+		report(f, output(7, 0, "x"))
+		held, out := sink.expect(t, "WorkerJobs"), sink.expect(t, "JobOutput")
+		if held.ctx != out.ctx {
+			t.Errorf("WorkerJobs and JobOutput got different contexts; want the connection's one")
+		}
+		if err := out.ctx.Err(); err != nil {
+			t.Fatalf("context of a live connection's report: %v, want it live", err)
+		}
+		f.hangUp()
+		select {
+		case <-out.ctx.Done():
+		case <-time.After(testDeadline):
+			t.Fatalf("the reports' context did not end within %v of the worker hanging up", testDeadline)
+		}
+		if !errors.Is(out.ctx.Err(), context.Canceled) {
+			t.Errorf("context ended with %v, want context.Canceled", out.ctx.Err())
+		}
+	})
+
 	t.Run("ANewConnectionsReportsFollowEveryReportOfThePreviousOne", func(t *testing.T) {
 		sink := newSink()
 		release := make(chan struct{})
