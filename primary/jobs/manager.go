@@ -22,7 +22,6 @@ import (
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // Defaults (contract: interaction controls).
@@ -54,14 +53,6 @@ var (
 	ErrCapReached = fault.New(fault.LimitExceeded, "job cap reached")
 	ErrNotRunning = fault.New(fault.FailedPrecondition, "job is not running")
 )
-
-// Workers carries jobs to workers (workerhub.Hub).
-type Workers interface {
-	StartJob(ctx context.Context, workerKey string, b *response.Binding, job workerhub.Job) (workerID string, err error)
-	CancelJob(workerID string, jobID int64) error
-	AttachJob(workerID string, jobID int64, logOffset int64) error
-	AckJob(workerID string, jobID int64) error
-}
 
 // JobSandboxes gives a local job of an agent the sandbox it runs in: nil where shells are not
 // isolated. *shellhost.Runner is one.
@@ -193,7 +184,7 @@ type JobSpec struct {
 	// Env is a local job's complete environment ("K=V"); never merged with the primary's.
 	Env []string
 	// AgentCLIEnv and ExtraEnv are what a worker job gets besides the worker's own shell
-	// environment (see workerhub.Job).
+	// environment (see WorkerJob).
 	AgentCLIEnv, ExtraEnv map[string]string
 	// Ceiling: zero means the kind's default.
 	Ceiling time.Duration

@@ -10,17 +10,29 @@ import (
 	"github.com/turncli/turncli/internal/jobproc"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/workerhub"
 )
 
-var _ workerhub.JobSink = (*Manager)(nil)
+var _ WorkerSink = (*Manager)(nil)
+
+// reportSaveTimeout bounds a write that must be saved after the connection that reported it
+// ended (see beyondConnection).
+const reportSaveTimeout = 30 * time.Second
+
+// beyondConnection returns the context of a write that records what a worker reported and
+// must not be lost when the worker's connection (ctx) ends meanwhile: a job's result, or that
+// its worker no longer holds it. Left undone, a worker that never comes back would leave the
+// job running until the sweep gives it up as unknown. It keeps ctx's values but not its
+// cancellation, and is bounded so a stuck store cannot hold the worker's reports forever.
+func beyondConnection(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), reportSaveTimeout)
+}
 
 // startRemote sends a recorded, tracked job to a worker of its key. Its output is mirrored into
 // the job's log here as the worker reports it; the worker enforces the ceiling.
 func (m *Manager) startRemote(ctx context.Context, t *tracked, spec JobSpec) {
 	rec := t.rec
 	traceparent, tracestate := telemetry.Inject(ctx)
-	workerID, err := m.cfg.Workers.StartJob(ctx, rec.WorkerKey, spec.Binding, workerhub.Job{
+	workerID, err := m.cfg.Workers.StartJob(ctx, rec.WorkerKey, spec.Binding, WorkerJob{
 		ID: rec.ID, Agent: rec.Agent, Command: rec.Command, Ceiling: rec.Ceiling, Grace: m.cfg.Grace,
 		AgentCLIEnv: spec.AgentCLIEnv, ExtraEnv: spec.ExtraEnv, Traceparent: traceparent, Tracestate: tracestate,
 	})
@@ -58,8 +70,9 @@ func (m *Manager) record(t *tracked) store.Job {
 }
 
 // awaitedFrom returns the tracked job when workerID may report it: the worker recorded for
-// it, or any worker while none is recorded yet (a report can overtake StartJob's return).
-func (m *Manager) awaitedFrom(workerID string, jobID int64) *tracked {
+// it, or any worker while none is recorded yet (a report can overtake StartJob's return), which
+// is then recorded under ctx.
+func (m *Manager) awaitedFrom(ctx context.Context, workerID string, jobID int64) *tracked {
 	t := m.tracked(jobID)
 	if t == nil || t.rec.WorkerKey == "" {
 		return nil
@@ -68,7 +81,7 @@ func (m *Manager) awaitedFrom(workerID string, jobID int64) *tracked {
 	case workerID:
 		return t
 	case "":
-		m.setWorker(context.Background(), t, workerID)
+		m.setWorker(ctx, t, workerID)
 		return t
 	default:
 		return nil
@@ -92,12 +105,15 @@ func (m *Manager) requestCancel(ctx context.Context, id int64) error {
 	return nil
 }
 
-// WorkerJobs implements workerhub.JobSink: a worker connected holding these jobs. Running
+// WorkerJobs implements WorkerSink: a worker connected holding these jobs. Running
 // ones are re-attached (their output resumes where this primary's mirror ends); finished ones
 // are saved and acknowledged; a job this primary recorded on that worker that it no longer
 // holds finishes as unknown.
-func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobState) {
-	ctx := context.Background()
+//
+// Its reads and re-attachments run under the connection's ctx: once that connection ends they
+// are moot, and the worker's next connection reports its jobs again. What it finishes is saved
+// beyond the connection.
+func (m *Manager) WorkerJobs(ctx context.Context, workerKey, workerID string, states []WorkerJobState) {
 	held := make(map[int64]bool, len(states))
 	for _, st := range states {
 		held[st.ID] = true
@@ -111,6 +127,8 @@ func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobS
 				_ = m.cfg.Workers.AckJob(workerID, st.ID)
 			}
 			continue
+		case err != nil && ctx.Err() != nil:
+			return // the connection ended; the worker reports its jobs again when it is back
 		case err != nil:
 			m.log.Error("worker job lookup failed", "job", st.ID, "err", err)
 			continue
@@ -131,7 +149,9 @@ func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobS
 				// tools, so it is stopped and recorded as interrupted, never replayed. (One
 				// that finished meanwhile is finished normally below, with its report.)
 				_ = m.cfg.Workers.CancelJob(workerID, rec.ID)
-				m.finishRemote(ctx, workerID, rec, store.JobResult{Outcome: OutcomeInterrupted}, nil)
+				saveCtx, cancel := beyondConnection(ctx)
+				m.finishRemote(saveCtx, workerID, rec, store.JobResult{Outcome: OutcomeInterrupted}, nil)
+				cancel()
 				continue
 			}
 			t = &tracked{rec: rec, cancel: make(chan struct{})}
@@ -147,7 +167,7 @@ func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobS
 		if err := m.cfg.Workers.AttachJob(workerID, rec.ID, logSize(rec.LogPath)); err != nil {
 			m.log.Warn("worker job not re-attached", "job", rec.ID, "err", err)
 			if !st.Running {
-				m.JobFinished(workerID, rec.ID, st.Exit)
+				m.JobFinished(ctx, workerID, rec.ID, st.Exit)
 			}
 		}
 		if st.Running && rec.CancelRequested { // asked for while the worker was away
@@ -156,27 +176,31 @@ func (m *Manager) WorkerJobs(workerKey, workerID string, states []workerhub.JobS
 	}
 	recs, err := m.cfg.Store.ListJobs(ctx, store.JobRunning)
 	if err != nil {
-		m.log.Error("list running jobs", "err", err)
+		if ctx.Err() == nil {
+			m.log.Error("list running jobs", "err", err)
+		}
 		return
 	}
 	for _, rec := range recs {
 		if rec.WorkerKey == workerKey && rec.WorkerID == workerID && !held[rec.ID] {
 			m.log.Warn("worker no longer holds a job; its outcome is unknown", "job", rec.ID, "worker", workerID)
 			m.untrack(rec.ID)
-			m.finish(ctx, rec, store.JobResult{Outcome: OutcomeUnknown}, nil)
+			saveCtx, cancel := beyondConnection(ctx)
+			m.finish(saveCtx, rec, store.JobResult{Outcome: OutcomeUnknown}, nil)
+			cancel()
 		}
 	}
 }
 
-// JobStarted implements workerhub.JobSink.
-func (m *Manager) JobStarted(workerID string, jobID int64) {
+// JobStarted implements WorkerSink.
+func (m *Manager) JobStarted(_ context.Context, workerID string, jobID int64) {
 	m.log.Debug("worker started job", "job", jobID, "worker", workerID)
 }
 
-// JobOutput implements workerhub.JobSink: the bytes are written into the mirror at their
+// JobOutput implements WorkerSink: the bytes are written into the mirror at their
 // offset, so a chunk sent twice after a reconnect lands in the same place.
-func (m *Manager) JobOutput(workerID string, jobID int64, offset int64, data []byte) {
-	t := m.awaitedFrom(workerID, jobID)
+func (m *Manager) JobOutput(ctx context.Context, workerID string, jobID int64, offset int64, data []byte) {
+	t := m.awaitedFrom(ctx, workerID, jobID)
 	if t == nil || offset < 0 || offset+int64(len(data)) > m.cfg.MaxLogBytes {
 		return
 	}
@@ -191,14 +215,17 @@ func (m *Manager) JobOutput(workerID string, jobID int64, offset int64, data []b
 	}
 }
 
-// JobFinished implements workerhub.JobSink: the result is saved with its continuation, then
-// the worker is told it may forget the job.
-func (m *Manager) JobFinished(workerID string, jobID int64, exit workerhub.JobExit) {
-	t := m.awaitedFrom(workerID, jobID)
+// JobFinished implements WorkerSink: the result is saved with its continuation, then
+// the worker is told it may forget the job. The result is saved even when the connection
+// (ctx) ends meanwhile: the worker reports it again only if it comes back.
+func (m *Manager) JobFinished(ctx context.Context, workerID string, jobID int64, exit WorkerJobExit) {
+	ctx, cancel := beyondConnection(ctx)
+	defer cancel()
+	t := m.awaitedFrom(ctx, workerID, jobID)
 	if t == nil {
 		// A job this primary stopped awaiting (saved already, or never known): the worker may
 		// forget it. One still awaited from another worker is left alone.
-		if rec, err := m.cfg.Store.Job(context.Background(), jobID); errors.Is(err, store.ErrNotFound) ||
+		if rec, err := m.cfg.Store.Job(ctx, jobID); errors.Is(err, store.ErrNotFound) ||
 			(err == nil && rec.Status != store.JobRunning) {
 			_ = m.cfg.Workers.AckJob(workerID, jobID)
 		}
@@ -215,7 +242,7 @@ func (m *Manager) JobFinished(workerID string, jobID int64, exit workerhub.JobEx
 			res.ExitCode = &code
 		}
 	}
-	m.finishRemote(context.Background(), workerID, m.record(t), res, t)
+	m.finishRemote(ctx, workerID, m.record(t), res, t)
 }
 
 func (m *Manager) finishRemote(ctx context.Context, workerID string, rec store.Job, res store.JobResult, t *tracked) {
@@ -282,6 +309,8 @@ func (m *Manager) sweep() {
 		case <-m.stop:
 			return
 		case <-ticks:
+			// The sweep is this manager's own round, on behalf of no caller and no connection:
+			// there is no context to inherit, and a round under way completes its writes.
 			m.sweepLostWorkerJobs(context.Background())
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/jobs"
 )
 
 // errProtocol marks a worker that broke the protocol; its connection is ended.
@@ -44,7 +45,7 @@ type conn struct {
 	// Job reports go through jobEvents (closed by the receive loop) to the connection's
 	// dispatcher, which calls sink after the dispatcher of the worker's previous connection
 	// (prevJobs) has finished, and closes jobsDone when it has.
-	sink      JobSink
+	sink      jobs.WorkerSink
 	jobEvents chan jobEvent
 	prevJobs  <-chan struct{}
 	jobsDone  chan struct{}

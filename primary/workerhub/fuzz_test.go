@@ -22,6 +22,7 @@ import (
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/workermeta"
+	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -66,14 +67,14 @@ type noGrants struct{}
 
 func (noGrants) Authenticate(string, response.Path) (*response.Response, bool) { return nil, false }
 
-// sinkCall is one JobSink call, as a comparable record.
+// sinkCall is one jobs.WorkerSink call, as a comparable record.
 type sinkCall struct {
 	method string
-	jobs   []JobState
+	jobs   []jobs.WorkerJobState
 	id     int64
 	offset int64
 	data   string
-	exit   JobExit
+	exit   jobs.WorkerJobExit
 }
 
 type recordingSink struct {
@@ -87,19 +88,19 @@ func (r *recordingSink) add(c sinkCall) {
 	r.calls = append(r.calls, c)
 }
 
-func (r *recordingSink) WorkerJobs(key, id string, jobs []JobState) {
+func (r *recordingSink) WorkerJobs(_ context.Context, key, id string, jobs []jobs.WorkerJobState) {
 	r.add(sinkCall{method: "WorkerJobs/" + key + "/" + id, jobs: jobs})
 }
 
-func (r *recordingSink) JobStarted(w string, id int64) {
+func (r *recordingSink) JobStarted(_ context.Context, w string, id int64) {
 	r.add(sinkCall{method: "JobStarted/" + w, id: id})
 }
 
-func (r *recordingSink) JobOutput(w string, id, off int64, data []byte) {
+func (r *recordingSink) JobOutput(_ context.Context, w string, id, off int64, data []byte) {
 	r.add(sinkCall{method: "JobOutput/" + w, id: id, offset: off, data: string(data)})
 }
 
-func (r *recordingSink) JobFinished(w string, id int64, exit JobExit) {
+func (r *recordingSink) JobFinished(_ context.Context, w string, id int64, exit jobs.WorkerJobExit) {
 	r.add(sinkCall{method: "JobFinished/" + w, id: id, exit: exit})
 }
 
@@ -130,7 +131,7 @@ func frame(m *workerv1.ConnectRequest) []byte {
 // expectedJobReport is the sink call a job message after Hello must make, decided without the
 // Hub's code; ok is false when the message breaks the protocol.
 func expectedJobReport(m *workerv1.ConnectRequest) (c sinkCall, ok bool) {
-	exit := func(e *workerv1.JobExit) JobExit {
+	exit := func(e *workerv1.JobExit) jobs.WorkerJobExit {
 		// A long text is cut to maxWorkerErrorBytes, dropping a character cut in half, and
 		// marked as cut.
 		msg := e.GetStartError()
@@ -141,7 +142,7 @@ func expectedJobReport(m *workerv1.ConnectRequest) (c sinkCall, ok bool) {
 			}
 			msg += "…"
 		}
-		return JobExit{Code: int(e.GetCode()), CodeKnown: e.GetCodeKnown(), TimedOut: e.GetTimedOut(), Cancelled: e.GetCancelled(),
+		return jobs.WorkerJobExit{Code: int(e.GetCode()), CodeKnown: e.GetCodeKnown(), TimedOut: e.GetTimedOut(), Cancelled: e.GetCancelled(),
 			OutputLimit: e.GetOutputLimit(), StartError: msg}
 	}
 	worker := "/" + fuzzWorkerID
@@ -161,7 +162,7 @@ func expectedJobReport(m *workerv1.ConnectRequest) (c sinkCall, ok bool) {
 
 // validHello decides, without the Hub's code, whether hello opens a connection, and the jobs
 // it reports.
-func validHello(hello *workerv1.Hello) ([]JobState, bool) {
+func validHello(hello *workerv1.Hello) ([]jobs.WorkerJobState, bool) {
 	if hello == nil || hello.GetWorkerId() != fuzzWorkerID || hello.GetWorkerKey() != fuzzWorkerKey {
 		return nil, false
 	}
@@ -170,22 +171,22 @@ func validHello(hello *workerv1.Hello) ([]JobState, bool) {
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
 		return nil, false
 	}
-	jobs := []JobState{}
+	held := []jobs.WorkerJobState{}
 	seen := map[int64]bool{}
 	for _, st := range hello.GetJobs() {
 		if st.GetJobId() <= 0 || seen[st.GetJobId()] || (!st.GetRunning() && st.GetExit() == nil) {
 			return nil, false
 		}
 		seen[st.GetJobId()] = true
-		js := JobState{ID: st.GetJobId(), Running: st.GetRunning()}
+		js := jobs.WorkerJobState{ID: st.GetJobId(), Running: st.GetRunning()}
 		if !js.Running {
 			c, _ := expectedJobReport(&workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_JobFinished{
 				JobFinished: &workerv1.JobFinished{JobId: st.GetJobId(), Exit: st.GetExit()}}})
 			js.Exit = c.exit
 		}
-		jobs = append(jobs, js)
+		held = append(held, js)
 	}
-	return jobs, true
+	return held, true
 }
 
 // FuzzHubConnect runs the Hub's side of a worker connection on messages decoded from fuzzed

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/turncli/turncli/internal/shellhost"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turncli/turncli/internal/shellhost"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"

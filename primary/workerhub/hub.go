@@ -17,6 +17,7 @@ import (
 	"github.com/turncli/turncli/internal/clierr"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/workermeta"
+	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
 	"google.golang.org/grpc"
 )
@@ -64,7 +65,7 @@ func New(cfg Config) *Hub {
 }
 
 // serve serves one worker connection until it ends, its job reports going to sink.
-func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) error {
+func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink jobs.WorkerSink) error {
 	ident, err := h.cfg.Credentials.authenticate(stream.Context())
 	if err != nil {
 		return err
@@ -99,7 +100,7 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) e
 		c.sendMu.Unlock()
 		return err
 	}
-	go h.dispatchJobs(c)
+	go h.dispatchJobs(ctx, c)
 	receiving := false
 	defer func() {
 		h.unregister(c)
@@ -116,8 +117,8 @@ func (h *Hub) serve(stream workerv1.WorkerService_ConnectServer, sink JobSink) e
 	}
 	log.Info("worker connected", "capacity", c.capacity, "jobs", len(held))
 	// The queue is empty: the worker's jobs are the first report of the connection.
-	_ = c.queueJob(func(s JobSink) {
-		s.WorkerJobs(ident.Key, ident.ID, held)
+	_ = c.queueJob(func(ctx context.Context, s jobs.WorkerSink) {
+		s.WorkerJobs(ctx, ident.Key, ident.ID, held)
 		close(c.reported)
 	})
 

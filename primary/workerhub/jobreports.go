@@ -1,19 +1,21 @@
 package workerhub
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/jobs"
 )
 
-// jobEvent is one job report for the sink.
-type jobEvent func(JobSink)
+// jobEvent is one job report for the sink, made under the connection's context.
+type jobEvent func(context.Context, jobs.WorkerSink)
 
 // helloJobs checks the jobs a Hello reports and converts them.
-func helloJobs(in []*workerv1.JobState) ([]JobState, error) {
-	out := make([]JobState, 0, len(in))
+func helloJobs(in []*workerv1.JobState) ([]jobs.WorkerJobState, error) {
+	out := make([]jobs.WorkerJobState, 0, len(in))
 	seen := make(map[int64]bool, len(in))
 	for _, st := range in {
 		id := st.GetJobId()
@@ -26,7 +28,7 @@ func helloJobs(in []*workerv1.JobState) ([]JobState, error) {
 			return nil, fmt.Errorf("%w: Hello.jobs holds finished job %d without its exit", errProtocol, id)
 		}
 		seen[id] = true
-		js := JobState{ID: id, Running: st.GetRunning()}
+		js := jobs.WorkerJobState{ID: id, Running: st.GetRunning()}
 		if !js.Running {
 			js.Exit = jobExit(st.GetExit())
 		}
@@ -35,8 +37,8 @@ func helloJobs(in []*workerv1.JobState) ([]JobState, error) {
 	return out, nil
 }
 
-func jobExit(e *workerv1.JobExit) JobExit {
-	return JobExit{
+func jobExit(e *workerv1.JobExit) jobs.WorkerJobExit {
+	return jobs.WorkerJobExit{
 		Code: int(e.GetCode()), CodeKnown: e.GetCodeKnown(), TimedOut: e.GetTimedOut(), Cancelled: e.GetCancelled(),
 		OutputLimit: e.GetOutputLimit(),
 		StartError:  boundedError(e.GetStartError()),
@@ -60,7 +62,7 @@ func (c *conn) jobReport(msg *workerv1.ConnectRequest) (jobEvent, error) {
 		if id <= 0 {
 			return nil, fmt.Errorf("%w: JobStarted for job id %d", errProtocol, id)
 		}
-		return func(s JobSink) { s.JobStarted(worker, id) }, nil
+		return func(ctx context.Context, s jobs.WorkerSink) { s.JobStarted(ctx, worker, id) }, nil
 	case *workerv1.ConnectRequest_JobOutput:
 		o := ev.JobOutput
 		id, off, data := o.GetJobId(), o.GetOffset(), o.GetData()
@@ -72,7 +74,7 @@ func (c *conn) jobReport(msg *workerv1.ConnectRequest) (jobEvent, error) {
 		case len(data) > bashexec.ChunkSize:
 			return nil, fmt.Errorf("%w: a job output chunk over %d bytes", errProtocol, bashexec.ChunkSize)
 		}
-		return func(s JobSink) { s.JobOutput(worker, id, off, data) }, nil
+		return func(ctx context.Context, s jobs.WorkerSink) { s.JobOutput(ctx, worker, id, off, data) }, nil
 	case *workerv1.ConnectRequest_JobFinished:
 		id := ev.JobFinished.GetJobId()
 		switch {
@@ -82,7 +84,7 @@ func (c *conn) jobReport(msg *workerv1.ConnectRequest) (jobEvent, error) {
 			return nil, fmt.Errorf("%w: JobFinished of job %d without its exit", errProtocol, id)
 		}
 		exit := jobExit(ev.JobFinished.GetExit())
-		return func(s JobSink) { s.JobFinished(worker, id, exit) }, nil
+		return func(ctx context.Context, s jobs.WorkerSink) { s.JobFinished(ctx, worker, id, exit) }, nil
 	}
 	return nil, nil
 }
@@ -99,8 +101,10 @@ func (c *conn) queueJob(ev jobEvent) error {
 }
 
 // dispatchJobs calls the sink with the connection's reports, after the worker's previous
-// connection's dispatcher has finished, until the receive loop closes the queue.
-func (h *Hub) dispatchJobs(c *conn) {
+// connection's dispatcher has finished, until the receive loop closes the queue. Each call gets
+// ctx, the connection's context: reports still queued when the connection ends are delivered
+// under a cancelled ctx, so the sink knows the worker is no longer there to answer.
+func (h *Hub) dispatchJobs(ctx context.Context, c *conn) {
 	defer func() {
 		h.mu.Lock()
 		if h.jobChain[c.ident.ID] == c.jobsDone {
@@ -113,6 +117,6 @@ func (h *Hub) dispatchJobs(c *conn) {
 		<-c.prevJobs
 	}
 	for ev := range c.jobEvents {
-		ev(c.sink)
+		ev(ctx, c.sink)
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
+	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -22,60 +22,6 @@ var (
 	ErrInvalidJob = errors.New("invalid job")
 )
 
-// JobSink receives what workers report about jobs. Calls for one job come in order.
-//
-// The calls for one worker connection are made in order on one goroutine of their own, after
-// every call for that worker's previous connection, and never on the goroutine that relays
-// command output: a slow sink delays only job reports, until about jobQueue of them are pending.
-// A sink may call the Hub's job methods from its callbacks.
-type JobSink interface {
-	// WorkerJobs: a worker (key, id) connected and still holds these jobs (from Hello). Called
-	// before any other call for that connection.
-	WorkerJobs(workerKey, workerID string, jobs []JobState)
-	// JobStarted: the worker runs a job sent with StartJob; its output from offset 0 follows.
-	JobStarted(workerID string, jobID int64)
-	// JobOutput: bytes of a job's log at offset. After a reconnect the same bytes may come
-	// again (from the AttachJob offset), so write them at their offset.
-	JobOutput(workerID string, jobID int64, offset int64, data []byte)
-	// JobFinished: how a job ended (or why it could not start). The worker reports it again
-	// after each reconnect until AckJob.
-	JobFinished(workerID string, jobID int64, exit JobExit)
-}
-
-// JobState is a job a worker holds.
-type JobState struct {
-	ID      int64
-	Running bool
-	// Exit is how it ended, when not Running.
-	Exit JobExit
-}
-
-// JobExit is how a job on a worker ended.
-type JobExit struct {
-	// Code is the exit status (128+N for signal N), valid when CodeKnown.
-	Code                                        int
-	CodeKnown, TimedOut, Cancelled, OutputLimit bool
-	// StartError says why it could not start; empty when it started.
-	StartError string
-}
-
-// Job is a background job to run on a worker.
-type Job struct {
-	// ID is the primary's durable id of the job, positive.
-	ID int64
-	// Agent names the workspace; Command runs as `bash -lc`.
-	Agent, Command string
-	// Ceiling (positive) is measured from the start; Grace is the TERM→KILL delay (zero: the
-	// worker's default).
-	Ceiling, Grace time.Duration
-	// AgentCLIEnv may hold only MINDROOM_AGENT_CLI_TOKEN and MINDROOM_AGENT_CLI_WINDOW;
-	// ExtraEnv only names matching ^MINDROOM_AGENT_[A-Z_]+$ outside MINDROOM_AGENT_CLI_*.
-	AgentCLIEnv, ExtraEnv map[string]string
-	// Traceparent and Tracestate are the trace context of the call that started the job; the
-	// worker hands them to the job.
-	Traceparent, Tracestate string
-}
-
 // jobQueue is how many job reports of one connection may wait for the sink before the
 // connection stops reading.
 const jobQueue = 64
@@ -85,7 +31,7 @@ const jobQueue = 64
 // Returns the worker id, or an error when no worker of the key is connected. A worker that just
 // connected gets the job once the sink has taken its first report (waiting at most until ctx
 // ends).
-func (h *Hub) StartJob(ctx context.Context, workerKey string, b *response.Binding, job Job) (workerID string, err error) {
+func (h *Hub) StartJob(ctx context.Context, workerKey string, b *response.Binding, job jobs.WorkerJob) (workerID string, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -114,7 +60,7 @@ func (h *Hub) StartJob(ctx context.Context, workerKey string, b *response.Bindin
 	return c.ident.ID, nil
 }
 
-// CancelJob asks a worker to stop a job; its JobFinished follows. It fails when that worker is
+// CancelJob asks a worker to stop a job; its jobs.WorkerSink.JobFinished follows. It fails when that worker is
 // not connected.
 func (h *Hub) CancelJob(workerID string, jobID int64) error {
 	if jobID <= 0 {
@@ -188,7 +134,7 @@ var (
 
 // validateJob refuses a job the worker would refuse or silently trim, so the caller learns of
 // its mistake here.
-func validateJob(j Job) error {
+func validateJob(j jobs.WorkerJob) error {
 	switch {
 	case j.ID <= 0:
 		return fmt.Errorf("%w: the job id must be positive", ErrInvalidJob)

@@ -13,13 +13,14 @@ import (
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/testenv"
+	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // startHub serves a Hub alone over bufconn, with testenv's worker credentials and sink. The
 // returned Env has only DialPrimary, so the fake and real worker helpers reach it.
-func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.Env) {
+func startHub(t testing.TB, sink jobs.WorkerSink) (*workerhub.Hub, *testenv.Env) {
 	t.Helper()
 	creds := workerhub.NewCredentials()
 	for _, key := range []string{"key-a", "key-b"} {
@@ -43,7 +44,7 @@ func startHub(t testing.TB, sink workerhub.JobSink) (*workerhub.Hub, *testenv.En
 }
 
 // newService is the WorkerService over hub, its job reports going to sink.
-func newService(t testing.TB, hub *workerhub.Hub, sink workerhub.JobSink) *workerhub.Service {
+func newService(t testing.TB, hub *workerhub.Hub, sink jobs.WorkerSink) *workerhub.Service {
 	t.Helper()
 	svc, err := workerhub.NewService(workerhub.ServiceConfig{Hub: hub, Jobs: sink, Grants: noGrants{}})
 	if err != nil {
@@ -57,14 +58,16 @@ type noGrants struct{}
 
 func (noGrants) Authenticate(string, response.Path) (*response.Response, bool) { return nil, false }
 
-// sinkCall is one call a JobSink received.
+// sinkCall is one call a jobs.WorkerSink received.
 type sinkCall struct {
 	kind        string // WorkerJobs, JobStarted, JobOutput, JobFinished, or a test's marker
 	key, worker string
 	job, offset int64
 	data        string
-	exit        workerhub.JobExit
-	jobs        []workerhub.JobState
+	exit        jobs.WorkerJobExit
+	jobs        []jobs.WorkerJobState
+	// ctx is the context the call was made under.
+	ctx context.Context
 }
 
 // recordingSink hands every call to the test, in order. hold, when set, runs inside the call
@@ -83,20 +86,20 @@ func (s *recordingSink) record(c sinkCall) {
 	}
 }
 
-func (s *recordingSink) WorkerJobs(key, worker string, jobs []workerhub.JobState) {
-	s.record(sinkCall{kind: "WorkerJobs", key: key, worker: worker, jobs: jobs})
+func (s *recordingSink) WorkerJobs(ctx context.Context, key, worker string, jobs []jobs.WorkerJobState) {
+	s.record(sinkCall{ctx: ctx, kind: "WorkerJobs", key: key, worker: worker, jobs: jobs})
 }
 
-func (s *recordingSink) JobStarted(worker string, job int64) {
-	s.record(sinkCall{kind: "JobStarted", worker: worker, job: job})
+func (s *recordingSink) JobStarted(ctx context.Context, worker string, job int64) {
+	s.record(sinkCall{ctx: ctx, kind: "JobStarted", worker: worker, job: job})
 }
 
-func (s *recordingSink) JobOutput(worker string, job, offset int64, data []byte) {
-	s.record(sinkCall{kind: "JobOutput", worker: worker, job: job, offset: offset, data: string(data)})
+func (s *recordingSink) JobOutput(ctx context.Context, worker string, job, offset int64, data []byte) {
+	s.record(sinkCall{ctx: ctx, kind: "JobOutput", worker: worker, job: job, offset: offset, data: string(data)})
 }
 
-func (s *recordingSink) JobFinished(worker string, job int64, exit workerhub.JobExit) {
-	s.record(sinkCall{kind: "JobFinished", worker: worker, job: job, exit: exit})
+func (s *recordingSink) JobFinished(ctx context.Context, worker string, job int64, exit jobs.WorkerJobExit) {
+	s.record(sinkCall{ctx: ctx, kind: "JobFinished", worker: worker, job: job, exit: exit})
 }
 
 // next returns the sink's next call.
@@ -125,7 +128,7 @@ func (s *recordingSink) expect(t testing.TB, kind string) sinkCall {
 type jobLog struct {
 	output string
 	next   int64
-	exit   *workerhub.JobExit
+	exit   *jobs.WorkerJobExit
 }
 
 // follow reads job's calls from worker until its output contains marker (or, with marker "",

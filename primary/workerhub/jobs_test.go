@@ -15,6 +15,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/workerhub"
 	"github.com/turncli/turncli/worker"
@@ -34,7 +35,7 @@ func TestHubJobsOnARealWorker(t *testing.T) {
 
 	t.Run("JobRunsAndItsLogAndExitReachTheSink", func(t *testing.T) {
 		b := &response.Binding{}
-		id, err := hub.StartJob(ctx, "key-a", b, workerhub.Job{ID: 1, Agent: "tester", Command: "echo hello; exit 3", Ceiling: time.Hour})
+		id, err := hub.StartJob(ctx, "key-a", b, jobs.WorkerJob{ID: 1, Agent: "tester", Command: "echo hello; exit 3", Ceiling: time.Hour})
 		if err != nil || id != "real-1" || b.WorkerID() != "real-1" {
 			t.Fatalf("StartJob = %q, %v (bound to %q)", id, err, b.WorkerID())
 		}
@@ -42,7 +43,7 @@ func TestHubJobsOnARealWorker(t *testing.T) {
 			t.Fatalf("JobStarted = %+v", c)
 		}
 		l := sink.follow(t, "real-1", 1, 0, "")
-		if !strings.HasSuffix(l.output, "hello\n") || *l.exit != (workerhub.JobExit{Code: 3, CodeKnown: true}) {
+		if !strings.HasSuffix(l.output, "hello\n") || *l.exit != (jobs.WorkerJobExit{Code: 3, CodeKnown: true}) {
 			t.Errorf("output %q, exit %+v; want hello and code 3", l.output, l.exit)
 		}
 		if err := hub.AckJob("real-1", 1); err != nil {
@@ -55,7 +56,7 @@ func TestHubJobsOnARealWorker(t *testing.T) {
 	})
 
 	t.Run("CancelReachesTheWorker", func(t *testing.T) {
-		if _, err := hub.StartJob(ctx, "key-a", nil, workerhub.Job{ID: 2, Agent: "tester", Command: "echo ready; sleep 1000", Ceiling: time.Hour}); err != nil {
+		if _, err := hub.StartJob(ctx, "key-a", nil, jobs.WorkerJob{ID: 2, Agent: "tester", Command: "echo ready; sleep 1000", Ceiling: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
 		l := sink.follow(t, "real-1", 2, 0, "ready")
@@ -74,7 +75,7 @@ func TestHubJobsOnARealWorker(t *testing.T) {
 		if err := syscall.Mkfifo(gate, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := hub.StartJob(ctx, "key-a", nil, workerhub.Job{ID: 3, Agent: "tester",
+		if _, err := hub.StartJob(ctx, "key-a", nil, jobs.WorkerJob{ID: 3, Agent: "tester",
 			Command: `echo started; read -r _ <'` + gate + `'; echo after; exit 5`, Ceiling: time.Hour}); err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func TestHubJobsOnARealWorker(t *testing.T) {
 		w.Stop()
 		startWorker(t, env, "key-a", "real-1", onState)
 		c := sink.expect(t, "WorkerJobs")
-		if len(c.jobs) != 1 || c.jobs[0] != (workerhub.JobState{ID: 3, Running: true}) {
+		if len(c.jobs) != 1 || c.jobs[0] != (jobs.WorkerJobState{ID: 3, Running: true}) {
 			t.Fatalf("WorkerJobs after the restart = %+v, want job 3 running", c.jobs)
 		}
 		if err := hub.AttachJob("real-1", 3, l.next); err != nil {
@@ -95,7 +96,7 @@ func TestHubJobsOnARealWorker(t *testing.T) {
 		defer f.Close()
 		_, _ = f.WriteString("go\n")
 		l = sink.follow(t, "real-1", 3, l.next, "")
-		if l.output != "after\n" || *l.exit != (workerhub.JobExit{Code: 5, CodeKnown: true}) {
+		if l.output != "after\n" || *l.exit != (jobs.WorkerJobExit{Code: 5, CodeKnown: true}) {
 			t.Errorf("after re-attaching: output %q, exit %+v", l.output, l.exit)
 		}
 		_ = hub.AckJob("real-1", 3)
@@ -108,8 +109,8 @@ func TestHubStartJob(t *testing.T) {
 	fb := startFake(t, env, "key-a", "fb")
 	fakes := map[string]*fakeWorker{"fa": fa, "fb": fb}
 	ctx := deadline(t)
-	job := func(id int64) workerhub.Job {
-		return workerhub.Job{
+	job := func(id int64) jobs.WorkerJob {
+		return jobs.WorkerJob{
 			ID: id, Agent: "tester", Command: "run it", Ceiling: time.Hour, Grace: 3 * time.Second,
 			AgentCLIEnv: map[string]string{"MINDROOM_AGENT_CLI_TOKEN": "t", "MINDROOM_AGENT_CLI_WINDOW": "w"},
 			ExtraEnv:    map[string]string{"MINDROOM_AGENT_TASK": "brief"},
@@ -174,16 +175,16 @@ func TestHubStartJob(t *testing.T) {
 		}
 	})
 	t.Run("InvalidJobsAreRefusedAndNothingIsSent", func(t *testing.T) {
-		for name, edit := range map[string]func(*workerhub.Job){
-			"NoID":                  func(j *workerhub.Job) { j.ID = 0 },
-			"BlankCommand":          func(j *workerhub.Job) { j.Command = " \n" },
-			"NoAgent":               func(j *workerhub.Job) { j.Agent = "" },
-			"NoCeiling":             func(j *workerhub.Job) { j.Ceiling = 0 },
-			"NegativeGrace":         func(j *workerhub.Job) { j.Grace = -time.Second },
-			"PathInAgentCLIEnv":     func(j *workerhub.Job) { j.AgentCLIEnv["PATH"] = "/evil" },
-			"CLIURLInExtraEnv":      func(j *workerhub.Job) { j.ExtraEnv["MINDROOM_AGENT_CLI_URL"] = "http://evil" },
-			"LowercaseInExtraEnv":   func(j *workerhub.Job) { j.ExtraEnv["MINDROOM_AGENT_task"] = "x" },
-			"OtherVariableExtraEnv": func(j *workerhub.Job) { j.ExtraEnv["LD_PRELOAD"] = "/evil.so" },
+		for name, edit := range map[string]func(*jobs.WorkerJob){
+			"NoID":                  func(j *jobs.WorkerJob) { j.ID = 0 },
+			"BlankCommand":          func(j *jobs.WorkerJob) { j.Command = " \n" },
+			"NoAgent":               func(j *jobs.WorkerJob) { j.Agent = "" },
+			"NoCeiling":             func(j *jobs.WorkerJob) { j.Ceiling = 0 },
+			"NegativeGrace":         func(j *jobs.WorkerJob) { j.Grace = -time.Second },
+			"PathInAgentCLIEnv":     func(j *jobs.WorkerJob) { j.AgentCLIEnv["PATH"] = "/evil" },
+			"CLIURLInExtraEnv":      func(j *jobs.WorkerJob) { j.ExtraEnv["MINDROOM_AGENT_CLI_URL"] = "http://evil" },
+			"LowercaseInExtraEnv":   func(j *jobs.WorkerJob) { j.ExtraEnv["MINDROOM_AGENT_task"] = "x" },
+			"OtherVariableExtraEnv": func(j *jobs.WorkerJob) { j.ExtraEnv["LD_PRELOAD"] = "/evil.so" },
 		} {
 			j := job(30)
 			edit(&j)
@@ -297,7 +298,7 @@ func TestHubJobReports(t *testing.T) {
 		report(f, finishedMsg(6, &workerv1.JobExit{StartError: strings.Repeat("é", 2000)}))
 
 		c := sink.expect(t, "WorkerJobs")
-		want := []workerhub.JobState{{ID: 4, Running: true}, {ID: 5, Exit: workerhub.JobExit{Code: 143, CodeKnown: true, TimedOut: true}}}
+		want := []jobs.WorkerJobState{{ID: 4, Running: true}, {ID: 5, Exit: jobs.WorkerJobExit{Code: 143, CodeKnown: true, TimedOut: true}}}
 		if c.key != "key-a" || c.worker != "w" || len(c.jobs) != 2 || c.jobs[0] != want[0] || c.jobs[1] != want[1] {
 			t.Errorf("WorkerJobs = %+v, want %+v", c, want)
 		}
@@ -313,6 +314,29 @@ func TestHubJobReports(t *testing.T) {
 		c = sink.expect(t, "JobFinished")
 		if len(c.exit.StartError) > 1100 || !strings.HasPrefix(c.exit.StartError, "éé") || !strings.HasSuffix(c.exit.StartError, "…") {
 			t.Errorf("start error of %d bytes: %q…, want it bounded", len(c.exit.StartError), c.exit.StartError[:20])
+		}
+	})
+
+	t.Run("ReportsCarryTheConnectionsContextWhichEndsWithIt", func(t *testing.T) {
+		sink := newSink()
+		_, env := startHub(t, sink)
+		f := startFake(t, env, "key-a", "w")
+		report(f, output(7, 0, "x"))
+		held, out := sink.expect(t, "WorkerJobs"), sink.expect(t, "JobOutput")
+		if held.ctx != out.ctx {
+			t.Errorf("WorkerJobs and JobOutput got different contexts; want the connection's one")
+		}
+		if err := out.ctx.Err(); err != nil {
+			t.Fatalf("context of a live connection's report: %v, want it live", err)
+		}
+		f.hangUp()
+		select {
+		case <-out.ctx.Done():
+		case <-time.After(testDeadline):
+			t.Fatalf("the reports' context did not end within %v of the worker hanging up", testDeadline)
+		}
+		if !errors.Is(out.ctx.Err(), context.Canceled) {
+			t.Errorf("context ended with %v, want context.Canceled", out.ctx.Err())
 		}
 	})
 
@@ -411,11 +435,11 @@ func TestHubSendsNoJobBeforeTheWorkersFirstReportIsTaken(t *testing.T) {
 
 	held, cancel := context.WithTimeout(deadline(t), 50*time.Millisecond)
 	defer cancel()
-	if _, err := hub.StartJob(held, "key-a", nil, workerhub.Job{ID: 1, Agent: "tester", Command: "run it", Ceiling: time.Hour}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := hub.StartJob(held, "key-a", nil, jobs.WorkerJob{ID: 1, Agent: "tester", Command: "run it", Ceiling: time.Hour}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("StartJob while the first report is in the sink: %v, want it to wait until ctx ends", err)
 	}
 	close(release)
-	if _, err := hub.StartJob(deadline(t), "key-a", nil, workerhub.Job{ID: 2, Agent: "tester", Command: "run it", Ceiling: time.Hour}); err != nil {
+	if _, err := hub.StartJob(deadline(t), "key-a", nil, jobs.WorkerJob{ID: 2, Agent: "tester", Command: "run it", Ceiling: time.Hour}); err != nil {
 		t.Fatalf("StartJob once the report was taken: %v", err)
 	}
 	if got := f.next().GetStartJob().GetJobId(); got != 2 {

@@ -6,6 +6,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/clierr"
+	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -15,7 +16,7 @@ type ServiceConfig struct {
 	// Hub keeps the connections the service accepts.
 	Hub *Hub
 	// Jobs receives what workers report about jobs (the jobs manager).
-	Jobs JobSink
+	Jobs jobs.WorkerSink
 	// Grants checks the grants sandbox proxies present (the response manager).
 	Grants GrantChecker
 }
@@ -33,7 +34,7 @@ type GrantChecker interface {
 type Service struct {
 	workerv1.UnimplementedWorkerServiceServer
 	hub    *Hub
-	jobs   JobSink
+	jobs   jobs.WorkerSink
 	grants GrantChecker
 }
 
