@@ -31,7 +31,7 @@ func newStatements(db *sql.DB) *statements {
 func (s *statements) inTx(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
 	s.mu.Lock()
 	st, ok := s.prepared[query]
-	if !ok && len(s.prepared)+len(s.missed) < maxStatements {
+	if !ok && s.prepared != nil && len(s.prepared)+len(s.missed) < maxStatements {
 		s.missed[query] = true
 	}
 	s.mu.Unlock()
@@ -55,7 +55,7 @@ func (s *statements) prepareMissed(ctx context.Context) {
 			continue
 		}
 		s.mu.Lock()
-		if _, dup := s.prepared[query]; dup {
+		if _, dup := s.prepared[query]; dup || s.prepared == nil { // nil: closed meanwhile
 			st.Close()
 		} else {
 			s.prepared[query] = st
