@@ -105,6 +105,9 @@ type Tx interface {
 	// UpdateJob writes j's log path, status, worker, cancel request, process, end time and
 	// result while job j.ID is in state from.
 	UpdateJob(ctx context.Context, from JobStatus, j Job) (bool, error)
+	// EndJob writes job id's status to, its end time and its result while it is in state from,
+	// leaving its other fields as stored: a job's end in one statement, without reading it.
+	EndJob(ctx context.Context, id int64, from, to JobStatus, at time.Time, r JobResult) (bool, error)
 
 	// InsertApproval adds a (its ID and comments ignored) unless a pending approval with a.Key
 	// exists: then it returns that one's id and created false.

@@ -81,7 +81,9 @@ type approvalStep struct {
 
 // stepApproval runs st on approval id inside tx: it reads the approval, refuses a state st
 // does not leave (ErrConflict), writes the change with a compare-and-set on the state read,
-// then appends the audit entry and enqueues tell. It returns the approval as stored.
+// then appends the audit entry and enqueues tell. It returns the approval as stored: the
+// record read with st's change, which the compare-and-set wrote in full, so it is not read
+// again (an approval's read is its heaviest statement).
 func stepApproval(ctx context.Context, tx Tx, id int64, at time.Time, st approvalStep, tell ...NewContinuation) (Approval, error) {
 	prev, err := tx.Approval(ctx, id)
 	if err != nil {
@@ -105,7 +107,7 @@ func stepApproval(ctx context.Context, tx Tx, id int64, at time.Time, st approva
 	if err := enqueueAll(ctx, tx, tell, at); err != nil {
 		return Approval{}, err
 	}
-	return tx.Approval(ctx, id)
+	return next, nil
 }
 
 // lostApproval is the error of a compare-and-set that found approval id changed.

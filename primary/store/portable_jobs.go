@@ -127,15 +127,15 @@ func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewCo
 		return false, false, err
 	}
 	at := p.clock()
-	err = p.update(ctx, func(tx Tx) error {
-		finished, created = false, false
-		j, err := tx.Job(ctx, id)
-		if err != nil {
+	err = p.update(ctx, func(tx Tx) (err error) {
+		created = false
+		// The end is written with a compare-and-set on the running state; only when it finds
+		// none is the job read, to tell a finished job from a missing one.
+		if finished, err = tx.EndJob(ctx, id, JobRunning, JobFinished, at, r); err != nil {
 			return err
 		}
-		if j.Status == JobRunning {
-			j.Status, j.EndedAt, j.JobResult = JobFinished, at, r
-			if finished, err = tx.UpdateJob(ctx, JobRunning, j); err != nil {
+		if !finished {
+			if _, err := tx.Job(ctx, id); err != nil {
 				return err
 			}
 		}

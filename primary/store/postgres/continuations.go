@@ -24,13 +24,22 @@ func (t *tx) InsertContinuation(ctx context.Context, c store.NewContinuation, at
 	if len(c.Checkpoint) > 0 {
 		checkpoint = c.Checkpoint
 	}
-	if _, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, continuationOrder); err != nil {
-		return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
-	}
-	var id int64
-	err := t.tx.QueryRow(ctx, `INSERT INTO continuations (idempotency_key, channel, thread, text, post, checkpoint, created_at)
+	// The lock and the insert go in one batch: one round trip, run in order, so the lock is
+	// held before the insert takes its id.
+	var b pgx.Batch
+	b.Queue(`SELECT pg_advisory_xact_lock($1)`, continuationOrder)
+	b.Queue(`INSERT INTO continuations (idempotency_key, channel, thread, text, post, checkpoint, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
-		c.IdempotencyKey, c.Channel, c.Thread, c.Text, c.Post, checkpoint, nanos(at)).Scan(&id)
+		c.IdempotencyKey, c.Channel, c.Thread, c.Text, c.Post, checkpoint, nanos(at))
+	results := t.tx.SendBatch(ctx, &b)
+	var id int64
+	_, err := results.Exec()
+	if err == nil {
+		err = results.QueryRow().Scan(&id)
+	}
+	if closeErr := results.Close(); err == nil || errors.Is(err, pgx.ErrNoRows) && closeErr != nil {
+		err = closeErr
+	}
 	if err == nil {
 		return id, true, nil
 	}

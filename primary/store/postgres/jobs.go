@@ -39,6 +39,13 @@ func (t *tx) UpdateJob(ctx context.Context, from store.JobStatus, j store.Job) (
 	return n == 1, err
 }
 
+// EndJob implements store.Tx.
+func (t *tx) EndJob(ctx context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) (bool, error) {
+	n, err := t.exec(ctx, "end job", `UPDATE jobs SET status = $1, ended_at = $2, outcome = $3, exit_code = $4, tail = $5
+		WHERE id = $6 AND status = $7`, string(to), nanos(at), r.Outcome, exitCode(r.ExitCode), r.Tail, id, string(from))
+	return n == 1, err
+}
+
 func exitCode(code *int) *int64 {
 	if code == nil {
 		return nil

@@ -37,6 +37,13 @@ func (t *tx) UpdateJob(ctx context.Context, from store.JobStatus, j store.Job) (
 	return n == 1, err
 }
 
+// EndJob implements store.Tx.
+func (t *tx) EndJob(ctx context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) (bool, error) {
+	n, err := t.exec(ctx, "end job", `UPDATE jobs SET status = ?, ended_at = ?, outcome = ?, exit_code = ?, tail = ?
+		WHERE id = ? AND status = ?`, string(to), nanos(at), r.Outcome, exitCode(r.ExitCode), r.Tail, id, string(from))
+	return n == 1, err
+}
+
 func exitCode(code *int) sql.NullInt64 {
 	if code == nil {
 		return sql.NullInt64{}

@@ -65,6 +65,8 @@ type Driver struct {
 	reader         // on the read pool
 	write  *sql.DB // exactly one connection: the single writer
 	read   *sql.DB // query-only connections
+	// stmts are the write transactions' statements, prepared on the writer.
+	stmts *statements
 	// operatorChanges counts changes of operators across processes (see OperatorsStamp).
 	operatorChanges *changeCounter
 }
@@ -108,7 +110,7 @@ func OpenDriver(ctx context.Context, path string, opts Options) (*Driver, error)
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	d := &Driver{write: write}
+	d := &Driver{write: write, stmts: newStatements(write)}
 
 	// Migrate before the read pool exists: nothing reads a half-made schema.
 	from, to, err := migrate(ctx, write, migrations, opts.Now)
@@ -166,6 +168,7 @@ func dsn(path string, q url.Values) string {
 
 // Close closes the read pool, then the writer (checkpointing the WAL).
 func (d *Driver) Close() error {
+	d.stmts.close()
 	return errors.Join(d.read.Close(), d.write.Close(), d.operatorChanges.Close())
 }
 
@@ -180,7 +183,11 @@ func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	t := &tx{reader: reader{sqlTx}, tx: sqlTx}
+	prepared := preparedTx{tx: sqlTx, stmts: d.stmts}
+	t := &tx{reader: reader{prepared}, tx: prepared}
+	// Once the transaction has ended the writer is free again: prepare what it met
+	// unprepared.
+	defer d.stmts.prepareMissed(context.WithoutCancel(ctx))
 	if err := f(t); err != nil {
 		_ = sqlTx.Rollback()
 		return err
@@ -197,7 +204,7 @@ func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
 // tx is one write transaction: store.Tx.
 type tx struct {
 	reader
-	tx *sql.Tx
+	tx preparedTx
 	// operatorsChanged: an operator was created or removed; counted once committed.
 	operatorsChanged bool
 }
