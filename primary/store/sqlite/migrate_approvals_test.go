@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,22 +12,9 @@ import (
 // when 0004 adds approvals and where a job runs.
 func TestMigrateFromVersion3KeepsJobs(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
-	all, err := loadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", dsn(path, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	if _, to, err := migrate(ctx, db, all[:3], time.Now); err != nil || to != 3 {
-		db.Close()
-		t.Fatalf("migrate to 3: %d, %v", to, err)
-	}
+	path, db := databaseAtVersion(t, 3)
 	created := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
-	_, err = db.ExecContext(ctx, `INSERT INTO jobs (kind, command, label, channel, thread, author, agent, workspace,
+	_, err := db.ExecContext(ctx, `INSERT INTO jobs (kind, command, label, channel, thread, author, agent, workspace,
 		ceiling_ns, log_path, status, pid, proc_start, created_at, ended_at, outcome, exit_code, tail) VALUES
 		('command', 'make test', 'tests', 'room', 't1', '@alice', 'coder', '/work', ?, '/state/jobs/1.log', 'running', 42, 777, ?, NULL, '', NULL, ''),
 		('agent', 'review', '', 'room', '', '@bob', 'coder', '/work', ?, '/state/jobs/2.log', 'finished', 43, 778, ?, ?, 'success', 0, 'ok')`,

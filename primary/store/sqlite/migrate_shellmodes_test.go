@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,22 +12,9 @@ import (
 // minimal mode applies to no response until an admin sets it again.
 func TestMigrateLeavesAnOldShellModeUnplaced(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
-	all, err := loadMigrations(migrationFiles)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", dsn(path, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	if _, to, err := migrate(ctx, db, all[:10], time.Now); err != nil || to != 10 {
-		db.Close()
-		t.Fatalf("migrate to 10: %d, %v", to, err)
-	}
+	path, db := databaseAtVersion(t, 10)
 	set := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	_, err = db.ExecContext(ctx, `INSERT INTO shell_modes (channel, thread, agent, mode, updated_at, updated_by)
+	_, err := db.ExecContext(ctx, `INSERT INTO shell_modes (channel, thread, agent, mode, updated_at, updated_by)
 		VALUES ('room', 't', 'code', 'minimal', ?, 'ada')`, nanos(set))
 	db.Close()
 	if err != nil {
