@@ -18,6 +18,7 @@ import (
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	"github.com/turncli/turncli/internal/backoff"
 	"github.com/turncli/turncli/internal/leaderconn"
+	"github.com/turncli/turncli/internal/outage"
 	"github.com/turncli/turncli/internal/telemetry"
 )
 
@@ -122,17 +123,15 @@ func (h *Host) Run(ctx context.Context) error {
 
 	// Given several primaries, each is tried in turn (a standby answers Unavailable) before
 	// backing off.
+	lost := outage.New(h.cfg.Logger)
 	round := func(ctx context.Context) (bool, error) {
-		return conn.Round(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client, tracer) }, permanent,
+		return conn.Round(ctx, func(ctx context.Context) (bool, error) { return h.session(ctx, client, tracer, lost) }, permanent,
 			func(failed string, err error) {
 				h.cfg.Logger.Info("trying the next primary", "failed", failed, "err", err, "next", conn.Addr())
 			})
 	}
 	p := backoff.Policy{Min: h.cfg.MinBackoff, Max: h.cfg.MaxBackoff}
-	return p.Loop(ctx, round, permanent,
-		func(err error, wait time.Duration) {
-			h.cfg.Logger.Warn("connection to primary ended", "err", err, "retry_in", wait)
-		})
+	return p.Loop(ctx, round, permanent, lost.Failed)
 }
 
 // permanent reports whether err ends Run instead of a reconnect.

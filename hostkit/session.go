@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
+	"github.com/turncli/turncli/internal/outage"
 	"github.com/turncli/turncli/internal/telemetry"
 )
 
@@ -47,7 +48,7 @@ type session struct {
 // session connects, says hello, registers the toolkits, and serves the primary's messages until
 // the stream ends (an error) or ctx ends (a drain, then nil). registered reports whether every
 // toolkit was registered on this stream.
-func (h *Host) session(ctx context.Context, client toolhostv1.ToolHostServiceClient, tracer trace.Tracer) (registered bool, err error) {
+func (h *Host) session(ctx context.Context, client toolhostv1.ToolHostServiceClient, tracer trace.Tracer, lost *outage.Log) (registered bool, err error) {
 	// The stream outlives ctx by the drain: it is cancelled only when this session returns.
 	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
@@ -73,7 +74,7 @@ func (h *Host) session(ctx context.Context, client toolhostv1.ToolHostServiceCli
 		return false, errors.New("hostkit: the primary did not answer hello with welcome")
 	}
 	s.log = h.cfg.Logger.With("session", welcome.GetSessionId())
-	s.log.Info("connected to primary")
+	s.log.Info("connected to primary", lost.Connected()...)
 	for _, tk := range h.toolkits {
 		if err := s.send(&toolhostv1.ConnectRequest{Event: &toolhostv1.ConnectRequest_Register{Register: tk.register}}); err != nil {
 			return false, recvErr(stream, err)

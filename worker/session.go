@@ -69,7 +69,7 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 		return false, errors.New("primary did not welcome the worker")
 	}
 	w.cfg.Logger.Info("connected to primary", append([]any{"primary", w.conn.Addr(), "session", first.GetWelcome().GetSessionId(), "jobs", len(held)},
-		w.outage.connected()...)...)
+		w.outage.Connected()...)...)
 	w.metrics.connected.Set()
 	defer w.metrics.connected.Clear()
 	js.Open()

@@ -6,13 +6,15 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"github.com/turncli/turncli/internal/readiness"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/turncli/turncli/internal/outage"
+	"github.com/turncli/turncli/internal/readiness"
 
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
@@ -44,7 +46,7 @@ type Worker struct {
 	jobs       *jobs.Manager // set by Run
 	metrics    *workerMetrics
 	tracer     trace.Tracer
-	outage     outage // what the connect loop has logged of a lost primary
+	outage     *outage.Log // what the connect loop has logged of a lost primary
 }
 
 // New builds a worker whose sandbox proxy serves on proxyLis. extra dial options are for tests
@@ -174,8 +176,8 @@ func (w *Worker) connectLoop(ctx context.Context) error {
 			w.cfg.Logger.Info("trying the next primary", "failed", failed, "err", err, "next", w.conn.Addr())
 		})
 	}
-	w.outage = outage{log: w.cfg.Logger}
-	err := p.Loop(ctx, round, refusal, w.outage.failed)
+	w.outage = outage.New(w.cfg.Logger)
+	err := p.Loop(ctx, round, refusal, w.outage.Failed)
 	if err != nil {
 		return &RefusedError{Code: status.Code(err), Message: status.Convert(err).Message()}
 	}
