@@ -224,6 +224,9 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 		if out := r.ok(t, "modes", "get", "--channel", channel, "--thread", thread); !regexp.MustCompile(`mode:\s+auto`).MatchString(out) {
 			t.Fatalf("modes get: %q", out)
 		}
+		if out := r.ok(t, "conversations", "ls"); !regexp.MustCompile(regexp.QuoteMeta(channel+" / "+thread) + `\s+auto\s`).MatchString(out) {
+			t.Fatalf("conversations ls does not show the conversation in auto: %q", out)
+		}
 		env.RunBash(t, resp, "cli-job", `mindroom-agent tools call interaction.run_in_background '{"command":"echo first; sleep 1; printf \"\\033[31mred\\033[0m\\n\"; echo last"}'`)
 		id := r.pendingID(t, "approvals", "pending")
 		r.ok(t, "approvals", "comment", id, "-m", "looks fine")

@@ -17,6 +17,21 @@ var shellModes = map[string]operatorv1.ShellMode{
 }
 
 var modeCommands = []command{
+	listCommand("conversations", "list the conversations the primary holds records of, most recently active first",
+		[]string{"CONVERSATION", "MODE", "LAST ACTIVITY"},
+		func(s *operatorv1.ConversationSummary) []string {
+			mode := "-" // never set: the default applies
+			if s.GetMode().GetMode() != operatorv1.Mode_MODE_UNSPECIFIED {
+				mode = word(s.GetMode().GetMode())
+			}
+			return []string{conversationText(s.GetConversation()), mode, when(s.GetLastActivityAt())}
+		},
+		func(*flag.FlagSet) fetchPage[*operatorv1.ConversationSummary] {
+			return func(ctx context.Context, c *cli, size uint32, _ string) ([]*operatorv1.ConversationSummary, string, error) {
+				resp, err := c.api.ListConversations(ctx, &operatorv1.ListConversationsRequest{PageSize: size})
+				return resp.GetConversations(), "", err // one page: the most recently active
+			}
+		}),
 	{noun: "modes", verb: "get", summary: "show a conversation's mode (ask, auto or admin)", setup: func(fs *flag.FlagSet) runner {
 		var conv conversationFlags
 		conv.register(fs)
