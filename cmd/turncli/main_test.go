@@ -365,10 +365,13 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 
 	t.Run("ShellModesAreSetReadAndReset", func(t *testing.T) {
 		r.ok(t, "shell", "set", "standard", "--agent", "tester", "--channel", channel)
-		if out := r.ok(t, "shell", "get", "--agent", "tester", "--channel", channel); !regexp.MustCompile(`shell mode:\s+standard`).MatchString(out) {
+		if out := r.ok(t, "shell", "get", "--agent", "tester", "--channel", channel); !regexp.MustCompile(`shell mode:\s+standard\napplies on:\s+the primary\n`).MatchString(out) {
 			t.Fatalf("shell get: %q", out)
 		}
 		r.ok(t, "shell", "reset", "--agent", "tester", "--channel", channel)
+		if out := r.ok(t, "shell", "get", "--agent", "tester", "--channel", channel); out != "shell mode:  standard\n" {
+			t.Fatalf("shell get after reset: %q, want the default alone", out)
+		}
 	})
 
 	t.Run("EventsFollowUntilInterrupted", func(t *testing.T) {

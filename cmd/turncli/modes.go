@@ -144,5 +144,19 @@ func showShellMode(c *cli, s *operatorv1.ShellModeSetting) error {
 	if c.global.json {
 		return c.emit(s)
 	}
-	return c.fields("shell mode", word(s.GetMode()), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
+	return c.fields("shell mode", word(s.GetMode()), "applies on", placement(s), "updated", at(s.GetUpdatedAt()), "updated by", s.GetUpdatedBy())
+}
+
+// placement says where a stored shell mode applies: the primary's own shells or a worker key's;
+// nothing for the default, which applies everywhere.
+func placement(s *operatorv1.ShellModeSetting) string {
+	switch {
+	case s.GetUpdatedAt() == nil:
+		return ""
+	case s.GetUnplaced():
+		return "nowhere until set again (stored before placements were recorded)"
+	case s.GetWorkerKey() != "":
+		return "worker key " + s.GetWorkerKey()
+	}
+	return "the primary"
 }

@@ -64,3 +64,18 @@ func TestTheConversationsPageListsTheConversations(t *testing.T) {
 		}
 	}
 }
+
+// An agent's shell mode says where it applies: a minimal mode checked for a worker key holds
+// for that worker key's shells only.
+func TestTheShellModeSaysWhereItApplies(t *testing.T) {
+	env := testenv.Start(t)
+	if _, err := env.Primary.Store.SetShellMode(context.Background(), "!room", "$t", "code", store.ShellModeMinimal, "gpu<1>", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	b := signIn(t, env, adminToken(t, env))
+	_, page := b.get("/ui/conversations?channel=%21room&thread=%24t&agent=code")
+	got := regexp.MustCompile(`<dd id="shell-mode">.*?</dd>`).FindString(page)
+	if !strings.HasPrefix(got, `<dd id="shell-mode">minimal <span class="meta">on worker key gpu&lt;1&gt;, set by admin `) {
+		t.Errorf("shell mode %q: want minimal on worker key gpu<1>, escaped, set by admin", got)
+	}
+}

@@ -109,7 +109,7 @@ var shellModeToStore = map[operatorv1.ShellMode]store.ShellMode{
 }
 
 func shellModeSettingToProto(m store.ShellModeSetting) *operatorv1.ShellModeSetting {
-	out := &operatorv1.ShellModeSetting{UpdatedBy: m.UpdatedBy, UpdatedAt: timestamp(m.UpdatedAt)}
+	out := &operatorv1.ShellModeSetting{UpdatedBy: m.UpdatedBy, UpdatedAt: timestamp(m.UpdatedAt), WorkerKey: m.WorkerKey, Unplaced: m.Unplaced}
 	for pm, sm := range shellModeToStore {
 		if sm == m.Mode {
 			out.Mode = pm

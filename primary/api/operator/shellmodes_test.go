@@ -126,6 +126,9 @@ func TestShellModes(t *testing.T) {
 			!stored.AppliesTo("gpu") || stored.AppliesTo("") {
 			t.Fatalf("stored %+v, %v; want minimal for worker key gpu only", stored, err)
 		}
+		if s := get(t); s.GetWorkerKey() != "gpu" || s.GetUnplaced() {
+			t.Fatalf("GetShellMode %v: want the placement, worker key gpu", s)
+		}
 	})
 
 	t.Run("StandardIsSavedWithoutAPreflight", func(t *testing.T) {

@@ -4493,7 +4493,13 @@ type ShellModeSetting struct {
 	// When it was set; unset for the default (never set, or reset).
 	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// Who set it; empty for the default.
-	UpdatedBy     string `protobuf:"bytes,3,opt,name=updated_by,json=updatedBy,proto3" json:"updated_by,omitempty"`
+	UpdatedBy string `protobuf:"bytes,3,opt,name=updated_by,json=updatedBy,proto3" json:"updated_by,omitempty"`
+	// Where the mode applies: the worker key whose shells the minimal mode's preflight checked,
+	// empty for the primary's own shells. A minimal mode applies only to responses placed there.
+	WorkerKey string `protobuf:"bytes,4,opt,name=worker_key,json=workerKey,proto3" json:"worker_key,omitempty"`
+	// The mode was stored before placements were recorded: where it was checked is unknown, so
+	// its minimal mode applies to no response until it is set again.
+	Unplaced      bool `protobuf:"varint,5,opt,name=unplaced,proto3" json:"unplaced,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -4547,6 +4553,20 @@ func (x *ShellModeSetting) GetUpdatedBy() string {
 		return x.UpdatedBy
 	}
 	return ""
+}
+
+func (x *ShellModeSetting) GetWorkerKey() string {
+	if x != nil {
+		return x.WorkerKey
+	}
+	return ""
+}
+
+func (x *ShellModeSetting) GetUnplaced() bool {
+	if x != nil {
+		return x.Unplaced
+	}
+	return false
 }
 
 // GetShellModeRequest names the conversation and agent.
@@ -6848,13 +6868,16 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"\x83\x01\n" +
 	"\x14ListProgressResponse\x12C\n" +
 	"\tsnapshots\x18\x01 \x03(\v2%.turncli.operator.v1.ProgressSnapshotR\tsnapshots\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xa0\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xdb\x01\n" +
 	"\x10ShellModeSetting\x122\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x1e.turncli.operator.v1.ShellModeR\x04mode\x129\n" +
 	"\n" +
 	"updated_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x1d\n" +
 	"\n" +
-	"updated_by\x18\x03 \x01(\tR\tupdatedBy\"\x7f\n" +
+	"updated_by\x18\x03 \x01(\tR\tupdatedBy\x12\x1d\n" +
+	"\n" +
+	"worker_key\x18\x04 \x01(\tR\tworkerKey\x12\x1a\n" +
+	"\bunplaced\x18\x05 \x01(\bR\bunplaced\"\x7f\n" +
 	"\x13GetShellModeRequest\x12I\n" +
 	"\fconversation\x18\x01 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1d\n" +
 	"\n" +
