@@ -1,9 +1,12 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/turncli/turncli/primary/store"
@@ -13,7 +16,20 @@ import (
 func (t *tx) InsertJob(_ context.Context, j store.Job) (int64, error) {
 	j.ID = t.s.jobs.nextID()
 	j.CreatedAt, j.EndedAt, j.ExitCode = stamp(j.CreatedAt), stamp(j.EndedAt), exitCode(j.ExitCode)
-	return t.s.jobs.insert(t, j), nil
+	t.s.jobs.insert(t, j)
+	t.indexJob("", j)
+	return j.ID, nil
+}
+
+// indexJob keeps runningJobs when a job's status changes from prev (empty: a new job) to
+// next's.
+func (t *tx) indexJob(prev store.JobStatus, next store.Job) {
+	switch {
+	case prev != store.JobRunning && next.Status == store.JobRunning:
+		put(t, t.s.runningJobs, next.ID, true)
+	case prev == store.JobRunning && next.Status != store.JobRunning:
+		remove(t, t.s.runningJobs, next.ID)
+	}
 }
 
 // UpdateJob implements store.Tx.
@@ -26,6 +42,7 @@ func (t *tx) UpdateJob(_ context.Context, from store.JobStatus, j store.Job) (bo
 	stored.Pid, stored.ProcStart, stored.EndedAt = j.Pid, j.ProcStart, stamp(j.EndedAt)
 	stored.Outcome, stored.ExitCode, stored.Tail = j.Outcome, exitCode(j.ExitCode), j.Tail
 	t.s.jobs.set(t, j.ID, stored)
+	t.indexJob(from, stored)
 	return true, nil
 }
 
@@ -38,6 +55,7 @@ func (t *tx) EndJob(_ context.Context, id int64, from, to store.JobStatus, at ti
 	stored.Status, stored.EndedAt = to, stamp(at)
 	stored.Outcome, stored.ExitCode, stored.Tail = r.Outcome, exitCode(r.ExitCode), r.Tail
 	t.s.jobs.set(t, id, stored)
+	t.indexJob(from, stored)
 	return true, nil
 }
 
@@ -69,10 +87,20 @@ func (v view) Job(_ context.Context, id int64) (store.Job, error) {
 	return jobOut(&j), nil
 }
 
-// ListJobs implements store.Reader.
+// ListJobs implements store.Reader. The running jobs, which every creation counts, are
+// read through their index.
 func (v view) ListJobs(_ context.Context, status store.JobStatus) ([]store.Job, error) {
 	defer v.read()()
-	return newestFirst(&v.s.jobs, 0, 0, func(j *store.Job) bool { return equalOrAny(j.Status, status) }, jobOut), nil
+	if status != store.JobRunning {
+		return newestFirst(&v.s.jobs, 0, 0, func(j *store.Job) bool { return equalOrAny(j.Status, status) }, jobOut), nil
+	}
+	ids := slices.Collect(maps.Keys(v.s.runningJobs))
+	slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
+	var out []store.Job
+	for _, id := range ids {
+		out = append(out, jobOut(&v.s.jobs.rows[id-1]))
+	}
+	return out, nil
 }
 
 // PageJobs implements store.Reader.

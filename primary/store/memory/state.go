@@ -14,8 +14,10 @@ type state struct {
 	shellModes        map[agentInConversation]store.ShellModeSetting
 	operators         map[string]store.Operator
 
-	jobs      table[store.Job]
-	approvals table[store.Approval]
+	jobs table[store.Job]
+	// runningJobs are the ids of the running jobs, which every job's creation counts.
+	runningJobs map[int64]bool
+	approvals   table[store.Approval]
 	// pendingApprovals finds the pending approval of a key: at most one is.
 	pendingApprovals map[string]int64
 	// approvalJobs finds the approval that started a job: at most one did.
@@ -39,6 +41,7 @@ func (s *state) init() {
 	s.conversationModes = map[conversation]store.ModeSetting{}
 	s.shellModes = map[agentInConversation]store.ShellModeSetting{}
 	s.operators = map[string]store.Operator{}
+	s.runningJobs = map[int64]bool{}
 	s.pendingApprovals = map[string]int64{}
 	s.approvalJobs = map[int64]int64{}
 	s.calls = map[responseCall]int64{}
