@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -188,5 +189,76 @@ func TestOperatorsStampCountsCommittedChanges(t *testing.T) {
 	}
 	if got := s.OperatorsStamp(); got != before+2 {
 		t.Fatalf("stamp after a removal = %d, want %d", got, before+2)
+	}
+}
+
+// TestARolledBackTransactionLeavesNoIndexEntry writes, in a transaction that fails, a record
+// of each kind the unique rules and the running jobs index: none of them is found afterwards,
+// so the same records insert again as new, under the same ids.
+func TestARolledBackTransactionLeavesNoIndexEntry(t *testing.T) {
+	ctx := context.Background()
+	d := memory.New()
+	defer d.Close()
+	ap := store.Approval{NewApproval: store.NewApproval{Kind: "command", Channel: "room", Command: "make", Workdir: "/w"},
+		Status: store.ApprovalPending, CreatedAt: t0}
+	ap.Key = ap.NewApproval.Key()
+	q := store.QuestionRequest{Channel: "room", Thread: "t", Requester: "@a", Title: "A", Questions: json.RawMessage(`[]`),
+		Status: store.QuestionPending, Revision: 1, Draft: json.RawMessage(`{}`), CreatedAt: t0, UpdatedAt: t0}
+	call := store.CallApproval{NewCallApproval: store.NewCallApproval{CallID: "c1", ResponseID: "r1", Agent: "a"},
+		Status: store.CallApprovalWaiting, CreatedAt: t0}
+	job := store.Job{NewJob: store.NewJob{Kind: "command", Command: "make", Channel: "room"}, Status: store.JobRunning,
+		LogPath: "/logs", CreatedAt: t0}
+	op := store.Operator{Name: "ann", Role: store.RoleAdmin, CreatedAt: t0}
+	insertAll := func(tx store.Tx) (created []bool, err error) {
+		var made bool
+		if _, made, err = tx.InsertContinuation(ctx, store.NewContinuation{IdempotencyKey: "k", Channel: "room", Text: "x"}, t0); err != nil {
+			return nil, err
+		}
+		created = append(created, made)
+		if _, made, err = tx.InsertApproval(ctx, ap); err != nil {
+			return nil, err
+		}
+		created = append(created, made)
+		if _, made, err = tx.InsertQuestionRequest(ctx, "", q); err != nil {
+			return nil, err
+		}
+		created = append(created, made)
+		if _, err = tx.InsertCallApproval(ctx, call); err != nil {
+			return nil, err
+		}
+		if err = tx.InsertOperator(ctx, op); err != nil {
+			return nil, err
+		}
+		id, err := tx.InsertJob(ctx, job)
+		if err != nil {
+			return nil, err
+		}
+		return append(created, id == 1), nil
+	}
+	boom := errors.New("boom")
+	if err := d.Update(ctx, func(tx store.Tx) error {
+		if _, err := insertAll(tx); err != nil {
+			return err
+		}
+		return boom
+	}); !errors.Is(err, boom) {
+		t.Fatalf("Update = %v, want f's error", err)
+	}
+	if running, err := d.ListJobs(ctx, store.JobRunning); err != nil || len(running) != 0 {
+		t.Fatalf("running after the rollback: %+v, %v; want none", running, err)
+	}
+	update(t, d, func(tx store.Tx) error {
+		created, err := insertAll(tx)
+		if err != nil {
+			return err
+		}
+		if want := []bool{true, true, true, true}; !slices.Equal(created, want) {
+			t.Errorf("created (continuation, approval, question, job id 1) = %v, want %v", created, want)
+		}
+		return nil
+	})
+	running, err := d.ListJobs(ctx, store.JobRunning)
+	if err != nil || len(running) != 1 || running[0].ID != 1 {
+		t.Fatalf("running: %+v, %v; want job 1", running, err)
 	}
 }
