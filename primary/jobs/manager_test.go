@@ -24,7 +24,7 @@ import (
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
+	"github.com/turncli/turncli/primary/store/memory"
 )
 
 // waitBound is how long a test waits for a job to finish before failing.
@@ -32,7 +32,7 @@ const waitBound = 20 * time.Second
 
 type testEnv struct {
 	m     *Manager
-	s     *sqlite.Store
+	s     *memory.Store
 	dir   string
 	notes chan struct{}
 }
@@ -53,10 +53,8 @@ func (unisolated) JobSandbox(string, string, string) (*sandbox.Job, error) { ret
 func newEnv(t *testing.T, mutate func(*Config)) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The manager's bookkeeping is under test, not the database: the in-memory store.
+	s := memory.Open(memory.Options{})
 	t.Cleanup(func() { s.Close() })
 	e := &testEnv{s: s, dir: dir, notes: make(chan struct{}, 256)}
 	cfg := Config{

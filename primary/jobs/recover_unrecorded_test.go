@@ -113,8 +113,17 @@ func TestRecoverJobsWhoseProcessWasNotRecorded(t *testing.T) {
 		e := newEnv(t, nil)
 		rec := recordUnlaunched(t, e, "command", "echo its-output; exit 3")
 		launchAsKilledPrimary(t, e, rec)
+		// Ended means its status is written and its process gone: a process still exiting
+		// after writing its status is alive, and Recover rightly re-attaches to it.
+		ended := func() bool {
+			if _, ok := jobproc.ReadStatus(e.m.statusPath(rec.ID)); !ok {
+				return false
+			}
+			id, st := jobproc.ReadIdentity(e.m.identityPath(rec.ID))
+			return st == jobproc.IdentityWritten && !jobproc.Alive(id.Pid, id.Start)
+		}
 		deadline := time.Now().Add(waitBound)
-		for _, ok := jobproc.ReadStatus(e.m.statusPath(rec.ID)); !ok; _, ok = jobproc.ReadStatus(e.m.statusPath(rec.ID)) {
+		for !ended() {
 			if time.Now().After(deadline) {
 				t.Fatal("the job did not end")
 			}

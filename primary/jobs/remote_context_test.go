@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,7 @@ import (
 	"github.com/turncli/turncli/internal/sandbox"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
+	"github.com/turncli/turncli/primary/store/memory"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
@@ -33,10 +32,7 @@ func (w testLog) Write(p []byte) (int, error) {
 func TestAFinishReportedAsItsConnectionEndsIsSaved(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := memory.Open(memory.Options{})
 	t.Cleanup(func() { s.Close() })
 	// The real hub with no worker connected: the worker has gone, so attaching and
 	// acknowledging fail as they do once its connection has ended.

@@ -15,29 +15,27 @@ import (
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
+	"github.com/turncli/turncli/primary/store/memory"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
 )
 
 // confirmEnv is a Manager with the test toolkit and call approvals over a real store.
 type confirmEnv struct {
 	m      *Manager
-	st     *sqlite.Store
+	st     *memory.Store
 	bus    *events.Bus
 	marker string
 }
 
-// newConfirmEnv makes a confirmEnv in dir (a temporary one when empty); wrap, when given, is
-// the store the manager sees in place of the real one.
+// newConfirmEnv makes a confirmEnv whose calls leave their marker in dir (a temporary one
+// when empty), over the in-memory store; wrap, when given, is the store the manager sees in
+// place of the real one.
 func newConfirmEnv(t *testing.T, dir string, wrap ...func(CallApprovalStore) CallApprovalStore) *confirmEnv {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	st, err := sqlite.Open(context.Background(), filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := memory.Open(memory.Options{})
 	reg := catalog.NewRegistry()
 	if err := reg.Register(context.Background(), testtk.New()); err != nil {
 		t.Fatal(err)

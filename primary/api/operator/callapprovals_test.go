@@ -2,7 +2,6 @@ package operator_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,14 +17,14 @@ import (
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
+	"github.com/turncli/turncli/primary/store/memory"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
 )
 
 // callAPI is OperatorService with a real call approvals engine over the test toolkit and a
 // real store, behind the real authenticator.
 type callAPI struct {
-	st            *sqlite.Store
+	st            *memory.Store
 	admin, member operatorv1.OperatorServiceClient
 }
 
@@ -33,10 +32,7 @@ func startCallAPI(t *testing.T) *callAPI {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := memory.Open(memory.Options{})
 	t.Cleanup(func() { st.Close() })
 	reg := catalog.NewRegistry()
 	if err := reg.Register(ctx, testtk.New()); err != nil {

@@ -11,13 +11,12 @@ import (
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
 )
 
 // storeJobs stands in for the jobs engine over the real store. It runs no process: a cancel
 // finishes the job at once as the engine's would once its process group has stopped.
 type storeJobs struct {
-	st *sqlite.Store
+	st store.Store
 	// detached are running jobs this engine does not supervise (a worker's job not reported
 	// since a restart); set only between calls.
 	detached map[int64]bool
@@ -72,7 +71,7 @@ func view(rec store.Job) jobs.Job {
 // approval, re-checks the gate, records the job and settles the approval, never running
 // anything.
 type storeApprovals struct {
-	st                *sqlite.Store
+	st                store.Store
 	workspace, logDir string
 	caps              store.JobCaps
 }
@@ -116,7 +115,7 @@ func (e *storeApprovals) Comment(ctx context.Context, id int64, by store.Operato
 
 // storePrompts stands in for the prompts engine over the real store, with its one role rule:
 // only an admin allows a tool for a whole conversation. Nobody waits on its prompts.
-type storePrompts struct{ st *sqlite.Store }
+type storePrompts struct{ st store.Store }
 
 func (e storePrompts) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.Prompt, error) {
 	return e.st.ListPrompts(ctx, f)
@@ -136,7 +135,7 @@ func (e storePrompts) DecidePrompt(ctx context.Context, id int64, by store.Opera
 // storeQuestions stands in for the questions engine over the real store: only the requester
 // answers (the requester or an admin cancels), answers must be a JSON object, and their
 // meaning is not checked.
-type storeQuestions struct{ st *sqlite.Store }
+type storeQuestions struct{ st store.Store }
 
 func (e storeQuestions) ListQuestions(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
 	return e.st.ListQuestionRequests(ctx, f)

@@ -28,16 +28,16 @@ import (
 	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlite"
+	"github.com/turncli/turncli/primary/store/memory"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
-// apiEnv is OperatorService over bufconn, behind the real authenticator, over a real SQLite
+// apiEnv is OperatorService over bufconn, behind the real authenticator, over the in-memory
 // store, with its REST gateway. Its engines are those of testEngines.
 type apiEnv struct {
 	srv       *operator.Server
-	store     *sqlite.Store
+	store     *memory.Store
 	jobs      *storeJobs
 	approvals *storeApprovals
 	responses *response.Manager
@@ -58,7 +58,7 @@ type apiEnv struct {
 // engines_test.go (jobs, approvals, prompts, questions) and st itself (allowances, progress,
 // shell modes); responses are a real response.Manager over reg whose shells never run, with
 // real call approvals over st; the feed is a real events.Bus and the preflight a fakePreflight.
-func testEngines(t *testing.T, st *sqlite.Store, dir string, reg *catalog.Registry) operator.Config {
+func testEngines(t *testing.T, st store.Store, dir string, reg *catalog.Registry) operator.Config {
 	t.Helper()
 	responses := response.NewManager(response.Config{Registry: reg, Shells: noShells{}, CallApprovals: &response.CallApprovalConfig{Store: st}})
 	t.Cleanup(responses.CloseAll)
@@ -94,10 +94,7 @@ func startAPI(t *testing.T) *apiEnv {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := sqlite.Open(ctx, filepath.Join(dir, sqlite.FileName), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := memory.Open(memory.Options{})
 	t.Cleanup(func() { st.Close() })
 	e := &apiEnv{
 		store:      st,

@@ -1,6 +1,7 @@
-// Package drivertest is the conformance suite of store drivers: every store.Driver runs
-// RunConformanceTests from its own tests, so the portable rules of store.Portable hold the
-// same over every database. The suite tests the Store built over the driver (round trips,
+// Package drivertest is the conformance suite and the benchmarks of store drivers: every
+// store.Driver runs RunConformanceTests and RunBenchmarks from its own tests, so the portable
+// rules of store.Portable hold the same over every database and its hot paths are measured
+// the same way on each. The suite tests the Store built over the driver (round trips,
 // not-found, compare-and-set conflicts, list order and paging, concurrent claims, idempotent
 // continuations, reopening) and the driver's own contract (transactions roll back, Update
 // methods write only from the prior state given).
