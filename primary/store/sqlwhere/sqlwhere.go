@@ -1,6 +1,6 @@
 // Package sqlwhere builds the WHERE clauses of the store drivers' list queries: the filters a
-// list request sets, and the keyset of its page. One home for both drivers; each names its
-// dialect (how a placeholder is written, and what "no filter" is).
+// list request sets, and the keyset of its page. One home for every SQL driver; each names
+// its dialect (how a placeholder is written, and what "no filter" is).
 package sqlwhere
 
 import (
@@ -15,6 +15,13 @@ type Dialect interface {
 	Mark(n int) string
 	True() string
 }
+
+// Unbound writes placeholders "?" for the caller to bind in its database's dialect when it
+// binds the whole statement (package sqlstore), and TRUE, which both databases read.
+type Unbound struct{}
+
+func (Unbound) Mark(int) string { return "?" }
+func (Unbound) True() string    { return "TRUE" }
 
 // SQLite writes placeholders "?".
 type SQLite struct{}

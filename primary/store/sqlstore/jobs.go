@@ -1,13 +1,12 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/turncli/turncli/primary/store"
 )
@@ -16,12 +15,12 @@ const jobColumns = `id, kind, command, label, channel, thread, author, agent, wo
 	status, worker_id, pid, proc_start, created_at, ended_at, outcome, exit_code, tail, cancel_requested`
 
 // InsertJob implements store.Tx.
-func (t *tx) InsertJob(ctx context.Context, j store.Job) (int64, error) {
+func (t *Tx) InsertJob(ctx context.Context, j store.Job) (int64, error) {
 	var id int64
-	if err := t.tx.QueryRow(ctx, `INSERT INTO jobs (kind, command, label, channel, thread, author, agent,
+	if err := t.queryRow(ctx, `INSERT INTO jobs (kind, command, label, channel, thread, author, agent,
 		workspace, worker_key, ceiling_ns, log_path, status, worker_id, pid, proc_start, created_at, ended_at, outcome,
 		exit_code, tail, cancel_requested)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) RETURNING id`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		j.Kind, j.Command, j.Label, j.Channel, j.Thread, j.Author, j.Agent, j.Workspace, j.WorkerKey, int64(j.Ceiling),
 		j.LogPath, string(j.Status), j.WorkerID, j.Pid, int64(j.ProcStart), nanos(j.CreatedAt), nullNanos(j.EndedAt),
 		j.Outcome, exitCode(j.ExitCode), j.Tail, j.CancelRequested).Scan(&id); err != nil {
@@ -31,18 +30,18 @@ func (t *tx) InsertJob(ctx context.Context, j store.Job) (int64, error) {
 }
 
 // UpdateJob implements store.Tx.
-func (t *tx) UpdateJob(ctx context.Context, from store.JobStatus, j store.Job) (bool, error) {
-	n, err := t.exec(ctx, "update job", `UPDATE jobs SET log_path = $1, status = $2, worker_id = $3, cancel_requested = $4,
-		pid = $5, proc_start = $6, ended_at = $7, outcome = $8, exit_code = $9, tail = $10 WHERE id = $11 AND status = $12`,
+func (t *Tx) UpdateJob(ctx context.Context, from store.JobStatus, j store.Job) (bool, error) {
+	n, err := t.exec(ctx, "update job", `UPDATE jobs SET log_path = ?, status = ?, worker_id = ?, cancel_requested = ?,
+		pid = ?, proc_start = ?, ended_at = ?, outcome = ?, exit_code = ?, tail = ? WHERE id = ? AND status = ?`,
 		j.LogPath, string(j.Status), j.WorkerID, j.CancelRequested, j.Pid, int64(j.ProcStart), nullNanos(j.EndedAt),
 		j.Outcome, exitCode(j.ExitCode), j.Tail, j.ID, string(from))
 	return n == 1, err
 }
 
 // EndJob implements store.Tx.
-func (t *tx) EndJob(ctx context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) (bool, error) {
-	n, err := t.exec(ctx, "end job", `UPDATE jobs SET status = $1, ended_at = $2, outcome = $3, exit_code = $4, tail = $5
-		WHERE id = $6 AND status = $7`, string(to), nanos(at), r.Outcome, exitCode(r.ExitCode), r.Tail, id, string(from))
+func (t *Tx) EndJob(ctx context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) (bool, error) {
+	n, err := t.exec(ctx, "end job", `UPDATE jobs SET status = ?, ended_at = ?, outcome = ?, exit_code = ?, tail = ?
+		WHERE id = ? AND status = ?`, string(to), nanos(at), r.Outcome, exitCode(r.ExitCode), r.Tail, id, string(from))
 	return n == 1, err
 }
 
@@ -55,14 +54,10 @@ func exitCode(code *int) *int64 {
 }
 
 // Job implements store.Reader.
-func (r reader) Job(ctx context.Context, id int64) (store.Job, error) {
-	rows, err := r.q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1`, id)
-	if err != nil {
-		return store.Job{}, fmt.Errorf("store: job: %w", err)
-	}
-	j, err := pgx.CollectExactlyOneRow(rows, scanJob)
+func (r Reader) Job(ctx context.Context, id int64) (store.Job, error) {
+	j, err := scanJob(r.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, sql.ErrNoRows):
 		return store.Job{}, fmt.Errorf("%w: job %d", store.ErrNotFound, id)
 	case err != nil:
 		return store.Job{}, fmt.Errorf("store: job: %w", err)
@@ -71,14 +66,14 @@ func (r reader) Job(ctx context.Context, id int64) (store.Job, error) {
 }
 
 // ListJobs implements store.Reader.
-func (r reader) ListJobs(ctx context.Context, status store.JobStatus) ([]store.Job, error) {
+func (r Reader) ListJobs(ctx context.Context, status store.JobStatus) ([]store.Job, error) {
 	var c conditions
 	c.Equal("status", string(status))
 	return r.queryJobs(ctx, c, 0)
 }
 
 // PageJobs implements store.Reader.
-func (r reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
+func (r Reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
 	var c conditions
 	c.Equal("status", string(f.Status))
 	c.Conversation(f.Channel, f.Thread)
@@ -87,20 +82,20 @@ func (r reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, e
 }
 
 // queryJobs returns up to limit jobs matching c, newest first.
-func (r reader) queryJobs(ctx context.Context, c conditions, limit int) ([]store.Job, error) {
-	rows, err := r.q.Query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
-		append(c.Args, sqlLimit(limit))...)
+func (r Reader) queryJobs(ctx context.Context, c conditions, limit int) ([]store.Job, error) {
+	rows, err := r.query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
+		append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list jobs: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, scanJob)
+	out, err := collect(rows, scanJob)
 	if err != nil {
 		return nil, fmt.Errorf("store: list jobs: %w", err)
 	}
 	return out, nil
 }
 
-func scanJob(row pgx.CollectableRow) (store.Job, error) {
+func scanJob(row Row) (store.Job, error) {
 	var j store.Job
 	var ceiling, procStart, created, pid int64
 	var ended, exit *int64

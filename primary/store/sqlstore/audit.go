@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 )
 
 // InsertAudit implements store.Tx.
-func (t *tx) InsertAudit(ctx context.Context, e store.NewAuditEntry, at time.Time) (int64, error) {
+func (t *Tx) InsertAudit(ctx context.Context, e store.NewAuditEntry, at time.Time) (int64, error) {
 	var id int64
-	if err := t.tx.QueryRowContext(ctx, `INSERT INTO audit_log (at, actor, action, subject, detail)
+	if err := t.queryRow(ctx, `INSERT INTO audit_log (at, actor, action, subject, detail)
 		VALUES (?, ?, ?, ?, ?) RETURNING id`, nanos(at), e.Actor, e.Action, e.Subject, string(e.Detail)).Scan(&id); err != nil {
 		return 0, fmt.Errorf("store: append audit: %w", err)
 	}
@@ -20,30 +20,26 @@ func (t *tx) InsertAudit(ctx context.Context, e store.NewAuditEntry, at time.Tim
 }
 
 // ListAudit implements store.Reader.
-func (r reader) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error) {
+func (r Reader) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.AuditEntry, error) {
 	var c conditions
 	c.Equal("actor", f.Actor)
 	c.Equal("action", f.Action)
 	c.Equal("subject", f.Subject)
 	c.BeforeID(f.BeforeID)
-	rows, err := r.q.QueryContext(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
-		WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`, append(c.Args, sqlLimit(f.Limit))...)
+	rows, err := r.query(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
+		WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(), append(c.Args, r.limit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list audit: %w", err)
 	}
-	defer rows.Close()
-	var out []store.AuditEntry
-	for rows.Next() {
+	out, err := collect(rows, func(row Row) (store.AuditEntry, error) {
 		var e store.AuditEntry
 		var at int64
 		var detail string
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Subject, &detail); err != nil {
-			return nil, fmt.Errorf("store: list audit: %w", err)
-		}
+		err := row.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Subject, &detail)
 		e.At, e.Detail = fromNanos(at), json.RawMessage(detail)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+		return e, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("store: list audit: %w", err)
 	}
 	return out, nil

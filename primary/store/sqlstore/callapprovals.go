@@ -1,29 +1,28 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/turncli/turncli/primary/store"
 )
 
 // InsertCallApproval implements store.Tx. A refused row must leave the transaction usable,
 // and an error would abort it: the conflict is read from the missing id instead.
-func (t *tx) InsertCallApproval(ctx context.Context, c store.CallApproval) (int64, error) {
+func (t *Tx) InsertCallApproval(ctx context.Context, c store.CallApproval) (int64, error) {
 	var id int64
-	err := t.tx.QueryRow(ctx, `INSERT INTO call_approvals (call_id, toolkit, function, arguments, bash_call_id,
+	err := t.queryRow(ctx, `INSERT INTO call_approvals (call_id, toolkit, function, arguments, bash_call_id,
 		response_id, agent, requester, channel, thread, worker_key, checkpoint, status, created_at, decided_by, decided_at,
 		note, claimed_at, result_status, outcome, settled_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING RETURNING id`,
 		c.CallID, c.Toolkit, c.Function, c.Arguments, c.BashCallID, c.ResponseID, c.Agent, c.Requester, c.Channel,
 		c.Thread, c.WorkerKey, nonNilBytes(c.Checkpoint), string(c.Status), nanos(c.CreatedAt), c.DecidedBy,
 		nullNanos(c.DecidedAt), c.Note, nullNanos(c.ClaimedAt), c.Result.Status, c.Result.Outcome, nullNanos(c.SettledAt)).Scan(&id)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, sql.ErrNoRows):
 		return 0, fmt.Errorf("store: response %s, call %s: %w", c.ResponseID, c.CallID, store.ErrExists)
 	case err != nil:
 		return 0, fmt.Errorf("store: save call approval: %w", err)
@@ -32,16 +31,16 @@ func (t *tx) InsertCallApproval(ctx context.Context, c store.CallApproval) (int6
 }
 
 // UpdateCallApproval implements store.Tx.
-func (t *tx) UpdateCallApproval(ctx context.Context, from store.CallApprovalStatus, c store.CallApproval) (bool, error) {
-	n, err := t.exec(ctx, "update call approval", `UPDATE call_approvals SET status = $1, decided_by = $2, decided_at = $3,
-		note = $4, claimed_at = $5, result_status = $6, outcome = $7, settled_at = $8 WHERE id = $9 AND status = $10`,
+func (t *Tx) UpdateCallApproval(ctx context.Context, from store.CallApprovalStatus, c store.CallApproval) (bool, error) {
+	n, err := t.exec(ctx, "update call approval", `UPDATE call_approvals SET status = ?, decided_by = ?, decided_at = ?,
+		note = ?, claimed_at = ?, result_status = ?, outcome = ?, settled_at = ? WHERE id = ? AND status = ?`,
 		string(c.Status), c.DecidedBy, nullNanos(c.DecidedAt), c.Note, nullNanos(c.ClaimedAt), c.Result.Status,
 		c.Result.Outcome, nullNanos(c.SettledAt), c.ID, string(from))
 	return n == 1, err
 }
 
 // CallApproval implements store.Reader.
-func (r reader) CallApproval(ctx context.Context, id int64) (store.CallApproval, error) {
+func (r Reader) CallApproval(ctx context.Context, id int64) (store.CallApproval, error) {
 	var c conditions
 	c.Add("id = ?", id)
 	list, err := r.queryCallApprovals(ctx, c, 1)
@@ -55,7 +54,7 @@ func (r reader) CallApproval(ctx context.Context, id int64) (store.CallApproval,
 }
 
 // ListCallApprovals implements store.Reader.
-func (r reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error) {
+func (r Reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error) {
 	var c conditions
 	c.Equal("status", string(f.Status))
 	c.Conversation(f.Channel, f.Thread)
@@ -65,15 +64,15 @@ func (r reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilte
 }
 
 // queryCallApprovals returns up to limit records matching c, newest first.
-func (r reader) queryCallApprovals(ctx context.Context, c conditions, limit int) ([]store.CallApproval, error) {
-	rows, err := r.q.Query(ctx, `SELECT id, call_id, toolkit, function, arguments, bash_call_id, response_id, agent,
+func (r Reader) queryCallApprovals(ctx context.Context, c conditions, limit int) ([]store.CallApproval, error) {
+	rows, err := r.query(ctx, `SELECT id, call_id, toolkit, function, arguments, bash_call_id, response_id, agent,
 		requester, channel, thread, worker_key, checkpoint, status, created_at, decided_by, decided_at, note, claimed_at,
 		result_status, outcome, settled_at FROM call_approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
-		append(c.Args, sqlLimit(limit))...)
+		append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: call approvals: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.CallApproval, error) {
+	out, err := collect(rows, func(row Row) (store.CallApproval, error) {
 		var c store.CallApproval
 		var status string
 		var created int64

@@ -1,12 +1,11 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/turncli/turncli/primary/store"
 )
@@ -14,11 +13,11 @@ import (
 // InsertQuestionRequest implements store.Tx. The partial unique index on pending requests
 // makes the insert a no-op while the requester has one pending in the thread, whoever saved
 // it; the pending one is then read in the same transaction.
-func (t *tx) InsertQuestionRequest(ctx context.Context, key string, q store.QuestionRequest) (int64, bool, error) {
+func (t *Tx) InsertQuestionRequest(ctx context.Context, key string, q store.QuestionRequest) (int64, bool, error) {
 	var id int64
-	err := t.tx.QueryRow(ctx, `INSERT INTO question_requests (key, channel, thread, requester, agent, response_id,
+	err := t.queryRow(ctx, `INSERT INTO question_requests (key, channel, thread, requester, agent, response_id,
 		title, presentation, questions, status, revision, draft, answers, created_at, updated_at, submitted_at,
-		cancelled_by, cancelled_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+		cancelled_by, cancelled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING RETURNING id`,
 		key, q.Channel, q.Thread, q.Requester, q.Agent, q.ResponseID, q.Title, q.Presentation, string(q.Questions),
 		string(q.Status), q.Revision, string(q.Draft), nullJSON(q.Answers), nanos(q.CreatedAt), nanos(q.UpdatedAt),
@@ -26,11 +25,11 @@ func (t *tx) InsertQuestionRequest(ctx context.Context, key string, q store.Ques
 	switch {
 	case err == nil:
 		return id, true, nil
-	case !errors.Is(err, pgx.ErrNoRows):
+	case !errors.Is(err, sql.ErrNoRows):
 		return 0, false, fmt.Errorf("store: save question request: %w", err)
 	}
-	if err := t.tx.QueryRow(ctx, `SELECT id FROM question_requests
-		WHERE channel = $1 AND thread = $2 AND requester = $3 AND status = 'pending'`,
+	if err := t.queryRow(ctx, `SELECT id FROM question_requests
+		WHERE channel = ? AND thread = ? AND requester = ? AND status = 'pending'`,
 		q.Channel, q.Thread, q.Requester).Scan(&id); err != nil {
 		return 0, false, fmt.Errorf("store: save question request: %w", err)
 	}
@@ -38,17 +37,17 @@ func (t *tx) InsertQuestionRequest(ctx context.Context, key string, q store.Ques
 }
 
 // UpdateQuestionRequest implements store.Tx.
-func (t *tx) UpdateQuestionRequest(ctx context.Context, prev, next store.QuestionRequest) (bool, error) {
-	n, err := t.exec(ctx, "update question request", `UPDATE question_requests SET status = $1, revision = $2, draft = $3,
-		answers = $4, updated_at = $5, submitted_at = $6, cancelled_by = $7, cancelled_at = $8
-		WHERE id = $9 AND status = $10 AND revision = $11`,
+func (t *Tx) UpdateQuestionRequest(ctx context.Context, prev, next store.QuestionRequest) (bool, error) {
+	n, err := t.exec(ctx, "update question request", `UPDATE question_requests SET status = ?, revision = ?, draft = ?,
+		answers = ?, updated_at = ?, submitted_at = ?, cancelled_by = ?, cancelled_at = ?
+		WHERE id = ? AND status = ? AND revision = ?`,
 		string(next.Status), next.Revision, string(next.Draft), nullJSON(next.Answers), nanos(next.UpdatedAt),
 		nullNanos(next.SubmittedAt), next.CancelledBy, nullNanos(next.CancelledAt), next.ID, string(prev.Status), prev.Revision)
 	return n == 1, err
 }
 
 // QuestionRequest implements store.Reader.
-func (r reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRequest, error) {
+func (r Reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRequest, error) {
 	var c conditions
 	c.Add("id = ?", id)
 	qs, err := r.queryQuestions(ctx, c, 1)
@@ -62,7 +61,7 @@ func (r reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRe
 }
 
 // ListQuestionRequests implements store.Reader.
-func (r reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
+func (r Reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter) ([]store.QuestionRequest, error) {
 	var c conditions
 	c.Equal("status", string(f.Status))
 	c.Equal("channel", f.Channel)
@@ -73,14 +72,14 @@ func (r reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter
 }
 
 // queryQuestions returns up to limit requests matching c, newest first.
-func (r reader) queryQuestions(ctx context.Context, c conditions, limit int) ([]store.QuestionRequest, error) {
-	rows, err := r.q.Query(ctx, `SELECT id, channel, thread, requester, agent, response_id, title, presentation,
+func (r Reader) queryQuestions(ctx context.Context, c conditions, limit int) ([]store.QuestionRequest, error) {
+	rows, err := r.query(ctx, `SELECT id, channel, thread, requester, agent, response_id, title, presentation,
 		questions, status, revision, draft, answers, created_at, updated_at, submitted_at, cancelled_by, cancelled_at
-		FROM question_requests WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(), append(c.Args, sqlLimit(limit))...)
+		FROM question_requests WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(), append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: question requests: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.QuestionRequest, error) {
+	out, err := collect(rows, func(row Row) (store.QuestionRequest, error) {
 		var q store.QuestionRequest
 		var questions, status, draft string
 		var answers *string

@@ -1,12 +1,11 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/turncli/turncli/primary/store"
 )
@@ -14,11 +13,11 @@ import (
 // InsertApproval implements store.Tx. The partial unique index on the key of pending
 // approvals makes the insert a no-op when an identical request is pending, whoever saved it;
 // the pending one is then read in the same transaction.
-func (t *tx) InsertApproval(ctx context.Context, a store.Approval) (int64, bool, error) {
+func (t *Tx) InsertApproval(ctx context.Context, a store.Approval) (int64, bool, error) {
 	var id int64
-	err := t.tx.QueryRow(ctx, `INSERT INTO approvals (key, kind, channel, thread, author, command, workdir,
+	err := t.queryRow(ctx, `INSERT INTO approvals (key, kind, channel, thread, author, command, workdir,
 		ceiling_ns, label, agent, worker_key, status, created_at, decided_by, decided_at, job_id, note, settled_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING RETURNING id`,
 		a.Key, a.Kind, a.Channel, a.Thread, a.Author, a.Command, a.Workdir, int64(a.Ceiling), a.Label, a.Agent, a.WorkerKey,
 		string(a.Status), nanos(a.CreatedAt), a.DecidedBy, nullNanos(a.DecidedAt), jobID(a.JobID), a.Note,
@@ -26,19 +25,19 @@ func (t *tx) InsertApproval(ctx context.Context, a store.Approval) (int64, bool,
 	switch {
 	case err == nil:
 		return id, true, nil
-	case !errors.Is(err, pgx.ErrNoRows):
+	case !errors.Is(err, sql.ErrNoRows):
 		return 0, false, fmt.Errorf("store: save approval: %w", err)
 	}
-	if err := t.tx.QueryRow(ctx, `SELECT id FROM approvals WHERE key = $1 AND status = 'pending'`, a.Key).Scan(&id); err != nil {
+	if err := t.queryRow(ctx, `SELECT id FROM approvals WHERE key = ? AND status = 'pending'`, a.Key).Scan(&id); err != nil {
 		return 0, false, fmt.Errorf("store: save approval: %w", err)
 	}
 	return id, false, nil
 }
 
 // UpdateApproval implements store.Tx.
-func (t *tx) UpdateApproval(ctx context.Context, prev, next store.Approval) (bool, error) {
-	n, err := t.exec(ctx, "update approval", `UPDATE approvals SET status = $1, decided_by = $2, decided_at = $3, job_id = $4,
-		note = $5, settled_at = $6 WHERE id = $7 AND status = $8 AND job_id IS NOT DISTINCT FROM $9`,
+func (t *Tx) UpdateApproval(ctx context.Context, prev, next store.Approval) (bool, error) {
+	n, err := t.exec(ctx, "update approval", `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, job_id = ?,
+		note = ?, settled_at = ? WHERE id = ? AND status = ? AND job_id IS NOT DISTINCT FROM ?`,
 		string(next.Status), next.DecidedBy, nullNanos(next.DecidedAt), jobID(next.JobID), next.Note,
 		nullNanos(next.SettledAt), next.ID, string(prev.Status), jobID(prev.JobID))
 	return n == 1, err
@@ -53,14 +52,14 @@ func jobID(id int64) *int64 {
 }
 
 // InsertApprovalComment implements store.Tx.
-func (t *tx) InsertApprovalComment(ctx context.Context, id int64, from store.ApprovalStatus, c store.ApprovalComment) (bool, error) {
+func (t *Tx) InsertApprovalComment(ctx context.Context, id int64, from store.ApprovalStatus, c store.ApprovalComment) (bool, error) {
 	n, err := t.exec(ctx, "comment on approval", `INSERT INTO approval_comments (approval_id, actor, text, at)
-		SELECT id, $1, $2, $3 FROM approvals WHERE id = $4 AND status = $5`, c.Actor, c.Text, nanos(c.At), id, string(from))
+		SELECT id, ?, ?, ? FROM approvals WHERE id = ? AND status = ?`, c.Actor, c.Text, nanos(c.At), id, string(from))
 	return n == 1, err
 }
 
 // Approval implements store.Reader.
-func (r reader) Approval(ctx context.Context, id int64) (store.Approval, error) {
+func (r Reader) Approval(ctx context.Context, id int64) (store.Approval, error) {
 	var c conditions
 	c.Add("id = ?", id)
 	aps, err := r.queryApprovals(ctx, c, 1)
@@ -74,7 +73,7 @@ func (r reader) Approval(ctx context.Context, id int64) (store.Approval, error) 
 }
 
 // ListApprovals implements store.Reader.
-func (r reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
+func (r Reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
 	var c conditions
 	c.Equal("status", string(f.Status))
 	c.Conversation(f.Channel, f.Thread)
@@ -88,10 +87,10 @@ const approvalColumns = `a.id, a.key, a.kind, a.channel, a.thread, a.author, a.c
 // queryApprovals returns up to limit approvals matching c (conditions on the approvals
 // table), newest first, each with its comments oldest first. One statement reads both, so the
 // comments belong to the same snapshot as the approvals and a page costs one query.
-func (r reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]store.Approval, error) {
-	rows, err := r.q.Query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next()+`)
+func (r Reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]store.Approval, error) {
+	rows, err := r.query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next()+`)
 		SELECT `+approvalColumns+`, c.actor, c.text, c.at FROM a LEFT JOIN approval_comments c ON c.approval_id = a.id
-		ORDER BY a.id DESC, c.id`, append(c.Args, sqlLimit(limit))...)
+		ORDER BY a.id DESC, c.id`, append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: approvals: %w", err)
 	}

@@ -1,24 +1,23 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/turncli/turncli/primary/store"
 )
 
 // ConversationMode implements store.Reader.
-func (r reader) ConversationMode(ctx context.Context, channel, thread string) (store.ModeSetting, error) {
+func (r Reader) ConversationMode(ctx context.Context, channel, thread string) (store.ModeSetting, error) {
 	var m store.ModeSetting
 	var mode string
 	var updated int64
-	err := r.q.QueryRow(ctx, `SELECT mode, updated_at, updated_by FROM conversation_modes
-		WHERE channel = $1 AND thread = $2`, channel, thread).Scan(&mode, &updated, &m.UpdatedBy)
+	err := r.queryRow(ctx, `SELECT mode, updated_at, updated_by FROM conversation_modes
+		WHERE channel = ? AND thread = ?`, channel, thread).Scan(&mode, &updated, &m.UpdatedBy)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, sql.ErrNoRows):
 		return store.ModeSetting{}, fmt.Errorf("%w: no mode of the conversation", store.ErrNotFound)
 	case err != nil:
 		return store.ModeSetting{}, fmt.Errorf("store: conversation mode: %w", err)
@@ -28,24 +27,24 @@ func (r reader) ConversationMode(ctx context.Context, channel, thread string) (s
 }
 
 // PutConversationMode implements store.Tx.
-func (t *tx) PutConversationMode(ctx context.Context, channel, thread string, m store.ModeSetting) error {
+func (t *Tx) PutConversationMode(ctx context.Context, channel, thread string, m store.ModeSetting) error {
 	_, err := t.exec(ctx, "set conversation mode", `INSERT INTO conversation_modes (channel, thread, mode, updated_at, updated_by)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (channel, thread) DO UPDATE
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (channel, thread) DO UPDATE
 		SET mode = excluded.mode, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
 		channel, thread, string(m.Mode), nanos(m.UpdatedAt), m.UpdatedBy)
 	return err
 }
 
 // ShellMode implements store.Reader.
-func (r reader) ShellMode(ctx context.Context, channel, thread, agent string) (store.ShellModeSetting, error) {
+func (r Reader) ShellMode(ctx context.Context, channel, thread, agent string) (store.ShellModeSetting, error) {
 	var m store.ShellModeSetting
 	var mode string
 	var updated int64
 	var workerKey *string
-	err := r.q.QueryRow(ctx, `SELECT mode, worker_key, updated_at, updated_by FROM shell_modes
-		WHERE channel = $1 AND thread = $2 AND agent = $3`, channel, thread, agent).Scan(&mode, &workerKey, &updated, &m.UpdatedBy)
+	err := r.queryRow(ctx, `SELECT mode, worker_key, updated_at, updated_by FROM shell_modes
+		WHERE channel = ? AND thread = ? AND agent = ?`, channel, thread, agent).Scan(&mode, &workerKey, &updated, &m.UpdatedBy)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, sql.ErrNoRows):
 		return store.ShellModeSetting{}, fmt.Errorf("%w: no shell mode of the agent", store.ErrNotFound)
 	case err != nil:
 		return store.ShellModeSetting{}, fmt.Errorf("store: shell mode: %w", err)
@@ -60,28 +59,28 @@ func (r reader) ShellMode(ctx context.Context, channel, thread, agent string) (s
 }
 
 // PutShellMode implements store.Tx.
-func (t *tx) PutShellMode(ctx context.Context, channel, thread, agent string, m store.ShellModeSetting) error {
+func (t *Tx) PutShellMode(ctx context.Context, channel, thread, agent string, m store.ShellModeSetting) error {
 	_, err := t.exec(ctx, "set shell mode", `INSERT INTO shell_modes (channel, thread, agent, mode, worker_key, updated_at, updated_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (channel, thread, agent) DO UPDATE
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channel, thread, agent) DO UPDATE
 		SET mode = excluded.mode, worker_key = excluded.worker_key, updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
 		channel, thread, agent, string(m.Mode), m.WorkerKey, nanos(m.UpdatedAt), m.UpdatedBy)
 	return err
 }
 
 // DeleteShellMode implements store.Tx.
-func (t *tx) DeleteShellMode(ctx context.Context, channel, thread, agent string) error {
-	_, err := t.exec(ctx, "reset shell mode", `DELETE FROM shell_modes WHERE channel = $1 AND thread = $2 AND agent = $3`,
+func (t *Tx) DeleteShellMode(ctx context.Context, channel, thread, agent string) error {
+	_, err := t.exec(ctx, "reset shell mode", `DELETE FROM shell_modes WHERE channel = ? AND thread = ? AND agent = ?`,
 		channel, thread, agent)
 	return err
 }
 
 // ListConversations implements store.Reader.
-func (r reader) ListConversations(ctx context.Context, limit int) ([]store.ConversationSummary, error) {
-	rows, err := r.q.Query(ctx, store.ConversationActivityQuery("$1"), sqlLimit(limit))
+func (r Reader) ListConversations(ctx context.Context, limit int) ([]store.ConversationSummary, error) {
+	rows, err := r.query(ctx, store.ConversationActivityQuery("?"), r.limit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: list conversations: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ConversationSummary, error) {
+	out, err := collect(rows, func(row Row) (store.ConversationSummary, error) {
 		var c store.ConversationSummary
 		var mode string
 		var last, updated int64

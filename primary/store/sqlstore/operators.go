@@ -1,19 +1,17 @@
-package postgres
+package sqlstore
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/turncli/turncli/primary/store"
 )
 
 // InsertOperator implements store.Tx.
-func (t *tx) InsertOperator(ctx context.Context, o store.Operator) error {
+func (t *Tx) InsertOperator(ctx context.Context, o store.Operator) error {
 	// A refused row must leave the transaction usable, and an error would abort it: the
 	// conflict is read from the count instead.
-	n, err := t.exec(ctx, "create operator", `INSERT INTO operators (name, role, digest, created_at) VALUES ($1, $2, $3, $4)
+	n, err := t.exec(ctx, "create operator", `INSERT INTO operators (name, role, digest, created_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`, o.Name, string(o.Role), o.Digest[:], nanos(o.CreatedAt))
 	if err != nil {
 		return err
@@ -25,12 +23,12 @@ func (t *tx) InsertOperator(ctx context.Context, o store.Operator) error {
 }
 
 // ListOperators implements store.Reader.
-func (r reader) ListOperators(ctx context.Context) ([]store.Operator, error) {
-	rows, err := r.q.Query(ctx, `SELECT name, role, digest, created_at FROM operators ORDER BY name`)
+func (r Reader) ListOperators(ctx context.Context) ([]store.Operator, error) {
+	rows, err := r.query(ctx, `SELECT name, role, digest, created_at FROM operators ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list operators: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Operator, error) {
+	out, err := collect(rows, func(row Row) (store.Operator, error) {
 		var o store.Operator
 		var role string
 		var digest []byte
@@ -52,8 +50,8 @@ func (r reader) ListOperators(ctx context.Context) ([]store.Operator, error) {
 }
 
 // DeleteOperator implements store.Tx.
-func (t *tx) DeleteOperator(ctx context.Context, name string) error {
-	n, err := t.exec(ctx, "remove operator", `DELETE FROM operators WHERE name = $1`, name)
+func (t *Tx) DeleteOperator(ctx context.Context, name string) error {
+	n, err := t.exec(ctx, "remove operator", `DELETE FROM operators WHERE name = ?`, name)
 	if err != nil {
 		return err
 	}

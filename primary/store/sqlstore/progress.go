@@ -1,4 +1,4 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 )
 
 // PutProgress implements store.Tx: one upsert, so a snapshot is replaced whole.
-func (t *tx) PutProgress(ctx context.Context, p store.ProgressSnapshot) error {
+func (t *Tx) PutProgress(ctx context.Context, p store.ProgressSnapshot) error {
 	_, err := t.exec(ctx, "save progress", `INSERT INTO progress_snapshots (response_id, channel, thread, agent, requester,
 		title, steps, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (response_id) DO UPDATE SET channel = excluded.channel, thread = excluded.thread,
@@ -20,29 +20,26 @@ func (t *tx) PutProgress(ctx context.Context, p store.ProgressSnapshot) error {
 }
 
 // ListProgress implements store.Reader.
-func (r reader) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
+func (r Reader) ListProgress(ctx context.Context, f store.ProgressFilter) ([]store.ProgressSnapshot, error) {
 	var c conditions
 	c.Equal("response_id", f.ResponseID)
 	c.Conversation(f.Channel, f.Thread)
 	c.AfterTime("updated_at", f.After.UpdatedAt, []string{"response_id"}, []any{f.After.ResponseID})
-	rows, err := r.q.QueryContext(ctx, `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at
-		FROM progress_snapshots WHERE `+c.SQL()+` ORDER BY updated_at DESC, response_id LIMIT ?`, append(c.Args, sqlLimit(f.Limit))...)
+	rows, err := r.query(ctx, `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at
+		FROM progress_snapshots WHERE `+c.SQL()+` ORDER BY updated_at DESC, response_id LIMIT `+c.Next(),
+		append(c.Args, r.limit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list progress: %w", err)
 	}
-	defer rows.Close()
-	var out []store.ProgressSnapshot
-	for rows.Next() {
+	out, err := collect(rows, func(row Row) (store.ProgressSnapshot, error) {
 		var p store.ProgressSnapshot
 		var steps string
 		var at int64
-		if err := rows.Scan(&p.ResponseID, &p.Channel, &p.Thread, &p.Agent, &p.Requester, &p.Title, &steps, &at); err != nil {
-			return nil, fmt.Errorf("store: list progress: %w", err)
-		}
+		err := row.Scan(&p.ResponseID, &p.Channel, &p.Thread, &p.Agent, &p.Requester, &p.Title, &steps, &at)
 		p.Steps, p.UpdatedAt = json.RawMessage(steps), fromNanos(at)
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+		return p, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("store: list progress: %w", err)
 	}
 	return out, nil
