@@ -1,7 +1,9 @@
 // Package postgres is the store.Driver on PostgreSQL (github.com/jackc/pgx/v5 through a
 // pgxpool), the store of primaries past one machine; Open returns the portable store.Store
-// over it. It holds SQL only: the rules (arguments, states, transitions, audit entries) are
-// store.Portable's, and the driver passes store/drivertest like every driver.
+// over it. It owns connecting (the pool and its URL parameters), its transactions (retries and
+// the leader's fence) and PostgreSQL's dialect; the SQL of every record is package sqlstore's
+// and the rules (arguments, states, transitions, audit entries) are store.Portable's. The
+// driver passes store/drivertest like every driver.
 //
 // Connection: a postgres:// URL. Its pool_max_conns, pool_min_conns,
 // pool_max_conn_lifetime, pool_max_conn_idle_time and pool_health_check_period parameters
