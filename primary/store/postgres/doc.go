@@ -9,12 +9,12 @@
 // pool_max_conn_lifetime, pool_max_conn_idle_time and pool_health_check_period parameters
 // set the pool (pgxpool's own names); Options.MaxConns is used when the URL sets none.
 //
-// Schema: numbered migrations embedded from migrations/NNNN_name.sql, applied at Open in
-// one transaction that first takes a transaction-scoped advisory lock, so primaries starting
-// together apply each migration once; each is recorded in schema_migrations. A database whose
-// version is newer than the newest migration known here is refused (store.ErrSchemaTooNew).
-// Changing the schema means adding the next file, never editing one that has shipped. The
-// versions are this driver's own: they do not follow the SQLite driver's numbers.
+// Schema: the store's numbered migrations (package schema, shared with SQLite: a version is
+// the same schema on both), applied at Open in one transaction that first takes a
+// transaction-scoped advisory lock, so primaries starting together apply each migration once;
+// each is recorded in schema_migrations. A database of the numbering PostgreSQL had before is
+// renumbered in that transaction (legacy.go). A database whose version is newer than the
+// newest migration known here is refused (store.ErrSchemaTooNew).
 //
 // Driver.Update is one SERIALIZABLE transaction; when PostgreSQL reports a serialization
 // failure or a deadlock (SQLSTATE 40001, 40P01) the transaction is run again from the start,

@@ -12,10 +12,10 @@
 // wait for a writer. busy_timeout covers another process holding the lock (a backup, the sqlite3
 // shell).
 //
-// Schema: numbered migrations embedded from migrations/NNNN_name.sql, applied at Open in order,
-// each in its own transaction together with its row in schema_migrations. A database whose
-// version is newer than the newest migration known here is refused (store.ErrSchemaTooNew).
-// Changing the schema means adding the next file, never editing one that has shipped.
+// Schema: the store's numbered migrations (package schema, shared with PostgreSQL), applied
+// at Open in order, each in its own transaction together with its row in schema_migrations. A
+// database whose version is newer than the newest migration known here is refused
+// (store.ErrSchemaTooNew).
 //
 // Driver.Update is one BEGIN IMMEDIATE transaction on the single writer, so transactions are
 // serializable and never retried. Each Update method of a transaction is one compare-and-set

@@ -20,7 +20,8 @@
 // store.Portable's.
 //
 // Adding a stored record touches, in order:
-//  1. the next migration file of each database (sqlite/migrations, postgres/migrations);
+//  1. the next migration file, once for both databases (store/schema/migrations; see package
+//     schema for how the few differences are written);
 //  2. the record's type, its Reader/Tx methods in store/driver.go and its test in
 //     store/drivertest;
 //  3. its SQL here, once, in a file named after the record;

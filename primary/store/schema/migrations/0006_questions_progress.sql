@@ -5,7 +5,7 @@
 -- cancelled_at exactly when cancelled.
 
 CREATE TABLE question_requests (
-  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  id           {{id}},
   key          TEXT    NOT NULL CHECK (length(key) = 64), -- hex SHA-256 of what is asked
   channel      TEXT    NOT NULL CHECK (channel <> ''),
   thread       TEXT    NOT NULL CHECK (thread <> ''),
@@ -14,21 +14,21 @@ CREATE TABLE question_requests (
   response_id  TEXT    NOT NULL,
   title        TEXT    NOT NULL CHECK (title <> ''),
   presentation TEXT    NOT NULL CHECK (presentation IN ('auto', 'message', 'modal')),
-  questions    TEXT    NOT NULL CHECK (json_valid(questions) AND json_type(questions) = 'array'),
+  questions    TEXT    NOT NULL CHECK {{json_is "questions" "array"}},
   status       TEXT    NOT NULL CHECK (status IN ('pending', 'submitted', 'cancelled')),
   revision     INTEGER NOT NULL CHECK (revision >= 1),
-  draft        TEXT    NOT NULL CHECK (json_valid(draft) AND json_type(draft) = 'object'),
-  answers      TEXT             CHECK (answers IS NULL OR (json_valid(answers) AND json_type(answers) = 'object')),
-  created_at   INTEGER NOT NULL,
-  updated_at   INTEGER NOT NULL,
-  submitted_at INTEGER,
+  draft        TEXT    NOT NULL CHECK {{json_is "draft" "object"}},
+  answers      TEXT             CHECK (answers IS NULL OR {{json_is "answers" "object"}}),
+  created_at   {{int64}} NOT NULL,
+  updated_at   {{int64}} NOT NULL,
+  submitted_at {{int64}},
   cancelled_by TEXT    NOT NULL DEFAULT '',
-  cancelled_at INTEGER,
+  cancelled_at {{int64}},
   CHECK ((status = 'submitted') = (answers IS NOT NULL)),
   CHECK ((status = 'submitted') = (submitted_at IS NOT NULL)),
   CHECK ((status = 'cancelled') = (cancelled_by <> '')),
   CHECK ((status = 'cancelled') = (cancelled_at IS NOT NULL))
-) STRICT;
+) {{strict}};
 
 -- One pending request per person and thread: two different forms can never wait at once,
 -- even when two saves race from two processes.
@@ -48,9 +48,9 @@ CREATE TABLE progress_snapshots (
   agent       TEXT    NOT NULL,
   requester   TEXT    NOT NULL,
   title       TEXT    NOT NULL CHECK (title <> ''),
-  steps       TEXT    NOT NULL CHECK (json_valid(steps) AND json_type(steps) = 'array' AND json_array_length(steps) >= 1),
-  updated_at  INTEGER NOT NULL
-) STRICT;
+  steps       TEXT    NOT NULL CHECK ({{json_is "steps" "array"}} AND json_array_length({{json "steps"}}) >= 1),
+  updated_at  {{int64}} NOT NULL
+) {{strict}};
 
 CREATE INDEX progress_snapshots_updated ON progress_snapshots (updated_at, response_id);
 CREATE INDEX progress_snapshots_conversation ON progress_snapshots (channel, thread, updated_at);

@@ -2,7 +2,7 @@
 -- finished once; exit_code is NULL when unknown.
 
 CREATE TABLE jobs (
-  id         INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: names the log file
+  id         {{id}}, -- never reused: names the log file
   kind       TEXT    NOT NULL CHECK (kind IN ('command', 'agent')),
   command    TEXT    NOT NULL CHECK (command <> ''),
   label      TEXT    NOT NULL,
@@ -11,17 +11,21 @@ CREATE TABLE jobs (
   author     TEXT    NOT NULL,
   agent      TEXT    NOT NULL,
   workspace  TEXT    NOT NULL,
-  ceiling_ns INTEGER NOT NULL,
+  ceiling_ns {{int64}} NOT NULL,
   log_path   TEXT    NOT NULL CHECK (log_path <> ''),
   status     TEXT    NOT NULL CHECK (status IN ('running', 'finished')),
-  pid        INTEGER NOT NULL DEFAULT 0,
-  proc_start INTEGER NOT NULL DEFAULT 0,
-  created_at INTEGER NOT NULL,
-  ended_at   INTEGER,
+  pid        {{int64}} NOT NULL DEFAULT 0,
+  proc_start {{int64}} NOT NULL DEFAULT 0,
+  created_at {{int64}} NOT NULL,
+  ended_at   {{int64}},
   outcome    TEXT    NOT NULL DEFAULT '',
-  exit_code  INTEGER,
+  exit_code  {{int64}},
   tail       TEXT    NOT NULL DEFAULT ''
-) STRICT;
+) {{strict}};
 
 -- What the caps count: the running jobs, per conversation.
 CREATE INDEX jobs_running ON jobs (channel, thread) WHERE status = 'running';
+{{if postgres}}
+-- Listing by state; PostgreSQL's schema has had it from its first version.
+CREATE INDEX jobs_status ON jobs (status, id);
+{{end}}

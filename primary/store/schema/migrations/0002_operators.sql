@@ -4,6 +4,6 @@
 CREATE TABLE operators (
   name       TEXT    PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 64),
   role       TEXT    NOT NULL CHECK (role IN ('member', 'admin')),
-  digest     BLOB    NOT NULL UNIQUE CHECK (length(digest) = 32),
-  created_at INTEGER NOT NULL
-) STRICT;
+  digest     {{bytes}} NOT NULL UNIQUE CHECK (length(digest) = 32),
+  created_at {{int64}} NOT NULL
+) {{strict}};

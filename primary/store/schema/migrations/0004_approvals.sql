@@ -6,7 +6,7 @@
 -- state, a job only once it was approved, and consumed only with a job.
 
 CREATE TABLE approvals (
-  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  id         {{id}},
   key        TEXT    NOT NULL CHECK (length(key) = 64), -- hex SHA-256 of the authority fields
   kind       TEXT    NOT NULL CHECK (kind IN ('command')),
   channel    TEXT    NOT NULL CHECK (channel <> ''),
@@ -14,23 +14,23 @@ CREATE TABLE approvals (
   author     TEXT    NOT NULL,
   command    TEXT    NOT NULL CHECK (command <> ''),
   workdir    TEXT    NOT NULL CHECK (workdir <> ''),
-  ceiling_ns INTEGER NOT NULL CHECK (ceiling_ns >= 0),
+  ceiling_ns {{int64}} NOT NULL CHECK (ceiling_ns >= 0),
   label      TEXT    NOT NULL,
   agent      TEXT    NOT NULL,
   worker_key TEXT    NOT NULL,
   status     TEXT    NOT NULL CHECK (status IN ('pending', 'executing', 'consumed', 'failed', 'denied')),
-  created_at INTEGER NOT NULL,
+  created_at {{int64}} NOT NULL,
   decided_by TEXT    NOT NULL DEFAULT '',
-  decided_at INTEGER,
-  job_id     INTEGER UNIQUE REFERENCES jobs (id),
+  decided_at {{int64}},
+  job_id     {{int64}} UNIQUE REFERENCES jobs (id),
   note       TEXT    NOT NULL DEFAULT '',
-  settled_at INTEGER,
+  settled_at {{int64}},
   CHECK ((status = 'pending') = (decided_at IS NULL)),
   CHECK ((status = 'pending') = (decided_by = '')),
   CHECK ((status IN ('consumed', 'failed', 'denied')) = (settled_at IS NOT NULL)),
   CHECK (job_id IS NULL OR status IN ('executing', 'consumed', 'failed')),
   CHECK (status <> 'consumed' OR job_id IS NOT NULL)
-) STRICT;
+) {{strict}};
 
 -- One pending approval per authority key: two saves of the same request, even racing from two
 -- processes, can never make two cards.
@@ -41,12 +41,12 @@ CREATE INDEX approvals_status ON approvals (status, id);
 CREATE INDEX approvals_conversation ON approvals (channel, thread, id);
 
 CREATE TABLE approval_comments (
-  id          INTEGER PRIMARY KEY AUTOINCREMENT,
-  approval_id INTEGER NOT NULL REFERENCES approvals (id),
+  id          {{id}},
+  approval_id {{int64}} NOT NULL REFERENCES approvals (id),
   actor       TEXT    NOT NULL CHECK (actor <> ''),
-  text        TEXT    NOT NULL CHECK (length(CAST(text AS BLOB)) BETWEEN 1 AND 2000),
-  at          INTEGER NOT NULL
-) STRICT;
+  text        TEXT    NOT NULL CHECK ({{octets "text"}} BETWEEN 1 AND 2000),
+  at          {{int64}} NOT NULL
+) {{strict}};
 
 CREATE INDEX approval_comments_approval ON approval_comments (approval_id, id);
 

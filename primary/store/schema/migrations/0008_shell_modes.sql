@@ -6,7 +6,7 @@ CREATE TABLE shell_modes (
   thread     TEXT    NOT NULL,
   agent      TEXT    NOT NULL CHECK (agent <> ''),
   mode       TEXT    NOT NULL CHECK (mode IN ('standard', 'minimal')),
-  updated_at INTEGER NOT NULL,
+  updated_at {{int64}} NOT NULL,
   updated_by TEXT    NOT NULL CHECK (updated_by <> ''),
   PRIMARY KEY (channel, thread, agent)
-) STRICT;
+) {{strict}};

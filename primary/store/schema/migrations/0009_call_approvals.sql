@@ -7,11 +7,11 @@
 -- or interrupted, and settled_at exactly in an end state.
 
 CREATE TABLE call_approvals (
-  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  id            {{id}},
   call_id       TEXT    NOT NULL CHECK (length(call_id) = 36),
   toolkit       TEXT    NOT NULL CHECK (toolkit <> ''),
   function      TEXT    NOT NULL CHECK (function <> ''),
-  arguments     TEXT    NOT NULL CHECK (json_valid(arguments) AND json_type(arguments) = 'object'),
+  arguments     TEXT    NOT NULL CHECK {{json_is "arguments" "object"}},
   bash_call_id  TEXT    NOT NULL,
   response_id   TEXT    NOT NULL CHECK (response_id <> ''),
   agent         TEXT    NOT NULL CHECK (agent <> ''),
@@ -19,27 +19,27 @@ CREATE TABLE call_approvals (
   channel       TEXT    NOT NULL,
   thread        TEXT    NOT NULL,
   worker_key    TEXT    NOT NULL,
-  checkpoint    BLOB    NOT NULL,
+  checkpoint    {{bytes}} NOT NULL,
   status        TEXT    NOT NULL CHECK (status IN ('waiting', 'approved', 'claimed', 'done', 'interrupted', 'denied')),
-  created_at    INTEGER NOT NULL,
+  created_at    {{int64}} NOT NULL,
   decided_by    TEXT    NOT NULL DEFAULT '',
-  decided_at    INTEGER,
+  decided_at    {{int64}},
   note          TEXT    NOT NULL DEFAULT '',
-  claimed_at    INTEGER,
+  claimed_at    {{int64}},
   result_status TEXT    NOT NULL DEFAULT '' CHECK (result_status IN ('', 'completed', 'failed', 'cancelled')),
   outcome       TEXT    NOT NULL DEFAULT '',
-  settled_at    INTEGER,
+  settled_at    {{int64}},
   CHECK ((status = 'waiting') = (decided_at IS NULL)),
   CHECK ((status = 'waiting') = (decided_by = '')),
   CHECK ((status IN ('claimed', 'done', 'interrupted')) = (claimed_at IS NOT NULL)),
   CHECK ((status IN ('done', 'interrupted')) = (result_status <> '')),
   CHECK ((status IN ('done', 'interrupted', 'denied')) = (settled_at IS NOT NULL)),
   UNIQUE (response_id, call_id)
-) STRICT;
+) {{strict}};
 
 -- Listing by state (and finding the claimed ones at boot), and by conversation.
 CREATE INDEX call_approvals_status ON call_approvals (status, id);
 CREATE INDEX call_approvals_conversation ON call_approvals (channel, thread, id);
 
 -- The runtime's opaque checkpoint a continuation hands back; NULL for none.
-ALTER TABLE continuations ADD COLUMN checkpoint BLOB;
+ALTER TABLE continuations ADD COLUMN checkpoint {{bytes}};

@@ -7,7 +7,7 @@
 -- texts. A permission prompt holds only the masked copy of the tool input.
 
 CREATE TABLE prompts (
-  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  id            {{id}},
   kind          TEXT    NOT NULL CHECK (kind IN ('approval', 'permission')),
   channel       TEXT    NOT NULL CHECK (channel <> ''),
   thread        TEXT    NOT NULL,
@@ -21,12 +21,12 @@ CREATE TABLE prompts (
   deny_label    TEXT    NOT NULL CHECK (length(deny_label) <= 60),
   tool_name     TEXT    NOT NULL CHECK (length(tool_name) <= 200),
   tool_use_id   TEXT    NOT NULL CHECK (length(tool_use_id) <= 200),
-  masked_input  TEXT             CHECK (masked_input IS NULL OR json_valid(masked_input)),
+  masked_input  TEXT             CHECK (masked_input IS NULL OR {{json_valid "masked_input"}}),
   status        TEXT    NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired')),
-  created_at    INTEGER NOT NULL,
-  deadline      INTEGER NOT NULL,
+  created_at    {{int64}} NOT NULL,
+  deadline      {{int64}} NOT NULL,
   decided_by    TEXT    NOT NULL DEFAULT '',
-  decided_at    INTEGER,
+  decided_at    {{int64}},
   decision      TEXT    NOT NULL DEFAULT '',
   feedback      TEXT    NOT NULL DEFAULT '' CHECK (length(feedback) <= 2000),
   CHECK (kind <> 'approval' OR (details <> '' AND title <> '' AND approve_label <> '' AND deny_label <> ''
@@ -40,7 +40,7 @@ CREATE TABLE prompts (
   CHECK ((status IN ('approved', 'denied')) = (decision <> '')),
   CHECK ((status = 'approved') = (decision IN ('approve', 'allow_once', 'allow_thread', 'allow_conversation'))),
   CHECK (status <> 'expired' OR feedback <> '')
-) STRICT;
+) {{strict}};
 
 -- Listing by state (and expiring the pending ones at boot), and by conversation.
 CREATE INDEX prompts_status ON prompts (status, id);
@@ -54,7 +54,11 @@ CREATE TABLE permission_allowances (
   tool_name  TEXT    NOT NULL CHECK (tool_name <> ''),
   scope      TEXT    NOT NULL CHECK (scope IN ('thread', 'conversation')),
   granted_by TEXT    NOT NULL CHECK (granted_by <> ''),
-  granted_at INTEGER NOT NULL,
-  prompt_id  INTEGER NOT NULL REFERENCES prompts (id),
+  granted_at {{int64}} NOT NULL,
+  prompt_id  {{int64}} NOT NULL REFERENCES prompts (id),
   PRIMARY KEY (channel, thread, tool_name, scope)
-) STRICT;
+) {{strict}};
+{{if postgres}}
+-- Listing allowances newest first; PostgreSQL's schema has had it from its first version.
+CREATE INDEX permission_allowances_granted ON permission_allowances (granted_at);
+{{end}}
