@@ -88,7 +88,7 @@ const approvalColumns = `a.id, a.key, a.kind, a.channel, a.thread, a.author, a.c
 // table), newest first, each with its comments oldest first. One statement reads both, so the
 // comments belong to the same snapshot as the approvals and a page costs one query.
 func (r Reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]store.Approval, error) {
-	rows, err := r.query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next()+`)
+	rows, err := r.query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?)
 		SELECT `+approvalColumns+`, c.actor, c.text, c.at FROM a LEFT JOIN approval_comments c ON c.approval_id = a.id
 		ORDER BY a.id DESC, c.id`, append(c.Args, r.limit(limit))...)
 	if err != nil {

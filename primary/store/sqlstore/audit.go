@@ -27,7 +27,7 @@ func (r Reader) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Aud
 	c.Equal("subject", f.Subject)
 	c.BeforeID(f.BeforeID)
 	rows, err := r.query(ctx, `SELECT id, at, actor, action, subject, detail FROM audit_log
-		WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(), append(c.Args, r.limit(f.Limit))...)
+		WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`, append(c.Args, r.limit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list audit: %w", err)
 	}

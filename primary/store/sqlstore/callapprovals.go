@@ -67,7 +67,7 @@ func (r Reader) ListCallApprovals(ctx context.Context, f store.CallApprovalFilte
 func (r Reader) queryCallApprovals(ctx context.Context, c conditions, limit int) ([]store.CallApproval, error) {
 	rows, err := r.query(ctx, `SELECT id, call_id, toolkit, function, arguments, bash_call_id, response_id, agent,
 		requester, channel, thread, worker_key, checkpoint, status, created_at, decided_by, decided_at, note, claimed_at,
-		result_status, outcome, settled_at FROM call_approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
+		result_status, outcome, settled_at FROM call_approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`,
 		append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: call approvals: %w", err)

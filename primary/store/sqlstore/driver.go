@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlwhere"
 )
 
 // Reader implements store.Reader with the shared SQL, on a database's pool (the latest
@@ -53,10 +52,6 @@ func (t *Tx) exec(ctx context.Context, what, query string, args ...any) (int64, 
 	}
 	return n, nil
 }
-
-// conditions is a list query's WHERE clause, its placeholders bound with the rest of the
-// query.
-type conditions = sqlwhere.Conditions[sqlwhere.Unbound]
 
 // Times are stored as Unix nanoseconds; an unset time is NULL.
 func nanos(t time.Time) int64 { return t.UnixNano() }

@@ -83,7 +83,7 @@ func (r Reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, e
 
 // queryJobs returns up to limit jobs matching c, newest first.
 func (r Reader) queryJobs(ctx context.Context, c conditions, limit int) ([]store.Job, error) {
-	rows, err := r.query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
+	rows, err := r.query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`,
 		append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list jobs: %w", err)

@@ -26,7 +26,7 @@ func (r Reader) ListProgress(ctx context.Context, f store.ProgressFilter) ([]sto
 	c.Conversation(f.Channel, f.Thread)
 	c.AfterTime("updated_at", f.After.UpdatedAt, []string{"response_id"}, []any{f.After.ResponseID})
 	rows, err := r.query(ctx, `SELECT response_id, channel, thread, agent, requester, title, steps, updated_at
-		FROM progress_snapshots WHERE `+c.SQL()+` ORDER BY updated_at DESC, response_id LIMIT `+c.Next(),
+		FROM progress_snapshots WHERE `+c.SQL()+` ORDER BY updated_at DESC, response_id LIMIT ?`,
 		append(c.Args, r.limit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list progress: %w", err)

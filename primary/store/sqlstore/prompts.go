@@ -71,7 +71,7 @@ const promptColumns = `id, kind, channel, thread, requester, agent, response_id,
 
 // queryPrompts returns up to limit prompts matching c, newest first.
 func (r Reader) queryPrompts(ctx context.Context, c conditions, limit int) ([]store.Prompt, error) {
-	rows, err := r.query(ctx, `SELECT `+promptColumns+` FROM prompts WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(),
+	rows, err := r.query(ctx, `SELECT `+promptColumns+` FROM prompts WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`,
 		append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: prompts: %w", err)
@@ -149,7 +149,7 @@ func (r Reader) PermissionAllowances(ctx context.Context, f store.AllowanceFilte
 	c.AfterTime("granted_at", a.GrantedAt, []string{"channel", "thread", "tool_name", "scope"},
 		[]any{a.Channel, a.Thread, a.ToolName, a.Scope})
 	rows, err := r.query(ctx, `SELECT `+allowanceColumns+` FROM permission_allowances WHERE `+c.SQL()+`
-		ORDER BY granted_at DESC, channel, thread, tool_name, scope LIMIT `+c.Next(), append(c.Args, r.limit(f.Limit))...)
+		ORDER BY granted_at DESC, channel, thread, tool_name, scope LIMIT ?`, append(c.Args, r.limit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: permission allowances: %w", err)
 	}

@@ -75,7 +75,7 @@ func (r Reader) ListQuestionRequests(ctx context.Context, f store.QuestionFilter
 func (r Reader) queryQuestions(ctx context.Context, c conditions, limit int) ([]store.QuestionRequest, error) {
 	rows, err := r.query(ctx, `SELECT id, channel, thread, requester, agent, response_id, title, presentation,
 		questions, status, revision, draft, answers, created_at, updated_at, submitted_at, cancelled_by, cancelled_at
-		FROM question_requests WHERE `+c.SQL()+` ORDER BY id DESC LIMIT `+c.Next(), append(c.Args, r.limit(limit))...)
+		FROM question_requests WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`, append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: question requests: %w", err)
 	}
