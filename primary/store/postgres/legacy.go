@@ -33,9 +33,9 @@ var legacyToShared = map[int][]int{
 const legacyVersions = 3
 
 // isLegacy reports whether the database, at version from, is of the legacy numbering. A
-// database of the shared numbering is never left at versions 1–3 (every primary applies
-// every migration it knows in one transaction, and the shared sequence was longer from its
-// start), and only the legacy version 1 made the approvals table by then.
+// database of the shared numbering is never left at versions 1–3 (a primary applies every
+// migration it knows in one transaction, and the shared sequence had 12 from its start);
+// besides, its approvals table comes at version 4, the legacy one's at version 1.
 func isLegacy(ctx context.Context, tx pgx.Tx, from int) (bool, error) {
 	if from < 1 || from > legacyVersions {
 		return false, nil
