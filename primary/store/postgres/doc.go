@@ -1,18 +1,20 @@
 // Package postgres is the store.Driver on PostgreSQL (github.com/jackc/pgx/v5 through a
 // pgxpool), the store of primaries past one machine; Open returns the portable store.Store
-// over it. It holds SQL only: the rules (arguments, states, transitions, audit entries) are
-// store.Portable's, and the driver passes store/drivertest like every driver.
+// over it. It owns connecting (the pool and its URL parameters), its transactions (retries and
+// the leader's fence) and PostgreSQL's dialect; the SQL of every record is package sqlstore's
+// and the rules (arguments, states, transitions, audit entries) are store.Portable's. The
+// driver passes store/drivertest like every driver.
 //
 // Connection: a postgres:// URL. Its pool_max_conns, pool_min_conns,
 // pool_max_conn_lifetime, pool_max_conn_idle_time and pool_health_check_period parameters
 // set the pool (pgxpool's own names); Options.MaxConns is used when the URL sets none.
 //
-// Schema: numbered migrations embedded from migrations/NNNN_name.sql, applied at Open in
-// one transaction that first takes a transaction-scoped advisory lock, so primaries starting
-// together apply each migration once; each is recorded in schema_migrations. A database whose
-// version is newer than the newest migration known here is refused (store.ErrSchemaTooNew).
-// Changing the schema means adding the next file, never editing one that has shipped. The
-// versions are this driver's own: they do not follow the SQLite driver's numbers.
+// Schema: the store's numbered migrations (package schema, shared with SQLite: a version is
+// the same schema on both), applied at Open in one transaction that first takes a
+// transaction-scoped advisory lock, so primaries starting together apply each migration once;
+// each is recorded in schema_migrations. A database of the numbering PostgreSQL had before is
+// renumbered in that transaction (legacy.go). A database whose version is newer than the
+// newest migration known here is refused (store.ErrSchemaTooNew).
 //
 // Driver.Update is one SERIALIZABLE transaction; when PostgreSQL reports a serialization
 // failure or a deadlock (SQLSTATE 40001, 40P01) the transaction is run again from the start,

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"embed"
 	"fmt"
 	"time"
 
@@ -13,28 +12,21 @@ import (
 	"github.com/turncli/turncli/primary/store/schema"
 )
 
-//go:embed migrations/*.sql
-var migrationFiles embed.FS
-
 // migrationLock is the key of the advisory lock that serializes migrations of a database
 // across primaries ("turncli" in ASCII).
 const migrationLock int64 = 0x7475726e636c69
 
-// SchemaVersion is the newest schema version this primary knows.
-func SchemaVersion() int {
-	ms, err := schema.Load(migrationFiles)
-	if err != nil {
-		return 0
-	}
-	return len(ms)
-}
+// SchemaVersion is the newest schema version this primary knows: the newest of the store's
+// migrations, shared with SQLite (package schema).
+func SchemaVersion() int { return schema.Version() }
 
 // migrate brings the database to the newest version known here and reports the versions it
 // found and left. Everything happens in one transaction after the advisory lock: a primary
 // that starts while another migrates waits for it, then finds the work done; a failed
-// migration leaves the database as it was.
+// migration leaves the database as it was. A database of the legacy numbering is first
+// renumbered (see legacy.go), in the same transaction.
 func migrate(ctx context.Context, pool *pgxpool.Pool, now func() time.Time) (from, to int, err error) {
-	ms, err := schema.Load(migrationFiles)
+	ms, err := schema.LoadFor(schema.Files(), schema.PostgreSQL)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -51,6 +43,15 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, now func() time.Time) (fro
 		}
 		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&from); err != nil {
 			return fmt.Errorf("store: schema version: %w", err)
+		}
+		legacy, err := isLegacy(ctx, tx, from)
+		if err != nil {
+			return err
+		}
+		if legacy {
+			if from, err = renumberLegacy(ctx, tx, from, ms, now); err != nil {
+				return err
+			}
 		}
 		if from > len(ms) {
 			return fmt.Errorf("store: %w: the database is at version %d, this primary knows up to %d", store.ErrSchemaTooNew, from, len(ms))

@@ -15,7 +15,7 @@ import (
 
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlwhere"
+	"github.com/turncli/turncli/primary/store/sqlstore"
 )
 
 // Options tune a Store; the zero value is ready for production.
@@ -63,9 +63,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 
 // Driver is the PostgreSQL store.Driver. Its methods are safe for concurrent use.
 type Driver struct {
-	reader // on the pool: the latest committed state
-	pool   *pgxpool.Pool
-	fence  int64 // Options.Fence
+	sqlstore.Reader // on the pool: the latest committed state
+	pool            *pgxpool.Pool
+	dialect         dialect
+	fence           int64 // Options.Fence
 }
 
 // OpenDriver connects to the database at url, applies the migrations it lacks and returns the
@@ -101,7 +102,8 @@ func OpenDriver(ctx context.Context, url string, opts Options) (*Driver, error) 
 	if from != to {
 		opts.Logger.Info("store migrated", "database", cfg.ConnConfig.Database, "from_version", from, "to_version", to)
 	}
-	return &Driver{reader: reader{pool}, pool: pool, fence: opts.Fence}, nil
+	d := newDialect()
+	return &Driver{Reader: sqlstore.NewReader(d, queries{pool}), pool: pool, dialect: d, fence: opts.Fence}, nil
 }
 
 // Close closes the pool, waiting for connections in use to be returned.
@@ -138,7 +140,7 @@ func (d *Driver) update(ctx context.Context, f func(store.Tx) error) error {
 		return err
 	}
 	defer pgTx.Rollback(context.WithoutCancel(ctx)) // a no-op after Commit
-	if err := f(&tx{reader: reader{pgTx}, tx: pgTx}); err != nil {
+	if err := f(sqlstore.NewTx(d.dialect, newWriteConn(pgTx))); err != nil {
 		return err
 	}
 	if err := pgTx.Commit(ctx); err != nil {
@@ -186,58 +188,5 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
-// tx is one write transaction: store.Tx.
-type tx struct {
-	reader
-	tx pgx.Tx
-}
-
-// queryer is the pool or a transaction.
-type queryer interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-// reader implements store.Reader through a queryer.
-type reader struct{ q queryer }
-
-// exec runs a statement and reports how many rows it changed.
-func (t *tx) exec(ctx context.Context, what, query string, args ...any) (int64, error) {
-	tag, err := t.tx.Exec(ctx, query, args...)
-	if err != nil {
-		return 0, fmt.Errorf("store: %s: %w", what, err)
-	}
-	return tag.RowsAffected(), nil
-}
-
-// Times are stored as Unix nanoseconds; an unset time is NULL.
+// Times are stored as Unix nanoseconds.
 func nanos(t time.Time) int64 { return t.UnixNano() }
-
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
-
-func nullNanos(t time.Time) *int64 {
-	if t.IsZero() {
-		return nil
-	}
-	n := t.UnixNano()
-	return &n
-}
-
-func fromNullNanos(n *int64) time.Time {
-	if n == nil {
-		return time.Time{}
-	}
-	return fromNanos(*n)
-}
-
-// sqlLimit is a list's LIMIT: NULL (none) for zero.
-func sqlLimit(limit int) *int64 {
-	if limit <= 0 {
-		return nil
-	}
-	n := int64(limit)
-	return &n
-}
-
-// conditions is a list query's WHERE clause in this driver's dialect.
-type conditions = sqlwhere.Conditions[sqlwhere.PostgreSQL]

@@ -1,16 +1,39 @@
-// Package schema reads a store driver's numbered migrations: files migrations/NNNN_name.sql
-// embedded in the driver, versions 1, 2, 3… without gaps. It owns that naming and numbering
-// rule only; each driver applies its migrations in its own SQL and records them in its own
-// schema_migrations table.
+// Package schema owns the store's one migration sequence, shared by SQLite and PostgreSQL:
+// files migrations/NNNN_name.sql, versions 1, 2, 3… without gaps, applied in order by each
+// driver in its own transactions and recorded in its schema_migrations table. A version is
+// the same change on both databases, so a version number names one schema.
+//
+// A migration is written once, in the SQL both databases read, as a text/template. Where the
+// databases differ it says so in one way, through the functions of its Dialect:
+//
+//	{{id}}                  an id column: INTEGER PRIMARY KEY AUTOINCREMENT | BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY
+//	{{int64}}               a 64-bit integer (times, sizes, ids): INTEGER | BIGINT
+//	{{bytes}}               bytes: BLOB | BYTEA
+//	{{flag "col"}}          a boolean column, false by default
+//	{{strict}}              after a CREATE TABLE: STRICT | nothing
+//	{{json "col"}}          col as JSON, to pass to a JSON function: col | col::json
+//	{{json_is "col" "kind"}} col is JSON text whose top level is kind (object, array)
+//	{{json_valid "col"}}    col is JSON text
+//	{{octets "col"}}        the length of text col in bytes
+//	{{if postgres}}…{{end}} statements only PostgreSQL has (the leader lease, its indexes)
+//
+// Everything else (TEXT, INTEGER for small counts, CHECK, partial and unique indexes, ALTER
+// TABLE … ADD COLUMN) is written plainly. A file that has shipped is never edited in meaning;
+// a change is the next file.
+//
+// Load reads files without expanding them; LoadFor expands them for one database.
 package schema
 
 import (
+	"bytes"
+	"embed"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
 	"sort"
 	"strconv"
+	"text/template"
 )
 
 // Migration is one numbered schema change.
@@ -18,6 +41,21 @@ type Migration struct {
 	Version int
 	Name    string
 	SQL     string
+}
+
+//go:embed migrations/*.sql
+var files embed.FS
+
+// Files holds the store's migrations, migrations/NNNN_name.sql.
+func Files() fs.FS { return files }
+
+// Version is the newest version of the store's migrations.
+func Version() int {
+	ms, err := Load(files)
+	if err != nil {
+		return 0
+	}
+	return len(ms)
 }
 
 var fileName = regexp.MustCompile(`^([0-9]{4})_([a-z0-9_]+)\.sql$`)
@@ -49,4 +87,32 @@ func Load(fsys fs.FS) ([]Migration, error) {
 		}
 	}
 	return out, nil
+}
+
+// LoadFor reads the migrations of fsys as Load does and expands each for database d.
+func LoadFor(fsys fs.FS, d Dialect) ([]Migration, error) {
+	ms, err := Load(fsys)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range ms {
+		if ms[i].SQL, err = d.expand(m); err != nil {
+			return nil, err
+		}
+	}
+	return ms, nil
+}
+
+// expand executes m's template with d's functions.
+func (d Dialect) expand(m Migration) (string, error) {
+	name := fmt.Sprintf("%04d_%s", m.Version, m.Name)
+	t, err := template.New(name).Funcs(d.funcs()).Option("missingkey=error").Parse(m.SQL)
+	if err != nil {
+		return "", fmt.Errorf("store: migration %s: %w", name, err)
+	}
+	var out bytes.Buffer
+	if err := t.Execute(&out, nil); err != nil {
+		return "", fmt.Errorf("store: migration %s: %w", name, err)
+	}
+	return out.String(), nil
 }

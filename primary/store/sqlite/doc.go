@@ -1,7 +1,9 @@
 // Package sqlite is the store.Driver on an embedded SQLite database (modernc.org/sqlite, no
 // cgo) in one file under the primary's state directory; Open returns the portable store.Store
-// over it. It holds SQL only: the rules (arguments, states, transitions, audit entries) are
-// store.Portable's, and the driver passes store/drivertest like every driver.
+// over it. It owns opening the file (pragmas, the single writer and the read pool), its
+// transactions and their prepared statements, and SQLite's dialect; the SQL of every record is
+// package sqlstore's and the rules (arguments, states, transitions, audit entries) are
+// store.Portable's. The driver passes store/drivertest like every driver.
 //
 // Durability and concurrency: the database runs in WAL mode with synchronous=FULL, so a method
 // that returned nil has reached the disk, and with foreign keys on. All writes go through one
@@ -10,10 +12,10 @@
 // wait for a writer. busy_timeout covers another process holding the lock (a backup, the sqlite3
 // shell).
 //
-// Schema: numbered migrations embedded from migrations/NNNN_name.sql, applied at Open in order,
-// each in its own transaction together with its row in schema_migrations. A database whose
-// version is newer than the newest migration known here is refused (store.ErrSchemaTooNew).
-// Changing the schema means adding the next file, never editing one that has shipped.
+// Schema: the store's numbered migrations (package schema, shared with PostgreSQL), applied
+// at Open in order, each in its own transaction together with its row in schema_migrations. A
+// database whose version is newer than the newest migration known here is refused
+// (store.ErrSchemaTooNew).
 //
 // Driver.Update is one BEGIN IMMEDIATE transaction on the single writer, so transactions are
 // serializable and never retried. Each Update method of a transaction is one compare-and-set

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"fmt"
 	"io/fs"
 	"time"
@@ -12,8 +11,8 @@ import (
 	"github.com/turncli/turncli/primary/store/schema"
 )
 
-//go:embed migrations/*.sql
-var migrationFiles embed.FS
+// migrationFiles are the store's migrations, shared with PostgreSQL (package schema).
+var migrationFiles = schema.Files()
 
 // migration is one numbered schema change.
 type migration struct {
@@ -22,9 +21,10 @@ type migration struct {
 	sql     string
 }
 
-// loadMigrations reads migrations/NNNN_name.sql from fsys (see package schema).
+// loadMigrations reads migrations/NNNN_name.sql from fsys in SQLite's SQL (see package
+// schema).
 func loadMigrations(fsys fs.FS) ([]migration, error) {
-	ms, err := schema.Load(fsys)
+	ms, err := schema.LoadFor(fsys, schema.SQLite)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/turncli/turncli/primary/store"
-	"github.com/turncli/turncli/primary/store/sqlwhere"
+	"github.com/turncli/turncli/primary/store/sqlstore"
 )
 
 // FileName is the database's name in the state directory.
@@ -62,9 +62,9 @@ func (s *Store) OperatorsStamp() uint64 { return s.driver.OperatorsStamp() }
 
 // Driver is the SQLite store.Driver. Its methods are safe for concurrent use.
 type Driver struct {
-	reader         // on the read pool
-	write  *sql.DB // exactly one connection: the single writer
-	read   *sql.DB // query-only connections
+	sqlstore.Reader         // on the read pool
+	write           *sql.DB // exactly one connection: the single writer
+	read            *sql.DB // query-only connections
 	// stmts are the write transactions' statements, prepared on the writer.
 	stmts *statements
 	// operatorChanges counts changes of operators across processes (see OperatorsStamp).
@@ -130,7 +130,7 @@ func OpenDriver(ctx context.Context, path string, opts Options) (*Driver, error)
 	}
 	d.read.SetMaxOpenConns(opts.ReadConns)
 	d.read.SetMaxIdleConns(opts.ReadConns)
-	d.reader = reader{d.read}
+	d.Reader = sqlstore.NewReader(dialect{}, queries{d.read})
 	if d.operatorChanges, err = openChangeCounter(abs + OperatorsMarkerSuffix); err != nil {
 		d.Close()
 		return nil, err
@@ -184,7 +184,7 @@ func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
 		return fmt.Errorf("store: begin: %w", err)
 	}
 	prepared := preparedTx{tx: sqlTx, stmts: d.stmts}
-	t := &tx{reader: reader{prepared}, tx: prepared}
+	t := &tx{Tx: sqlstore.NewTx(dialect{}, newWriteConn(prepared)), tx: prepared}
 	// Once the transaction has ended the writer is free again: prepare what it met
 	// unprepared.
 	defer d.stmts.prepareMissed(context.WithoutCancel(ctx))
@@ -201,62 +201,13 @@ func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
 	return nil
 }
 
-// tx is one write transaction: store.Tx.
+// tx is one write transaction: the shared store.Tx, which also notes changes of operators.
 type tx struct {
-	reader
+	*sqlstore.Tx
 	tx preparedTx
 	// operatorsChanged: an operator was created or removed; counted once committed.
 	operatorsChanged bool
 }
 
-// queryer is the read pool or a transaction.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// reader implements store.Reader through a queryer.
-type reader struct{ q queryer }
-
-// exec runs a statement and reports how many rows it changed.
-func (t *tx) exec(ctx context.Context, what, query string, args ...any) (int64, error) {
-	res, err := t.tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, fmt.Errorf("store: %s: %w", what, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("store: %s: %w", what, err)
-	}
-	return n, nil
-}
-
-// Times are stored as Unix nanoseconds; an unset time is NULL.
+// Times are stored as Unix nanoseconds.
 func nanos(t time.Time) int64 { return t.UnixNano() }
-
-func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
-
-func nullNanos(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixNano(), Valid: true}
-}
-
-func fromNullNanos(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return fromNanos(n.Int64)
-}
-
-// sqlLimit is a list's LIMIT: -1 (none) for zero.
-func sqlLimit(limit int) int {
-	if limit <= 0 {
-		return -1
-	}
-	return limit
-}
-
-// conditions is a list query's WHERE clause in this driver's dialect.
-type conditions = sqlwhere.Conditions[sqlwhere.SQLite]

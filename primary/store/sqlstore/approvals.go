@@ -1,0 +1,130 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+// InsertApproval implements store.Tx. The partial unique index on the key of pending
+// approvals makes the insert a no-op when an identical request is pending, whoever saved it;
+// the pending one is then read in the same transaction.
+func (t *Tx) InsertApproval(ctx context.Context, a store.Approval) (int64, bool, error) {
+	var id int64
+	err := t.queryRow(ctx, `INSERT INTO approvals (key, kind, channel, thread, author, command, workdir,
+		ceiling_ns, label, agent, worker_key, status, created_at, decided_by, decided_at, job_id, note, settled_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING RETURNING id`,
+		a.Key, a.Kind, a.Channel, a.Thread, a.Author, a.Command, a.Workdir, int64(a.Ceiling), a.Label, a.Agent, a.WorkerKey,
+		string(a.Status), nanos(a.CreatedAt), a.DecidedBy, nullNanos(a.DecidedAt), jobID(a.JobID), a.Note,
+		nullNanos(a.SettledAt)).Scan(&id)
+	switch {
+	case err == nil:
+		return id, true, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, false, fmt.Errorf("store: save approval: %w", err)
+	}
+	if err := t.queryRow(ctx, `SELECT id FROM approvals WHERE key = ? AND status = 'pending'`, a.Key).Scan(&id); err != nil {
+		return 0, false, fmt.Errorf("store: save approval: %w", err)
+	}
+	return id, false, nil
+}
+
+// UpdateApproval implements store.Tx.
+func (t *Tx) UpdateApproval(ctx context.Context, prev, next store.Approval) (bool, error) {
+	n, err := t.exec(ctx, "update approval", `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, job_id = ?,
+		note = ?, settled_at = ? WHERE id = ? AND status = ? AND job_id IS NOT DISTINCT FROM ?`,
+		string(next.Status), next.DecidedBy, nullNanos(next.DecidedAt), jobID(next.JobID), next.Note,
+		nullNanos(next.SettledAt), next.ID, string(prev.Status), jobID(prev.JobID))
+	return n == 1, err
+}
+
+// jobID is a job reference: NULL for none.
+func jobID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
+// InsertApprovalComment implements store.Tx.
+func (t *Tx) InsertApprovalComment(ctx context.Context, id int64, from store.ApprovalStatus, c store.ApprovalComment) (bool, error) {
+	n, err := t.exec(ctx, "comment on approval", `INSERT INTO approval_comments (approval_id, actor, text, at)
+		SELECT id, ?, ?, ? FROM approvals WHERE id = ? AND status = ?`, c.Actor, c.Text, nanos(c.At), id, string(from))
+	return n == 1, err
+}
+
+// Approval implements store.Reader.
+func (r Reader) Approval(ctx context.Context, id int64) (store.Approval, error) {
+	var c conditions
+	c.Add("id = ?", id)
+	aps, err := r.queryApprovals(ctx, c, 1)
+	if err != nil {
+		return store.Approval{}, err
+	}
+	if len(aps) == 0 {
+		return store.Approval{}, fmt.Errorf("%w: approval %d", store.ErrNotFound, id)
+	}
+	return aps[0], nil
+}
+
+// ListApprovals implements store.Reader.
+func (r Reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]store.Approval, error) {
+	var c conditions
+	c.Equal("status", string(f.Status))
+	c.Conversation(f.Channel, f.Thread)
+	c.BeforeID(f.BeforeID)
+	return r.queryApprovals(ctx, c, f.Limit)
+}
+
+const approvalColumns = `a.id, a.key, a.kind, a.channel, a.thread, a.author, a.command, a.workdir, a.ceiling_ns, a.label,
+	a.agent, a.worker_key, a.status, a.created_at, a.decided_by, a.decided_at, a.job_id, a.note, a.settled_at`
+
+// queryApprovals returns up to limit approvals matching c (conditions on the approvals
+// table), newest first, each with its comments oldest first. One statement reads both, so the
+// comments belong to the same snapshot as the approvals and a page costs one query.
+func (r Reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]store.Approval, error) {
+	rows, err := r.query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?)
+		SELECT `+approvalColumns+`, c.actor, c.text, c.at FROM a LEFT JOIN approval_comments c ON c.approval_id = a.id
+		ORDER BY a.id DESC, c.id`, append(c.Args, r.limit(limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("store: approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Approval
+	for rows.Next() {
+		var ap store.Approval
+		var ceiling, created int64
+		var decided, job, settled, commentAt *int64
+		var status string
+		var actor, text *string
+		if err := rows.Scan(&ap.ID, &ap.Key, &ap.Kind, &ap.Channel, &ap.Thread, &ap.Author, &ap.Command, &ap.Workdir,
+			&ceiling, &ap.Label, &ap.Agent, &ap.WorkerKey, &status, &created, &ap.DecidedBy, &decided, &job, &ap.Note,
+			&settled, &actor, &text, &commentAt); err != nil {
+			return nil, fmt.Errorf("store: approvals: %w", err)
+		}
+		if len(out) == 0 || out[len(out)-1].ID != ap.ID {
+			ap.Ceiling = time.Duration(ceiling)
+			ap.Status = store.ApprovalStatus(status)
+			ap.CreatedAt = fromNanos(created)
+			ap.DecidedAt = fromNullNanos(decided)
+			if job != nil {
+				ap.JobID = *job
+			}
+			ap.SettledAt = fromNullNanos(settled)
+			out = append(out, ap)
+		}
+		if actor != nil {
+			last := &out[len(out)-1]
+			last.Comments = append(last.Comments, store.ApprovalComment{Actor: *actor, Text: *text, At: fromNullNanos(commentAt)})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: approvals: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,62 @@
+package sqlstore
+
+import "context"
+
+// Queryer runs the shared SQL on one database: its pool, or one transaction. Each driver
+// adapts its own client to it (database/sql for SQLite, pgx for PostgreSQL) without
+// rewriting anything: the queries it receives are already in the database's dialect.
+type Queryer interface {
+	// Query runs a query that returns rows.
+	Query(ctx context.Context, query string, args ...any) (Rows, error)
+	// QueryRow runs a query that returns at most one row; a missing row is the Scan error
+	// sql.ErrNoRows (pgx.ErrNoRows wraps it).
+	QueryRow(ctx context.Context, query string, args ...any) Row
+}
+
+// Conn is a write transaction: its queries, its statements, and the one pair of statements
+// the store runs as one (see QueryRowAfter).
+type Conn interface {
+	Queryer
+	// Exec runs a statement and returns how many rows it changed.
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+	// QueryRowAfter runs first, whose result it discards, then query, in this order and in
+	// one round trip where the database can batch them, and returns query's row; a failure
+	// of first is the row's Scan error. An empty first runs query alone.
+	QueryRowAfter(ctx context.Context, first Statement, query string, args ...any) Row
+}
+
+// Statement is a statement with its arguments, in the database's dialect.
+type Statement struct {
+	SQL  string
+	Args []any
+}
+
+// Row is one row of a result.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Rows is a result of several rows, as database/sql and pgx both iterate them.
+type Rows interface {
+	Row
+	Next() bool
+	Err() error
+	Close()
+}
+
+// collect reads every row of rows with scan and closes them.
+func collect[T any](rows Rows, scan func(Row) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,120 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/turncli/turncli/primary/store"
+)
+
+const jobColumns = `id, kind, command, label, channel, thread, author, agent, workspace, worker_key, ceiling_ns, log_path,
+	status, worker_id, pid, proc_start, created_at, ended_at, outcome, exit_code, tail, cancel_requested`
+
+// InsertJob implements store.Tx.
+func (t *Tx) InsertJob(ctx context.Context, j store.Job) (int64, error) {
+	var id int64
+	if err := t.queryRow(ctx, `INSERT INTO jobs (kind, command, label, channel, thread, author, agent,
+		workspace, worker_key, ceiling_ns, log_path, status, worker_id, pid, proc_start, created_at, ended_at, outcome,
+		exit_code, tail, cancel_requested)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		j.Kind, j.Command, j.Label, j.Channel, j.Thread, j.Author, j.Agent, j.Workspace, j.WorkerKey, int64(j.Ceiling),
+		j.LogPath, string(j.Status), j.WorkerID, j.Pid, int64(j.ProcStart), nanos(j.CreatedAt), nullNanos(j.EndedAt),
+		j.Outcome, exitCode(j.ExitCode), j.Tail, j.CancelRequested).Scan(&id); err != nil {
+		return 0, fmt.Errorf("store: create job: %w", err)
+	}
+	return id, nil
+}
+
+// UpdateJob implements store.Tx.
+func (t *Tx) UpdateJob(ctx context.Context, from store.JobStatus, j store.Job) (bool, error) {
+	n, err := t.exec(ctx, "update job", `UPDATE jobs SET log_path = ?, status = ?, worker_id = ?, cancel_requested = ?,
+		pid = ?, proc_start = ?, ended_at = ?, outcome = ?, exit_code = ?, tail = ? WHERE id = ? AND status = ?`,
+		j.LogPath, string(j.Status), j.WorkerID, j.CancelRequested, j.Pid, int64(j.ProcStart), nullNanos(j.EndedAt),
+		j.Outcome, exitCode(j.ExitCode), j.Tail, j.ID, string(from))
+	return n == 1, err
+}
+
+// EndJob implements store.Tx.
+func (t *Tx) EndJob(ctx context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) (bool, error) {
+	n, err := t.exec(ctx, "end job", `UPDATE jobs SET status = ?, ended_at = ?, outcome = ?, exit_code = ?, tail = ?
+		WHERE id = ? AND status = ?`, string(to), nanos(at), r.Outcome, exitCode(r.ExitCode), r.Tail, id, string(from))
+	return n == 1, err
+}
+
+func exitCode(code *int) *int64 {
+	if code == nil {
+		return nil
+	}
+	n := int64(*code)
+	return &n
+}
+
+// Job implements store.Reader.
+func (r Reader) Job(ctx context.Context, id int64) (store.Job, error) {
+	j, err := scanJob(r.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = ?`, id))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.Job{}, fmt.Errorf("%w: job %d", store.ErrNotFound, id)
+	case err != nil:
+		return store.Job{}, fmt.Errorf("store: job: %w", err)
+	}
+	return j, nil
+}
+
+// ListJobs implements store.Reader.
+func (r Reader) ListJobs(ctx context.Context, status store.JobStatus) ([]store.Job, error) {
+	var c conditions
+	c.Equal("status", string(status))
+	return r.queryJobs(ctx, c, 0)
+}
+
+// PageJobs implements store.Reader.
+func (r Reader) PageJobs(ctx context.Context, f store.JobFilter) ([]store.Job, error) {
+	var c conditions
+	c.Equal("status", string(f.Status))
+	c.Conversation(f.Channel, f.Thread)
+	c.BeforeID(f.BeforeID)
+	return r.queryJobs(ctx, c, f.Limit)
+}
+
+// queryJobs returns up to limit jobs matching c, newest first.
+func (r Reader) queryJobs(ctx context.Context, c conditions, limit int) ([]store.Job, error) {
+	rows, err := r.query(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?`,
+		append(c.Args, r.limit(limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("store: list jobs: %w", err)
+	}
+	out, err := collect(rows, scanJob)
+	if err != nil {
+		return nil, fmt.Errorf("store: list jobs: %w", err)
+	}
+	return out, nil
+}
+
+func scanJob(row Row) (store.Job, error) {
+	var j store.Job
+	var ceiling, procStart, created, pid int64
+	var ended, exit *int64
+	var status string
+	if err := row.Scan(&j.ID, &j.Kind, &j.Command, &j.Label, &j.Channel, &j.Thread, &j.Author, &j.Agent, &j.Workspace,
+		&j.WorkerKey, &ceiling, &j.LogPath, &status, &j.WorkerID, &pid, &procStart, &created, &ended, &j.Outcome, &exit,
+		&j.Tail, &j.CancelRequested); err != nil {
+		return store.Job{}, err
+	}
+	j.Ceiling = time.Duration(ceiling)
+	j.LogDir = filepath.Dir(j.LogPath)
+	j.Status = store.JobStatus(status)
+	j.Pid = int(pid)
+	j.ProcStart = uint64(procStart)
+	j.CreatedAt = fromNanos(created)
+	j.EndedAt = fromNullNanos(ended)
+	if exit != nil {
+		code := int(*exit)
+		j.ExitCode = &code
+	}
+	return j, nil
+}
