@@ -1,6 +1,9 @@
 // Package store defines the primary's durable state: the Store interface, the records it keeps
-// and the few errors it returns. Package store/sqlite implements it on an embedded SQLite file
-// under the state directory; a PostgreSQL implementation is the path past one machine.
+// and the few errors it returns. Its drivers: store/sqlite on an embedded SQLite file under the
+// state directory, store/postgres on a PostgreSQL database shared by primaries past one machine
+// (both run the one copy of the SQL in store/sqlstore and the one migration sequence in
+// store/schema), and store/memory in process memory, the reference for tests that need a store
+// without a file or a server.
 //
 // Portable rules above, persistence below: Portable is the one Store implementation. It checks
 // every argument (required fields, lengths, enum values), decides which state may move to
