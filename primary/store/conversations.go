@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -24,28 +23,6 @@ type ConversationSummary struct {
 	Mode ModeSetting
 	// LastActivity is when its newest record was created or one of its modes last set.
 	LastActivity time.Time
-}
-
-// conversationActivity is the query both drivers run for ListConversations, but for the
-// placeholder of its limit (%s): every table whose records belong to a conversation gives the
-// times they were created or set, grouped by conversation, with the stored mode joined. It
-// reads every such record: fine for a person's page, not for a hot path.
-const conversationActivity = `SELECT a.channel, a.thread, a.last, COALESCE(m.mode, ''), COALESCE(m.updated_at, 0), COALESCE(m.updated_by, '')
-	FROM (SELECT channel, thread, MAX(at) AS last FROM (
-			SELECT channel, thread, updated_at AS at FROM conversation_modes
-			UNION ALL SELECT channel, thread, updated_at FROM shell_modes
-			UNION ALL SELECT channel, thread, created_at FROM jobs
-			UNION ALL SELECT channel, thread, created_at FROM approvals
-			UNION ALL SELECT channel, thread, created_at FROM call_approvals
-			UNION ALL SELECT channel, thread, created_at FROM prompts
-			UNION ALL SELECT channel, thread, updated_at FROM question_requests
-		) AS activity WHERE channel <> '' GROUP BY channel, thread) AS a
-	LEFT JOIN conversation_modes m ON m.channel = a.channel AND m.thread = a.thread
-	ORDER BY a.last DESC, a.channel, a.thread LIMIT %s`
-
-// ConversationActivityQuery is conversationActivity with limit's placeholder, for a driver.
-func ConversationActivityQuery(placeholder string) string {
-	return fmt.Sprintf(conversationActivity, placeholder)
 }
 
 // ListConversations implements Conversations.

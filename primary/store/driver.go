@@ -37,7 +37,7 @@ type Reader interface {
 	// ConversationMode returns the conversation's stored mode; ErrNotFound when none is.
 	ConversationMode(ctx context.Context, channel, thread string) (ModeSetting, error)
 	// ListConversations returns up to limit conversations with records, as
-	// Conversations.ListConversations orders them (ConversationActivityQuery is the query);
+	// Conversations.ListConversations orders them (sqlstore's conversationActivity is the query);
 	// Mode is zero for a conversation whose mode was never set.
 	ListConversations(ctx context.Context, limit int) ([]ConversationSummary, error)
 	// ShellMode returns the agent's stored shell mode; ErrNotFound when none is.

@@ -52,7 +52,7 @@ func (t *tx) DeleteShellMode(_ context.Context, channel, thread, agent string) e
 	return nil
 }
 
-// ListConversations implements store.Reader as store.ConversationActivityQuery does: the
+// ListConversations implements store.Reader as sqlstore's conversationActivity query does: the
 // latest time each conversation's records were created or set (the modes' and question
 // requests' update times, the others' creation times), records without a channel left out,
 // with its stored mode; most recently active first, then by channel and thread.

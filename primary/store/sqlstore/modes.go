@@ -74,9 +74,25 @@ func (t *Tx) DeleteShellMode(ctx context.Context, channel, thread, agent string)
 	return err
 }
 
+// conversationActivity is the query of ListConversations: every table whose records belong to
+// a conversation gives the times they were created or set, grouped by conversation, with the
+// stored mode joined. It reads every such record: fine for a person's page, not for a hot path.
+const conversationActivity = `SELECT a.channel, a.thread, a.last, COALESCE(m.mode, ''), COALESCE(m.updated_at, 0), COALESCE(m.updated_by, '')
+	FROM (SELECT channel, thread, MAX(at) AS last FROM (
+			SELECT channel, thread, updated_at AS at FROM conversation_modes
+			UNION ALL SELECT channel, thread, updated_at FROM shell_modes
+			UNION ALL SELECT channel, thread, created_at FROM jobs
+			UNION ALL SELECT channel, thread, created_at FROM approvals
+			UNION ALL SELECT channel, thread, created_at FROM call_approvals
+			UNION ALL SELECT channel, thread, created_at FROM prompts
+			UNION ALL SELECT channel, thread, updated_at FROM question_requests
+		) AS activity WHERE channel <> '' GROUP BY channel, thread) AS a
+	LEFT JOIN conversation_modes m ON m.channel = a.channel AND m.thread = a.thread
+	ORDER BY a.last DESC, a.channel, a.thread LIMIT ?`
+
 // ListConversations implements store.Reader.
 func (r Reader) ListConversations(ctx context.Context, limit int) ([]store.ConversationSummary, error) {
-	rows, err := r.query(ctx, store.ConversationActivityQuery("?"), r.limit(limit))
+	rows, err := r.query(ctx, conversationActivity, r.limit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("store: list conversations: %w", err)
 	}
