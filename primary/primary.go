@@ -2,7 +2,6 @@ package primary
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -42,9 +40,11 @@ import (
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/continuation"
+	"github.com/turncli/turncli/primary/credentials"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/listen"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/metrics"
 	"github.com/turncli/turncli/primary/operators"
@@ -59,33 +59,8 @@ import (
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
-// Listeners are where the primary serves. Tests pass bufconn or loopback listeners; Run opens
-// TCP listeners from the Config.
-type Listeners struct {
-	GRPC     net.Listener
-	HTTP     net.Listener
-	AgentCLI net.Listener
-	// Metrics, when not nil, serves /metrics, /healthz and /readyz.
-	Metrics net.Listener
-	// TLS, when set, serves GRPC and HTTP over TLS (the Agent CLI and metrics stay on plain
-	// loopback HTTP). The listeners are given plain: TLS is applied after the connections are
-	// counted, so the servers see TLS connections (a request's TLS state, a dashboard cookie's
-	// Secure flag) and a refused client is told why over TLS.
-	TLS *tls.Config
-}
-
-// secured returns lis with TLS applied to GRPC and HTTP when lis.TLS is set.
-func (lis Listeners) secured() Listeners {
-	if lis.TLS == nil {
-		return lis
-	}
-	grpcTLS, restTLS := lis.TLS.Clone(), lis.TLS.Clone()
-	grpcTLS.NextProtos = []string{"h2"}       // gRPC is HTTP/2 only
-	restTLS.NextProtos = []string{"http/1.1"} // the REST server behind a plain Serve speaks HTTP/1.1
-	lis.GRPC = tls.NewListener(lis.GRPC, grpcTLS)
-	lis.HTTP = tls.NewListener(lis.HTTP, restTLS)
-	return lis
-}
+// Listeners are where the primary serves (see package listen).
+type Listeners = listen.Listeners
 
 // Primary is an assembled primary, ready to Serve.
 type Primary struct {
@@ -157,7 +132,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if cfg.RouteLibraryLogs {
 		logging.RouteLibraries(cfg.Logger)
 	}
-	lis = cfg.Connections.limit(lis, cfg.Logger.With("component", "connections")).secured()
+	lis = cfg.Connections.limit(lis, cfg.Logger.With("component", "connections")).Secured()
 	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
 		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}
 	if p.failures, err = authlimit.New(authlimit.Config{Clock: cfg.Clock, Logger: cfg.Logger.With("component", "authlimit")}); err != nil {
@@ -181,7 +156,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := p.loadOperators(ctx); err != nil {
 		return nil, err
 	}
-	if err := p.loadRuntimeToken(); err != nil {
+	if p.runtimeToken, p.tokenFile, err = credentials.Runtime(cfg.StateDir, cfg.RuntimeToken, live); err != nil {
 		return nil, fmt.Errorf("runtime credential: %w", err)
 	}
 
@@ -212,7 +187,10 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := p.Registry.Register(ctx, shelltk.New(shelltk.Options{})); err != nil {
 		return nil, fmt.Errorf("shell toolkit: %w", err)
 	}
-	workerCreds, err := p.loadWorkerCredentials()
+	workerCreds, workerFiles, err := credentials.LoadWorkers(cfg.StateDir, credentials.Workers{
+		Keys: cfg.WorkerKeys, Dir: cfg.WorkerCredentialsDir, Configured: cfg.WorkerCredentials,
+	}, live)
+	p.workerFiles = workerFiles
 	if err != nil {
 		return nil, fmt.Errorf("worker credentials: %w", err)
 	}
@@ -309,22 +287,6 @@ func (p *Primary) loadOperators(ctx context.Context) error {
 	return nil
 }
 
-// loadRuntimeToken takes the configured runtime credential, or the one kept in the state
-// directory (created on first start), and makes it a live secret.
-func (p *Primary) loadRuntimeToken() error {
-	p.runtimeToken = p.cfg.RuntimeToken
-	if p.runtimeToken == "" {
-		p.tokenFile = filepath.Join(p.cfg.StateDir, "credentials", "runtime.token")
-		token, _, err := loadOrCreateToken(p.tokenFile)
-		if err != nil {
-			return err
-		}
-		p.runtimeToken = token
-	}
-	p.Secrets.Add(p.runtimeToken)
-	return nil
-}
-
 // mountMCPServers registers the configured MCP servers as deferred toolkits: none starts
 // before a describe or call needs it, so a failure here leaves nothing running.
 func (p *Primary) mountMCPServers(ctx context.Context) error {
@@ -368,7 +330,7 @@ func (p *Primary) Endpoints() Endpoints {
 	return Endpoints{
 		Metrics:           metricsURL,
 		GRPC:              p.lis.GRPC.Addr().String(),
-		HTTP:              p.lis.restScheme() + p.lis.HTTP.Addr().String(),
+		HTTP:              p.lis.RESTScheme() + p.lis.HTTP.Addr().String(),
 		AgentCLI:          "http://" + p.lis.AgentCLI.Addr().String(),
 		RuntimeTokenFile:  p.tokenFile,
 		OperatorTokenFile: p.operatorFile,
@@ -379,14 +341,6 @@ func (p *Primary) Endpoints() Endpoints {
 		Isolated:          p.Shells.Isolated(),
 		PID:               os.Getpid(),
 	}
-}
-
-// restScheme is the scheme of the REST API's URL.
-func (lis Listeners) restScheme() string {
-	if lis.TLS != nil {
-		return "https://"
-	}
-	return "http://"
 }
 
 func dialInternal(l *bufconn.Listener) (*grpc.ClientConn, error) {
