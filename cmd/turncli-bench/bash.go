@@ -186,7 +186,7 @@ func measureBash(ctx context.Context, b *bench) ([]row, error) {
 	notSandboxed := map[int]string{}
 	for _, kind := range []int{sandboxLocal, sandboxWorker} {
 		if !ownPidNS[kind] {
-			notSandboxed[kind] = "commands did not run in a sandbox here, so there is nothing to compare with bwrap: " + r.p.Isolation.Detail
+			notSandboxed[kind] = "commands did not run in a sandbox here, so there is nothing to compare with bwrap: " + r.p.Internals().Isolation.Detail
 		}
 	}
 	for kind := range bashSamples {

@@ -152,7 +152,7 @@ func (r *rig) startWorkerAs(ctx context.Context, cfg Config, dir, key, id, crede
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		for _, w := range r.p.Workers.Workers() {
+		for _, w := range r.p.Internals().Workers.Workers() {
 			if w.ID == id {
 				return nil
 			}

@@ -137,7 +137,7 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 	t.Run("WorkerShellCallsThroughItsProxyOverATLSConnection", func(t *testing.T) {
 		waitCtx, done := context.WithTimeout(context.Background(), 20*time.Second)
 		defer done()
-		if err := p.Workers.WaitConnected(waitCtx, "tls-worker"); err != nil {
+		if err := p.Internals().Workers.WaitConnected(waitCtx, "tls-worker"); err != nil {
 			t.Fatalf("the TLS worker never connected: %v", err)
 		}
 		opened, err := api.OpenResponse(context.Background(), &responsev1.OpenResponseRequest{AgentName: "tls", WorkerKey: "key-a"})

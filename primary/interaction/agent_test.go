@@ -82,7 +82,7 @@ func TestBackgroundAgents(t *testing.T) {
 		bg, _ := who["response_id"].(string)
 		deadline := time.Now().Add(waitBound)
 		for {
-			if _, open := env.Primary.Responses.Get(bg); !open {
+			if _, open := env.Primary.Internals().Responses.Get(bg); !open {
 				break
 			}
 			if time.Now().After(deadline) {

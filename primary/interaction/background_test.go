@@ -314,7 +314,7 @@ func TestCaps(t *testing.T) {
 		if len(started) == 0 {
 			t.Skip("no job started")
 		}
-		if err := env.Primary.Jobs.Cancel(context.Background(), started[0]); err != nil {
+		if err := env.Primary.Internals().Jobs.Cancel(context.Background(), started[0]); err != nil {
 			t.Fatal(err)
 		}
 		if j := waitJob(t, env, started[0]); j.Outcome != "cancelled on request" {
@@ -325,7 +325,7 @@ func TestCaps(t *testing.T) {
 
 	// The cleanup of start cancels them too; this checks that cancelling stops every process.
 	for _, id := range started {
-		if err := env.Primary.Jobs.Cancel(context.Background(), id); err != nil && !errors.Is(err, jobs.ErrNotRunning) {
+		if err := env.Primary.Internals().Jobs.Cancel(context.Background(), id); err != nil && !errors.Is(err, jobs.ErrNotRunning) {
 			t.Errorf("cancel %d: %v", id, err)
 		}
 	}

@@ -90,7 +90,7 @@ func TestUnknownEnumIsRefused(t *testing.T) {
 			t.Errorf("%s over REST: %d %s, want 400", name, code, resp)
 		}
 	}
-	if n := env.Primary.Responses.Len(); n != 0 {
+	if n := env.Primary.Internals().Responses.Len(); n != 0 {
 		t.Errorf("%d responses opened", n)
 	}
 }
