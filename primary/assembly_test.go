@@ -17,7 +17,7 @@ import (
 // assemblyConfig is a primary's configuration for a test of its assembly, in a state
 // directory of the test's.
 func assemblyConfig(t *testing.T) Config {
-	return Config{StateDir: t.TempDir(), AgentBinary: os.Args[0], Isolation: shellhost.IsolationConfig{Mode: shellhost.IsolationOff}}
+	return Config{StateDir: t.TempDir(), Shells: shellhost.Settings{AgentBinary: os.Args[0], Isolation: shellhost.IsolationConfig{Mode: shellhost.IsolationOff}}}
 }
 
 // loopbackListeners are listeners New can build on; the test closes them.

@@ -21,8 +21,8 @@ func newJobs(cfg Config, db store.Store, workers *workerhub.Hub, shells *shellho
 	return jobs.New(jobs.Config{
 		Store: db, StateDir: cfg.StateDir, Workers: workers, Sandboxes: shells, Notify: outbox.Notify, Events: feed,
 		Secrets:        live,
-		CommandCeiling: cfg.JobCommandCeiling, AgentCeiling: cfg.JobAgentCeiling, Grace: cfg.JobGrace,
-		AgentReportGrace: cfg.AgentReportGrace,
+		CommandCeiling: cfg.Jobs.CommandCeiling, AgentCeiling: cfg.Jobs.AgentCeiling, Grace: cfg.Jobs.Grace,
+		AgentReportGrace: cfg.Jobs.AgentReportGrace,
 		Clock:            cfg.Clock,
 		Logger:           cfg.Logger,
 	})
@@ -31,16 +31,13 @@ func newJobs(cfg Config, db store.Store, workers *workerhub.Hub, shells *shellho
 // newInteraction is the interaction toolkit and the engine of approvals, prompts and questions.
 func newInteraction(cfg Config, db store.Store, jobsManager *jobs.Manager, responses *response.Manager, shells *shellhost.Runner,
 	preflight *shellmode.Preflight, outbox *continuation.Outbox, feed *events.Bus, live *secrets.Registry) (*interaction.Service, error) {
-	var engine interaction.Engine
-	if cfg.AgentEngine != "" {
-		var err error
-		if engine, err = interaction.ParseEngine(cfg.AgentEngine); err != nil {
-			return nil, err
-		}
+	engine, err := cfg.Interaction.Engine()
+	if err != nil {
+		return nil, err
 	}
 	return interaction.New(interaction.Config{
 		Store: db, Jobs: jobsManager, Responses: responses, Shells: shells, Engine: engine, Preflight: preflight,
-		Notify: outbox.Notify, Secrets: live, Events: feed, PromptWait: cfg.PromptWait,
+		Notify: outbox.Notify, Secrets: live, Events: feed, PromptWait: cfg.Interaction.PromptWait,
 		Clock: cfg.Clock, Logger: cfg.Logger,
 	})
 }

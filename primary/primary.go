@@ -111,7 +111,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	if err := requireLoopback(lis.AgentCLI.Addr().String()); err != nil {
+	if err := listen.RequireLoopback(lis.AgentCLI.Addr().String()); err != nil {
 		return nil, fmt.Errorf("agent cli listener must be on loopback: %w", err)
 	}
 	if err := prepareStateDir(cfg.StateDir); err != nil {
@@ -158,7 +158,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		return nil, fmt.Errorf("runtime credential: %w", err)
 	}
 
-	iso, isoStatus, err := cfg.Isolation.Build(cfg.StateDir)
+	iso, isoStatus, err := cfg.Shells.Isolation.Build(cfg.StateDir)
 	if err != nil {
 		return nil, fmt.Errorf("isolation: %w", err)
 	}
@@ -169,15 +169,15 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	}
 	shells, err := shellhost.New(shellhost.Config{
 		StateDir:       cfg.StateDir,
-		WorkspacesDir:  cfg.WorkspacesDir,
+		WorkspacesDir:  cfg.Shells.WorkspacesDir,
 		Isolation:      iso,
 		AgentCLIURL:    "http://" + lis.AgentCLI.Addr().String(),
-		AgentBinary:    cfg.AgentBinary,
-		AgentArgs:      cfg.AgentArgs,
-		EnvAllow:       cfg.ShellEnvAllow,
-		DefaultTimeout: cfg.ShellDefaultTimeout,
-		MaxTimeout:     cfg.ShellMaxTimeout,
-		Grace:          cfg.ShellGrace,
+		AgentBinary:    cfg.Shells.AgentBinary,
+		AgentArgs:      cfg.Shells.AgentArgs,
+		EnvAllow:       cfg.Shells.EnvAllow,
+		DefaultTimeout: cfg.Shells.DefaultTimeout,
+		MaxTimeout:     cfg.Shells.MaxTimeout,
+		Grace:          cfg.Shells.Grace,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shells: %w", err)
@@ -187,16 +187,14 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := registry.Register(ctx, shelltk.New(shelltk.Options{})); err != nil {
 		return nil, fmt.Errorf("shell toolkit: %w", err)
 	}
-	workerCreds, workerFiles, err := credentials.LoadWorkers(cfg.StateDir, credentials.Workers{
-		Keys: cfg.WorkerKeys, Dir: cfg.WorkerCredentialsDir, Configured: cfg.WorkerCredentials,
-	}, live)
+	workerCreds, workerFiles, err := credentials.LoadWorkers(cfg.StateDir, cfg.Workers.Credentials, live)
 	if err != nil {
 		return nil, fmt.Errorf("worker credentials: %w", err)
 	}
 	// The hub first: responses run their commands through it and jobs start through it. What
 	// the hub needs of those two (the grant check, the job reports) goes to the WorkerService,
 	// built with the APIs below.
-	workers := workerhub.New(workerhub.Config{Credentials: workerCreds, Logger: log.With("component", "workers"), Liveness: cfg.WorkerLiveness})
+	workers := workerhub.New(workerhub.Config{Credentials: workerCreds, Logger: log.With("component", "workers"), Liveness: cfg.Workers.Liveness})
 	// Worker connections are long streams: they end before the gRPC server's graceful stop,
 	// which would wait for them, and after the responses that release their commands on them.
 	stops.Add(lifecycle.Connections, "worker connections", func(context.Context) error { workers.Close(); return nil })
@@ -204,9 +202,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	responses := response.NewManager(response.Config{
 		Registry: registry, Shells: shellRouter{local: shells, workers: workers}, Clock: cfg.Clock,
 		Logger:         log.With("component", "responses"),
-		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
+		FastCallBudget: cfg.Responses.EffectiveFastCallBudget(),
 		Secrets:        live,
-		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential, WorkersOnly: cfg.WorkersOnly,
+		MaxOpen:        cfg.Responses.MaxOpen, MaxOpenPerCredential: cfg.Responses.MaxOpenPerCredential, WorkersOnly: cfg.Responses.WorkersOnly,
 		Observer: mets, Tracing: cfg.Telemetry.TracerProvider(),
 		CallApprovals: &response.CallApprovalConfig{
 			Store: db, Notify: outbox.Notify, Events: feed, Logger: log.With("component", "callapprovals"),

@@ -3,7 +3,6 @@ package primary
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 
 	"github.com/turncli/turncli/internal/statedir"
@@ -21,15 +20,12 @@ func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
 }
 
 // Run locks the state directory, listens on the configured addresses, writes endpoints.json
-// once serving, and serves until ctx ends. With cfg.ActiveStandby it first stands by on those
-// addresses until it holds the leader lease (see package ha). When another primary holds
-// the state directory it fails at once with a *statedir.HeldError naming it.
+// once serving, and serves until ctx ends. With cfg.HA.Enabled it first stands by on those
+// addresses until it holds the leader lease (see package ha). When another primary holds the
+// state directory it fails at once with a *statedir.HeldError naming it.
 func Run(ctx context.Context, cfg Config) error {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(); err != nil { // New validates again: Validate is idempotent
 		return err
-	}
-	if cfg.AgentCLIListen == "" {
-		return errors.New("the Agent CLI listener address is required (a loopback address)")
 	}
 	// The lock comes before anything is written in the directory or any port is taken, so a
 	// second primary on it changes nothing of the first's and says why it stops.
@@ -41,20 +37,13 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer lock.Release()
-	raw, err := listen.Open(listen.Addresses{GRPC: cfg.GRPCListen, HTTP: cfg.HTTPListen, AgentCLI: cfg.AgentCLIListen, Metrics: cfg.MetricsListen})
+	raw, err := cfg.Listen.Open()
 	if err != nil {
 		return err
 	}
-	if cfg.TLSCertFile != "" {
-		if raw.TLS, err = listen.ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
-			raw.Close()
-			return err
-		}
-	}
-	if cfg.ActiveStandby {
+	if cfg.HA.Enabled {
 		defer raw.Close() // the servers of each term only borrow the sockets
-		haCfg := ha.Config{Enabled: true, AdvertiseAddr: cfg.AdvertiseAddr, LeaseTTL: cfg.LeaseTTL, LeaseRenew: cfg.LeaseRenew}
-		return ha.Run(ctx, haCfg, cfg.StoreURL, raw, cfg.Logger, func(ctx context.Context, lis Listeners, fence int64) error {
+		return ha.Run(ctx, cfg.HA, cfg.Store.URL, raw, cfg.Logger, func(ctx context.Context, lis Listeners, fence int64) error {
 			cfg.fence = fence
 			return serveTerm(ctx, cfg, lis)
 		})

@@ -53,7 +53,7 @@ func measureBash(ctx context.Context, b *bench) ([]row, error) {
 		return nil, err
 	}
 	defer r.stop()
-	off, err := startRig(ctx, b.cfg, false, func(c *primary.Config) { c.Isolation.Mode = shellhost.IsolationOff })
+	off, err := startRig(ctx, b.cfg, false, func(c *primary.Config) { c.Shells.Isolation.Mode = shellhost.IsolationOff })
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/turncli/turncli/internal/cliflag"
 	"github.com/turncli/turncli/internal/statedir"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -157,3 +159,20 @@ var workerKeyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // ValidWorkerKey says whether key may name a worker: 1 to 64 letters, digits, '.', '_' or
 // '-', starting with a letter or digit (it is a file name under credentials/workers/).
 func ValidWorkerKey(key string) bool { return workerKeyPattern.MatchString(key) }
+
+// BindFlags binds the worker credentials' sources to fs, from the environment.
+func (w *Workers) BindFlags(fs *flag.FlagSet) {
+	w.Keys = cliflag.SplitList(os.Getenv("MINDROOM_WORKER_KEYS"))
+	fs.Var(cliflag.List{Names: &w.Keys}, "worker-keys", "comma-separated worker `keys` to create credentials for under <state-dir>/credentials/workers/ (env MINDROOM_WORKER_KEYS)")
+	fs.StringVar(&w.Dir, "worker-credentials-dir", os.Getenv("MINDROOM_WORKER_CREDENTIALS_DIR"), "read-only directory of <key>.token worker credentials, such as a mounted Secret, read besides <state-dir>/credentials/workers/ (env MINDROOM_WORKER_CREDENTIALS_DIR)")
+}
+
+// Validate reports keys no file could be named after.
+func (w Workers) Validate() error {
+	for _, key := range w.Keys {
+		if !ValidWorkerKey(key) {
+			return fmt.Errorf("worker key %q: use 1..64 letters, digits, '.', '_' or '-'", key)
+		}
+	}
+	return nil
+}

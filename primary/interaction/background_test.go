@@ -340,8 +340,8 @@ func TestCaps(t *testing.T) {
 // SIGKILL after the grace for a command that ignores SIGTERM.
 func TestCommandCeiling(t *testing.T) {
 	env := start(t, testenv.WithConfig(func(c *primary.Config) {
-		c.JobCommandCeiling = 300 * time.Millisecond
-		c.JobGrace = 200 * time.Millisecond
+		c.Jobs.CommandCeiling = 300 * time.Millisecond
+		c.Jobs.Grace = 200 * time.Millisecond
 	}))
 	addAuthors(t, env)
 	const thread = "$ceiling"
@@ -372,7 +372,7 @@ func TestCommandCeiling(t *testing.T) {
 // TestCleanResponse checks that a clean response neither lists nor reaches the interaction
 // toolkit, where an otherwise identical response does.
 func TestCleanResponse(t *testing.T) {
-	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.AgentEngine = "test" }))
+	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.Interaction.AgentEngine = "test" }))
 	addAuthors(t, env)
 	const thread = "$clean"
 	setMode(t, env, thread, store.ModeAdmin)

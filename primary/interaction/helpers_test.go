@@ -60,8 +60,8 @@ const (
 func start(t *testing.T, opts ...testenv.Option) *testenv.Env {
 	t.Helper()
 	opts = append([]testenv.Option{testenv.WithConfig(func(c *primary.Config) {
-		c.ShellEnvAllow = []string{"LANG"}
-		c.FastCallBudget = -1
+		c.Shells.EnvAllow = []string{"LANG"}
+		c.Responses.FastCallBudget = -1
 	})}, opts...)
 	env := testenv.Start(t, opts...)
 	stopJobsAtCleanup(t, env)

@@ -160,7 +160,7 @@ func TestRequestApproval(t *testing.T) {
 // given, permission is denied, and the prompts are closed for good.
 func TestPromptsEndAtTheirBound(t *testing.T) {
 	const bound = time.Second
-	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.PromptWait = bound }))
+	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.Interaction.PromptWait = bound }))
 	ctx := context.Background()
 	events := watchPrompts(t, env)
 	id := openAs(t, env, stranger, "$unanswered")

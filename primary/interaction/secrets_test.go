@@ -77,7 +77,7 @@ func TestLiveSecretsAreRedactedWherePeopleAndLogsSeeThem(t *testing.T) {
 	logs := &lockedBuffer{}
 	env := start(t, withTestEngine(), testenv.WithConfig(func(c *primary.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		c.PromptWait = time.Second
+		c.Interaction.PromptWait = time.Second
 	}))
 	feed := watchEvents(t, env.Primary.Internals().Events)
 	addAuthors(t, env)

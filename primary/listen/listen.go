@@ -9,7 +9,7 @@ import (
 )
 
 // Listeners are where the primary serves. Tests pass bufconn or loopback listeners; a process
-// opens TCP listeners from its addresses (Open).
+// opens TCP listeners from its addresses (Config.Open).
 type Listeners struct {
 	GRPC     net.Listener
 	HTTP     net.Listener
@@ -51,31 +51,6 @@ func (lis Listeners) Close() {
 			l.Close()
 		}
 	}
-}
-
-// Addresses are the TCP addresses Open listens on. Metrics is optional (empty: none).
-type Addresses struct {
-	GRPC, HTTP, AgentCLI, Metrics string
-}
-
-// Open listens on every address of addrs; on a failure it closes what it opened.
-func Open(addrs Addresses) (Listeners, error) {
-	var lis Listeners
-	for _, spec := range []struct {
-		addr string
-		dst  *net.Listener
-	}{{addrs.GRPC, &lis.GRPC}, {addrs.HTTP, &lis.HTTP}, {addrs.AgentCLI, &lis.AgentCLI}, {addrs.Metrics, &lis.Metrics}} {
-		if spec.addr == "" && spec.dst == &lis.Metrics {
-			continue // metrics are optional
-		}
-		l, err := net.Listen("tcp", spec.addr)
-		if err != nil {
-			lis.Close()
-			return Listeners{}, fmt.Errorf("listen %s: %w", spec.addr, err)
-		}
-		*spec.dst = l
-	}
-	return lis, nil
 }
 
 // ServerTLS is the TLS configuration of the public listeners: TLS 1.2 or later. TLS ends at the
