@@ -178,6 +178,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		DefaultTimeout: cfg.Shells.DefaultTimeout,
 		MaxTimeout:     cfg.Shells.MaxTimeout,
 		Grace:          cfg.Shells.Grace,
+		User:           cfg.Shells.User,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shells: %w", err)

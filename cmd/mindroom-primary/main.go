@@ -26,7 +26,6 @@ import (
 	"github.com/turncli/turncli/internal/cliflag"
 	"github.com/turncli/turncli/internal/logging"
 	"github.com/turncli/turncli/internal/procsec"
-	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/internal/statedir"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary"
@@ -131,9 +130,6 @@ func parseFlags(args []string, stdout, stderr io.Writer) (primary.Config, bool, 
 	if fs.NArg() > 0 {
 		return cfg, false, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if err := useShellUser(cfg.Shells.User); err != nil {
-		return cfg, false, err
-	}
 	cfg.RuntimeToken = os.Getenv("MINDROOM_RUNTIME_TOKEN")
 	os.Unsetenv("MINDROOM_RUNTIME_TOKEN") // read once; nothing started later inherits it
 	cfg.FirstAdminCredential = os.Getenv("MINDROOM_FIRST_ADMIN_CREDENTIAL")
@@ -159,18 +155,6 @@ func parseFlags(args []string, stdout, stderr io.Writer) (primary.Config, bool, 
 		cfg.MCPServers = servers
 	}
 	return cfg, false, nil
-}
-
-// useShellUser makes spec (when given) the user shells run as.
-func useShellUser(spec string) error {
-	if spec == "" {
-		return shellpriv.Use(shellpriv.Default()) // nobody when root, no switch otherwise
-	}
-	u, err := shellpriv.Parse(spec)
-	if err != nil {
-		return err
-	}
-	return shellpriv.Use(u)
 }
 
 // defaultAgentBinary prefers a mindroom-agent installed next to this binary (a small, fast

@@ -9,6 +9,7 @@ import (
 
 	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/cliflag"
+	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 // Settings are the local shells' section of the primary's configuration: what a person
@@ -30,9 +31,11 @@ type Settings struct {
 	DefaultTimeout time.Duration
 	MaxTimeout     time.Duration
 	Grace          time.Duration
-	// User is the user local shells and jobs run as when the primary runs as root without
-	// isolation: NAME, UID, NAME:GROUP or UID:GID (empty: nobody:nogroup; see shellpriv).
-	User string
+	// User is the user local shells and jobs run as without isolation; nil: this process's
+	// own. The flag's default is shellpriv.Default (nobody:nogroup when root).
+	User *shellpriv.User
+	// userErr is a bad MINDROOM_SHELL_USER, reported by Validate.
+	userErr error
 }
 
 // DefaultSettings returns the section's defaults.
@@ -47,6 +50,13 @@ func DefaultSettings() Settings {
 func (s *Settings) Validate() error {
 	if s.AgentBinary == "" {
 		return errors.New("agent binary is required")
+	}
+	if s.userErr != nil {
+		return s.userErr
+	}
+	var err error
+	if s.User, err = shellpriv.Usable(s.User); err != nil {
+		return err
 	}
 	d := DefaultSettings()
 	for _, f := range []struct{ v, def *time.Duration }{{&s.DefaultTimeout, &d.DefaultTimeout}, {&s.MaxTimeout, &d.MaxTimeout}, {&s.Grace, &d.Grace}} {
@@ -73,6 +83,15 @@ func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	fs.Var(cliflag.List{Names: &s.EnvAllow}, "shell-env-allow", "comma-separated `names` of the variables local shells inherit")
 	fs.DurationVar(&s.DefaultTimeout, "shell-timeout", d.DefaultTimeout, "default timeout of a Bash command")
 	fs.DurationVar(&s.MaxTimeout, "shell-max-timeout", d.MaxTimeout, "longest timeout a Bash command may ask for")
-	fs.StringVar(&s.User, "shell-user", os.Getenv("MINDROOM_SHELL_USER"), "NAME, UID, NAME:GROUP or UID:GID local shells and jobs run as when the primary runs as root without isolation (with it, each agent has its own user); default nobody:nogroup (env MINDROOM_SHELL_USER)")
+	s.User = shellpriv.Default()
+	if v := os.Getenv("MINDROOM_SHELL_USER"); v != "" {
+		s.User, s.userErr = shellpriv.Parse(v)
+	}
+	fs.Func("shell-user", "`NAME`, UID, NAME:GROUP or UID:GID local shells and jobs run as when the primary runs as root without isolation (with it, each agent has its own user); default nobody:nogroup (env MINDROOM_SHELL_USER)",
+		func(spec string) (err error) {
+			s.User, err = shellpriv.Parse(spec)
+			s.userErr = nil
+			return err
+		})
 	BindIsolationFlags(fs, &s.Isolation)
 }
