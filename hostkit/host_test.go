@@ -150,7 +150,7 @@ func TestHost(t *testing.T) {
 			Name: "lazy_math_tk", Description: "Arithmetic, loaded late.", Deferred: true,
 			Functions: []hostkit.Function{hostkit.Func("add", "Adds two numbers", add)},
 		}).waitRegistered()
-		entry, ok := env.Primary.Registry.Lookup("lazy_math_tk")
+		entry, ok := env.Primary.Internals().Registry.Lookup("lazy_math_tk")
 		if !ok {
 			t.Fatal("not registered")
 		}

@@ -21,7 +21,10 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/turncli/turncli/internal/pgtest"
+	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/primary/ha"
 	"github.com/turncli/turncli/primary/leader"
+	"github.com/turncli/turncli/primary/listen"
 )
 
 // freeAddr is a loopback address nobody listens on, for a primary whose addresses the test must
@@ -46,9 +49,9 @@ type contender struct {
 func startContender(t *testing.T, url string) *contender {
 	t.Helper()
 	cfg := Config{
-		StateDir: t.TempDir(), StoreURL: url, AgentBinary: os.Args[0], RuntimeToken: "runtime-token-for-failover",
-		GRPCListen: freeAddr(t), HTTPListen: freeAddr(t), AgentCLIListen: freeAddr(t), MetricsListen: freeAddr(t),
-		ActiveStandby: true, LeaseTTL: 600 * time.Millisecond, LeaseRenew: 150 * time.Millisecond,
+		StateDir: t.TempDir(), Store: StoreConfig{URL: url}, Shells: shellhost.Settings{AgentBinary: os.Args[0]}, RuntimeToken: "runtime-token-for-failover",
+		Listen:        listen.Config{GRPC: freeAddr(t), HTTP: freeAddr(t), AgentCLI: freeAddr(t), Metrics: freeAddr(t)},
+		HA:            ha.Config{Enabled: true, LeaseTTL: 600 * time.Millisecond, LeaseRenew: 150 * time.Millisecond},
 		ShutdownGrace: 2 * time.Second,
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -126,31 +129,31 @@ func TestActiveStandby(t *testing.T) {
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			err = dial(t, b.cfg.GRPCListen).Invoke(ctx, "/turncli.response.v1.ResponseService/OpenResponse", &emptypb.Empty{}, &emptypb.Empty{})
+			err = dial(t, b.cfg.Listen.GRPC).Invoke(ctx, "/turncli.response.v1.ResponseService/OpenResponse", &emptypb.Empty{}, &emptypb.Empty{})
 			cancel()
 			if strings.Contains(status.Convert(err).Message(), "leader is") {
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		if status.Code(err) != codes.Unavailable || status.Convert(err).Message() != "standby; leader is "+a.cfg.GRPCListen {
-			t.Fatalf("a call to the standby: %v; want Unavailable naming %s", err, a.cfg.GRPCListen)
+		if status.Code(err) != codes.Unavailable || status.Convert(err).Message() != "standby; leader is "+a.cfg.Listen.GRPC {
+			t.Fatalf("a call to the standby: %v; want Unavailable naming %s", err, a.cfg.Listen.GRPC)
 		}
-		if s := healthOf(t, b.cfg.GRPCListen); s != healthpb.HealthCheckResponse_NOT_SERVING {
+		if s := healthOf(t, b.cfg.Listen.GRPC); s != healthpb.HealthCheckResponse_NOT_SERVING {
 			t.Errorf("the standby's gRPC health: %v", s)
 		}
-		if code, body := get(t, "http://"+b.cfg.HTTPListen+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, `"check":"leader"`) {
+		if code, body := get(t, "http://"+b.cfg.Listen.HTTP+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, `"check":"leader"`) {
 			t.Errorf("the standby's /readyz: %d %s", code, body)
 		}
-		if code, _ := get(t, "http://"+b.cfg.HTTPListen+"/healthz"); code != http.StatusOK {
+		if code, _ := get(t, "http://"+b.cfg.Listen.HTTP+"/healthz"); code != http.StatusOK {
 			t.Errorf("the standby's /healthz: %d", code)
 		}
-		if code, body := get(t, "http://"+b.cfg.MetricsListen+"/metrics"); code != http.StatusOK ||
+		if code, body := get(t, "http://"+b.cfg.Listen.Metrics+"/metrics"); code != http.StatusOK ||
 			!strings.Contains(body, "\nturncli_primary_leader 0\n") || !strings.Contains(body, "\ngo_goroutines ") {
 			t.Errorf("the standby's /metrics: %d, want 200 with turncli_primary_leader 0 and the runtime's series:\n%s", code, body)
 		}
-		code, body := get(t, "http://"+b.cfg.HTTPListen+"/v1/responses")
-		want := `{"code":14,"message":"standby; leader is ` + a.cfg.GRPCListen + `","details":[]}`
+		code, body := get(t, "http://"+b.cfg.Listen.HTTP+"/v1/responses")
+		want := `{"code":14,"message":"standby; leader is ` + a.cfg.Listen.GRPC + `","details":[]}`
 		if code != http.StatusServiceUnavailable || body != want {
 			t.Errorf("the standby's REST API: %d %s; want 503 %s", code, body, want)
 		}
@@ -164,18 +167,18 @@ func TestActiveStandby(t *testing.T) {
 		took := b.awaitLeading(t, 10*time.Second)
 		t.Logf("takeover after a clean stop: %v", took)
 		// endpoints.json is written just before the listeners serve: wait for them.
-		s := healthOf(t, b.cfg.GRPCListen)
+		s := healthOf(t, b.cfg.Listen.GRPC)
 		for deadline := time.Now().Add(5 * time.Second); s != healthpb.HealthCheckResponse_SERVING && time.Now().Before(deadline); {
 			time.Sleep(20 * time.Millisecond)
-			s = healthOf(t, b.cfg.GRPCListen)
+			s = healthOf(t, b.cfg.Listen.GRPC)
 		}
 		if s != healthpb.HealthCheckResponse_SERVING {
 			t.Errorf("the new leader's gRPC health: %v", s)
 		}
-		if code, body := get(t, "http://"+b.cfg.HTTPListen+"/readyz"); code != http.StatusOK {
+		if code, body := get(t, "http://"+b.cfg.Listen.HTTP+"/readyz"); code != http.StatusOK {
 			t.Errorf("the new leader's /readyz: %d %s", code, body)
 		}
-		if code, body := get(t, "http://"+b.cfg.MetricsListen+"/metrics"); code != http.StatusOK || !strings.Contains(body, "\nturncli_primary_leader 1\n") {
+		if code, body := get(t, "http://"+b.cfg.Listen.Metrics+"/metrics"); code != http.StatusOK || !strings.Contains(body, "\nturncli_primary_leader 1\n") {
 			t.Errorf("the new leader's /metrics: %d, want turncli_primary_leader 1:\n%.2000s", code, body)
 		}
 	})

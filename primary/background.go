@@ -4,35 +4,41 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/primary/continuation"
+	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/secrets"
+	"github.com/turncli/turncli/primary/shellmode"
+	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/workerhub"
 )
 
 // newJobs is the background jobs manager, local and on the workers.
-func (p *Primary) newJobs() (*jobs.Manager, error) {
+func newJobs(cfg Config, db store.Store, workers *workerhub.Hub, shells *shellhost.Runner, outbox *continuation.Outbox, feed *events.Bus, live *secrets.Registry) (*jobs.Manager, error) {
 	return jobs.New(jobs.Config{
-		Store: p.Store, StateDir: p.cfg.StateDir, Workers: p.Workers, Sandboxes: p.Shells, Notify: p.Continuations.Notify, Events: p.Events,
-		Secrets:        p.Secrets,
-		CommandCeiling: p.cfg.JobCommandCeiling, AgentCeiling: p.cfg.JobAgentCeiling, Grace: p.cfg.JobGrace,
-		AgentReportGrace: p.cfg.AgentReportGrace,
-		Clock:            p.cfg.Clock,
-		Logger:           p.cfg.Logger,
+		Store: db, StateDir: cfg.StateDir, Workers: workers, Sandboxes: shells, Notify: outbox.Notify, Events: feed,
+		Secrets: live, ShellUser: cfg.Shells.User,
+		CommandCeiling: cfg.Jobs.CommandCeiling, AgentCeiling: cfg.Jobs.AgentCeiling, Grace: cfg.Jobs.Grace,
+		AgentReportGrace: cfg.Jobs.AgentReportGrace,
+		Clock:            cfg.Clock,
+		Logger:           cfg.Logger,
 	})
 }
 
 // newInteraction is the interaction toolkit and the engine of approvals, prompts and questions.
-func (p *Primary) newInteraction() (*interaction.Service, error) {
-	var engine interaction.Engine
-	if p.cfg.AgentEngine != "" {
-		var err error
-		if engine, err = interaction.ParseEngine(p.cfg.AgentEngine); err != nil {
-			return nil, err
-		}
+func newInteraction(cfg Config, db store.Store, jobsManager *jobs.Manager, responses *response.Manager, shells *shellhost.Runner,
+	preflight *shellmode.Preflight, outbox *continuation.Outbox, feed *events.Bus, live *secrets.Registry) (*interaction.Service, error) {
+	engine, err := cfg.Interaction.Engine()
+	if err != nil {
+		return nil, err
 	}
 	return interaction.New(interaction.Config{
-		Store: p.Store, Jobs: p.Jobs, Responses: p.Responses, Shells: p.Shells, Engine: engine, Preflight: p.preflight,
-		Notify: p.Continuations.Notify, Secrets: p.Secrets, Events: p.Events, PromptWait: p.cfg.PromptWait,
-		Clock: p.cfg.Clock, Logger: p.cfg.Logger,
+		Store: db, Jobs: jobsManager, Responses: responses, Shells: shells, Engine: engine, Preflight: preflight,
+		Notify: outbox.Notify, Secrets: live, Events: feed, PromptWait: cfg.Interaction.PromptWait,
+		Clock: cfg.Clock, Logger: cfg.Logger,
 	})
 }
 
@@ -42,22 +48,23 @@ func (p *Primary) recoverJobs(ctx context.Context) error {
 	// Recovery finishes even when the primary is told to stop meanwhile: half of it would
 	// leave approvals executing or prompts actionable.
 	ctx = context.WithoutCancel(ctx)
-	settled, err := p.Store.RecoverApprovals(ctx)
+	in := p.internals
+	settled, err := in.Store.RecoverApprovals(ctx)
 	if err != nil {
 		return fmt.Errorf("recover approvals: %w", err)
 	}
 	for _, ap := range settled {
 		p.cfg.Logger.Info("approval settled after restart", "approval", ap.ID, "status", ap.Status)
 	}
-	p.Interaction.Background.TellRecovered(ctx, settled)
-	if err := p.Responses.RecoverCallApprovals(ctx); err != nil {
+	in.Interaction.Background.TellRecovered(ctx, settled)
+	if err := in.Responses.RecoverCallApprovals(ctx); err != nil {
 		return fmt.Errorf("recover call approvals: %w", err)
 	}
 	// Prompts wait in memory: one left pending by the previous primary can never be answered.
-	if _, err := p.Interaction.Prompts.ExpirePendingPrompts(ctx); err != nil {
+	if _, err := in.Interaction.Prompts.ExpirePendingPrompts(ctx); err != nil {
 		return fmt.Errorf("expire prompts: %w", err)
 	}
-	if err := p.Jobs.Recover(ctx); err != nil {
+	if err := in.Jobs.Recover(ctx); err != nil {
 		return fmt.Errorf("recover jobs: %w", err)
 	}
 	return nil

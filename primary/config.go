@@ -2,133 +2,75 @@ package primary
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"time"
 
-	"github.com/turncli/turncli/internal/bashexec"
+	"github.com/turncli/turncli/internal/cliflag"
 	"github.com/turncli/turncli/internal/clock"
-	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/telemetry"
+	"github.com/turncli/turncli/primary/credentials"
+	"github.com/turncli/turncli/primary/ha"
 	"github.com/turncli/turncli/primary/interaction"
+	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/listen"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store/postgres"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
-// Config is everything the primary needs to start.
+// Config is everything the primary needs to start: one section per component, each owned by
+// the component's package with its defaults, its flags (BindFlags, defaults taken from the
+// section's) and its validation. Validate fills the defaults; it may be called again.
 type Config struct {
 	// StateDir holds credentials/, agent_cli_bin/, workspaces/, endpoints.json, the lock
-	// primary.lock that keeps a second primary off it, and, unless StoreURL names another, the
-	// store (turncli.db with its WAL files).
+	// primary.lock that keeps a second primary off it, and, unless Store.URL names another,
+	// the store (turncli.db with its WAL files).
 	StateDir string
-	// StoreURL chooses the store: empty for SQLite in <StateDir>/turncli.db, a postgres:// or
-	// postgresql:// URL for PostgreSQL (pool settings as its pool_* parameters), anything
-	// else the path of a SQLite file.
-	StoreURL string
-	// GRPCListen serves the gRPC APIs (runtime, later operators and workers).
-	GRPCListen string
-	// HTTPListen serves the same APIs as REST through grpc-gateway.
-	HTTPListen string
-	// AgentCLIListen serves the Agent CLI REST routes for local shells; loopback only.
-	AgentCLIListen string
-	// MetricsListen, when set, serves Prometheus /metrics, /healthz and /readyz.
-	MetricsListen string
+	// Listen is where Run listens, and the TLS of the public listeners (New is given its
+	// listeners).
+	Listen listen.Config
+	// Store chooses the store.
+	Store StoreConfig
+	// Shells are the local shells: workspaces, agent binary, isolation, environment, bounds,
+	// shell user.
+	Shells shellhost.Settings
+	// Responses bound the responses and their fast calls.
+	Responses response.Settings
+	// Jobs bound the background jobs.
+	Jobs jobs.Settings
+	// Interaction sets the interaction tools' waits and the background agents' engine.
+	Interaction interaction.Settings
+	// Workers are the workers' credentials and how those that stopped answering are found.
+	Workers WorkersConfig
+	// HA makes this primary one of several on one PostgreSQL store (see package ha).
+	HA ha.Config
+	// MCPServers are MCP servers mounted as deferred toolkits (see package mcpbridge).
+	MCPServers []mcpbridge.ServerConfig
+	// Connections bounds the connections clients hold on the listeners (zero fields:
+	// DefaultConnections).
+	Connections Connections
+
 	// RuntimeToken, when set, is the runtime credential; otherwise it is read from (or created
 	// in) <StateDir>/credentials/runtime.token.
 	RuntimeToken string
 	// FirstAdminCredential, when set, is the credential of the first admin created on a fresh
 	// store (no file is written then); it changes nothing once an operator exists.
 	FirstAdminCredential string
-	// WorkerCredentialsDir, when set, is a read-only directory of <key>.token files (a mounted
-	// Secret, say) read at start in addition to <StateDir>/credentials/workers/; nothing in it
-	// is created or changed.
-	WorkerCredentialsDir string
-	// WorkerCredentials maps worker keys to credentials configured in addition to those found
-	// in <StateDir>/credentials/workers/<key>.token.
-	WorkerCredentials map[string]string
-	// WorkerKeys are keys to create a credential file for when none exists yet.
-	WorkerKeys []string
 	// EnableTestToolkit registers the deterministic "test" and "test_deferred" toolkits.
 	EnableTestToolkit bool
-	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.
-	AgentBinary string
-	AgentArgs   []string
-	// Isolation says how local shells and jobs are kept apart (sandboxes, agents' own users,
-	// limits); its zero value isolates wherever the host can.
-	Isolation shellhost.IsolationConfig
-	// WorkspacesDir holds the agents' workspaces; empty means <StateDir>/workspaces.
-	WorkspacesDir string
-	// ShellEnvAllow names the variables local shells inherit from the primary.
-	ShellEnvAllow []string
-	// ShellDefaultTimeout, ShellMaxTimeout and ShellGrace bound local commands (zero:
-	// shellhost defaults).
-	ShellDefaultTimeout time.Duration
-	ShellMaxTimeout     time.Duration
-	ShellGrace          time.Duration
-	// Connections bounds the connections clients hold on the listeners (zero fields:
-	// DefaultConnections).
-	Connections Connections
-	// WorkerLiveness says how workers that stopped answering are found (zero fields:
-	// workerhub.DefaultLiveness).
-	WorkerLiveness workerhub.Liveness
-	// MCPServers are MCP servers mounted as deferred toolkits (see package mcpbridge).
-	MCPServers []mcpbridge.ServerConfig
-	// TLSCertFile and TLSKeyFile, when set, serve the gRPC and REST APIs over TLS (workers then
-	// dial with --tls-ca). The loopback Agent CLI listener never uses TLS.
-	TLSCertFile string
-	TLSKeyFile  string
-	// AgentEngine runs background agents: a built-in engine name (see
-	// interaction.EngineNames) or "command:<bash command>"; empty refuses background agents.
-	AgentEngine string
-	// JobCommandCeiling, JobAgentCeiling and JobGrace bound background jobs (zero: the
-	// contract's 60 minutes, one week, and 2 s between SIGTERM and SIGKILL).
-	JobCommandCeiling time.Duration
-	JobAgentCeiling   time.Duration
-	JobGrace          time.Duration
-	// AgentReportGrace is how long after start a worker may take to report a background agent
-	// an earlier primary started there before it is recorded interrupted (zero: 5 minutes).
-	AgentReportGrace time.Duration
-	// FastCallBudget is how long a tools.call's answer may wait for the call to settle, so a
-	// fast tool is answered terminal in one request (zero: 5 ms; negative: answer at admission).
-	FastCallBudget time.Duration
-	// PromptWait bounds how long request_approval and permission_prompt wait for a person
-	// (zero: about 280 s, as the contract says).
-	PromptWait time.Duration
-	// MaxOpenResponses bounds the responses open at once on the primary, and
-	// MaxOpenResponsesPerCredential those one runtime credential holds (zero: the response
-	// package's defaults). ResponseReapEvery is how often responses whose grant expired are
-	// closed (zero: every 30 s).
-	MaxOpenResponses              int
-	MaxOpenResponsesPerCredential int
-	ResponseReapEvery             time.Duration
-	// WorkersOnly refuses responses without a worker key: no agent command or job runs on
-	// this host (see response.Config.WorkersOnly).
-	WorkersOnly bool
+	// ShutdownGrace bounds each server's graceful stop before it is stopped hard (zero:
+	// DefaultShutdownGrace).
+	ShutdownGrace time.Duration
 	// Clock measures grants, prompts, jobs, the reaping of responses, dashboard sessions and
 	// the limit on refused credentials, and paces the watch for removed operators (nil:
 	// clock.System; tests pass a clocktest.Fake).
-	Clock clock.Clock
-	// ActiveStandby makes this primary one of several sharing a PostgreSQL store: it serves
-	// only while it holds the leader lease, stands by until then, and stops (Run fails) when
-	// it loses the lease. See package leader.
-	ActiveStandby bool
-	// AdvertiseAddr is the gRPC address the other primaries name to clients while this one
-	// leads (default: the gRPC listener's address).
-	AdvertiseAddr string
-	// LeaseTTL and LeaseRenew time the leader lease (zero: leader.DefaultTTL and
-	// leader.DefaultRenew).
-	LeaseTTL   time.Duration
-	LeaseRenew time.Duration
-	// fence is the fencing token of the lease this primary holds, which its store's every
-	// write carries (zero: none; Run sets it).
-	fence int64
-	// ShutdownGrace bounds a graceful stop before the servers are stopped hard.
-	ShutdownGrace time.Duration
-	Logger        *slog.Logger
+	Clock  clock.Clock
+	Logger *slog.Logger
 	// Telemetry is the process's tracing (nil: off, though an incoming traceparent still
 	// reaches the shells). The caller shuts it down after Serve returns, flushing the last spans.
 	Telemetry *telemetry.Telemetry
@@ -139,9 +81,64 @@ type Config struct {
 	// gRPC, OpenTelemetry) through the primary's logger once it masks the live credentials.
 	// It changes process-wide state: only a main sets it.
 	RouteLibraryLogs bool
+
+	// fence is the fencing token of the lease this primary holds, which its store's every
+	// write carries (zero: none; Run sets it for an active/standby term).
+	fence int64
 }
 
-// Validate checks the configuration and fills defaults.
+// WorkersConfig is the workers' section: their credentials and their liveness.
+type WorkersConfig struct {
+	Credentials credentials.Workers
+	// Liveness says how workers that stopped answering are found (zero fields:
+	// workerhub.DefaultLiveness).
+	Liveness workerhub.Liveness
+}
+
+// BindFlags binds the section to fs.
+func (w *WorkersConfig) BindFlags(fs *flag.FlagSet) {
+	w.Credentials.BindFlags(fs)
+	w.Liveness.BindFlags(fs)
+}
+
+// Validate reports settings that cannot work, then fills the liveness's zero fields from
+// workerhub.DefaultLiveness.
+func (w *WorkersConfig) Validate() error {
+	if err := w.Credentials.Validate(); err != nil {
+		return err
+	}
+	if err := w.Liveness.Validate(); err != nil {
+		return err
+	}
+	w.Liveness = w.Liveness.OrDefaults()
+	return nil
+}
+
+// DefaultShutdownGrace bounds each server's graceful stop unless configured.
+const DefaultShutdownGrace = 10 * time.Second
+
+// DefaultStateDir is the state directory unless configured.
+const DefaultStateDir = ".turncli"
+
+// BindFlags binds every section's flags to fs. The MCP servers, the credentials given in the
+// environment, the logger and the telemetry are the command's to read (they are not flags of
+// the primary's sections).
+func (c *Config) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.StateDir, "state-dir", cliflag.Env("MINDROOM_STATE_DIR", DefaultStateDir), "state directory (env MINDROOM_STATE_DIR)")
+	fs.BoolVar(&c.EnableTestToolkit, "enable-test-toolkit", cliflag.EnvOn("MINDROOM_ENABLE_TEST_TOOLKIT"), "register the deterministic test toolkits (env MINDROOM_ENABLE_TEST_TOOLKIT=1)")
+	c.Listen.BindFlags(fs)
+	c.Store.BindFlags(fs)
+	c.Shells.BindFlags(fs)
+	c.Responses.BindFlags(fs)
+	c.Jobs.BindFlags(fs)
+	c.Interaction.BindFlags(fs)
+	c.Workers.BindFlags(fs)
+	c.HA.BindFlags(fs)
+	c.Connections.BindFlags(fs)
+}
+
+// Validate checks the configuration and fills defaults, each section its own. Calling it
+// again changes nothing.
 func (c *Config) Validate() error {
 	if c.StateDir == "" {
 		return errors.New("state dir is required")
@@ -151,64 +148,18 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("state dir: %w", err)
 	}
 	c.StateDir = abs
-	if c.AgentBinary == "" {
-		return errors.New("agent binary is required")
-	}
-	if c.AgentCLIListen != "" { // Run requires it; New checks the listener it is given
-		if err := requireLoopback(c.AgentCLIListen); err != nil {
-			return fmt.Errorf("agent cli listener must be a loopback address: %w", err)
+	for _, section := range []interface{ Validate() error }{
+		&c.Shells, &c.Listen, &c.Connections, &c.Workers, &c.Responses, &c.Jobs, &c.Interaction, &c.HA, mcpServers(c.MCPServers),
+	} {
+		if err := section.Validate(); err != nil {
+			return err
 		}
 	}
-	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
-		return errors.New("TLS needs both a certificate and a key file")
-	}
-	c.Connections = c.Connections.orDefaults()
-	if err := c.Connections.validate(); err != nil {
-		return err
-	}
-	if err := c.WorkerLiveness.Validate(); err != nil {
-		return err
-	}
-	if err := mcpbridge.ValidateAll(c.MCPServers); err != nil {
-		return err
-	}
-	if c.AgentEngine != "" {
-		if _, err := interaction.ParseEngine(c.AgentEngine); err != nil {
-			return fmt.Errorf("agent engine: %w", err)
-		}
-	}
-	if c.ActiveStandby && !postgres.IsURL(c.StoreURL) {
+	if c.HA.Enabled && !postgres.IsURL(c.Store.URL) {
 		return errors.New("active/standby primaries need a PostgreSQL store (a postgres:// store URL)")
 	}
-	if c.FastCallBudget > maxFastCallBudget {
-		return fmt.Errorf("fast call budget %v is over its maximum %v", c.FastCallBudget, maxFastCallBudget)
-	}
-	if c.JobCommandCeiling < 0 || c.JobAgentCeiling < 0 || c.JobGrace < 0 {
-		return errors.New("job ceilings and grace cannot be negative")
-	}
-	if c.MaxOpenResponses < 0 || c.MaxOpenResponsesPerCredential < 0 || c.ResponseReapEvery < 0 {
-		return errors.New("open response limits and the reap interval cannot be negative")
-	}
-	if c.MaxOpenResponses == 0 {
-		c.MaxOpenResponses = response.DefaultMaxOpen
-	}
-	if c.MaxOpenResponsesPerCredential == 0 {
-		c.MaxOpenResponsesPerCredential = response.DefaultMaxOpenPerCredential
-	}
-	if c.ResponseReapEvery == 0 {
-		c.ResponseReapEvery = response.DefaultReapEvery
-	}
-	if c.ShellDefaultTimeout == 0 {
-		c.ShellDefaultTimeout = shellhost.DefaultCommandTimeout
-	}
-	if c.ShellMaxTimeout == 0 {
-		c.ShellMaxTimeout = shellhost.DefaultMaxTimeout
-	}
-	if c.ShellGrace == 0 {
-		c.ShellGrace = bashexec.DefaultGrace
-	}
 	if c.ShutdownGrace == 0 {
-		c.ShutdownGrace = 10 * time.Second
+		c.ShutdownGrace = DefaultShutdownGrace
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -222,25 +173,7 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// requireLoopback accepts host:port whose host is a loopback IP or "localhost".
-func requireLoopback(addr string) error {
-	if !loopback.Addr(addr) {
-		return fmt.Errorf("%q is not a loopback address", addr)
-	}
-	return nil
-}
+// mcpServers validates the MCP servers as one section.
+type mcpServers []mcpbridge.ServerConfig
 
-// maxFastCallBudget bounds FastCallBudget: past it a call's first answer would be a long poll
-// the caller did not ask for.
-const maxFastCallBudget = time.Second
-
-// fastCallBudget is the responses' FastCallBudget for the configured value.
-func fastCallBudget(configured time.Duration) time.Duration {
-	switch {
-	case configured < 0:
-		return 0
-	case configured == 0:
-		return response.DefaultFastCallBudget
-	}
-	return configured
-}
+func (s mcpServers) Validate() error { return mcpbridge.ValidateAll(s) }

@@ -60,6 +60,13 @@ func (c Connections) orDefaults() Connections {
 	return c
 }
 
+// Validate fills each zero field from DefaultConnections and reports settings that cannot
+// work.
+func (c *Connections) Validate() error {
+	*c = c.orDefaults()
+	return c.validate()
+}
+
 // validate reports settings that cannot work (after orDefaults).
 func (c Connections) validate() error {
 	if err := c.Limits.Validate(); err != nil {

@@ -2,54 +2,37 @@ package primary
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
-	"time"
 
-	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/test/bufconn"
-	"google.golang.org/protobuf/encoding/protojson"
 
-	agentcliv1 "github.com/turncli/turncli/gen/turncli/agentcli/v1"
-	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
-	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
-	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
-	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/authlimit"
-	"github.com/turncli/turncli/internal/buildinfo"
-	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/logging"
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/statedir"
-	"github.com/turncli/turncli/internal/telemetry"
-	"github.com/turncli/turncli/primary/api/dashboard"
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/continuation"
+	"github.com/turncli/turncli/primary/credentials"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/jobs"
+	"github.com/turncli/turncli/primary/lifecycle"
+	"github.com/turncli/turncli/primary/listen"
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/metrics"
 	"github.com/turncli/turncli/primary/operators"
 	"github.com/turncli/turncli/primary/response"
-	"github.com/turncli/turncli/primary/roleauth"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
@@ -59,38 +42,39 @@ import (
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
-// Listeners are where the primary serves. Tests pass bufconn or loopback listeners; Run opens
-// TCP listeners from the Config.
-type Listeners struct {
-	GRPC     net.Listener
-	HTTP     net.Listener
-	AgentCLI net.Listener
-	// Metrics, when not nil, serves /metrics, /healthz and /readyz.
-	Metrics net.Listener
-	// TLS, when set, serves GRPC and HTTP over TLS (the Agent CLI and metrics stay on plain
-	// loopback HTTP). The listeners are given plain: TLS is applied after the connections are
-	// counted, so the servers see TLS connections (a request's TLS state, a dashboard cookie's
-	// Secure flag) and a refused client is told why over TLS.
-	TLS *tls.Config
-}
+// Listeners are where the primary serves (see package listen).
+type Listeners = listen.Listeners
 
-// secured returns lis with TLS applied to GRPC and HTTP when lis.TLS is set.
-func (lis Listeners) secured() Listeners {
-	if lis.TLS == nil {
-		return lis
-	}
-	grpcTLS, restTLS := lis.TLS.Clone(), lis.TLS.Clone()
-	grpcTLS.NextProtos = []string{"h2"}       // gRPC is HTTP/2 only
-	restTLS.NextProtos = []string{"http/1.1"} // the REST server behind a plain Serve speaks HTTP/1.1
-	lis.GRPC = tls.NewListener(lis.GRPC, grpcTLS)
-	lis.HTTP = tls.NewListener(lis.HTTP, restTLS)
-	return lis
-}
-
-// Primary is an assembled primary, ready to Serve.
+// Primary is an assembled primary, ready to Serve. Everything in it was built by New, in
+// dependency order; nothing is set afterwards.
 type Primary struct {
 	cfg       Config
 	lis       Listeners
+	internals Internals
+	// stops stops what New built: see New for the order and package lifecycle for the phases.
+	stops *lifecycle.Stops
+
+	runtimeToken string
+	tokenFile    string
+	operatorFile string // the first admin's credential, while that file exists
+	workerFiles  map[string]string
+	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
+	// ready is the readiness of /readyz and of the gRPC health service; serving its
+	// listeners' check, set once Serve serves them.
+	ready   *readiness.Checker
+	serving *readiness.Flag
+
+	grpcServer   *grpc.Server // public APIs, role-authorised
+	internalGRPC *bufconn.Listener
+	cliHTTP      *http.Server // the loopback Agent CLI listener's
+	apiHTTP      *http.Server // the REST API and dashboard listener's
+	metricsHTTP  *http.Server // nil without a metrics listener
+}
+
+// Internals are the primary's engines, for tests and benchmarks that drive or inspect one
+// directly. Nothing in production reaches an engine this way: people and programs use the
+// APIs.
+type Internals struct {
 	Registry  *catalog.Registry
 	Responses *response.Manager
 	Shells    *shellhost.Runner
@@ -110,42 +94,24 @@ type Primary struct {
 	// Secrets are the live secrets (credentials and grants), redacted from everything people
 	// see and logs keep.
 	Secrets *secrets.Registry
-
-	runtimeToken string
-	tokenFile    string
-	operatorFile string                  // the first admin's credential, while that file exists
-	operatorAuth *operator.Authenticator // operator credentials: OperatorService and the REST edge
-	operatorAPI  *operator.Server        // OperatorService; Close ends its event watches
-	// preflight is the one check of the minimal shell mode, whether an operator stores it, a
-	// runtime asks for it when it opens a response or a background agent starts in it.
-	preflight   *shellmode.Preflight
-	workerFiles map[string]string
-	// failures counts refused credentials per remote address, at every door that takes one:
-	// the gRPC authenticators, the REST edge and the dashboard's sign-in.
-	failures *authlimit.Limiter
-
-	grpcServer *grpc.Server // public APIs, role-authorised
-	health     *health.Server
-	metrics    *metrics.Metrics
-	// ready is the readiness of /readyz and of the gRPC health service; serving its
-	// listeners' check, set once Serve serves them.
-	ready        *readiness.Checker
-	serving      *readiness.Flag
-	policy       *roleauth.Policy
-	internalGRPC *bufconn.Listener
-	// localAgentCLI is the Agent CLI handlers as the loopback listener's gateway calls them, in
-	// this process, every request marked as arriving on the primary's local path.
-	localAgentCLI agentcliv1.AgentCLIServiceServer
 }
 
-// New builds a primary: every engine is constructed with what it needs, in dependency order,
-// and nothing is wired afterwards. A failure names the step that failed. It listens on nothing
-// until Serve.
+// Internals returns the primary's engines. It is for tests and benchmarks only.
+func (p *Primary) Internals() Internals { return p.internals }
+
+// New builds a primary: every component is constructed into a local variable with what it
+// needs, in dependency order, and registers its stop as it is built; the Primary comes last.
+// A failure names the step that failed and stops what was already built. It listens on
+// nothing until Serve.
+//
+// The construction order is the shutdown order, reversed within each lifecycle phase: the
+// store first (closed last), then the engines, the connections' hubs, readiness, the gRPC
+// server and the APIs, and the HTTP servers last.
 func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	if err := requireLoopback(lis.AgentCLI.Addr().String()); err != nil {
+	if err := listen.RequireLoopback(lis.AgentCLI.Addr().String()); err != nil {
 		return nil, fmt.Errorf("agent cli listener must be on loopback: %w", err)
 	}
 	if err := prepareStateDir(cfg.StateDir); err != nil {
@@ -154,128 +120,200 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// First, so that no log line, event or text of what follows shows a live secret.
 	live := secrets.New()
 	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
+	log := cfg.Logger
 	if cfg.RouteLibraryLogs {
-		logging.RouteLibraries(cfg.Logger)
+		logging.RouteLibraries(log)
 	}
-	lis = cfg.Connections.limit(lis, cfg.Logger.With("component", "connections")).secured()
-	p := &Primary{cfg: cfg, lis: lis, Registry: catalog.NewRegistry(), Events: events.NewRedacting(live.Redact), Secrets: live,
-		metrics: metrics.New(), serving: readiness.NewFlag("the listeners are not serving")}
-	if p.failures, err = authlimit.New(authlimit.Config{Clock: cfg.Clock, Logger: cfg.Logger.With("component", "authlimit")}); err != nil {
+	lis = cfg.Connections.limit(lis, log.With("component", "connections")).Secured()
+	stops := &lifecycle.Stops{}
+	defer func() {
+		if err != nil { // what was built stops, as at a shutdown
+			if stopErr := stops.Stop(context.WithoutCancel(ctx)); stopErr != nil {
+				log.Error("stopping what was built failed", "err", stopErr)
+			}
+		}
+	}()
+
+	registry := catalog.NewRegistry()
+	feed := events.NewRedacting(live.Redact)
+	mets := metrics.New()
+	failures, err := authlimit.New(authlimit.Config{Clock: cfg.Clock, Logger: log.With("component", "authlimit")})
+	if err != nil {
 		return nil, fmt.Errorf("credential failure limit: %w", err)
 	}
 
-	db, err := openStore(ctx, cfg, live, p.metrics.ObserveTransaction)
+	db, err := openStore(ctx, cfg, live, mets.ObserveTransaction)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	p.Store = db
-	defer func() {
-		if err != nil { // nothing else will close them
-			if p.Jobs != nil {
-				p.Jobs.Close()
-			}
-			db.Close()
-		}
-	}()
-	p.Continuations = continuation.New(continuation.Config{Store: db, Logger: cfg.Logger.With("component", "continuations")})
-	if err := p.loadOperators(ctx); err != nil {
+	stops.Add(lifecycle.State, "store", func(context.Context) error { return db.Close() })
+	outbox := continuation.New(continuation.Config{Store: db, Logger: log.With("component", "continuations")})
+	stops.Add(lifecycle.Intake, "continuation subscriptions", func(context.Context) error { outbox.Close(); return nil })
+	operatorAuth, operatorFile, err := loadOperators(ctx, cfg, db, live)
+	if err != nil {
 		return nil, err
 	}
-	if err := p.loadRuntimeToken(); err != nil {
+	runtimeToken, tokenFile, err := credentials.Runtime(cfg.StateDir, cfg.RuntimeToken, live)
+	if err != nil {
 		return nil, fmt.Errorf("runtime credential: %w", err)
 	}
 
-	iso, isoStatus, err := cfg.Isolation.Build(cfg.StateDir)
+	iso, isoStatus, err := cfg.Shells.Isolation.Build(cfg.StateDir)
 	if err != nil {
 		return nil, fmt.Errorf("isolation: %w", err)
 	}
-	p.Isolation = isoStatus
 	if isoStatus.Isolated {
-		cfg.Logger.Info("shells are isolated", "detail", isoStatus.Detail)
+		log.Info("shells are isolated", "detail", isoStatus.Detail)
 	} else {
-		cfg.Logger.Warn("shells are not isolated", "detail", isoStatus.Detail)
+		log.Warn("shells are not isolated", "detail", isoStatus.Detail)
 	}
-	if p.Shells, err = shellhost.New(shellhost.Config{
+	shells, err := shellhost.New(shellhost.Config{
 		StateDir:       cfg.StateDir,
-		WorkspacesDir:  cfg.WorkspacesDir,
+		WorkspacesDir:  cfg.Shells.WorkspacesDir,
 		Isolation:      iso,
 		AgentCLIURL:    "http://" + lis.AgentCLI.Addr().String(),
-		AgentBinary:    cfg.AgentBinary,
-		AgentArgs:      cfg.AgentArgs,
-		EnvAllow:       cfg.ShellEnvAllow,
-		DefaultTimeout: cfg.ShellDefaultTimeout,
-		MaxTimeout:     cfg.ShellMaxTimeout,
-		Grace:          cfg.ShellGrace,
-	}); err != nil {
+		AgentBinary:    cfg.Shells.AgentBinary,
+		AgentArgs:      cfg.Shells.AgentArgs,
+		EnvAllow:       cfg.Shells.EnvAllow,
+		DefaultTimeout: cfg.Shells.DefaultTimeout,
+		MaxTimeout:     cfg.Shells.MaxTimeout,
+		Grace:          cfg.Shells.Grace,
+		User:           cfg.Shells.User,
+	})
+	if err != nil {
 		return nil, fmt.Errorf("shells: %w", err)
 	}
-	if err := p.Registry.Register(ctx, shelltk.New(shelltk.Options{})); err != nil {
+	// After the responses that run in them: each response releases its own sandbox.
+	stops.Add(lifecycle.Work, "local shells", func(context.Context) error { shells.Close(); return nil })
+	if err := registry.Register(ctx, shelltk.New(shelltk.Options{})); err != nil {
 		return nil, fmt.Errorf("shell toolkit: %w", err)
 	}
-	workerCreds, err := p.loadWorkerCredentials()
+	workerCreds, workerFiles, err := credentials.LoadWorkers(cfg.StateDir, cfg.Workers.Credentials, live)
 	if err != nil {
 		return nil, fmt.Errorf("worker credentials: %w", err)
 	}
 	// The hub first: responses run their commands through it and jobs start through it. What
 	// the hub needs of those two (the grant check, the job reports) goes to the WorkerService,
 	// built with the APIs below.
-	p.Workers = workerhub.New(workerhub.Config{Credentials: workerCreds, Logger: cfg.Logger.With("component", "workers"), Liveness: cfg.WorkerLiveness})
-	p.preflight = shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers})
-	p.Responses = response.NewManager(response.Config{
-		Registry: p.Registry, Shells: shellRouter{local: p.Shells, workers: p.Workers}, Clock: cfg.Clock,
-		Logger:         cfg.Logger.With("component", "responses"),
-		FastCallBudget: fastCallBudget(cfg.FastCallBudget),
+	workers := workerhub.New(workerhub.Config{Credentials: workerCreds, Logger: log.With("component", "workers"), Liveness: cfg.Workers.Liveness})
+	// Worker connections are long streams: they end before the gRPC server's graceful stop,
+	// which would wait for them, and after the responses that release their commands on them.
+	stops.Add(lifecycle.Connections, "worker connections", func(context.Context) error { workers.Close(); return nil })
+	preflight := shellmode.New(shellmode.Config{Registry: registry, Local: shells, Workers: workers})
+	responses := response.NewManager(response.Config{
+		Registry: registry, Shells: shellRouter{local: shells, workers: workers}, Clock: cfg.Clock,
+		Logger:         log.With("component", "responses"),
+		FastCallBudget: cfg.Responses.EffectiveFastCallBudget(),
 		Secrets:        live,
-		MaxOpen:        cfg.MaxOpenResponses, MaxOpenPerCredential: cfg.MaxOpenResponsesPerCredential, WorkersOnly: cfg.WorkersOnly,
-		Observer: p.metrics, Tracing: cfg.Telemetry.TracerProvider(),
+		MaxOpen:        cfg.Responses.MaxOpen, MaxOpenPerCredential: cfg.Responses.MaxOpenPerCredential, WorkersOnly: cfg.Responses.WorkersOnly,
+		Observer: mets, Tracing: cfg.Telemetry.TracerProvider(),
 		CallApprovals: &response.CallApprovalConfig{
-			Store: db, Notify: p.Continuations.Notify, Events: p.Events, Logger: cfg.Logger.With("component", "callapprovals"),
+			Store: db, Notify: outbox.Notify, Events: feed, Logger: log.With("component", "callapprovals"),
 		},
 	})
-	if p.Jobs, err = p.newJobs(); err != nil {
+	// Closing the responses revokes grants, stops their commands and ends their long polls, so
+	// the requests still in flight finish at once instead of holding the servers' graceful
+	// stops until their grace runs out.
+	stops.Add(lifecycle.Work, "responses", func(context.Context) error { responses.CloseAll(); return nil })
+	jobsManager, err := newJobs(cfg, db, workers, shells, outbox, feed, live)
+	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	if p.Interaction, err = p.newInteraction(); err != nil {
+	// Before the responses close (built after them): no job is finished by the shutdown
+	// itself; they run on and the next primary re-finds them.
+	stops.Add(lifecycle.Work, "job supervision", func(context.Context) error { jobsManager.Close(); return nil })
+	interactions, err := newInteraction(cfg, db, jobsManager, responses, shells, preflight, outbox, feed, live)
+	if err != nil {
 		return nil, fmt.Errorf("interaction: %w", err)
 	}
-	if err := p.Registry.Register(ctx, p.Interaction); err != nil {
+	if err := registry.Register(ctx, interactions); err != nil {
 		return nil, fmt.Errorf("interaction toolkit: %w", err)
 	}
+	var testToolkit *testtk.Toolkit
+	var testDeferred *testtk.DeferredToolkit
 	if cfg.EnableTestToolkit {
-		p.TestToolkit, p.TestDeferred = testtk.New(), testtk.NewDeferred()
-		for _, tk := range []catalog.Toolkit{p.TestToolkit, p.TestDeferred} {
-			if err := p.Registry.Register(ctx, tk); err != nil {
+		testToolkit, testDeferred = testtk.New(), testtk.NewDeferred()
+		for _, tk := range []catalog.Toolkit{testToolkit, testDeferred} {
+			if err := registry.Register(ctx, tk); err != nil {
 				return nil, fmt.Errorf("test toolkit: %w", err)
 			}
 		}
 	}
-	if err := p.mountMCPServers(ctx); err != nil {
+	mcpServers, err := mountMCPServers(ctx, cfg, registry, live)
+	// After the responses: no call is left running on the servers.
+	stops.Add(lifecycle.Connections, "MCP servers", closeMCPServers(mcpServers))
+	if err != nil {
 		return nil, err
 	}
 	// After the built-in toolkits, so their names are reserved before any host connects.
-	if p.ToolHosts, err = toolhost.New(toolhost.Config{Registry: p.Registry, Logger: cfg.Logger.With("component", "toolhosts")}); err != nil {
+	toolHosts, err := toolhost.New(toolhost.Config{Registry: registry, Logger: log.With("component", "toolhosts")})
+	if err != nil {
 		return nil, fmt.Errorf("tool hosts: %w", err)
 	}
-	if err := p.buildAPIs(); err != nil {
+	// After the responses: their calls were cancelled while the hosts could hear it.
+	stops.Add(lifecycle.Connections, "tool host streams", func(context.Context) error { toolHosts.Close(); return nil })
+
+	// Readiness and metrics read the engines; the metrics listener is the first server built,
+	// so it is the last to stop: it answers /readyz 503 while the others stop.
+	healthServer := health.NewServer()
+	serving := readiness.NewFlag("the listeners are not serving")
+	ready := readiness.New(healthServer, serving.Check("listeners"), readiness.Check{Name: "store", Probe: func(ctx context.Context) error {
+		_, err := db.PendingContinuations(ctx, math.MaxInt64, 1) // an indexed read that finds nothing
+		return err
+	}}, readiness.Check{Name: "disk", Probe: func(context.Context) error { return shells.CheckDisk() }})
+	ready.Note("isolation", isoStatus.Detail)
+	stops.Add(lifecycle.Unready, "readiness", func(context.Context) error { ready.Shutdown(); return nil })
+	mcpSources := make([]metrics.MCPServer, len(mcpServers))
+	for i, tk := range mcpServers {
+		mcpSources[i] = tk
+	}
+	mets.Watch(metrics.Sources{Responses: responses, Workers: workers, Jobs: jobsManager, Store: db, MCPServers: mcpSources})
+	conns, httpLog := cfg.Connections, log.With("component", "http")
+	var metricsHTTP *http.Server
+	if lis.Metrics != nil {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", imetrics.Handler(mets.Registry))
+		ready.Handle(mux)
+		metricsHTTP = conns.httpServer(mux, httpLog)
+		stops.Add(lifecycle.Servers, "metrics listener", func(context.Context) error { return metricsHTTP.Close() })
+	}
+
+	apis, err := buildAPIs(apiDeps{
+		cfg: cfg, store: db, secrets: live, metrics: mets, failures: failures, runtimeToken: runtimeToken,
+		operatorAuth: operatorAuth, health: healthServer, preflight: preflight, responses: responses, workers: workers,
+		jobs: jobsManager, interaction: interactions, toolHosts: toolHosts, continuations: outbox, events: feed,
+	})
+	if err != nil {
 		return nil, err
 	}
-	p.watch()
-	return p, nil
-}
-
-// watch registers the collectors that read the engines at every scrape, and the readiness
-// checks: the store answering a read, and the listeners serving.
-func (p *Primary) watch() {
-	mcp := make([]metrics.MCPServer, len(p.MCPServers))
-	for i, tk := range p.MCPServers {
-		mcp[i] = tk
+	// Event watches are endless streams (REST ones too): they end before anything waits for
+	// requests.
+	stops.Add(lifecycle.Intake, "operator event watches", func(context.Context) error { apis.operator.Close(); return nil })
+	stops.Add(lifecycle.Servers, "gRPC server", gracefulStop(apis.grpc, cfg.ShutdownGrace))
+	internalGRPC := bufconn.Listen(1 << 20)
+	gw, err := buildGateway(ctx, gatewayDeps{
+		cfg: cfg, internal: internalGRPC, localAgentCLI: apis.localAgentCLI, responses: responses, failures: failures,
+		ready: ready, policy: apis.policy, operatorAuth: operatorAuth, metrics: mets,
+	}, stops)
+	if err != nil {
+		return nil, err
 	}
-	p.metrics.Watch(metrics.Sources{Responses: p.Responses, Workers: p.Workers, Jobs: p.Jobs, Store: p.Store, MCPServers: mcp})
-	p.ready = readiness.New(p.health, p.serving.Check("listeners"), readiness.Check{Name: "store", Probe: func(ctx context.Context) error {
-		_, err := p.Store.PendingContinuations(ctx, math.MaxInt64, 1) // an indexed read that finds nothing
-		return err
-	}}, readiness.Check{Name: "disk", Probe: func(context.Context) error { return p.Shells.CheckDisk() }})
-	p.ready.Note("isolation", p.Isolation.Detail)
+	cliHTTP := conns.httpServer(gw.agentCLI, httpLog)
+	stops.Add(lifecycle.Servers, "Agent CLI listener", shutdownHTTP(cliHTTP, cfg.ShutdownGrace))
+	apiHTTP := conns.httpServer(gw.rest, httpLog)
+	stops.Add(lifecycle.Servers, "REST listener", shutdownHTTP(apiHTTP, cfg.ShutdownGrace))
+
+	return &Primary{
+		cfg: cfg, lis: lis, stops: stops,
+		internals: Internals{
+			Registry: registry, Responses: responses, Shells: shells, Isolation: isoStatus, Workers: workers,
+			ToolHosts: toolHosts, TestToolkit: testToolkit, TestDeferred: testDeferred, MCPServers: mcpServers,
+			Store: db, Continuations: outbox, Jobs: jobsManager, Interaction: interactions, Events: feed, Secrets: live,
+		},
+		runtimeToken: runtimeToken, tokenFile: tokenFile, operatorFile: operatorFile, workerFiles: workerFiles,
+		operatorAuth: operatorAuth, ready: ready, serving: serving,
+		grpcServer: apis.grpc, internalGRPC: internalGRPC, cliHTTP: cliHTTP, apiHTTP: apiHTTP, metricsHTTP: metricsHTTP,
+	}, nil
 }
 
 // prepareStateDir creates the state directory, mode 0711: the shell user passes through to its
@@ -289,68 +327,59 @@ func prepareStateDir(dir string) error {
 }
 
 // loadOperators creates the first admin on a fresh store, and the operator authenticator. The
-// first admin's credential file stays named in endpoints.json for as long as it exists.
-func (p *Primary) loadOperators(ctx context.Context) error {
-	adminFile := operators.FirstAdminFile(p.cfg.StateDir)
-	if _, err := operators.EnsureFirstAdmin(ctx, p.Store, adminFile, p.cfg.FirstAdminCredential); err != nil {
-		return fmt.Errorf("first operator: %w", err)
+// first admin's credential file (adminFile) stays named in endpoints.json for as long as it
+// exists.
+func loadOperators(ctx context.Context, cfg Config, db store.Store, live *secrets.Registry) (_ *operator.Authenticator, adminFile string, _ error) {
+	adminFile = operators.FirstAdminFile(cfg.StateDir)
+	if _, err := operators.EnsureFirstAdmin(ctx, db, adminFile, cfg.FirstAdminCredential); err != nil {
+		return nil, "", fmt.Errorf("first operator: %w", err)
 	}
-	if _, err := os.Stat(adminFile); err == nil {
-		p.operatorFile = adminFile
+	if _, err := os.Stat(adminFile); err != nil {
+		adminFile = ""
 	}
-	if p.cfg.FirstAdminCredential != "" {
-		p.Secrets.Add(p.cfg.FirstAdminCredential)
+	if cfg.FirstAdminCredential != "" {
+		live.Add(cfg.FirstAdminCredential)
 	}
-	auth, err := operator.NewTrackingAuthenticator(ctx, p.Store, p.Secrets)
+	auth, err := operator.NewTrackingAuthenticator(ctx, db, live)
 	if err != nil {
-		return fmt.Errorf("operators: %w", err)
+		return nil, "", fmt.Errorf("operators: %w", err)
 	}
-	p.operatorAuth = auth
-	return nil
-}
-
-// loadRuntimeToken takes the configured runtime credential, or the one kept in the state
-// directory (created on first start), and makes it a live secret.
-func (p *Primary) loadRuntimeToken() error {
-	p.runtimeToken = p.cfg.RuntimeToken
-	if p.runtimeToken == "" {
-		p.tokenFile = filepath.Join(p.cfg.StateDir, "credentials", "runtime.token")
-		token, _, err := loadOrCreateToken(p.tokenFile)
-		if err != nil {
-			return err
-		}
-		p.runtimeToken = token
-	}
-	p.Secrets.Add(p.runtimeToken)
-	return nil
+	return auth, adminFile, nil
 }
 
 // mountMCPServers registers the configured MCP servers as deferred toolkits: none starts
-// before a describe or call needs it, so a failure here leaves nothing running.
-func (p *Primary) mountMCPServers(ctx context.Context) error {
-	for _, sc := range p.cfg.MCPServers {
+// before a describe or call needs it. On a failure it returns those mounted before it, to be
+// closed.
+func mountMCPServers(ctx context.Context, cfg Config, registry *catalog.Registry, live *secrets.Registry) ([]*mcpbridge.Toolkit, error) {
+	var mounted []*mcpbridge.Toolkit
+	for _, sc := range cfg.MCPServers {
 		for k, v := range sc.Env { // a server's credentials, configured in clear
 			if secretmask.Key(k) {
-				p.Secrets.Add(v)
+				live.Add(v)
 			}
 		}
-		tk, err := mcpbridge.New(ctx, sc, mcpbridge.Options{Logger: p.cfg.Logger.With("component", "mcpbridge")})
-		if err == nil {
-			err = p.Registry.Register(ctx, tk)
-		}
+		tk, err := mcpbridge.New(ctx, sc, mcpbridge.Options{Logger: cfg.Logger.With("component", "mcpbridge")})
 		if err != nil {
-			return fmt.Errorf("MCP server %q: %w", sc.Name, err)
+			return mounted, fmt.Errorf("MCP server %q: %w", sc.Name, err)
 		}
-		p.MCPServers = append(p.MCPServers, tk)
+		mounted = append(mounted, tk)
+		if err := registry.Register(ctx, tk); err != nil {
+			return mounted, fmt.Errorf("MCP server %q: %w", sc.Name, err)
+		}
 	}
-	return nil
+	return mounted, nil
 }
 
-// redactedServices are the services whose responses are redacted of live secrets: people read
-// them (the operator API, and continuations, which are posted to conversations).
-var redactedServices = []string{
-	operatorv1.OperatorService_ServiceDesc.ServiceName,
-	continuationv1.ContinuationService_ServiceDesc.ServiceName,
+// closeMCPServers stops the servers' processes, all at once.
+func closeMCPServers(servers []*mcpbridge.Toolkit) lifecycle.Stop {
+	return func(context.Context) error {
+		var stopped sync.WaitGroup
+		for _, tk := range servers {
+			stopped.Go(func() { _ = tk.Close() })
+		}
+		stopped.Wait()
+		return nil
+	}
 }
 
 // RuntimeToken is the runtime credential (for in-process clients such as tests).
@@ -365,241 +394,19 @@ func (p *Primary) Endpoints() Endpoints {
 	if p.lis.Metrics != nil {
 		metricsURL = "http://" + p.lis.Metrics.Addr().String()
 	}
+	shells := p.internals.Shells
 	return Endpoints{
 		Metrics:           metricsURL,
 		GRPC:              p.lis.GRPC.Addr().String(),
-		HTTP:              p.lis.restScheme() + p.lis.HTTP.Addr().String(),
+		HTTP:              p.lis.RESTScheme() + p.lis.HTTP.Addr().String(),
 		AgentCLI:          "http://" + p.lis.AgentCLI.Addr().String(),
 		RuntimeTokenFile:  p.tokenFile,
 		OperatorTokenFile: p.operatorFile,
 		WorkerTokenFiles:  p.workerFiles,
-		AgentCLIBin:       p.Shells.BinDir(),
-		Workspaces:        p.Shells.WorkspacesDir(),
-		AgentBinary:       p.Shells.AgentBinary(),
-		Isolated:          p.Shells.Isolated(),
+		AgentCLIBin:       shells.BinDir(),
+		Workspaces:        shells.WorkspacesDir(),
+		AgentBinary:       shells.AgentBinary(),
+		Isolated:          shells.Isolated(),
 		PID:               os.Getpid(),
-	}
-}
-
-// restScheme is the scheme of the REST API's URL.
-func (lis Listeners) restScheme() string {
-	if lis.TLS != nil {
-		return "https://"
-	}
-	return "http://"
-}
-
-func dialInternal(l *bufconn.Listener) (*grpc.ClientConn, error) {
-	return grpc.NewClient("passthrough:///internal",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return l.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-	)
-}
-
-// Serve serves every API until ctx ends, then shuts down in order: end continuation
-// subscriptions, stop taking HTTP requests, close every response (revoking grants and stopping
-// commands), stop the gRPC servers gracefully with a hard stop as backstop, close the store.
-func (p *Primary) Serve(ctx context.Context) error {
-	if err := p.recoverJobs(ctx); err != nil {
-		return err
-	}
-	apiConn, err := dialInternal(p.internalGRPC)
-	if err != nil {
-		return err
-	}
-	defer apiConn.Close()
-
-	cliHandler, err := agentclihttp.NewServerHandler(ctx, p.localAgentCLI, func(_ context.Context, token string) bool {
-		_, ok := p.Responses.Authenticate(token, response.LocalPath)
-		return ok
-	}, agentclihttp.Faults{Log: p.cfg.Logger.With("component", "agentcli"), Owner: fault.PrimaryLog})
-	if err != nil {
-		return err
-	}
-	// REST clients of the runtime API get snake_case JSON, the proto field names.
-	// HttpBody responses (a job's log) go out as their raw bytes.
-	apiMux := runtime.NewServeMux(runtime.WithErrorHandler(restErrors(p.cfg.Logger.With("component", "rest"))), runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{
-		Marshaler: &runtime.JSONPb{
-			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
-			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		},
-	}), runtime.WithMiddlewares(imetrics.GatewayRoutes()), runtime.WithIncomingHeaderMatcher(traceHeaders))
-	if err := responsev1.RegisterResponseServiceHandler(ctx, apiMux, apiConn); err != nil {
-		return err
-	}
-	if err := continuationv1.RegisterContinuationServiceHandler(ctx, apiMux, apiConn); err != nil {
-		return err
-	}
-	if err := operatorv1.RegisterOperatorServiceHandler(ctx, apiMux, apiConn); err != nil {
-		return err
-	}
-	// The dashboard shares the REST listener (same origin as the operator API) but not its
-	// edge: it authenticates by its own session, then calls OperatorService over apiConn with
-	// the signed-in operator's credential, so the server decides exactly as for curl.
-	dash, err := dashboard.New(dashboard.Config{Operator: operatorv1.NewOperatorServiceClient(apiConn), Failures: p.failures,
-		Now: p.cfg.Clock.Now, Logger: p.cfg.Logger.With("component", "dashboard")})
-	if err != nil {
-		return err
-	}
-	// A removed operator's sessions end, with their event streams, as soon as the
-	// authenticator reads the removal: at the next call, or at the watch's next look.
-	defer p.operatorAuth.OnRevoked(dash.EndSessions)()
-	// Not a ServeMux: that would clean and redirect the API's paths, which reach the gateway
-	// exactly as sent.
-	dashHandler, edge := dash.Handler(), p.restEdge(apiMux)
-	restMux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			// A person who opens the REST address in a browser wants the dashboard; no API
-			// lives at the root, so nothing else is taken from anyone.
-			http.Redirect(w, r, dashboard.Prefix, http.StatusFound)
-			return
-		}
-		if strings.HasPrefix(r.URL.Path, dashboard.Prefix) {
-			dashHandler.ServeHTTP(w, r)
-			return
-		}
-		edge.ServeHTTP(w, r)
-	})
-	// A local shell's calls reach the engine straight from its loopback: the call's dispatch
-	// span, a child of the shell's Bash span, is the primary's record of it, so the listener
-	// only continues the trace and spends no span of its own per request.
-	cliHandler = telemetry.ContinueHTTP(cliHandler)
-	conns, httpLog := p.cfg.Connections, p.cfg.Logger.With("component", "http")
-	cliHTTP := conns.httpServer(p.metrics.HTTP.Static("agent_cli", agentclihttp.Route, cliHandler), httpLog)
-	apiHTTP := conns.httpServer(p.metrics.HTTP.Routed("api", restMux), httpLog)
-	// The metrics listener outlives the others: it answers /readyz with 503 while they stop.
-	var metricsHTTP *http.Server
-	if p.lis.Metrics != nil {
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", imetrics.Handler(p.metrics.Registry))
-		p.ready.Handle(mux)
-		metricsHTTP = conns.httpServer(mux, httpLog)
-	}
-
-	g, gctx := errgroup.WithContext(ctx)
-	serveGRPC := func(s *grpc.Server, l net.Listener) func() error {
-		return func() error {
-			if err := s.Serve(l); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-				return err
-			}
-			return nil
-		}
-	}
-	serveHTTP := func(s *http.Server, l net.Listener) func() error {
-		return func() error {
-			if err := s.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
-		}
-	}
-	g.Go(serveGRPC(p.grpcServer, p.lis.GRPC))
-	g.Go(serveGRPC(p.grpcServer, p.internalGRPC))
-	g.Go(serveHTTP(cliHTTP, p.lis.AgentCLI))
-	g.Go(serveHTTP(apiHTTP, p.lis.HTTP))
-	if metricsHTTP != nil {
-		g.Go(serveHTTP(metricsHTTP, p.lis.Metrics))
-	}
-	g.Go(func() error {
-		p.Responses.RunReaper(gctx, p.cfg.ResponseReapEvery)
-		return nil
-	})
-	g.Go(func() error {
-		p.ready.Run(gctx, readinessRefresh)
-		return nil
-	})
-	g.Go(func() error {
-		p.operatorAuth.Watch(gctx, p.cfg.Clock, operatorsRecheck)
-		return nil
-	})
-	g.Go(func() error {
-		<-gctx.Done()
-		p.shutdown(cliHTTP, apiHTTP)
-		if metricsHTTP != nil {
-			_ = metricsHTTP.Close()
-		}
-		p.cfg.Logger.Info("primary stopped")
-		return nil
-	})
-	p.serving.Set()
-	p.ready.Refresh(ctx)
-	ep := p.Endpoints()
-	attrs := append([]any{"grpc", p.lis.GRPC.Addr().String(), "http", p.lis.HTTP.Addr().String(),
-		"agent_cli", p.lis.AgentCLI.Addr().String(), "dashboard", ep.HTTP + "/ui/"}, buildinfo.Read().LogAttrs()...)
-	if ep.OperatorTokenFile != "" {
-		attrs = append(attrs, "admin_credential_file", ep.OperatorTokenFile)
-	}
-	if p.lis.Metrics != nil {
-		attrs = append(attrs, "metrics", p.lis.Metrics.Addr().String())
-	}
-	p.cfg.Logger.Info("primary serving", attrs...)
-	if p.cfg.OnServing != nil {
-		p.cfg.OnServing(ep)
-	}
-	return g.Wait()
-}
-
-// traceHeaders forwards a REST request's W3C trace context to the gRPC server behind the
-// gateway, as metadata its stats handler continues, besides the gateway's default headers.
-func traceHeaders(key string) (string, bool) {
-	switch k := strings.ToLower(key); k {
-	case telemetry.TraceparentKey, telemetry.TracestateKey:
-		return k, true
-	}
-	return runtime.DefaultHeaderMatcher(key)
-}
-
-// readinessRefresh is how often the readiness checks run by themselves, so the gRPC health
-// status follows them when nobody asks /readyz.
-const readinessRefresh = 5 * time.Second
-
-// operatorsRecheck is how often the operators are looked at for a removal nobody's call has
-// noticed (`mindroom-primary operators remove` in another process), so that the removed
-// operator's dashboard sessions end within it. A look loads the store's stamp from shared
-// memory (PostgreSQL: reads the few operator rows).
-const operatorsRecheck = time.Second
-
-func (p *Primary) shutdown(servers ...*http.Server) {
-	// Not ready first (/readyz 503, gRPC health NOT_SERVING), so load balancers and workers
-	// look elsewhere.
-	p.ready.Shutdown()
-	// Subscriptions (REST ones too) are endless streams: end them before waiting for requests.
-	p.Continuations.Close()
-	p.operatorAPI.Close() // event watches are endless streams too (REST ones as well)
-	// Jobs stop being supervised before responses close, so no job is finished by the
-	// shutdown itself; they run on and the next primary re-finds them.
-	p.Jobs.Close()
-	// Responses next: closing them revokes grants, stops their commands and ends their long
-	// polls, so the HTTP and gRPC requests still in flight finish at once instead of holding
-	// the graceful stops below until their grace runs out.
-	p.Responses.CloseAll()
-	p.Shells.Close() // each response released its own sandbox; none is left running
-	httpCtx, cancelHTTP := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
-	defer cancelHTTP()
-	for _, s := range servers {
-		_ = s.Shutdown(httpCtx)
-	}
-	stopCtx, cancel := context.WithTimeout(context.Background(), p.cfg.ShutdownGrace)
-	defer cancel()
-	p.Workers.Close()             // worker connections are long streams: end them, or GracefulStop waits
-	var mcpStopped sync.WaitGroup // after responses: no call is left running on the servers
-	for _, tk := range p.MCPServers {
-		mcpStopped.Go(func() { _ = tk.Close() })
-	}
-	mcpStopped.Wait()
-	p.ToolHosts.Close() // after responses: their calls were cancelled while hosts could hear it
-	done := make(chan struct{})
-	go func() { p.grpcServer.GracefulStop(); close(done) }()
-	select {
-	case <-done:
-	case <-stopCtx.Done():
-		p.grpcServer.Stop()
-		<-done
-	}
-	for _, s := range servers {
-		_ = s.Close()
-	}
-	if err := p.Store.Close(); err != nil { // last: every server that could write has stopped
-		p.cfg.Logger.Error("store close failed", "err", err)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/faultgrpc"
 	"github.com/turncli/turncli/internal/readiness"
+	"github.com/turncli/turncli/primary/api/operator"
+	"github.com/turncli/turncli/primary/roleauth"
 )
 
 // MaxRESTBody bounds a REST request body; it matches gRPC's default message limit, which the
@@ -31,8 +33,8 @@ const MaxRESTBody = 4 << 20
 //
 // /healthz and /readyz answer without a credential: they say only whether the primary is
 // alive and ready, for load balancers that hold none.
-func (p *Primary) restEdge(next http.Handler) http.Handler {
-	healthz, readyz := readiness.Healthz(), p.ready.Readyz()
+func restEdge(next http.Handler, ready *readiness.Checker, policy *roleauth.Policy, operatorAuth *operator.Authenticator, failures *authlimit.Limiter) http.Handler {
+	healthz, readyz := readiness.Healthz(), ready.Readyz()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			switch r.URL.Path {
@@ -45,9 +47,9 @@ func (p *Primary) restEdge(next http.Handler) http.Handler {
 			}
 		}
 		token, ok := bearer.FromHeader(r.Header)
-		if !ok || !(p.policy.KnownCredential(token) || p.operatorAuth.Known(r.Context(), token)) {
+		if !ok || !(policy.KnownCredential(token) || operatorAuth.Known(r.Context(), token)) {
 			w.Header().Set("Content-Type", "application/json")
-			if retry, limited := p.failures.FailHTTP(r); limited {
+			if retry, limited := failures.FailHTTP(r); limited {
 				writeTooManyRefused(w, retry)
 				return
 			}

@@ -3,38 +3,29 @@ package primary
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"net"
 
 	"github.com/turncli/turncli/internal/statedir"
+	"github.com/turncli/turncli/primary/ha"
+	"github.com/turncli/turncli/primary/listen"
 )
 
 // EndpointsFile is the name of the file, in the state dir, that says where a running primary
 // serves.
 const EndpointsFile = statedir.EndpointsFile
 
-// ServerTLS is the TLS configuration of the public listeners: TLS 1.2 or later. TLS ends at the
-// listener, so the servers behind it, and the in-process connections that bypass it, are the
-// same as without TLS.
+// ServerTLS is the TLS configuration of the public listeners (see listen.ServerTLS).
 func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		return nil, fmt.Errorf("tls: %w", err)
-	}
-	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+	return listen.ServerTLS(certFile, keyFile)
 }
 
 // Run locks the state directory, listens on the configured addresses, writes endpoints.json
-// once serving, and serves until ctx ends. With cfg.ActiveStandby it first stands by on those
-// addresses until it holds the leader lease (see runActiveStandby). When another primary holds
-// the state directory it fails at once with a *statedir.HeldError naming it.
+// once serving, and serves until ctx ends. With cfg.HA.Enabled it first stands by on those
+// addresses until it holds the leader lease (see package ha). When another primary holds the
+// state directory it fails at once with a *statedir.HeldError naming it.
 func Run(ctx context.Context, cfg Config) error {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate(); err != nil { // New validates again: Validate is idempotent
 		return err
-	}
-	if cfg.AgentCLIListen == "" {
-		return errors.New("the Agent CLI listener address is required (a loopback address)")
 	}
 	// The lock comes before anything is written in the directory or any port is taken, so a
 	// second primary on it changes nothing of the first's and says why it stops.
@@ -46,41 +37,19 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer lock.Release()
-	var raw Listeners
-	var opened []net.Listener
-	closeAll := func() {
-		for _, l := range opened {
-			l.Close()
-		}
+	raw, err := cfg.Listen.Open()
+	if err != nil {
+		return err
 	}
-	for _, spec := range []struct {
-		addr string
-		dst  *net.Listener
-	}{{cfg.GRPCListen, &raw.GRPC}, {cfg.HTTPListen, &raw.HTTP}, {cfg.AgentCLIListen, &raw.AgentCLI}, {cfg.MetricsListen, &raw.Metrics}} {
-		if spec.addr == "" && spec.dst == &raw.Metrics {
-			continue // metrics are optional
-		}
-		l, err := net.Listen("tcp", spec.addr)
-		if err != nil {
-			closeAll()
-			return fmt.Errorf("listen %s: %w", spec.addr, err)
-		}
-		opened = append(opened, l)
-		*spec.dst = l
-	}
-	if cfg.TLSCertFile != "" {
-		var err error
-		if raw.TLS, err = ServerTLS(cfg.TLSCertFile, cfg.TLSKeyFile); err != nil {
-			closeAll()
-			return err
-		}
-	}
-	if cfg.ActiveStandby {
-		defer closeAll() // the servers of each phase only borrow the sockets
-		return runActiveStandby(ctx, cfg, raw)
+	if cfg.HA.Enabled {
+		defer raw.Close() // the servers of each term only borrow the sockets
+		return ha.Run(ctx, cfg.HA, cfg.Store.URL, raw, cfg.Logger, func(ctx context.Context, lis Listeners, fence int64) error {
+			cfg.fence = fence
+			return serveTerm(ctx, cfg, lis)
+		})
 	}
 	if err := serveTerm(ctx, cfg, raw); err != nil {
-		closeAll()
+		raw.Close()
 		return err
 	}
 	return nil

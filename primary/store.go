@@ -2,8 +2,10 @@ package primary
 
 import (
 	"context"
+	"flag"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -13,12 +15,25 @@ import (
 	"github.com/turncli/turncli/primary/store/sqlite"
 )
 
-// openStore opens the store cfg.StoreURL chooses: PostgreSQL for a postgres:// URL, else
+// StoreConfig is the store's section of the primary's configuration.
+type StoreConfig struct {
+	// URL chooses the store: empty for SQLite in <StateDir>/turncli.db, a postgres:// or
+	// postgresql:// URL for PostgreSQL (pool settings as its pool_* parameters), anything
+	// else the path of a SQLite file.
+	URL string
+}
+
+// BindFlags binds the section to fs, from the environment.
+func (s *StoreConfig) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&s.URL, "store", os.Getenv("TURNCLI_STORE_URL"), "the store: empty for SQLite in the state directory, a SQLite file's path, or a postgres:// URL (pool_max_conns=N bounds its pool) (env TURNCLI_STORE_URL)")
+}
+
+// openStore opens the store cfg.Store.URL chooses: PostgreSQL for a postgres:// URL, else
 // SQLite in the file it names or, when empty, in the state directory. A password in the URL
 // becomes a live secret, so no log line or error people see shows it. observe hears of every
 // transaction that changes state (see store.Options).
 func openStore(ctx context.Context, cfg Config, live *secrets.Registry, observe func(time.Duration, error)) (store.Store, error) {
-	return OpenStore(ctx, cfg.StateDir, cfg.StoreURL, StoreOptions{Logger: cfg.Logger, Secrets: live, ObserveTransaction: observe, Fence: cfg.fence})
+	return OpenStore(ctx, cfg.StateDir, cfg.Store.URL, StoreOptions{Logger: cfg.Logger, Secrets: live, ObserveTransaction: observe, Fence: cfg.fence})
 }
 
 // StoreOptions are what OpenStore needs besides the store's place; every field may be zero.

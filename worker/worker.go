@@ -31,6 +31,7 @@ import (
 	"github.com/turncli/turncli/internal/connlimit"
 	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/sandboxproxy"
 	"github.com/turncli/turncli/worker/jobs"
 )
@@ -109,6 +110,7 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		StateDir: cfg.StateDir, WorkspacesDir: cfg.WorkspacesDir, Isolation: iso, AgentCLIURL: proxyURL, AgentBinary: cfg.AgentBinary, AgentArgs: cfg.AgentArgs,
 		EnvAllow: cfg.EnvAllow, DefaultTimeout: cfg.ShellDefaultTimeout, MaxTimeout: cfg.ShellMaxTimeout,
 		Grace: cfg.ShellGrace,
+		User:  shellpriv.Current(), // as mindroom-worker set it (shellpriv.Use)
 	})
 	if err != nil {
 		conn.Close()

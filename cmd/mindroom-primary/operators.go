@@ -35,7 +35,7 @@ func operatorsCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	verb := args[0]
 	fs := flag.NewFlagSet("mindroom-primary operators "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
+	stateDir := fs.String("state-dir", cliflag.Env("MINDROOM_STATE_DIR", ".turncli"), "state directory (env MINDROOM_STATE_DIR)")
 	storeURL := fs.String("store", os.Getenv("TURNCLI_STORE_URL"), "the primary's store, as its --store (env TURNCLI_STORE_URL)")
 	role := fs.String("role", "", "add: admin or member")
 	credFile := fs.String("credential-file", "", "add: write the credential to this file (mode 0600) instead of printing it")

@@ -115,7 +115,7 @@ func shellCommand(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // mode, worker key, origin, flags), so each tool can be tried by hand.
 func shellFlags(args []string, stdout, stderr io.Writer) (string, *responsev1.OpenResponseRequest, error) {
 	fs := flag.NewFlagSet("mindroom-primary shell", flag.ContinueOnError)
-	stateDir := fs.String("state-dir", env("MINDROOM_STATE_DIR", ".turncli"), "state directory of the running primary")
+	stateDir := fs.String("state-dir", cliflag.Env("MINDROOM_STATE_DIR", ".turncli"), "state directory of the running primary")
 	agent := fs.String("agent", "demo", "agent name of the response")
 	requester := fs.String("requester", os.Getenv("USER"), "requester id: the person the response answers (an operator of that name answers ask_questions)")
 	channel := fs.String("channel", "terminal", "conversation channel (room) id")

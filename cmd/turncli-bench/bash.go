@@ -53,7 +53,7 @@ func measureBash(ctx context.Context, b *bench) ([]row, error) {
 		return nil, err
 	}
 	defer r.stop()
-	off, err := startRig(ctx, b.cfg, false, func(c *primary.Config) { c.Isolation.Mode = shellhost.IsolationOff })
+	off, err := startRig(ctx, b.cfg, false, func(c *primary.Config) { c.Shells.Isolation.Mode = shellhost.IsolationOff })
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func measureBash(ctx context.Context, b *bench) ([]row, error) {
 	notSandboxed := map[int]string{}
 	for _, kind := range []int{sandboxLocal, sandboxWorker} {
 		if !ownPidNS[kind] {
-			notSandboxed[kind] = "commands did not run in a sandbox here, so there is nothing to compare with bwrap: " + r.p.Isolation.Detail
+			notSandboxed[kind] = "commands did not run in a sandbox here, so there is nothing to compare with bwrap: " + r.p.Internals().Isolation.Detail
 		}
 	}
 	for kind := range bashSamples {

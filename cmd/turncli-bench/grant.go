@@ -66,8 +66,8 @@ func measureGrant(ctx context.Context, b *bench) ([]row, error) {
 			return m[sha256.Sum256(buf[:copy(buf[:], token)])] != nil
 		}
 	}
-	resolveLarge := timedResolution(order, largeTokens, manager(large.p.Responses))
-	resolveSmall := timedResolution(order, smallTokens, manager(small.p.Responses))
+	resolveLarge := timedResolution(order, largeTokens, manager(large.p.Internals().Responses))
+	resolveSmall := timedResolution(order, smallTokens, manager(small.p.Internals().Responses))
 	mapLarge, mapSmall := timedResolution(order, largeTokens, bareMap(largeTokens)), timedResolution(order, smallTokens, bareMap(smallTokens))
 	for _, f := range []func() (float64, error){resolveLarge, resolveSmall, mapLarge, mapSmall} { // warm up, uncounted
 		if _, err := f(); err != nil {
@@ -82,7 +82,7 @@ func measureGrant(ctx context.Context, b *bench) ([]row, error) {
 	for i := range active {
 		active[i] = largeTokens[rng.IntN(len(largeTokens))]
 	}
-	activeValues, activeFloors, err := alternate(s.rounds, timedResolution(order, active, manager(large.p.Responses)), resolveSmall)
+	activeValues, activeFloors, err := alternate(s.rounds, timedResolution(order, active, manager(large.p.Internals().Responses)), resolveSmall)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func threadCPU() (time.Duration, error) {
 func openLive(r *rig, n int) ([]string, error) {
 	tokens := make([]string, n)
 	for i := range tokens {
-		resp, err := r.p.Responses.Open(response.Spec{Agent: "bench", Requester: "@bench:example.org",
+		resp, err := r.p.Internals().Responses.Open(response.Spec{Agent: "bench", Requester: "@bench:example.org",
 			Channel: "!bench:example.org", Thread: "$bench", ShellMode: "minimal"})
 		if err != nil {
 			return nil, err

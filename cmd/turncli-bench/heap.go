@@ -45,7 +45,7 @@ func measureIdleHeap(ctx context.Context, b *bench) ([]row, error) {
 func idleHeapRound(ctx context.Context, b *bench, n int) (float64, error) {
 	// One runtime credential opens them all, past the bounds a primary keeps by default.
 	r, err := startRig(ctx, b.cfg, false, func(c *primary.Config) {
-		c.MaxOpenResponses, c.MaxOpenResponsesPerCredential = n+100, n+100
+		c.Responses.MaxOpen, c.Responses.MaxOpenPerCredential = n+100, n+100
 	})
 	if err != nil {
 		return 0, err

@@ -46,7 +46,7 @@ func measurePoll(ctx context.Context, b *bench) ([]row, error) {
 		calls, floors = append(calls, median(c)), append(floors, median(f))
 	}
 
-	off, err := startRig(ctx, b.cfg, false, func(c *primary.Config) { c.FastCallBudget = -1 })
+	off, err := startRig(ctx, b.cfg, false, func(c *primary.Config) { c.Responses.FastCallBudget = -1 })
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/primary/credentials"
 	"github.com/turncli/turncli/worker"
 )
 
@@ -74,11 +75,9 @@ func startRig(ctx context.Context, cfg Config, withWorker bool, tweaks ...func(*
 	}
 	pcfg := primary.Config{
 		StateDir:          dir + "/primary",
-		WorkerCredentials: map[string]string{workerKey: workerCredential},
+		Workers:           primary.WorkersConfig{Credentials: credentials.Workers{Configured: map[string]string{workerKey: workerCredential}}},
 		EnableTestToolkit: true,
-		AgentBinary:       cfg.AgentBinary,
-		ShellEnvAllow:     noEnv,
-		ShellGrace:        500 * time.Millisecond,
+		Shells:            shellhost.Settings{AgentBinary: cfg.AgentBinary, EnvAllow: noEnv, Grace: 500 * time.Millisecond},
 		ShutdownGrace:     5 * time.Second,
 		Logger:            slog.New(slog.DiscardHandler),
 	}
@@ -152,7 +151,7 @@ func (r *rig) startWorkerAs(ctx context.Context, cfg Config, dir, key, id, crede
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		for _, w := range r.p.Workers.Workers() {
+		for _, w := range r.p.Internals().Workers.Workers() {
 			if w.ID == id {
 				return nil
 			}

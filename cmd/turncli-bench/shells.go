@@ -45,7 +45,7 @@ const (
 func measureShells(ctx context.Context, b *bench) ([]row, error) {
 	s := b.cfg.scale
 	r, err := startRig(ctx, b.cfg, true, func(c *primary.Config) {
-		c.WorkerCredentials[secondWorkerKey] = secondWorkerCredential
+		c.Workers.Credentials.Configured[secondWorkerKey] = secondWorkerCredential
 	})
 	if err != nil {
 		return nil, err

@@ -181,7 +181,7 @@ func waitsRound(ctx context.Context, b *bench, want int, nofile uint64, gate str
 		res.parked = readGoMemory()
 		b.heapProfile("waits")
 		b.goroutineProfile("waits")
-	}, func() { r.p.TestToolkit.Release(gate) })
+	}, func() { r.p.Internals().TestToolkit.Release(gate) })
 	if err != nil {
 		return res, err
 	}

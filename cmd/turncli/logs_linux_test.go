@@ -18,7 +18,7 @@ import (
 // A job's log on a real terminal (a pseudo-terminal), then with --raw.
 func TestAJobsLogCannotDriveTheOperatorsTerminal(t *testing.T) {
 	r := newRig(t)
-	n, err := r.env.Primary.Jobs.Start(context.Background(), jobs.JobSpec{Kind: "command", Channel: channel, Thread: thread, Agent: "tester", Workspace: t.TempDir(),
+	n, err := r.env.Primary.Internals().Jobs.Start(context.Background(), jobs.JobSpec{Kind: "command", Channel: channel, Thread: thread, Agent: "tester", Workspace: t.TempDir(),
 		Env:     []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin"}, // no login files of the host
 		Command: `printf 'first\n\033[31mred\033[0m\tcolumn\n\033]0;owned\007titled\n\033[2Aup\r\nlast\a\n'`})
 	if err != nil {

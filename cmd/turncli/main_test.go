@@ -278,13 +278,13 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 	})
 
 	t.Run("ARunningJobIsCancelled", func(t *testing.T) {
-		n, err := env.Primary.Jobs.Start(context.Background(), jobs.JobSpec{Kind: "command", Command: "sleep 60", Channel: channel, Thread: thread, Agent: "tester", Workspace: t.TempDir()})
+		n, err := env.Primary.Internals().Jobs.Start(context.Background(), jobs.JobSpec{Kind: "command", Command: "sleep 60", Channel: channel, Thread: thread, Agent: "tester", Workspace: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		r.ok(t, "jobs", "cancel", fmt.Sprint(n))
 		out := r.ok(t, "jobs", "logs", fmt.Sprint(n), "-f") // returns once the job has ended
-		if j, _ := env.Primary.Jobs.Get(context.Background(), n); j.Status != store.JobFinished || j.Outcome != jobs.OutcomeCancelled {
+		if j, _ := env.Primary.Internals().Jobs.Get(context.Background(), n); j.Status != store.JobFinished || j.Outcome != jobs.OutcomeCancelled {
 			t.Fatalf("job after cancel: %+v (log %q)", j, out)
 		}
 	})
@@ -468,7 +468,7 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 	})
 
 	t.Run("AWideLabelKeepsTheJobTableAligned", func(t *testing.T) {
-		n, err := env.Primary.Jobs.Start(context.Background(), jobs.JobSpec{Kind: "command", Command: "true", Label: "部署 🎉 ünï", Channel: channel, Thread: thread, Agent: "代理", Workspace: t.TempDir()})
+		n, err := env.Primary.Internals().Jobs.Start(context.Background(), jobs.JobSpec{Kind: "command", Command: "true", Label: "部署 🎉 ünï", Channel: channel, Thread: thread, Agent: "代理", Workspace: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -506,7 +506,7 @@ mindroom-agent calls wait --timeout 60 3f0c3c1e-7a5b-4c2d-9e0f-1a2b3c4d5e6f; ech
 // operatorFile adds an operator and returns a file holding its credential.
 func operatorFile(t *testing.T, env *testenv.Env, name string, role store.OperatorRole) string {
 	t.Helper()
-	token, err := operators.Add(context.Background(), env.Primary.Store, name, role)
+	token, err := operators.Add(context.Background(), env.Primary.Internals().Store, name, role)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,12 +116,14 @@ func parseIdentity(s string) (Identity, error) {
 // identity, or names a live process that is not a shell's (the process's fate is unknown).
 // Only the process's own launcher may still be alive to race it; Settle is for a launch whose
 // launcher is gone.
-func Settle(path string, deadline time.Time, poll time.Duration) (Identity, IdentityState, error) {
+//
+// shell is the user jobs run as outside a sandbox (nil: this process's own).
+func Settle(path string, shell *shellpriv.User, deadline time.Time, poll time.Duration) (Identity, IdentityState, error) {
 	for {
 		id, st := ReadIdentity(path)
 		switch {
 		case st == IdentityWritten:
-			if !runsAsShell(id) {
+			if !runsAsShell(id, shell) {
 				return Identity{}, IdentityIncomplete, nil
 			}
 			return id, st, nil
@@ -143,7 +145,7 @@ func Settle(path string, deadline time.Time, poll time.Duration) (Identity, Iden
 // runsAsShell reports whether id, when it names a live process, names one running as the
 // shell user. The identity file is written by the job's user, so it is not trusted to name a
 // process the launcher would otherwise signal on its behalf.
-func runsAsShell(id Identity) bool {
+func runsAsShell(id Identity, shell *shellpriv.User) bool {
 	if !Alive(id.Pid, id.Start) {
 		return true // gone: nothing will be signalled, its status file tells the rest
 	}
@@ -157,8 +159,8 @@ func runsAsShell(id Identity) bool {
 		return false
 	}
 	want := uint32(os.Getuid())
-	if u := shellpriv.Current(); u != nil {
-		want = u.Uid
+	if shell != nil {
+		want = shell.Uid
 	}
 	return uid == want
 }

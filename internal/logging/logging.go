@@ -21,6 +21,9 @@ const (
 	FormatAuto = "auto"
 )
 
+// DefaultLevel is the daemons' log level unless configured.
+const DefaultLevel = "info"
+
 // DefaultFormat is the daemons' format unless configured.
 const DefaultFormat = FormatAuto
 

@@ -44,7 +44,7 @@ type sandboxes struct {
 // userOf is the agent's user: its own when isolated, else the shell user.
 func (r *Runner) userOf(agent string) (*shellpriv.User, error) {
 	if r.cfg.Isolation == nil {
-		return shellpriv.Current(), nil
+		return r.cfg.User, nil
 	}
 	id, err := r.cfg.Isolation.Identities.For(agent)
 	if err != nil {

@@ -28,13 +28,11 @@ func agentBinary(t *testing.T, home string) string {
 
 // TestAProbeRunsAsTheAgentWhereverTheStateIs: with the state directory under a 0700 directory,
 // a sandboxed shell of the agent's reaches its workspace and the client; an unisolated one, run
-// as the shell user, cannot, and the probe says what it could not do.
+// as the shell user it is given (a value of its configuration, not of the process), cannot,
+// and the probe says what it could not do.
 func TestAProbeRunsAsTheAgentWhereverTheStateIs(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("switching shells to other users needs root")
-	}
-	if err := shellpriv.Use(shellpriv.Default()); err != nil {
-		t.Fatal(err)
 	}
 	home := t.TempDir() // 0700, as root's home
 	state := filepath.Join(home, "clone", ".turncli")
@@ -44,7 +42,7 @@ func TestAProbeRunsAsTheAgentWhereverTheStateIs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := shellhost.New(shellhost.Config{StateDir: state, AgentCLIURL: "http://127.0.0.1:1", AgentBinary: bin, Isolation: iso})
+		r, err := shellhost.New(shellhost.Config{StateDir: state, AgentCLIURL: "http://127.0.0.1:1", AgentBinary: bin, Isolation: iso, User: shellpriv.Default()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,6 +41,9 @@ type Config struct {
 	MaxTimeout     time.Duration
 	// Grace is the time between TERM and KILL (bashexec.DefaultGrace when zero).
 	Grace time.Duration
+	// User is the user shells run as without isolation (shellpriv.Resolve); nil: this
+	// process's own.
+	User *shellpriv.User
 }
 
 // Defaults for a Config's zero values.
@@ -241,7 +244,7 @@ func (r *Runner) Environment(agentCLI map[string]string, workspace string) []str
 	}
 	vars["PATH"] = r.launcher.dir + string(os.PathListSeparator) + path
 	vars["PWD"] = workspace
-	u := shellpriv.Current()
+	u := r.cfg.User
 	if r.cfg.Isolation != nil {
 		u = &shellpriv.User{} // an agent's own user has no name
 	}

@@ -119,14 +119,26 @@ var current struct {
 // ErrNotRoot reports a shell user configured for a process that cannot switch to it.
 var ErrNotRoot = errors.New("switching shells to another user needs the primary or worker to run as root")
 
-// Use makes u the shell user of every shell this process starts from now on; nil means no user
-// switch. A process that is not root can only use nil or its own uid and gid.
-func Use(u *User) error {
+// Usable is u as this process can switch shells to it: nil when it is not root (already that
+// user: setgroups would fail without root), ErrNotRoot when u is another user.
+func Usable(u *User) (*User, error) {
 	if u != nil && os.Geteuid() != 0 && (int(u.Uid) != os.Getuid() || int(u.Gid) != os.Getgid()) {
-		return ErrNotRoot
+		return nil, ErrNotRoot
 	}
 	if os.Geteuid() != 0 {
-		u = nil // already that user: setgroups would fail without root
+		return nil, nil
+	}
+	return u, nil
+}
+
+// Use makes u the shell user of every shell this process starts without a user of its own
+// from now on; nil means no user switch. A process that is not root can only use nil or its
+// own uid and gid. The primary passes its shell user down instead (Resolve); the worker uses
+// this.
+func Use(u *User) error {
+	u, err := Usable(u)
+	if err != nil {
+		return err
 	}
 	current.Lock()
 	defer current.Unlock()

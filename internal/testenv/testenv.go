@@ -29,6 +29,7 @@ import (
 	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/primary/credentials"
 )
 
 // Env is a running primary and clients for it.
@@ -71,7 +72,7 @@ func WithConfig(f func(*primary.Config)) Option { return func(s *settings) { f(s
 
 // WithIsolation runs the primary's shells in sandboxes, as a primary does by default.
 func WithIsolation() Option {
-	return func(s *settings) { s.cfg.Isolation.Mode = shellhost.IsolationRequired }
+	return func(s *settings) { s.cfg.Shells.Isolation.Mode = shellhost.IsolationRequired }
 }
 
 // WithGRPCOnLoopback serves the gRPC APIs on a loopback TCP port (Env.GRPCAddr), for a test
@@ -84,15 +85,19 @@ func Start(t testing.TB, opts ...Option) *Env {
 	stateDir := t.TempDir()
 	shellprivtest.Reachable(t, stateDir) // shells run as the shell user and enter their workspace
 	cfg := primary.Config{
-		WorkerCredentials: map[string]string{"key-a": WorkerCredential("key-a"), "key-b": WorkerCredential("key-b")},
+		Workers: primary.WorkersConfig{Credentials: credentials.Workers{
+			Configured: map[string]string{"key-a": WorkerCredential("key-a"), "key-b": WorkerCredential("key-b")},
+		}},
 		StateDir:          stateDir,
 		EnableTestToolkit: true,
-		AgentBinary:       AgentBinary(t),
-		// Shells here trade files with the test through its temporary directories, which a
-		// sandbox's private /tmp would hide; WithIsolation turns sandboxes on.
-		Isolation:     shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
-		ShellEnvAllow: []string{"HOME", "LANG"},
-		ShellGrace:    500 * time.Millisecond,
+		Shells: shellhost.Settings{
+			AgentBinary: AgentBinary(t),
+			// Shells here trade files with the test through its temporary directories, which a
+			// sandbox's private /tmp would hide; WithIsolation turns sandboxes on.
+			Isolation: shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
+			EnvAllow:  []string{"HOME", "LANG"},
+			Grace:     500 * time.Millisecond,
+		},
 		ShutdownGrace: 5 * time.Second,
 		Logger:        slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
@@ -145,7 +150,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 		Primary: p, Runtime: responsev1.NewResponseServiceClient(conn), Conn: conn,
 		AgentCLIURL: "http://" + cliLis.Addr().String(), HTTPURL: "http://" + httpLis.Addr().String(),
 		MetricsURL: "http://" + metricsLis.Addr().String(),
-		StateDir:   cfg.StateDir, AgentBinary: cfg.AgentBinary,
+		StateDir:   cfg.StateDir, AgentBinary: cfg.Shells.AgentBinary,
 		GRPCAddr:    grpcAddr,
 		DialPrimary: dialGRPC,
 		Shutdown:    cancel,

@@ -80,7 +80,7 @@ func (e *Env) WaitForWorker(t testing.TB, id string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := e.Primary.Workers.WaitConnected(ctx, id); err != nil {
+	if err := e.Primary.Internals().Workers.WaitConnected(ctx, id); err != nil {
 		t.Fatalf("worker %s did not connect: %v", id, err)
 	}
 }

@@ -219,7 +219,7 @@ func jsonFile(name string, size int) string {
 // Bash command's window can drain and the test can end) and reports false.
 func releaseWhen(env *testenv.Env, gate string, ready <-chan struct{}) <-chan bool {
 	released := make(chan bool, 1)
-	tk := env.Primary.TestToolkit
+	tk := env.Primary.Internals().TestToolkit
 	go func() {
 		watchdog := time.NewTimer(10 * time.Second)
 		defer watchdog.Stop()

@@ -15,7 +15,7 @@ import (
 // real primary to check what the client sends, and what it does when the path misbehaves.
 func TestMindroomAgentTransport(t *testing.T) {
 	// Every call is answered at admission, so each path below sees its POST and its GET.
-	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.FastCallBudget = -1 }))
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Responses.FastCallBudget = -1 }))
 
 	t.Run("FastToolCompletesInOneCallWithOneLongPoll", func(t *testing.T) {
 		proxy := startForwarder(t, env, nil)

@@ -68,7 +68,7 @@ func TestMindroomAgentMCP(t *testing.T) {
 		if raw, err := json.Marshal(tools["test__huge_schema"].InputSchema); err != nil || json.Unmarshal(raw, &huge) != nil || len(huge.Properties) != 400 {
 			t.Errorf("huge_schema input schema has %d properties, want 400", len(huge.Properties))
 		}
-		if env.Primary.TestDeferred.Loads() == 0 {
+		if env.Primary.Internals().TestDeferred.Loads() == 0 {
 			t.Errorf("listing did not load the deferred toolkit")
 		}
 
@@ -110,7 +110,7 @@ func TestMindroomAgentMCP(t *testing.T) {
 					` && mindroom-agent tools call test.gate '{"name":"mcp-outlived"}' --timeout 60`, 0)
 		}()
 		select {
-		case <-env.Primary.TestToolkit.Started("mcp-outlived"):
+		case <-env.Primary.Internals().TestToolkit.Started("mcp-outlived"):
 		case run := <-done:
 			t.Fatalf("the command ended before its gate: %v\nstderr %s", run.Result, run.Stderr)
 		}
@@ -155,7 +155,7 @@ func TestMindroomAgentMCP(t *testing.T) {
 			t.Fatalf("call while the window is open: %s, %v", mcpJSON(t, open), err)
 		}
 
-		env.Primary.TestToolkit.Release("mcp-outlived")
+		env.Primary.Internals().TestToolkit.Release("mcp-outlived")
 		run := <-done // RunBash returns only once the window has closed
 		if code := run.Result.GetExitCode(); code != 0 {
 			t.Fatalf("command exit %d, stderr %s", code, run.Stderr)

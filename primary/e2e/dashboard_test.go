@@ -166,7 +166,7 @@ func startDashboardRig(t *testing.T) dashboardRig {
 	t.Helper()
 	browser := startChromium(t)
 	env := testenv.Start(t)
-	memberCred, err := operators.Add(context.Background(), env.Primary.Store, "mia", store.RoleMember)
+	memberCred, err := operators.Add(context.Background(), env.Primary.Internals().Store, "mia", store.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestDashboard(t *testing.T) {
 	dashboardSignIn(t, member, env, memberCred)
 
 	t.Run("ADurableApprovalAppearsLiveIsApprovedByAClickAndItsLogStreams", func(t *testing.T) {
-		if _, err := env.Primary.Store.SetConversationMode(ctx, "!room:example.org", "$thread", store.ModeAuto, "test"); err != nil {
+		if _, err := env.Primary.Internals().Store.SetConversationMode(ctx, "!room:example.org", "$thread", store.ModeAuto, "test"); err != nil {
 			t.Fatal(err)
 		}
 		id := env.Open(t)
@@ -329,14 +329,14 @@ func TestDashboard(t *testing.T) {
 	})
 
 	// A durable approval for the two tests below, saved as run_in_background saves it.
-	ap, _, err := env.Primary.Store.SaveApproval(ctx, store.NewApproval{Kind: "command", Channel: "!room:example.org", Thread: "$xsite",
+	ap, _, err := env.Primary.Internals().Store.SaveApproval(ctx, store.NewApproval{Kind: "command", Channel: "!room:example.org", Thread: "$xsite",
 		Author: "@alice:example.org", Agent: "tester", Command: "echo cross-site", Workdir: "/tmp", Ceiling: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stillPending := func(t *testing.T) {
 		t.Helper()
-		got, err := env.Primary.Store.Approval(ctx, ap.ID)
+		got, err := env.Primary.Internals().Store.Approval(ctx, ap.ID)
 		if err != nil || got.Status != store.ApprovalPending {
 			t.Errorf("the approval is %v (%v), want it still pending", got.Status, err)
 		}

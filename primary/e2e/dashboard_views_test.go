@@ -114,7 +114,7 @@ func TestDashboardResponsesWorkersAndConversations(t *testing.T) {
 		if code != 403 {
 			t.Fatalf("a member's mode change: HTTP %d, want 403", code)
 		}
-		if m, err := env.Primary.Store.ConversationMode(ctx, "!room:example.org", "$thread"); err != nil || m.Mode != store.ModeAuto {
+		if m, err := env.Primary.Internals().Store.ConversationMode(ctx, "!room:example.org", "$thread"); err != nil || m.Mode != store.ModeAuto {
 			t.Fatalf("mode after the member's post: %+v %v", m, err)
 		}
 	})

@@ -28,7 +28,7 @@ func TestDeferredToolkitFunctionsAreFoundByFollowingTheMessages(t *testing.T) {
 		r := env.RunBash(t, id, fmt.Sprintf("step-%d", step), command)
 		return int(r.Result.GetExitCode()), r.Stdout
 	}
-	loads := func() int { return env.Primary.TestDeferred.Loads() }
+	loads := func() int { return env.Primary.Internals().TestDeferred.Loads() }
 	// next returns the named command that starts with prefix.
 	next := func(t *testing.T, text, prefix string) string {
 		t.Helper()
@@ -101,7 +101,7 @@ func TestDescribingAToolkitWithoutAFunctionStaysAUsageError(t *testing.T) {
 		"missing function name of toolkit \"test_deferred\"; run `mindroom-agent tools search test_deferred` to see its functions" {
 		t.Errorf("with no environment: %q", msg)
 	}
-	if n := env.Primary.TestDeferred.Loads(); n != 0 {
+	if n := env.Primary.Internals().TestDeferred.Loads(); n != 0 {
 		t.Errorf("a describe with no environment loaded the toolkit %d times", n)
 	}
 	unknown := s.Get(t, "unknown")

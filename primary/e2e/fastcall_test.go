@@ -15,7 +15,7 @@ import (
 // `--timeout 0` still prints that submission receipt at once. The budget here is generous so
 // the fast tool settles within it however loaded the machine is.
 func TestFastCallsAreAnsweredInOneRequest(t *testing.T) {
-	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.FastCallBudget = time.Second }))
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Responses.FastCallBudget = time.Second }))
 
 	t.Run("FastToolOneRequest", func(t *testing.T) {
 		proxy := startForwarder(t, env, nil)

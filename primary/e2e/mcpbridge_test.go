@@ -94,7 +94,7 @@ func TestMCPStdioServerIsMountedAsADeferredToolkit(t *testing.T) {
 			Name: "srv", Description: "The test MCP server.", Command: bin, Args: []string{"-page-size", "4"},
 		}}
 	}))
-	entry, ok := env.Primary.Registry.Lookup("srv")
+	entry, ok := env.Primary.Internals().Registry.Lookup("srv")
 	if !ok {
 		t.Fatal("the MCP server is not registered")
 	}

@@ -201,12 +201,12 @@ func TestNativeCallsFollowTheCLIRules(t *testing.T) {
 		if err != nil || rc.GetStatus() != responsev1.CallStatus_CALL_STATUS_QUEUED {
 			t.Fatalf("CallTool = %v, %v", rc, err)
 		}
-		<-env.Primary.TestToolkit.Started("no-wait")
+		<-env.Primary.Internals().TestToolkit.Started("no-wait")
 		got, err := env.Runtime.GetToolCall(ctx, &responsev1.GetToolCallRequest{ResponseId: id, CallId: callID, Wait: durationpb.New(time.Millisecond)})
 		if err != nil || got.GetReceipt().GetStatus() != responsev1.CallStatus_CALL_STATUS_RUNNING {
 			t.Fatalf("GetToolCall = %v, %v", got, err)
 		}
-		env.Primary.TestToolkit.Release("no-wait")
+		env.Primary.Internals().TestToolkit.Release("no-wait")
 		got, err = env.Runtime.GetToolCall(ctx, &responsev1.GetToolCallRequest{ResponseId: id, CallId: callID, Wait: durationpb.New(time.Minute)})
 		if err != nil || got.GetReceipt().GetStatus() != responsev1.CallStatus_CALL_STATUS_COMPLETED {
 			t.Fatalf("GetToolCall after release = %v, %v", got, err)
@@ -345,14 +345,14 @@ func TestNativeCallsShareTheResponseLimits(t *testing.T) {
 		t.Errorf("a Bash call over the shared limit: %q", run.Stdout)
 	}
 
-	r, _ := env.Primary.Responses.Get(id)
+	r, _ := env.Primary.Internals().Responses.Get(id)
 	in := r.Inspect(1)
 	if in.ReceiptCount != response.MaxConcurrent || len(in.Windows) != 2 || in.Windows[0].BashCallID != "" ||
 		in.Windows[0].Admitted != response.MaxConcurrent || in.Receipts[0].Parent != "" {
 		t.Errorf("operators see %+v, want %d receipts in the native window", in, response.MaxConcurrent)
 	}
 	for i := range gated {
-		env.Primary.TestToolkit.Release(fmt.Sprintf("limit-%d", i))
+		env.Primary.Internals().TestToolkit.Release(fmt.Sprintf("limit-%d", i))
 	}
 	// The released calls settle, and free their places, before the budget is spent.
 	for i, callID := range gated {

@@ -115,13 +115,13 @@ func TestPermissionAllowancesAreListedAndRevokedOverREST(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := context.Background()
 	env.Open(t) // the primary serves: its boot recovery (which expires pending prompts) is done
-	p, err := env.Primary.Store.CreatePrompt(ctx, store.NewPrompt{Kind: store.PromptPermission, Channel: "!room", Thread: "$t",
+	p, err := env.Primary.Internals().Store.CreatePrompt(ctx, store.NewPrompt{Kind: store.PromptPermission, Channel: "!room", Thread: "$t",
 		Requester: "@alice", Agent: "tester", ResponseID: "r", CallID: "c", ToolName: "Bash",
 		MaskedInput: json.RawMessage(`{}`), Deadline: time.Now().Add(time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Primary.Store.DecidePrompt(ctx, p.ID, "admin", store.DecisionAllowConversation, ""); err != nil {
+	if _, err := env.Primary.Internals().Store.DecidePrompt(ctx, p.ID, "admin", store.DecisionAllowConversation, ""); err != nil {
 		t.Fatal(err)
 	}
 	code, list := operatorREST(t, env, http.MethodGet, "/v1/operator/permissionAllowances?conversation.channel=!room&conversation.thread=$t", "")
@@ -136,7 +136,7 @@ func TestPermissionAllowancesAreListedAndRevokedOverREST(t *testing.T) {
 	if code, _ := operatorREST(t, env, http.MethodPost, "/v1/operator/permissionAllowances:revoke", revoke); code != http.StatusNotFound {
 		t.Errorf("second revoke: %d, want 404", code)
 	}
-	if _, allowed, err := env.Primary.Store.UsePermissionAllowance(ctx, store.PermissionUse{Channel: "!room", Thread: "$t", ToolName: "Bash"}); err != nil || allowed {
+	if _, allowed, err := env.Primary.Internals().Store.UsePermissionAllowance(ctx, store.PermissionUse{Channel: "!room", Thread: "$t", ToolName: "Bash"}); err != nil || allowed {
 		t.Errorf("after revoke: allowed %v, %v", allowed, err)
 	}
 }

@@ -125,7 +125,7 @@ func TestClosingResponseStopsItsCommandsAndRevokesFirst(t *testing.T) {
 	go func() {
 		done <- env.RunBash(t, id, "long", `mindroom-agent tools call test.gate '{"name":"never"}' --timeout 0; sleep 600`)
 	}()
-	<-env.Primary.TestToolkit.Started("never")
+	<-env.Primary.Internals().TestToolkit.Started("never")
 	if _, err := env.Runtime.CloseResponse(context.Background(), &responsev1.CloseResponseRequest{ResponseId: id}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestClosingResponseStopsItsCommandsAndRevokesFirst(t *testing.T) {
 	if !run.Result.GetCancelled() {
 		t.Errorf("command was not cancelled: %v", run.Result)
 	}
-	if _, ok := env.Primary.Responses.Get(id); ok {
+	if _, ok := env.Primary.Internals().Responses.Get(id); ok {
 		t.Error("closed response is still live")
 	}
 	if _, err := env.Runtime.OpenWindow(context.Background(), &responsev1.OpenWindowRequest{ResponseId: id, BashCallId: "x"}); status.Code(err) != codes.NotFound {

@@ -35,7 +35,7 @@ func TestStopThreadCancelsItsPendingQuestions(t *testing.T) {
 	if err != nil || resp.GetCancelledQuestions() != 1 {
 		t.Fatalf("StopThread = %v, %v; want 1 cancelled", resp, err)
 	}
-	qs, err := env.Primary.Interaction.Questions.ListQuestions(ctx, store.QuestionFilter{Channel: "!room:example.org"})
+	qs, err := env.Primary.Internals().Interaction.Questions.ListQuestions(ctx, store.QuestionFilter{Channel: "!room:example.org"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,10 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary"
+	workercreds "github.com/turncli/turncli/primary/credentials"
 	"github.com/turncli/turncli/worker"
 )
 
@@ -80,8 +82,8 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := primary.New(ctx, primary.Config{
-		StateDir: stateDir, EnableTestToolkit: true, AgentBinary: testenv.AgentBinary(t),
-		WorkerKeys: []string{"key-a"}, Logger: logger, ShutdownGrace: 5 * time.Second,
+		StateDir: stateDir, EnableTestToolkit: true, Shells: shellhost.Settings{AgentBinary: testenv.AgentBinary(t)},
+		Workers: primary.WorkersConfig{Credentials: workercreds.Workers{Keys: []string{"key-a"}}}, Logger: logger, ShutdownGrace: 5 * time.Second,
 	}, primary.Listeners{GRPC: listen(), HTTP: listen(), AgentCLI: listen(), TLS: tlsCfg})
 	if err != nil {
 		cancel()
@@ -137,7 +139,7 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 	t.Run("WorkerShellCallsThroughItsProxyOverATLSConnection", func(t *testing.T) {
 		waitCtx, done := context.WithTimeout(context.Background(), 20*time.Second)
 		defer done()
-		if err := p.Workers.WaitConnected(waitCtx, "tls-worker"); err != nil {
+		if err := p.Internals().Workers.WaitConnected(waitCtx, "tls-worker"); err != nil {
 			t.Fatalf("the TLS worker never connected: %v", err)
 		}
 		opened, err := api.OpenResponse(context.Background(), &responsev1.OpenResponseRequest{AgentName: "tls", WorkerKey: "key-a"})

@@ -241,14 +241,14 @@ func TestABackgroundJobContinuesTheTraceThatStartedIt(t *testing.T) {
 			var job jobs.Job
 			var err error
 			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				if job, err = env.Primary.Jobs.Get(context.Background(), jobID); err != nil {
+				if job, err = env.Primary.Internals().Jobs.Get(context.Background(), jobID); err != nil {
 					t.Fatal(err)
 				}
 				if job.Status == store.JobFinished || time.Now().After(deadline) {
 					break
 				}
 			}
-			log, err := env.Primary.Jobs.ReadLog(jobID, job.LogPath, 0, 1<<16)
+			log, err := env.Primary.Internals().Jobs.ReadLog(jobID, job.LogPath, 0, 1<<16)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,10 +60,10 @@ EOF`
 			})
 		}
 		// Both commands are inside their windows at once: both gates are blocked.
-		<-env.Primary.TestToolkit.Started("overlap-a")
-		<-env.Primary.TestToolkit.Started("overlap-b")
-		env.Primary.TestToolkit.Release("overlap-a")
-		env.Primary.TestToolkit.Release("overlap-b")
+		<-env.Primary.Internals().TestToolkit.Started("overlap-a")
+		<-env.Primary.Internals().TestToolkit.Started("overlap-b")
+		env.Primary.Internals().TestToolkit.Release("overlap-a")
+		env.Primary.Internals().TestToolkit.Release("overlap-b")
 		wg.Wait()
 		for i, want := range []string{"overlap-a", "overlap-b"} {
 			rs := results[i].Result.GetReceipts()
@@ -79,13 +79,13 @@ EOF`
 		go func() {
 			done <- env.RunBash(t, id, "drain", `mindroom-agent tools call test.gate '{"name":"drain"}' --timeout 0`)
 		}()
-		<-env.Primary.TestToolkit.Started("drain")
+		<-env.Primary.Internals().TestToolkit.Started("drain")
 		select {
 		case run := <-done:
 			t.Fatalf("RunBash returned before its window's call settled: %v", run.Result)
 		default:
 		}
-		env.Primary.TestToolkit.Release("drain")
+		env.Primary.Internals().TestToolkit.Release("drain")
 		run := <-done
 		if rs := run.Result.GetReceipts(); len(rs) != 1 || rs[0].GetStatus() != responsev1.CallStatus_CALL_STATUS_COMPLETED {
 			t.Fatalf("receipts = %v", rs)

@@ -19,7 +19,7 @@ func TestCancelOfAWorkerJobWhileItsWorkerIsAwayIsSentWhenItReturns(t *testing.T)
 	env := testenv.Start(t)
 	ctx := context.Background()
 	w := env.StartWorker(t, "key-a", "w1")
-	id, err := env.Primary.Jobs.Start(ctx, jobs.JobSpec{Kind: "command", Command: "echo started; sleep 60", Channel: "!room", Thread: "$t",
+	id, err := env.Primary.Internals().Jobs.Start(ctx, jobs.JobSpec{Kind: "command", Command: "echo started; sleep 60", Channel: "!room", Thread: "$t",
 		Agent: "tester", WorkerKey: "key-a"})
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func TestCancelOfAWorkerJobWhileItsWorkerIsAwayIsSentWhenItReturns(t *testing.T)
 	poll := func(what string, done func(jobs.Job) bool) jobs.Job {
 		t.Helper()
 		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			j, err := env.Primary.Jobs.Get(ctx, id)
+			j, err := env.Primary.Internals().Jobs.Get(ctx, id)
 			if err == nil && done(j) {
 				return j
 			}
@@ -44,12 +44,12 @@ func TestCancelOfAWorkerJobWhileItsWorkerIsAwayIsSentWhenItReturns(t *testing.T)
 	if err := w.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(env.Primary.Workers.Workers()) > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(env.Primary.Internals().Workers.Workers()) > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the primary still sees the stopped worker")
 		}
 	}
-	if err := env.Primary.Jobs.Cancel(ctx, id); err != nil {
+	if err := env.Primary.Internals().Jobs.Cancel(ctx, id); err != nil {
 		t.Fatalf("cancel while the worker is away: %v", err)
 	}
 	if j := poll("saved its cancel", func(j jobs.Job) bool { return j.CancelRequested }); j.Status != store.JobRunning {

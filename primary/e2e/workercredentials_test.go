@@ -33,7 +33,7 @@ func TestWorkerCredentialsFromAMountedSecretDirectory(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
 
-	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.WorkerCredentialsDir = dir }))
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Workers.Credentials.Dir = dir }))
 	env.StartWorker(t, "build", "build-1", func(c *worker.Config) { c.Credential = "build-credential-from-a-secret" })
 
 	fi, err := os.Stat(filepath.Join(version, "build.token"))

@@ -110,12 +110,12 @@ func TestOperatorsSeeTheConnectedWorkers(t *testing.T) {
 		go func() {
 			done <- env.RunBash(t, resp, "list-workers-gate", fmt.Sprintf("while [ ! -e %q ]; do sleep 0.02; done", gate))
 		}()
-		id, err := env.Primary.Jobs.Start(ctx, jobs.JobSpec{Kind: "command", Command: "sleep 60", Channel: "!room", Thread: "$t",
+		id, err := env.Primary.Internals().Jobs.Start(ctx, jobs.JobSpec{Kind: "command", Command: "sleep 60", Channel: "!room", Thread: "$t",
 			Agent: "tester", WorkerKey: "key-b"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer env.Primary.Jobs.Cancel(ctx, id)
+		defer env.Primary.Internals().Jobs.Cancel(ctx, id)
 		waitUntil(t, "the command and the job on wk-b", func() bool {
 			ws, _, _ := list(t, "?worker_key=key-b")
 			return len(ws) == 1 && ws[0].runs == 1 && len(ws[0].jobs) == 1 && fmt.Sprint(ws[0].jobs[0]) == fmt.Sprint(id)
@@ -133,7 +133,7 @@ func TestOperatorsSeeTheConnectedWorkers(t *testing.T) {
 	})
 
 	t.Run("AMemberMayListAndNobodyElse", func(t *testing.T) {
-		token, err := operators.Add(ctx, env.Primary.Store, "mia", store.RoleMember)
+		token, err := operators.Add(ctx, env.Primary.Internals().Store, "mia", store.RoleMember)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,10 +39,10 @@ func TestWorkers(t *testing.T) {
 			})
 		}
 		for _, tc := range cases { // both commands hold a call at the same time
-			<-env.Primary.TestToolkit.Started(tc.gate)
+			<-env.Primary.Internals().TestToolkit.Started(tc.gate)
 		}
 		for _, tc := range cases {
-			env.Primary.TestToolkit.Release(tc.gate)
+			env.Primary.Internals().TestToolkit.Release(tc.gate)
 		}
 		wg.Wait()
 		for i, tc := range cases {

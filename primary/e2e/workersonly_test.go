@@ -25,7 +25,7 @@ import (
 // alike, so nothing an agent runs can reach the primary's host; a response on a worker opens
 // and runs as always.
 func TestAWorkersOnlyPrimaryRefusesLocalResponses(t *testing.T) {
-	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.WorkersOnly = true }))
+	env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) { c.Responses.WorkersOnly = true }))
 	env.StartWorker(t, "key-a", "worker-a1")
 
 	for _, mode := range []responsev1.ShellMode{responsev1.ShellMode_SHELL_MODE_STANDARD, responsev1.ShellMode_SHELL_MODE_MINIMAL} {

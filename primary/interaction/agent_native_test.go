@@ -46,18 +46,18 @@ func TestBackgroundAgentOfAStandardTurnReachesTheControls(t *testing.T) {
 	}
 	// The agent keeps its tools for as long as its job may run, not a turn's 24 hours.
 	found := false
-	for _, r := range env.Primary.Responses.List() {
+	for _, r := range env.Primary.Internals().Responses.List() {
 		if sp := r.Spec(); sp.Origin == "background" && sp.Thread == thread {
 			found = true
-			if left := time.Until(r.GrantExpires()); left < env.Primary.Jobs.AgentLifetime()-time.Minute {
-				t.Errorf("the agent's grant expires in %v, before its job's lifetime %v", left, env.Primary.Jobs.AgentLifetime())
+			if left := time.Until(r.GrantExpires()); left < env.Primary.Internals().Jobs.AgentLifetime()-time.Minute {
+				t.Errorf("the agent's grant expires in %v, before its job's lifetime %v", left, env.Primary.Internals().Jobs.AgentLifetime())
 			}
 		}
 	}
 	if !found {
 		t.Error("the agent's response is not open while it waits")
 	}
-	if _, err := env.Primary.Interaction.Prompts.DecidePrompt(context.Background(), prompt.ID, adminOp,
+	if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(context.Background(), prompt.ID, adminOp,
 		interaction.PromptDecision{Action: store.DecisionApprove}); err != nil {
 		t.Fatal(err)
 	}

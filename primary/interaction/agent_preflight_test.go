@@ -49,7 +49,7 @@ func TestABackgroundAgentStartsOnlyAfterThePreflight(t *testing.T) {
 			if jobs := jobsIn(t, env, thread); len(jobs) != 0 {
 				t.Errorf("a refused agent recorded jobs: %v", jobs)
 			}
-			for _, r := range env.Primary.Responses.List() {
+			for _, r := range env.Primary.Internals().Responses.List() {
 				if sp := r.Spec(); sp.Origin == "background" && sp.Thread == thread {
 					t.Errorf("a refused agent left its response open: %+v", sp)
 				}

@@ -13,7 +13,7 @@ import (
 
 // withTestEngine configures the deterministic "test" engine for background agents.
 func withTestEngine() testenv.Option {
-	return testenv.WithConfig(func(c *primary.Config) { c.AgentEngine = "test" })
+	return testenv.WithConfig(func(c *primary.Config) { c.Interaction.AgentEngine = "test" })
 }
 
 // startAgent calls run_agent_in_background with the task and returns the job id.
@@ -82,7 +82,7 @@ func TestBackgroundAgents(t *testing.T) {
 		bg, _ := who["response_id"].(string)
 		deadline := time.Now().Add(waitBound)
 		for {
-			if _, open := env.Primary.Responses.Get(bg); !open {
+			if _, open := env.Primary.Internals().Responses.Get(bg); !open {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -190,7 +190,7 @@ func jsonEqual(a, b any) bool {
 // the conversation holds a marker instead of the grant.
 func TestBackgroundAgentBriefAndRedaction(t *testing.T) {
 	env := start(t, testenv.WithConfig(func(c *primary.Config) {
-		c.AgentEngine = `command:printf 'grant=%s\n' "$MINDROOM_AGENT_CLI_TOKEN"; printf '%s\n' "$MINDROOM_AGENT_TASK"`
+		c.Interaction.AgentEngine = `command:printf 'grant=%s\n' "$MINDROOM_AGENT_CLI_TOKEN"; printf '%s\n' "$MINDROOM_AGENT_TASK"`
 	}))
 	parent := openAs(t, env, stranger, "$brief")
 	jobID := startAgent(t, env, parent, "  count the files  ", "")

@@ -55,7 +55,7 @@ func TestApprovalsThroughOperatorService(t *testing.T) {
 	}
 	statusOf := func(t *testing.T, ap int64) store.Approval {
 		t.Helper()
-		a, err := env.Primary.Store.Approval(ctx, ap)
+		a, err := env.Primary.Internals().Store.Approval(ctx, ap)
 		if err != nil {
 			t.Fatal(err)
 		}

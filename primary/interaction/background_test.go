@@ -314,7 +314,7 @@ func TestCaps(t *testing.T) {
 		if len(started) == 0 {
 			t.Skip("no job started")
 		}
-		if err := env.Primary.Jobs.Cancel(context.Background(), started[0]); err != nil {
+		if err := env.Primary.Internals().Jobs.Cancel(context.Background(), started[0]); err != nil {
 			t.Fatal(err)
 		}
 		if j := waitJob(t, env, started[0]); j.Outcome != "cancelled on request" {
@@ -325,7 +325,7 @@ func TestCaps(t *testing.T) {
 
 	// The cleanup of start cancels them too; this checks that cancelling stops every process.
 	for _, id := range started {
-		if err := env.Primary.Jobs.Cancel(context.Background(), id); err != nil && !errors.Is(err, jobs.ErrNotRunning) {
+		if err := env.Primary.Internals().Jobs.Cancel(context.Background(), id); err != nil && !errors.Is(err, jobs.ErrNotRunning) {
 			t.Errorf("cancel %d: %v", id, err)
 		}
 	}
@@ -340,8 +340,8 @@ func TestCaps(t *testing.T) {
 // SIGKILL after the grace for a command that ignores SIGTERM.
 func TestCommandCeiling(t *testing.T) {
 	env := start(t, testenv.WithConfig(func(c *primary.Config) {
-		c.JobCommandCeiling = 300 * time.Millisecond
-		c.JobGrace = 200 * time.Millisecond
+		c.Jobs.CommandCeiling = 300 * time.Millisecond
+		c.Jobs.Grace = 200 * time.Millisecond
 	}))
 	addAuthors(t, env)
 	const thread = "$ceiling"
@@ -372,7 +372,7 @@ func TestCommandCeiling(t *testing.T) {
 // TestCleanResponse checks that a clean response neither lists nor reaches the interaction
 // toolkit, where an otherwise identical response does.
 func TestCleanResponse(t *testing.T) {
-	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.AgentEngine = "test" }))
+	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.Interaction.AgentEngine = "test" }))
 	addAuthors(t, env)
 	const thread = "$clean"
 	setMode(t, env, thread, store.ModeAdmin)

@@ -103,8 +103,8 @@ func startWithEngine(t *testing.T, engine string) (*testenv.Env, string) {
 	t.Helper()
 	dir := installStandIns(t)
 	env := start(t, testenv.WithConfig(func(c *primary.Config) {
-		c.AgentEngine = engine
-		c.ShellEnvAllow = []string{"LANG", "PATH"}
+		c.Interaction.AgentEngine = engine
+		c.Shells.EnvAllow = []string{"LANG", "PATH"}
 	}))
 	return env, dir
 }

@@ -60,8 +60,8 @@ const (
 func start(t *testing.T, opts ...testenv.Option) *testenv.Env {
 	t.Helper()
 	opts = append([]testenv.Option{testenv.WithConfig(func(c *primary.Config) {
-		c.ShellEnvAllow = []string{"LANG"}
-		c.FastCallBudget = -1
+		c.Shells.EnvAllow = []string{"LANG"}
+		c.Responses.FastCallBudget = -1
 	})}, opts...)
 	env := testenv.Start(t, opts...)
 	stopJobsAtCleanup(t, env)
@@ -77,7 +77,7 @@ func stopJobsAtCleanup(t *testing.T, env *testenv.Env) {
 		ctx := context.Background()
 		deadline := time.Now().Add(waitBound)
 		for {
-			running, err := env.Primary.Jobs.List(ctx, store.JobRunning)
+			running, err := env.Primary.Internals().Jobs.List(ctx, store.JobRunning)
 			if err != nil {
 				t.Errorf("list running jobs: %v", err)
 				return
@@ -90,7 +90,7 @@ func stopJobsAtCleanup(t *testing.T, env *testenv.Env) {
 				return
 			}
 			for _, j := range running {
-				if err := env.Primary.Jobs.Cancel(ctx, j.ID); err != nil && !errors.Is(err, jobs.ErrNotRunning) {
+				if err := env.Primary.Internals().Jobs.Cancel(ctx, j.ID); err != nil && !errors.Is(err, jobs.ErrNotRunning) {
 					t.Logf("cancel job %d: %v", j.ID, err)
 				}
 			}
@@ -120,7 +120,7 @@ func openAdmin(t *testing.T, env *testenv.Env, thread string, edit ...func(*resp
 
 func setMode(t *testing.T, env *testenv.Env, thread string, mode store.Mode) {
 	t.Helper()
-	if _, err := env.Primary.Store.SetConversationMode(context.Background(), channel, thread, mode, "test"); err != nil {
+	if _, err := env.Primary.Internals().Store.SetConversationMode(context.Background(), channel, thread, mode, "test"); err != nil {
 		t.Fatalf("set mode %s of %s: %v", mode, thread, err)
 	}
 }
@@ -128,7 +128,7 @@ func setMode(t *testing.T, env *testenv.Env, thread string, mode store.Mode) {
 // addOperator creates an operator and returns its credential.
 func addOperator(t *testing.T, env *testenv.Env, name string, role store.OperatorRole) string {
 	t.Helper()
-	token, err := operators.Add(context.Background(), env.Primary.Store, name, role)
+	token, err := operators.Add(context.Background(), env.Primary.Internals().Store, name, role)
 	if err != nil {
 		t.Fatalf("add operator %s: %v", name, err)
 	}
@@ -297,7 +297,7 @@ func pendingContinuations(t *testing.T, env *testenv.Env) []store.Continuation {
 	var all []store.Continuation
 	var after int64
 	for {
-		page, err := env.Primary.Store.PendingContinuations(context.Background(), after, 500)
+		page, err := env.Primary.Internals().Store.PendingContinuations(context.Background(), after, 500)
 		if err != nil {
 			t.Fatalf("pending continuations: %v", err)
 		}
@@ -350,7 +350,7 @@ func waitJob(t *testing.T, env *testenv.Env, id int64) jobs.Job {
 	t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for {
-		j, err := env.Primary.Jobs.Get(context.Background(), id)
+		j, err := env.Primary.Internals().Jobs.Get(context.Background(), id)
 		if err != nil {
 			t.Fatalf("job %d: %v", id, err)
 		}
@@ -367,7 +367,7 @@ func waitJob(t *testing.T, env *testenv.Env, id int64) jobs.Job {
 // jobsIn lists the jobs (any status) of a thread of the test channel.
 func jobsIn(t *testing.T, env *testenv.Env, thread string) []jobs.Job {
 	t.Helper()
-	all, err := env.Primary.Jobs.List(context.Background(), "")
+	all, err := env.Primary.Internals().Jobs.List(context.Background(), "")
 	if err != nil {
 		t.Fatalf("list jobs: %v", err)
 	}
@@ -383,7 +383,7 @@ func jobsIn(t *testing.T, env *testenv.Env, thread string) []jobs.Job {
 // approvalsIn lists the approvals (any status) of a thread of the test channel.
 func approvalsIn(t *testing.T, env *testenv.Env, thread string) []store.Approval {
 	t.Helper()
-	list, err := env.Primary.Store.ListApprovals(context.Background(), store.ApprovalFilter{Channel: channel, Thread: thread, Limit: 1000})
+	list, err := env.Primary.Internals().Store.ListApprovals(context.Background(), store.ApprovalFilter{Channel: channel, Thread: thread, Limit: 1000})
 	if err != nil {
 		t.Fatalf("list approvals: %v", err)
 	}
@@ -393,7 +393,7 @@ func approvalsIn(t *testing.T, env *testenv.Env, thread string) []store.Approval
 // workspace is the agent's workspace on the primary's host.
 func workspace(t *testing.T, env *testenv.Env) string {
 	t.Helper()
-	dir, err := env.Primary.Shells.Workspace(agent)
+	dir, err := env.Primary.Internals().Shells.Workspace(agent)
 	if err != nil {
 		t.Fatal(err)
 	}

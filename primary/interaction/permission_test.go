@@ -105,7 +105,7 @@ func TestPermissionPrompt(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				id := openAs(t, env, stranger, "$null-input-"+tc.name)
-				feed, stop := env.Primary.Events.Subscribe(0)
+				feed, stop := env.Primary.Internals().Events.Subscribe(0)
 				defer stop()
 				sub := submit(t, env, id, "interaction.permission_prompt", tc.args)
 				p := promptPosted(t, env, feed, sub.callID)
@@ -134,7 +134,7 @@ func TestPermissionPrompt(t *testing.T) {
 	t.Run("DenyAnswersWithTheReason", func(t *testing.T) {
 		id := openAs(t, env, stranger, "$deny")
 		sub, p := ask(t, id, map[string]any{"tool_name": "Bash", "input": bashInput()})
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrInvalid) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("approve on a permission prompt: %v, want ErrInvalid", err)
 		}
 		decide(t, env, p.ID, adminOp, store.DecisionDeny, "use the read-only tool")
@@ -158,7 +158,7 @@ func TestPermissionPrompt(t *testing.T) {
 		if n := len(promptsIn(t, env, thread)); n != 1 {
 			t.Errorf("%d prompts in the thread, want only the first", n)
 		}
-		audit, err := env.Primary.Store.ListAudit(ctx, store.AuditFilter{Action: store.ActionPermissionAutoAllow, Subject: store.ConversationSubject(channel, thread)})
+		audit, err := env.Primary.Internals().Store.ListAudit(ctx, store.AuditFilter{Action: store.ActionPermissionAutoAllow, Subject: store.ConversationSubject(channel, thread)})
 		if err != nil || len(audit) != 1 || !strings.Contains(string(audit[0].Detail), `"scope":"thread"`) {
 			t.Errorf("auto-allow audit %+v (%v), want one entry", audit, err)
 		}
@@ -255,10 +255,10 @@ func TestPermissionPrompt(t *testing.T) {
 		const thread = "$allow-conversation"
 		id := openAs(t, env, stranger, thread)
 		sub, p := ask(t, id, map[string]any{"tool_name": "Read", "input": map[string]any{"path": "README.md"}})
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, memberOp, interaction.PromptDecision{Action: store.DecisionAllowConversation}); !errors.Is(err, store.ErrForbidden) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, p.ID, memberOp, interaction.PromptDecision{Action: store.DecisionAllowConversation}); !errors.Is(err, store.ErrForbidden) {
 			t.Fatalf("a member's allow_conversation: %v, want ErrForbidden", err)
 		}
-		if read, _ := env.Primary.Interaction.Prompts.Prompt(ctx, p.ID); read.Status != store.PromptPending {
+		if read, _ := env.Primary.Internals().Interaction.Prompts.Prompt(ctx, p.ID); read.Status != store.PromptPending {
 			t.Fatalf("after a forbidden decision the prompt is %s", read.Status)
 		}
 		decide(t, env, p.ID, adminOp, store.DecisionAllowConversation, "")
@@ -285,7 +285,7 @@ func TestPermissionPrompt(t *testing.T) {
 		if all := events.all(t); strings.Contains(all, secretValue) || !strings.Contains(all, "(redacted)") {
 			t.Errorf("the live feed shows the secret or no masked input: %s", all)
 		}
-		ps, err := env.Primary.Interaction.Prompts.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptPermission, Limit: 1000})
+		ps, err := env.Primary.Internals().Interaction.Prompts.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptPermission, Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +293,7 @@ func TestPermissionPrompt(t *testing.T) {
 		if strings.Contains(string(b), secretValue) {
 			t.Errorf("listed prompts show the secret: %s", b)
 		}
-		audit, err := env.Primary.Store.ListAudit(ctx, store.AuditFilter{Limit: 1000})
+		audit, err := env.Primary.Internals().Store.ListAudit(ctx, store.AuditFilter{Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}

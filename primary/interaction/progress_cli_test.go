@@ -53,12 +53,12 @@ func TestReportProgressThroughTheCLI(t *testing.T) {
 	const thread = "$progress"
 	withFlag := openAs(t, env, stranger, thread, func(r *responsev1.OpenResponseRequest) { r.Flags = []string{"progress_report"} })
 	without := openAs(t, env, stranger, thread)
-	feed, stop := env.Primary.Events.Subscribe(0)
+	feed, stop := env.Primary.Internals().Events.Subscribe(0)
 	defer stop()
 
 	snapshots := func(t *testing.T, responseID string) []store.ProgressSnapshot {
 		t.Helper()
-		ps, err := env.Primary.Interaction.Progress.ListProgress(ctx, store.ProgressFilter{ResponseID: responseID})
+		ps, err := env.Primary.Internals().Interaction.Progress.ListProgress(ctx, store.ProgressFilter{ResponseID: responseID})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,12 +34,12 @@ func TestPromptBoundIsMeasuredByThePrimarysClock(t *testing.T) {
 	}
 	done := make(chan ended, 1)
 	go func() {
-		r, err := env.Primary.Interaction.Call(ctx, call)
+		r, err := env.Primary.Internals().Interaction.Call(ctx, call)
 		done <- ended{r, err}
 	}()
 	clk.WaitForPending(idle + 2) // the call's bound and its recheck
 
-	ps, err := env.Primary.Interaction.Prompts.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptApproval, Channel: channel, Thread: "$clocked"})
+	ps, err := env.Primary.Internals().Interaction.Prompts.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptApproval, Channel: channel, Thread: "$clocked"})
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("prompts %+v (%v), want the one posted", ps, err)
 	}

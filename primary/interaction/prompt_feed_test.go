@@ -28,7 +28,7 @@ func promptPosted(t *testing.T, env *testenv.Env, feed <-chan events.Event, call
 				continue
 			}
 			id, _ := data["id"].(int64)
-			p, err := env.Primary.Interaction.Prompts.Prompt(context.Background(), id)
+			p, err := env.Primary.Internals().Interaction.Prompts.Prompt(context.Background(), id)
 			if err != nil {
 				t.Fatalf("prompt %d: %v", id, err)
 			}

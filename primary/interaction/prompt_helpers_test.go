@@ -128,7 +128,7 @@ func waitPrompt(t *testing.T, env *testenv.Env, callID string) store.Prompt {
 	t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for {
-		list, err := env.Primary.Interaction.Prompts.ListPrompts(context.Background(), store.PromptFilter{Limit: 1000})
+		list, err := env.Primary.Internals().Interaction.Prompts.ListPrompts(context.Background(), store.PromptFilter{Limit: 1000})
 		if err != nil {
 			t.Fatalf("list prompts: %v", err)
 		}
@@ -149,7 +149,7 @@ func waitPromptStatus(t *testing.T, env *testenv.Env, id int64, status store.Pro
 	t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for {
-		p, err := env.Primary.Interaction.Prompts.Prompt(context.Background(), id)
+		p, err := env.Primary.Internals().Interaction.Prompts.Prompt(context.Background(), id)
 		if err != nil {
 			t.Fatalf("prompt %d: %v", id, err)
 		}
@@ -166,7 +166,7 @@ func waitPromptStatus(t *testing.T, env *testenv.Env, id int64, status store.Pro
 // promptsIn lists the prompts (any status) of a thread of the test channel.
 func promptsIn(t *testing.T, env *testenv.Env, thread string) []store.Prompt {
 	t.Helper()
-	list, err := env.Primary.Interaction.Prompts.ListPrompts(context.Background(), store.PromptFilter{Channel: channel, Thread: thread, Limit: 1000})
+	list, err := env.Primary.Internals().Interaction.Prompts.ListPrompts(context.Background(), store.PromptFilter{Channel: channel, Thread: thread, Limit: 1000})
 	if err != nil {
 		t.Fatalf("list prompts: %v", err)
 	}
@@ -192,7 +192,7 @@ func waitStatus(t *testing.T, env *testenv.Env, responseID, callID, status strin
 // decide decides a prompt and fails the test on an error.
 func decide(t *testing.T, env *testenv.Env, id int64, by store.Operator, action, text string) store.Prompt {
 	t.Helper()
-	p, err := env.Primary.Interaction.Prompts.DecidePrompt(context.Background(), id, by, interaction.PromptDecision{Action: action, Text: text})
+	p, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(context.Background(), id, by, interaction.PromptDecision{Action: action, Text: text})
 	if err != nil {
 		t.Fatalf("%s decides %s on prompt %d: %v", by.Name, action, id, err)
 	}
@@ -233,7 +233,7 @@ type feed struct {
 
 func watchPrompts(t *testing.T, env *testenv.Env) *feed {
 	t.Helper()
-	ch, stop := env.Primary.Events.Subscribe(1024)
+	ch, stop := env.Primary.Internals().Events.Subscribe(1024)
 	f := &feed{stop: stop, done: make(chan struct{})}
 	go func() {
 		defer close(f.done)

@@ -60,7 +60,7 @@ func TestPromptsAcrossARestart(t *testing.T) {
 
 		// A prompt a primary that died left pending: nobody waits for it any more.
 		var err error
-		leftPending, err = env.Primary.Store.CreatePrompt(ctx, store.NewPrompt{
+		leftPending, err = env.Primary.Internals().Store.CreatePrompt(ctx, store.NewPrompt{
 			Kind: store.PromptApproval, Channel: channel, Thread: "$crashed", Requester: stranger, Agent: agent,
 			ResponseID: "gone", CallID: "gone", Title: interaction.DefaultApprovalTitle, Details: "left behind",
 			ApproveLabel: "Approve", DenyLabel: "Deny", Deadline: time.Now().Add(time.Hour),
@@ -76,7 +76,7 @@ func TestPromptsAcrossARestart(t *testing.T) {
 	events := watchPrompts(t, env)
 	read := func(t *testing.T, id int64) store.Prompt {
 		t.Helper()
-		p, err := env.Primary.Interaction.Prompts.Prompt(ctx, id)
+		p, err := env.Primary.Internals().Interaction.Prompts.Prompt(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,10 +88,10 @@ func TestPromptsAcrossARestart(t *testing.T) {
 		if p.Status != store.PromptExpired || p.Feedback != store.PromptRestartReason || p.Decision != "" || p.DecidedBy != "" {
 			t.Fatalf("after the restart %+v, want expired because of the restart (the primary calls Interaction.ExpirePendingPrompts at boot)", p)
 		}
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrConflict) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("deciding it: %v, want ErrConflict", err)
 		}
-		audit, err := env.Primary.Store.ListAudit(ctx, store.AuditFilter{Subject: store.PromptSubject(p.ID)})
+		audit, err := env.Primary.Internals().Store.ListAudit(ctx, store.AuditFilter{Subject: store.PromptSubject(p.ID)})
 		if err != nil || len(audit) != 1 || audit[0].Action != store.ActionPromptExpire || audit[0].Actor != "primary" {
 			t.Errorf("audit %+v (%v)", audit, err)
 		}
@@ -102,7 +102,7 @@ func TestPromptsAcrossARestart(t *testing.T) {
 		if p.Status != store.PromptExpired || p.Feedback == store.PromptRestartReason || p.Feedback == "" {
 			t.Fatalf("after the restart %+v, want expired by its call", p)
 		}
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionDeny}); !errors.Is(err, store.ErrConflict) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionDeny}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("deciding it: %v, want ErrConflict", err)
 		}
 	})
@@ -132,21 +132,21 @@ func TestPromptsAcrossARestart(t *testing.T) {
 	})
 
 	t.Run("ExpirePendingPromptsPublishesEachExpiry", func(t *testing.T) {
-		p, err := env.Primary.Store.CreatePrompt(ctx, store.NewPrompt{
+		p, err := env.Primary.Internals().Store.CreatePrompt(ctx, store.NewPrompt{
 			Kind: store.PromptPermission, Channel: channel, Thread: "$boot", ToolName: "Bash",
 			MaskedInput: []byte(`{}`), Deadline: time.Now().Add(time.Hour),
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		expired, err := env.Primary.Interaction.Prompts.ExpirePendingPrompts(ctx)
+		expired, err := env.Primary.Internals().Interaction.Prompts.ExpirePendingPrompts(ctx)
 		if err != nil || len(expired) != 1 || expired[0].ID != p.ID || expired[0].Status != store.PromptExpired {
 			t.Fatalf("expired %+v (%v), want prompt %d", expired, err, p.ID)
 		}
 		if kinds := events.kindsUntil(t, p.ID, "prompt.expired"); !reflect.DeepEqual(kinds, []string{"prompt.expired"}) {
 			t.Errorf("live feed %v", kinds)
 		}
-		if again, err := env.Primary.Interaction.Prompts.ExpirePendingPrompts(ctx); err != nil || len(again) != 0 {
+		if again, err := env.Primary.Internals().Interaction.Prompts.ExpirePendingPrompts(ctx); err != nil || len(again) != 0 {
 			t.Errorf("a second call expired %v (%v), want none", again, err)
 		}
 	})

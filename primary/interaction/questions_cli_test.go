@@ -58,10 +58,10 @@ func kinds(evs []events.Event) []string {
 func TestAskQuestionsThroughTheCLI(t *testing.T) {
 	env := start(t)
 	ctx := context.Background()
-	api := env.Primary.Interaction.Questions
+	api := env.Primary.Internals().Interaction.Questions
 	const thread = "$questions"
 	resp := trusted(t, env, thread)
-	feed, stop := env.Primary.Events.Subscribe(0)
+	feed, stop := env.Primary.Internals().Events.Subscribe(0)
 	defer stop()
 
 	t.Run("OfferedOnlyToForegroundResponsesOfTrustedRequestersInAThread", func(t *testing.T) {
@@ -272,7 +272,7 @@ func TestQuestionsSurviveARestart(t *testing.T) {
 	t.Run("AskAndSaveADraft", func(t *testing.T) {
 		env := start(t, testenv.WithStateDir(dir))
 		id = askedID(t, callTool(t, env, trusted(t, env, thread), "interaction.ask_questions", deployForm))
-		if _, err := env.Primary.Interaction.Questions.SaveQuestionDraft(ctx, id, asker, 1, draft); err != nil {
+		if _, err := env.Primary.Internals().Interaction.Questions.SaveQuestionDraft(ctx, id, asker, 1, draft); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -281,7 +281,7 @@ func TestQuestionsSurviveARestart(t *testing.T) {
 	}
 	t.Run("ReadTheDraftAndSubmitOnce", func(t *testing.T) {
 		env := start(t, testenv.WithStateDir(dir))
-		api := env.Primary.Interaction.Questions
+		api := env.Primary.Internals().Interaction.Questions
 		q, err := api.Question(ctx, id)
 		if err != nil {
 			t.Fatal(err)

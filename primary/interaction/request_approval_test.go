@@ -68,7 +68,7 @@ func TestRequestApproval(t *testing.T) {
 		if kinds := events.kindsUntil(t, p.ID, "prompt.decided"); !reflect.DeepEqual(kinds, []string{"prompt.created", "prompt.decided"}) {
 			t.Errorf("live feed %v", kinds)
 		}
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionDeny}); !errors.Is(err, store.ErrConflict) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionDeny}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("a second decision: %v, want ErrConflict", err)
 		}
 	})
@@ -95,7 +95,7 @@ func TestRequestApproval(t *testing.T) {
 			"Unknown":         {Action: "maybe"},
 			"WithTooMuchText": {Action: store.DecisionComment, Text: strings.Repeat("x", store.MaxPromptText+1)},
 		} {
-			if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, d); !errors.Is(err, store.ErrInvalid) {
+			if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, d); !errors.Is(err, store.ErrInvalid) {
 				t.Errorf("%s: %v, want ErrInvalid", name, err)
 			}
 		}
@@ -117,7 +117,7 @@ func TestRequestApproval(t *testing.T) {
 		if ended.Feedback != "The response ended before anyone decided." || ended.DecidedBy != "" {
 			t.Errorf("closed prompt %+v", ended)
 		}
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrConflict) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, p.ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("approving after the response closed: %v, want ErrConflict", err)
 		}
 		if kinds := events.kindsUntil(t, p.ID, "prompt.expired"); !reflect.DeepEqual(kinds, []string{"prompt.created", "prompt.expired"}) {
@@ -126,10 +126,10 @@ func TestRequestApproval(t *testing.T) {
 	})
 
 	t.Run("AnUnknownPromptIsNotFound", func(t *testing.T) {
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, 1_000_000, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrNotFound) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, 1_000_000, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("decide an unknown prompt: %v, want ErrNotFound", err)
 		}
-		if _, err := env.Primary.Interaction.Prompts.Prompt(ctx, 1_000_000); !errors.Is(err, store.ErrNotFound) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.Prompt(ctx, 1_000_000); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("read an unknown prompt: %v, want ErrNotFound", err)
 		}
 	})
@@ -160,7 +160,7 @@ func TestRequestApproval(t *testing.T) {
 // given, permission is denied, and the prompts are closed for good.
 func TestPromptsEndAtTheirBound(t *testing.T) {
 	const bound = time.Second
-	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.PromptWait = bound }))
+	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.Interaction.PromptWait = bound }))
 	ctx := context.Background()
 	events := watchPrompts(t, env)
 	id := openAs(t, env, stranger, "$unanswered")
@@ -180,16 +180,16 @@ func TestPromptsEndAtTheirBound(t *testing.T) {
 			ps[0].DecidedBy != "" || ps[0].Decision != "" || ps[0].DecidedAt.IsZero() {
 			t.Fatalf("prompts %+v, want one expired", ps)
 		}
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, ps[0].ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrConflict) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, ps[0].ID, adminOp, interaction.PromptDecision{Action: store.DecisionApprove}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("approving after the bound: %v, want ErrConflict", err)
 		}
-		if read, _ := env.Primary.Interaction.Prompts.Prompt(ctx, ps[0].ID); read.Status != store.PromptExpired {
+		if read, _ := env.Primary.Internals().Interaction.Prompts.Prompt(ctx, ps[0].ID); read.Status != store.PromptExpired {
 			t.Errorf("after a late approve the prompt is %s", read.Status)
 		}
 		if kinds := events.kindsUntil(t, ps[0].ID, "prompt.expired"); !reflect.DeepEqual(kinds, []string{"prompt.created", "prompt.expired"}) {
 			t.Errorf("live feed %v", kinds)
 		}
-		audit, err := env.Primary.Store.ListAudit(ctx, store.AuditFilter{Subject: store.PromptSubject(ps[0].ID)})
+		audit, err := env.Primary.Internals().Store.ListAudit(ctx, store.AuditFilter{Subject: store.PromptSubject(ps[0].ID)})
 		if err != nil || len(audit) != 1 || audit[0].Action != store.ActionPromptExpire || audit[0].Actor != "primary" {
 			t.Errorf("audit %+v (%v), want one expiry by the primary", audit, err)
 		}
@@ -202,11 +202,11 @@ func TestPromptsEndAtTheirBound(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("result %v, want %v", got, want)
 		}
-		ps, err := env.Primary.Interaction.Prompts.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptPermission, Channel: channel, Thread: "$unanswered"})
+		ps, err := env.Primary.Internals().Interaction.Prompts.ListPrompts(ctx, store.PromptFilter{Kind: store.PromptPermission, Channel: channel, Thread: "$unanswered"})
 		if err != nil || len(ps) != 1 || ps[0].Status != store.PromptExpired {
 			t.Fatalf("prompts %+v (%v), want one expired", ps, err)
 		}
-		if _, err := env.Primary.Interaction.Prompts.DecidePrompt(ctx, ps[0].ID, adminOp, interaction.PromptDecision{Action: store.DecisionAllowOnce}); !errors.Is(err, store.ErrConflict) {
+		if _, err := env.Primary.Internals().Interaction.Prompts.DecidePrompt(ctx, ps[0].ID, adminOp, interaction.PromptDecision{Action: store.DecisionAllowOnce}); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("allowing after the bound: %v, want ErrConflict", err)
 		}
 	})

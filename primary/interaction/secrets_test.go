@@ -77,9 +77,9 @@ func TestLiveSecretsAreRedactedWherePeopleAndLogsSeeThem(t *testing.T) {
 	logs := &lockedBuffer{}
 	env := start(t, withTestEngine(), testenv.WithConfig(func(c *primary.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		c.PromptWait = time.Second
+		c.Interaction.PromptWait = time.Second
 	}))
-	feed := watchEvents(t, env.Primary.Events)
+	feed := watchEvents(t, env.Primary.Internals().Events)
 	addAuthors(t, env)
 	env.StartWorker(t, "key-a", "w1", func(c *worker.Config) { c.EnvAllow = []string{"LANG"} })
 	stopJobsAtCleanup(t, env) // before the worker stops
@@ -160,7 +160,7 @@ func TestLiveSecretsAreRedactedWherePeopleAndLogsSeeThem(t *testing.T) {
 		id := openAdmin(t, env, thread)
 		callTool(t, env, id, "interaction.permission_prompt", jsonArgs(t, map[string]any{
 			"tool_name": "Bash", "input": map[string]any{"command": "curl -H 'X: " + run.Stdout + "' host", "note": run.Stdout}}))
-		prompts, err := env.Primary.Store.ListPrompts(ctx, store.PromptFilter{})
+		prompts, err := env.Primary.Internals().Store.ListPrompts(ctx, store.PromptFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

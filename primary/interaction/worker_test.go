@@ -65,7 +65,7 @@ func TestWorkerJobs(t *testing.T) {
 		setMode(t, env, thread, store.ModeAuto)
 		id := openAs(t, env, stranger, thread, onWorker)
 		ap, _ := pendingApproval(t, callTool(t, env, id, "interaction.run_in_background", `{"command":"echo approved-on-worker"}`))
-		if a, err := env.Primary.Store.Approval(context.Background(), ap); err != nil || a.WorkerKey != "key-a" ||
+		if a, err := env.Primary.Internals().Store.Approval(context.Background(), ap); err != nil || a.WorkerKey != "key-a" ||
 			a.Workdir != "worker key key-a: workspaces/"+agent {
 			t.Fatalf("approval = %+v, %v", a, err)
 		}

@@ -24,7 +24,7 @@ func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 		p, err = jobproc.Launch(jobproc.Spec{
 			Bash: m.cfg.BashPath, Command: rec.Command, Dir: rec.Workspace, Env: env,
 			LogPath: rec.LogPath, StatusPath: m.statusPath(rec.ID), IdentityPath: m.identityPath(rec.ID),
-			Sandbox: sb,
+			Sandbox: sb, User: m.cfg.ShellUser,
 		})
 	}
 	if err != nil {

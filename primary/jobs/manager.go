@@ -18,6 +18,7 @@ import (
 	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/secrets"
@@ -76,6 +77,9 @@ type Config struct {
 	// Grace is the time between SIGTERM and SIGKILL at the ceiling or on Cancel
 	// (jobproc.DefaultJobGrace when zero).
 	Grace time.Duration
+	// ShellUser is the user local jobs run as outside a sandbox (the shells' user); nil: this
+	// process's own.
+	ShellUser *shellpriv.User
 	// Poll is how often a local job's /proc entry is checked for its exit.
 	Poll time.Duration
 	// StartWait: a local job an earlier primary recorded but did not see start is given this

@@ -73,7 +73,7 @@ func (m *Manager) identify(ctx context.Context, rec store.Job, nameBy time.Time)
 	if rec.Pid != 0 {
 		return rec, true
 	}
-	id, st, err := jobproc.Settle(m.identityPath(rec.ID), nameBy, m.cfg.Poll)
+	id, st, err := jobproc.Settle(m.identityPath(rec.ID), m.cfg.ShellUser, nameBy, m.cfg.Poll)
 	switch {
 	case err != nil:
 		m.log.Error("job's launch could not be settled", "job", rec.ID, "err", err)

@@ -79,7 +79,7 @@ func TestRegistration(t *testing.T) {
 		call := h.nextCall() // not a second load
 		h.reply(call.GetCallId(), `{"pong":true}`)
 		expectReceipt(t, sh.wait(id), "completed", `{"pong":true}`)
-		entry, _ := env.Primary.Registry.Lookup("lazy_tk")
+		entry, _ := env.Primary.Internals().Registry.Lookup("lazy_tk")
 		if n := entry.Loads(); n != 1 {
 			t.Errorf("loads = %d, want 1", n)
 		}
@@ -172,7 +172,7 @@ func TestRegistration(t *testing.T) {
 				t.Errorf("%s: register = %v, want INVALID mentioning %q", tc.name, r, tc.want)
 			}
 		}
-		if _, listed := env.Primary.Registry.Lookup("bad_schema_tk"); listed {
+		if _, listed := env.Primary.Internals().Registry.Lookup("bad_schema_tk"); listed {
 			t.Errorf("a refused toolkit was added to the catalog")
 		}
 		// Nothing refused holds the registry: the next host registers.

@@ -18,7 +18,7 @@ func helloMsg(h *workerv1.Hello) *workerv1.ConnectRequest {
 
 func connected(env *testenv.Env, id string) int {
 	n := 0
-	for _, w := range env.Primary.Workers.Workers() {
+	for _, w := range env.Primary.Internals().Workers.Workers() {
 		if w.ID == id {
 			n++
 		}

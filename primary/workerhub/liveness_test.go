@@ -19,7 +19,7 @@ import (
 // quickLiveness finds a silent worker within a second, so the tests below end quickly.
 func quickLiveness() testenv.Option {
 	return testenv.WithConfig(func(c *primary.Config) {
-		c.WorkerLiveness = workerhub.Liveness{Interval: 100 * time.Millisecond, Timeout: time.Second, DeadlineSlack: 200 * time.Millisecond}
+		c.Workers.Liveness = workerhub.Liveness{Interval: 100 * time.Millisecond, Timeout: time.Second, DeadlineSlack: 200 * time.Millisecond}
 	})
 }
 

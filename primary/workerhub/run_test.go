@@ -186,7 +186,7 @@ func TestHubOutputCredit(t *testing.T) {
 			}
 			done := make(chan runOutcome, 1)
 			go func() {
-				res, err := env.Primary.Workers.Run(ctx, shellCommand("key-a", "yes"), out)
+				res, err := env.Primary.Internals().Workers.Run(ctx, shellCommand("key-a", "yes"), out)
 				done <- runOutcome{res, err}
 			}()
 			start := f.nextStart()
@@ -305,7 +305,7 @@ func TestHubCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(deadline(t))
 		done := make(chan runOutcome, 1)
 		go func() {
-			res, err := env.Primary.Workers.Run(ctx, shellCommand("key-a", "sleep 1000"), func(bashexec.Stream, []byte) {})
+			res, err := env.Primary.Internals().Workers.Run(ctx, shellCommand("key-a", "sleep 1000"), func(bashexec.Stream, []byte) {})
 			done <- runOutcome{res, err}
 		}()
 		start := f.nextStart()
@@ -338,7 +338,7 @@ func TestHubCancel(t *testing.T) {
 			ready := make(chan struct{})
 			done := make(chan runOutcome, 1)
 			go func() {
-				res, err := env.Primary.Workers.Run(ctx, shellCommand("key-a", tc.prefix+`sleep 1000 >`+h.path+` & echo ready; wait`),
+				res, err := env.Primary.Internals().Workers.Run(ctx, shellCommand("key-a", tc.prefix+`sleep 1000 >`+h.path+` & echo ready; wait`),
 					func(_ bashexec.Stream, b []byte) {
 						if strings.Contains(string(b), "ready") {
 							close(ready)
@@ -409,7 +409,7 @@ func TestHubDisconnect(t *testing.T) {
 			t.Fatalf("RunBash returned while its window still had admitted work: %+v, %v", out.run, out.err)
 		default:
 		}
-		env.Primary.TestToolkit.Release("doomed")
+		env.Primary.Internals().TestToolkit.Release("doomed")
 		out := await(t, ctx, done, "RunBash")
 		if out.err != nil {
 			t.Fatalf("RunBash: %v", out.err)

@@ -15,6 +15,7 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/jobproc"
+	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 // Manager keeps the worker's jobs: their records, supervisors, and the current connection's
@@ -96,7 +97,7 @@ func (m *Manager) identify(j *job, nameBy time.Time) bool {
 	if j.rec.unreadable {
 		return true
 	}
-	id, st, err := jobproc.Settle(m.identityPath(j.rec.ID), nameBy, m.cfg.Poll)
+	id, st, err := jobproc.Settle(m.identityPath(j.rec.ID), shellpriv.Current(), nameBy, m.cfg.Poll)
 	switch {
 	case err != nil:
 		m.log.Error("job's launch could not be settled", "job", j.rec.ID, "err", err)

@@ -31,11 +31,11 @@ func TestNewCallReceiptIsQueuedWithSevenKeys(t *testing.T) {
 	if string(rc.raw) != want {
 		t.Fatalf("receipt %s\nwant %s", rc.raw, want)
 	}
-	<-env.Primary.TestToolkit.Started("queued")
+	<-env.Primary.Internals().TestToolkit.Started("queued")
 	if got := decodeReceipt(t, s.get(id, "")); got.Status != "running" || string(got.Outcome) != "null" {
 		t.Fatalf("a started gate call: %s", got.raw)
 	}
-	env.Primary.TestToolkit.Release("queued")
+	env.Primary.Internals().TestToolkit.Release("queued")
 	if done := s.await(id); done.Status != "completed" || string(done.Outcome) != `{"released":"queued"}` {
 		t.Fatalf("receipt %s", done.raw)
 	}
@@ -306,7 +306,7 @@ func TestLostReplyDoesNotCancelTheCall(t *testing.T) { // not parallel: waitBloc
 func TestLongPollReturnsWhenTheCallEnds(t *testing.T) { // not parallel: waitBlocked
 	env := startEnv(t)
 	s := open(t, env)
-	tk := env.Primary.TestToolkit
+	tk := env.Primary.Internals().TestToolkit
 
 	t.Run("WaitReturnsOnceTheGateIsReleased", func(t *testing.T) {
 		rc := s.call("test", "gate", gateArgs("poll"))

@@ -125,7 +125,7 @@ func TestToolsListShowsFunctionsAndDeferredToolkitsWithoutSchemas(t *testing.T) 
 	if i := slices.Index(rawStrings(p.Items), wantDeferred); i != len(p.Items)-1 {
 		t.Errorf("test_deferred (registered last) is item %d of %d", i, len(p.Items))
 	}
-	if n := env.Primary.TestDeferred.Loads(); n != 0 {
+	if n := env.Primary.Internals().TestDeferred.Loads(); n != 0 {
 		t.Errorf("listing loaded the deferred toolkit %d times", n)
 	}
 }
@@ -191,7 +191,7 @@ func TestListingWalksEveryItemOnceAtAnyPageSize(t *testing.T) {
 			}
 		})
 	}
-	if n := env.Primary.TestDeferred.Loads(); n != 0 {
+	if n := env.Primary.Internals().TestDeferred.Loads(); n != 0 {
 		t.Errorf("listing loaded the deferred toolkit %d times", n)
 	}
 }
@@ -210,7 +210,7 @@ func TestListPageMayBeExactly64KiB(t *testing.T) {
 			{name: prefix + "_b", description: strings.Repeat("b", descriptionB), deferred: true},
 			{name: prefix + "_c", description: "c", deferred: true},
 		} {
-			if err := env.Primary.Registry.Register(t.Context(), tk); err != nil {
+			if err := env.Primary.Internals().Registry.Register(t.Context(), tk); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -358,7 +358,7 @@ func TestSearchMatchesEveryWordInCatalogOrder(t *testing.T) {
 			}
 		})
 	}
-	if n := env.Primary.TestDeferred.Loads(); n != 0 {
+	if n := env.Primary.Internals().TestDeferred.Loads(); n != 0 {
 		t.Errorf("searching loaded the deferred toolkit %d times", n)
 	}
 }
@@ -409,12 +409,12 @@ func TestDeferredToolkitLoadsOnceOnFirstDescribeOrCall(t *testing.T) {
 		walk(t, s, "tools.list", 1)
 		s.ok(s.post(`{"operation":"tools.search","query":"ping add deferred"}`))
 		s.ok(s.post(`{"operation":"tools.search","query":"ping","toolkit":"test_deferred"}`))
-		if n := env.Primary.TestDeferred.Loads(); n != 0 {
+		if n := env.Primary.Internals().TestDeferred.Loads(); n != 0 {
 			t.Fatalf("discovery loaded it %d times", n)
 		}
 		s.ok(s.post(describeOp("test_deferred", "ping")))
 		s.ok(s.post(describeOp("test_deferred", "add")))
-		if n := env.Primary.TestDeferred.Loads(); n != 1 {
+		if n := env.Primary.Internals().TestDeferred.Loads(); n != 1 {
 			t.Fatalf("loaded %d times, want 1", n)
 		}
 		items, _ := walk(t, s, "tools.list", 1000)
@@ -454,7 +454,7 @@ func TestDeferredToolkitLoadsOnceOnFirstDescribeOrCall(t *testing.T) {
 				t.Fatalf("describes differ: %s vs %s", bodies[i].body, bodies[0].body)
 			}
 		}
-		if got := env.Primary.TestDeferred.Loads(); got != 1 {
+		if got := env.Primary.Internals().TestDeferred.Loads(); got != 1 {
 			t.Fatalf("loaded %d times, want 1", got)
 		}
 	})
@@ -470,7 +470,7 @@ func TestDeferredToolkitLoadsOnceOnFirstDescribeOrCall(t *testing.T) {
 		if done := s.await(b.CallID); done.Status != "completed" || string(done.Outcome) != `{"pong":true}` {
 			t.Fatalf("ping: %s", done.raw)
 		}
-		if got := env.Primary.TestDeferred.Loads(); got != 1 {
+		if got := env.Primary.Internals().TestDeferred.Loads(); got != 1 {
 			t.Fatalf("loaded %d times, want 1", got)
 		}
 	})

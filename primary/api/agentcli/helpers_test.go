@@ -39,7 +39,7 @@ func startEnv(t *testing.T, toolkits ...catalog.Toolkit) *testenv.Env {
 	t.Helper()
 	env := testenv.Start(t)
 	for _, tk := range toolkits {
-		if err := env.Primary.Registry.Register(context.Background(), tk); err != nil {
+		if err := env.Primary.Internals().Registry.Register(context.Background(), tk); err != nil {
 			t.Fatalf("register %s: %v", tk.Name(), err)
 		}
 	}

@@ -36,7 +36,7 @@ func TestAtMost64OperationsRunAtOnce(t *testing.T) {
 			}
 		}}
 	env := startEnv(t, slow)
-	tk := env.Primary.TestToolkit
+	tk := env.Primary.Internals().TestToolkit
 	s := open(t, env)
 	other := open(t, env)
 
@@ -168,7 +168,7 @@ func TestAtMost1024ReceiptsPerResponse(t *testing.T) {
 func TestFenceRefusesNewCallsAndDescribesFromTheNextRequest(t *testing.T) {
 	t.Parallel()
 	env := startEnv(t)
-	tk := env.Primary.TestToolkit
+	tk := env.Primary.Internals().TestToolkit
 	s := open(t, env)
 	w2 := s.openWindow("b2")
 	running := s.call("test", "gate", gateArgs("fence"))

@@ -21,7 +21,7 @@ func TestOnPathServesAsAGRPCServerOnThatPathWould(t *testing.T) {
 	s := open(t, env)
 	rc := s.call("test", "echo", `{}`)
 	s.await(rc.CallID)
-	cli := agentcli.NewServer(env.Primary.Responses, nil)
+	cli := agentcli.NewServer(env.Primary.Internals().Responses, nil)
 	incoming := func(ctx context.Context) context.Context {
 		return metadata.NewIncomingContext(ctx, metadata.Pairs("authorization", "Bearer "+s.grant))
 	}

@@ -66,7 +66,7 @@ func TestGrantIsAcceptedOnlyOnItsShellsPath(t *testing.T) {
 		{"ServerThatNamesNoPathRefusesEveryGrant", nil, codes.Unauthenticated},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			client := serveAgentCLI(t, env.Primary.Responses, tc.path)
+			client := serveAgentCLI(t, env.Primary.Internals().Responses, tc.path)
 			ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+s.grant,
 				"x-mindroom-agent-cli-window", s.windows["b1"])
 			_, err := client.Operate(ctx, &agentcliv1.OperateRequest{OperationJson: []byte(`{"operation":"tools.list"}`)})

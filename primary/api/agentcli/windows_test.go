@@ -89,7 +89,7 @@ func TestClosedWindowKeepsItsReceiptsReadable(t *testing.T) {
 func TestDrainingWindowAdmitsUntilItsWorkSettles(t *testing.T) { // not parallel: waitBlocked
 	env := startEnv(t)
 	s := open(t, env)
-	tk := env.Primary.TestToolkit
+	tk := env.Primary.Internals().TestToolkit
 	first := s.call("test", "gate", gateArgs("drain-1"))
 	<-tk.Started("drain-1")
 

@@ -79,7 +79,7 @@ func checkAttempts(t *testing.T, cs []*continuationv1.Continuation, want ...uint
 func enqueue(t *testing.T, env *testenv.Env, keys ...string) {
 	t.Helper()
 	for _, key := range keys {
-		if _, created, err := env.Primary.Continuations.Enqueue(context.Background(), key, "room", "thread", "resume: "+key); err != nil || !created {
+		if _, created, err := env.Primary.Internals().Continuations.Enqueue(context.Background(), key, "room", "thread", "resume: "+key); err != nil || !created {
 			t.Fatalf("Enqueue %s: created %v, %v", key, created, err)
 		}
 	}
@@ -149,7 +149,7 @@ func TestSubscribe(t *testing.T) {
 	t.Run("ClosingTheServiceEndsSubscriptionsWithUnavailable", func(t *testing.T) {
 		env := testenv.Start(t)
 		sub := subscribe(t, env)
-		env.Primary.Continuations.Close()
+		env.Primary.Internals().Continuations.Close()
 		if _, err := sub.stream.Recv(); status.Code(err) != codes.Unavailable {
 			t.Fatalf("open stream ended with %v, want UNAVAILABLE", err)
 		}
@@ -179,7 +179,7 @@ func TestContinuationsSurviveARestart(t *testing.T) {
 		checkAttempts(t, sub.expect(t, "job/4"), 1)
 
 		// The same event again after the restart is still the one continuation.
-		id, created, err := env.Primary.Continuations.Enqueue(context.Background(), "job/2", "room", "thread", "again")
+		id, created, err := env.Primary.Internals().Continuations.Enqueue(context.Background(), "job/2", "room", "thread", "again")
 		if err != nil || created || uint64(id) != acked.GetId() {
 			t.Fatalf("re-enqueue of job/2: id %d (want %d), created %v, %v", id, acked.GetId(), created, err)
 		}
@@ -216,7 +216,7 @@ func TestAck(t *testing.T) {
 
 func TestEnqueueRefusesAnIncompleteContinuation(t *testing.T) {
 	env := testenv.Start(t)
-	_, _, err := env.Primary.Continuations.Enqueue(context.Background(), "", "room", "", "text")
+	_, _, err := env.Primary.Internals().Continuations.Enqueue(context.Background(), "", "room", "", "text")
 	if !errors.Is(err, store.ErrInvalid) {
 		t.Fatalf("Enqueue without a key: %v, want store.ErrInvalid", err)
 	}
@@ -301,7 +301,7 @@ func TestContinuationsOverREST(t *testing.T) {
 	if ackResp.StatusCode != http.StatusOK {
 		t.Fatalf("ack: status %d", ackResp.StatusCode)
 	}
-	if pending, err := env.Primary.Store.PendingContinuations(context.Background(), 0, 10); err != nil || len(pending) != 0 {
+	if pending, err := env.Primary.Internals().Store.PendingContinuations(context.Background(), 0, 10); err != nil || len(pending) != 0 {
 		t.Fatalf("pending after the REST ack: %v, %v", pending, err)
 	}
 }

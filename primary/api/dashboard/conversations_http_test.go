@@ -18,7 +18,7 @@ func TestAuditSubjectsReadDecodedAndStayInert(t *testing.T) {
 	env := testenv.Start(t)
 	b := signIn(t, env, adminToken(t, env))
 	channel, thread := "!r<b>oom:example.org", "$thread/1 & 2"
-	if _, err := env.Primary.Store.SetConversationMode(context.Background(), channel, thread, store.ModeAuto, "admin"); err != nil {
+	if _, err := env.Primary.Internals().Store.SetConversationMode(context.Background(), channel, thread, store.ModeAuto, "admin"); err != nil {
 		t.Fatal(err)
 	}
 	raw := store.ConversationSubject(channel, thread)
@@ -36,7 +36,7 @@ func TestAuditSubjectsReadDecodedAndStayInert(t *testing.T) {
 func TestTheConversationsPageListsTheConversations(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := context.Background()
-	if _, err := env.Primary.Store.SetConversationMode(ctx, "!moded<i>", "$t", store.ModeAuto, "admin"); err != nil {
+	if _, err := env.Primary.Internals().Store.SetConversationMode(ctx, "!moded<i>", "$t", store.ModeAuto, "admin"); err != nil {
 		t.Fatal(err)
 	}
 	pendingApproval(t, env) // in !room / $t

@@ -182,7 +182,7 @@ func TestSignIn(t *testing.T) {
 // pendingApproval saves a durable approval directly, as run_in_background in auto mode does.
 func pendingApproval(t *testing.T, env *testenv.Env) int64 {
 	t.Helper()
-	ap, _, err := env.Primary.Store.SaveApproval(context.Background(), store.NewApproval{
+	ap, _, err := env.Primary.Internals().Store.SaveApproval(context.Background(), store.NewApproval{
 		Kind: "command", Channel: "!room", Thread: "$t", Author: "@alice", Agent: "tester",
 		Command: "echo hi", Workdir: "/tmp", Ceiling: time.Minute,
 	})
@@ -194,7 +194,7 @@ func pendingApproval(t *testing.T, env *testenv.Env) int64 {
 
 func approvalStatus(t *testing.T, env *testenv.Env, id int64) store.ApprovalStatus {
 	t.Helper()
-	ap, err := env.Primary.Store.Approval(context.Background(), id)
+	ap, err := env.Primary.Internals().Store.Approval(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestStateChangesNeedTheSessionsToken(t *testing.T) {
 
 func TestAMemberSeesNoAdminActionAndTheServerRefusesIt(t *testing.T) {
 	env := testenv.Start(t)
-	token, err := operators.Add(context.Background(), env.Primary.Store, "mia", store.RoleMember)
+	token, err := operators.Add(context.Background(), env.Primary.Internals().Store, "mia", store.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // pendingApprovalRequest saves a pending request_approval prompt directly.
 func pendingApprovalRequest(t *testing.T, env *testenv.Env) int64 {
 	t.Helper()
-	p, err := env.Primary.Store.CreatePrompt(context.Background(), store.NewPrompt{Kind: store.PromptApproval,
+	p, err := env.Primary.Internals().Store.CreatePrompt(context.Background(), store.NewPrompt{Kind: store.PromptApproval,
 		Channel: "!room", Thread: "$t", Requester: "@alice", Agent: "tester", ResponseID: "r1", CallID: "c1",
 		Title: "Deploy?", Details: "Deploy the release", ApproveLabel: "Approve", DenyLabel: "Deny", Deadline: time.Now().Add(time.Hour)})
 	if err != nil {
@@ -72,7 +72,7 @@ func TestAnEmptyRequestForChangesStaysOnItsCard(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/ui/inbox" || !strings.Contains(page, "Decision saved: comment.") {
 			t.Fatalf("status %d at %s:\n%s", resp.StatusCode, resp.Request.URL.Path, page)
 		}
-		p, err := env.Primary.Store.Prompt(context.Background(), id)
+		p, err := env.Primary.Internals().Store.Prompt(context.Background(), id)
 		if err != nil || p.Status == store.PromptPending || p.Feedback != "smaller steps" {
 			t.Errorf("prompt %+v, %v: want it decided with the comment", p, err)
 		}

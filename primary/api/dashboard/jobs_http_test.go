@@ -16,13 +16,13 @@ import (
 func finishedJob(t *testing.T, env *testenv.Env, outcome string) int64 {
 	t.Helper()
 	ctx := context.Background()
-	j, err := env.Primary.Store.CreateJob(ctx, store.NewJob{Kind: "command", Command: "make release", Label: "release",
+	j, err := env.Primary.Internals().Store.CreateJob(ctx, store.NewJob{Kind: "command", Command: "make release", Label: "release",
 		Channel: "!room", Thread: "$t", Author: "@alice", Agent: "tester", Workspace: t.TempDir(), Ceiling: time.Minute, LogDir: t.TempDir()}, store.JobCaps{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := "job:" + strconv.FormatInt(j.ID, 10)
-	if _, _, err := env.Primary.Store.FinishJob(ctx, j.ID, store.JobResult{Outcome: outcome},
+	if _, _, err := env.Primary.Internals().Store.FinishJob(ctx, j.ID, store.JobResult{Outcome: outcome},
 		store.NewContinuation{IdempotencyKey: key, Channel: "!room", Thread: "$t", Text: "done"}); err != nil {
 		t.Fatal(err)
 	}

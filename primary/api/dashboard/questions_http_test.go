@@ -19,7 +19,7 @@ import (
 func pendingQuestions(t *testing.T, env *testenv.Env, requester, title string) int64 {
 	t.Helper()
 	qs := json.RawMessage(`[{"id":"env","prompt":"Which environment?","type":"text","options":[],"required":true,"allowCustom":true}]`)
-	q, _, err := env.Primary.Store.SaveQuestionRequest(context.Background(), store.NewQuestionRequest{Channel: "!room", Thread: "$t-" + requester,
+	q, _, err := env.Primary.Internals().Store.SaveQuestionRequest(context.Background(), store.NewQuestionRequest{Channel: "!room", Thread: "$t-" + requester,
 		Requester: requester, Agent: "tester", ResponseID: "r1", Title: title, Presentation: "auto", Questions: qs})
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +30,7 @@ func pendingQuestions(t *testing.T, env *testenv.Env, requester, title string) i
 func TestAnAdminSeesEveryonesPendingQuestionForms(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := context.Background()
-	memberToken, err := operators.Add(ctx, env.Primary.Store, "mia", store.RoleMember)
+	memberToken, err := operators.Add(ctx, env.Primary.Internals().Store, "mia", store.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

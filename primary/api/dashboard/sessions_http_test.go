@@ -60,7 +60,7 @@ func sessionLive(t *testing.T, env *testenv.Env, id string) bool {
 
 func TestAMembersSignInsNeverLockOutAnAdmin(t *testing.T) {
 	env := testenv.Start(t)
-	member, err := operators.Add(context.Background(), env.Primary.Store, "mia", store.RoleMember)
+	member, err := operators.Add(context.Background(), env.Primary.Internals().Store, "mia", store.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func eventStream(t *testing.T, b *browser) *bufio.Reader {
 func TestARemovedOperatorsSessionsEndAtOnce(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := context.Background()
-	token, err := operators.Add(ctx, env.Primary.Store, "mia", store.RoleMember)
+	token, err := operators.Add(ctx, env.Primary.Internals().Store, "mia", store.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestARemovedOperatorsSessionsEndAtOnce(t *testing.T) {
 
 	// Removed as `mindroom-primary operators remove` removes one, and then nobody calls: the
 	// member's open event stream, which a failing request would never notice, ends by itself.
-	if err := env.Primary.Store.RemoveOperator(ctx, "mia"); err != nil {
+	if err := env.Primary.Internals().Store.RemoveOperator(ctx, "mia"); err != nil {
 		t.Fatal(err)
 	}
 	for {

@@ -15,14 +15,14 @@ import (
 func TestListConversations(t *testing.T) {
 	env := testenv.Start(t)
 	ctx := context.Background()
-	if _, err := env.Primary.Store.SetConversationMode(ctx, "!room", "$moded", store.ModeAdmin, "admin"); err != nil {
+	if _, err := env.Primary.Internals().Store.SetConversationMode(ctx, "!room", "$moded", store.ModeAdmin, "admin"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := env.Primary.Store.SaveApproval(ctx, store.NewApproval{Kind: "command", Channel: "!room", Thread: "$approvals",
+	if _, _, err := env.Primary.Internals().Store.SaveApproval(ctx, store.NewApproval{Kind: "command", Channel: "!room", Thread: "$approvals",
 		Author: "@alice", Agent: "tester", Command: "make release", Workdir: "/tmp", Ceiling: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
-	member, err := operators.Add(ctx, env.Primary.Store, "mia", store.RoleMember)
+	member, err := operators.Add(ctx, env.Primary.Internals().Store, "mia", store.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func adminToken(t *testing.T, env *testenv.Env) string {
 
 func addOperator(t *testing.T, env *testenv.Env, name string, role store.OperatorRole) string {
 	t.Helper()
-	token, err := operators.Add(context.Background(), env.Primary.Store, name, role)
+	token, err := operators.Add(context.Background(), env.Primary.Internals().Store, name, role)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestOperatorService(t *testing.T) {
 		_, err = operatorv1.NewOperatorServiceClient(dial(t, env, operators.NewCredential())).WhoAmI(ctx, &operatorv1.WhoAmIRequest{})
 		wantCode(t, "unknown credential", err, codes.Unauthenticated)
 		gone := addOperator(t, env, "gone", store.RoleAdmin)
-		if err := env.Primary.Store.RemoveOperator(ctx, "gone"); err != nil {
+		if err := env.Primary.Internals().Store.RemoveOperator(ctx, "gone"); err != nil {
 			t.Fatal(err)
 		}
 		_, err = operatorv1.NewOperatorServiceClient(dial(t, env, gone)).WhoAmI(ctx, &operatorv1.WhoAmIRequest{})

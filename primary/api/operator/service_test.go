@@ -36,10 +36,10 @@ func startServiceAPI(t *testing.T) *serviceAPI {
 	env := testenv.Start(t)
 	p := env.Primary
 	cfg := primaryEngines(env)
-	cfg.Prompts = p.Interaction.Prompts
+	cfg.Prompts = p.Internals().Interaction.Prompts
 	cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t}, nil))
 	srv := newServer(t, cfg)
-	auth := operator.NewAuthenticator(p.Store)
+	auth := operator.NewAuthenticator(p.Internals().Store)
 	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), auth.UnaryInterceptor()), grpc.ChainStreamInterceptor(faultgrpc.StreamServerInterceptor(nil), auth.StreamInterceptor()))
 	operatorv1.RegisterOperatorServiceServer(gs, srv)
 	lis := bufconn.Listen(1 << 20)

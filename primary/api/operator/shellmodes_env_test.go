@@ -29,7 +29,7 @@ func shellModeAPI(t *testing.T, env *testenv.Env) operatorv1.OperatorServiceClie
 	t.Helper()
 	p := env.Primary
 	srv := newServer(t, primaryEngines(env))
-	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), operator.NewAuthenticator(p.Store).UnaryInterceptor()))
+	gs := grpc.NewServer(grpc.ChainUnaryInterceptor(faultgrpc.UnaryServerInterceptor(nil), operator.NewAuthenticator(p.Internals().Store).UnaryInterceptor()))
 	operatorv1.RegisterOperatorServiceServer(gs, srv)
 	lis := bufconn.Listen(1 << 20)
 	go func() { _ = gs.Serve(lis) }()
@@ -62,7 +62,7 @@ func TestMinimalShellModePreflightOnARealPrimary(t *testing.T) {
 	}
 	stored := func(t *testing.T, agent string) store.ShellModeSetting {
 		t.Helper()
-		m, err := env.Primary.Store.ShellMode(ctx, conv.Channel, conv.Thread, agent)
+		m, err := env.Primary.Internals().Store.ShellMode(ctx, conv.Channel, conv.Thread, agent)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestMinimalShellModePreflightOnARealPrimary(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(env.StateDir, "workspaces", "blocked"), []byte("in the way"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		client := filepath.Join(env.Primary.Shells.BinDir(), shellmode.AgentBinaryName)
+		client := filepath.Join(env.Primary.Internals().Shells.BinDir(), shellmode.AgentBinaryName)
 		saved, err := os.ReadFile(client)
 		if err != nil {
 			t.Fatal(err)
@@ -131,9 +131,9 @@ func TestMinimalShellModePreflightOnARealPrimary(t *testing.T) {
 func primaryEngines(env *testenv.Env) operator.Config {
 	p := env.Primary
 	return operator.Config{
-		Store: p.Store, Jobs: p.Jobs, Approvals: p.Interaction.Background, Prompts: p.Interaction.Prompts, Allowances: p.Store,
-		Questions: p.Interaction.Questions, Progress: p.Interaction.Progress, Responses: p.Responses, Events: p.Events,
-		CallApprovals: p.Responses.CallApprovals(), Workers: p.Workers, ShellModes: p.Store,
-		ShellPreflight: shellmode.New(shellmode.Config{Registry: p.Registry, Local: p.Shells, Workers: p.Workers}),
+		Store: p.Internals().Store, Jobs: p.Internals().Jobs, Approvals: p.Internals().Interaction.Background, Prompts: p.Internals().Interaction.Prompts, Allowances: p.Internals().Store,
+		Questions: p.Internals().Interaction.Questions, Progress: p.Internals().Interaction.Progress, Responses: p.Internals().Responses, Events: p.Internals().Events,
+		CallApprovals: p.Internals().Responses.CallApprovals(), Workers: p.Internals().Workers, ShellModes: p.Internals().Store,
+		ShellPreflight: shellmode.New(shellmode.Config{Registry: p.Internals().Registry, Local: p.Internals().Shells, Workers: p.Internals().Workers}),
 	}
 }

@@ -30,7 +30,7 @@ func TestOpenResponseBounds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			env := testenv.Start(t, testenv.WithConfig(func(c *primary.Config) {
-				c.MaxOpenResponses, c.MaxOpenResponsesPerCredential = tc.perPrimary, tc.perCr
+				c.Responses.MaxOpen, c.Responses.MaxOpenPerCredential = tc.perPrimary, tc.perCr
 			}))
 			first := env.Open(t)
 			env.Open(t) // the maximum: 2 open
@@ -90,7 +90,7 @@ func TestUnknownEnumIsRefused(t *testing.T) {
 			t.Errorf("%s over REST: %d %s, want 400", name, code, resp)
 		}
 	}
-	if n := env.Primary.Responses.Len(); n != 0 {
+	if n := env.Primary.Internals().Responses.Len(); n != 0 {
 		t.Errorf("%d responses opened", n)
 	}
 }

@@ -62,7 +62,7 @@ func TestMinimalResponsesOpenOnlyAfterThePreflight(t *testing.T) {
 		if err != nil {
 			t.Fatalf("OpenResponse: %v", err)
 		}
-		r, ok := env.Primary.Responses.Get(id)
+		r, ok := env.Primary.Internals().Responses.Get(id)
 		if !ok || r.Inspect(0).ShellMode != "minimal" {
 			t.Fatalf("response %s open %v, want it open in the minimal mode", id, ok)
 		}
@@ -81,7 +81,7 @@ func TestMinimalResponsesOpenOnlyAfterThePreflight(t *testing.T) {
 	}
 
 	t.Run("AFailingPreflightListsEveryProblemWithItsFixAndOpensNothing", func(t *testing.T) {
-		before := len(env.Primary.Responses.List())
+		before := len(env.Primary.Internals().Responses.List())
 		_, err := open(t, "blocked", responsev1.ShellMode_SHELL_MODE_MINIMAL)
 		if status.Code(err) != codes.FailedPrecondition {
 			t.Fatalf("OpenResponse: %v, want FailedPrecondition", err)
@@ -107,7 +107,7 @@ func TestMinimalResponsesOpenOnlyAfterThePreflight(t *testing.T) {
 		if strings.Join(checks, ",") != "workspace,agent_cli_bin" {
 			t.Errorf("violations %v, want workspace and agent_cli_bin", checks)
 		}
-		if after := len(env.Primary.Responses.List()); after != before {
+		if after := len(env.Primary.Internals().Responses.List()); after != before {
 			t.Errorf("%d responses open after the refused open, %d before", after, before)
 		}
 	})
@@ -118,7 +118,7 @@ func TestMinimalResponsesOpenOnlyAfterThePreflight(t *testing.T) {
 			if err != nil {
 				t.Fatalf("OpenResponse: %v", err)
 			}
-			if r, ok := env.Primary.Responses.Get(id); !ok || r.Inspect(0).ShellMode != "standard" {
+			if r, ok := env.Primary.Internals().Responses.Get(id); !ok || r.Inspect(0).ShellMode != "standard" {
 				t.Fatalf("response %s open %v, want it open in the standard mode", id, ok)
 			}
 		})

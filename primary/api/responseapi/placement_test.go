@@ -31,7 +31,7 @@ func TestAStoredMinimalModeAppliesOnlyWhereItWasChecked(t *testing.T) {
 			t.Fatalf("OpenResponse on %q: %v", workerKey, err)
 		}
 		defer env.Runtime.CloseResponse(ctx, &responsev1.CloseResponseRequest{ResponseId: resp.GetResponseId()})
-		r, ok := env.Primary.Responses.Get(resp.GetResponseId())
+		r, ok := env.Primary.Internals().Responses.Get(resp.GetResponseId())
 		if !ok {
 			t.Fatalf("response %s is not open", resp.GetResponseId())
 		}
@@ -52,7 +52,7 @@ func TestAStoredMinimalModeAppliesOnlyWhereItWasChecked(t *testing.T) {
 		{"ToolkitsWithoutTheShellToolkit", "", "", []string{"test", "interaction"}, "standard"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "tester", store.ShellModeMinimal, tc.storedFor, "ada"); err != nil {
+			if _, err := env.Primary.Internals().Store.SetShellMode(ctx, "!room:example.org", "$thread", "tester", store.ShellModeMinimal, tc.storedFor, "ada"); err != nil {
 				t.Fatal(err)
 			}
 			if got := modeOf(t, tc.openOn, tc.toolkits...); got != tc.want {
@@ -70,7 +70,7 @@ func TestAnExplicitMinimalModeNeedsTheShellToolkitInTheSelection(t *testing.T) {
 	env := testenv.Start(t)
 	req := openReq(responsev1.ShellMode_SHELL_MODE_MINIMAL)
 	req.Toolkits = []string{"test"}
-	before := len(env.Primary.Responses.List())
+	before := len(env.Primary.Internals().Responses.List())
 	_, err := env.Runtime.OpenResponse(ctx, req)
 	if status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("OpenResponse: %v, want FailedPrecondition", err)
@@ -92,7 +92,7 @@ func TestAnExplicitMinimalModeNeedsTheShellToolkitInTheSelection(t *testing.T) {
 	if strings.Join(checks, ",") != "shell_toolkit" {
 		t.Errorf("violations %v, want shell_toolkit", checks)
 	}
-	if after := len(env.Primary.Responses.List()); after != before {
+	if after := len(env.Primary.Internals().Responses.List()); after != before {
 		t.Errorf("%d responses open after the refused open, %d before", after, before)
 	}
 	req.Toolkits = []string{"test", "shell"}

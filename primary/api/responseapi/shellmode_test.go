@@ -108,7 +108,7 @@ func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	}
 	mode := func(t *testing.T, id string) string {
 		t.Helper()
-		r, ok := env.Primary.Responses.Get(id)
+		r, ok := env.Primary.Internals().Responses.Get(id)
 		if !ok {
 			t.Fatalf("response %s is not open", id)
 		}
@@ -116,7 +116,7 @@ func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	}
 	setStored := func(t *testing.T, m store.ShellMode) {
 		t.Helper()
-		if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "tester", m, "", "ada"); err != nil {
+		if _, err := env.Primary.Internals().Store.SetShellMode(ctx, "!room:example.org", "$thread", "tester", m, "", "ada"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestStoredShellModeAppliesToTheNextResponseOnly(t *testing.T) {
 	if items := listed(t, env, after); !slices.Contains(items, "shell.run_shell_command") {
 		t.Errorf("the open minimal response lost the shell toolkit: %v", items)
 	}
-	if _, err := env.Primary.Store.SetShellMode(ctx, "!room:example.org", "$thread", "other-agent", store.ShellModeMinimal, "", "ada"); err != nil {
+	if _, err := env.Primary.Internals().Store.SetShellMode(ctx, "!room:example.org", "$thread", "other-agent", store.ShellModeMinimal, "", "ada"); err != nil {
 		t.Fatal(err)
 	}
 	if got := mode(t, open(t, responsev1.ShellMode_SHELL_MODE_UNSPECIFIED)); got != "standard" {
@@ -161,9 +161,9 @@ func newAPI(t *testing.T, env *testenv.Env, pf responseapi.Preflight) *responsea
 	t.Helper()
 	p := env.Primary
 	api, err := responseapi.NewServer(responseapi.Config{
-		Responses: p.Responses, Preflight: pf, ShellModes: p.Store,
+		Responses: p.Internals().Responses, Preflight: pf, ShellModes: p.Internals().Store,
 		StopThread: func(ctx context.Context, channel, thread string) (int, error) {
-			cancelled, err := p.Interaction.Questions.CancelThreadQuestions(ctx, channel, thread)
+			cancelled, err := p.Internals().Interaction.Questions.CancelThreadQuestions(ctx, channel, thread)
 			return len(cancelled), err
 		},
 		Logger: slog.New(slog.DiscardHandler),

@@ -30,7 +30,7 @@ func TestGetWindowReportsTheWindowAsItStands(t *testing.T) {
 	if out, err := cmd.Output(); cmd.ProcessState.ExitCode() != 3 {
 		t.Fatalf("tools call: %v %s", err, out)
 	}
-	<-env.Primary.TestToolkit.Started("get-window")
+	<-env.Primary.Internals().TestToolkit.Started("get-window")
 
 	get := func(t *testing.T) *responsev1.GetWindowResponse {
 		t.Helper()
@@ -47,7 +47,7 @@ func TestGetWindowReportsTheWindowAsItStands(t *testing.T) {
 		t.Fatalf("open window: %v", open)
 	}
 
-	env.Primary.TestToolkit.Release("get-window")
+	env.Primary.Internals().TestToolkit.Release("get-window")
 	closed, err := env.Runtime.CloseWindow(ctx, &responsev1.CloseWindowRequest{ResponseId: id, BashCallId: "own-shell"})
 	if err != nil || len(closed.GetReceipts()) != 1 {
 		t.Fatalf("CloseWindow: %v %v", closed, err)

@@ -1,4 +1,4 @@
-package primary
+package ha
 
 import (
 	"context"
@@ -22,6 +22,7 @@ import (
 	imetrics "github.com/turncli/turncli/internal/metrics"
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/primary/leader"
+	"github.com/turncli/turncli/primary/listen"
 	"github.com/turncli/turncli/primary/metrics"
 )
 
@@ -84,7 +85,7 @@ func (s *standby) unavailable(w http.ResponseWriter, _ *http.Request) {
 }
 
 // serve starts serving lis; stop ends it.
-func (s *standby) serve(lis Listeners) {
+func (s *standby) serve(lis listen.Listeners) {
 	s.wg.Go(func() { _ = s.grpc.Serve(lis.GRPC) })
 	for _, l := range []struct {
 		lis             net.Listener
