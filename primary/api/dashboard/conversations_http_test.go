@@ -69,7 +69,7 @@ func TestTheConversationsPageListsTheConversations(t *testing.T) {
 // for that worker key's shells only.
 func TestTheShellModeSaysWhereItApplies(t *testing.T) {
 	env := testenv.Start(t)
-	if _, err := env.Primary.Store.SetShellMode(context.Background(), "!room", "$t", "code", store.ShellModeMinimal, "gpu<1>", "admin"); err != nil {
+	if _, err := env.Primary.Internals().Store.SetShellMode(context.Background(), "!room", "$t", "code", store.ShellModeMinimal, "gpu<1>", "admin"); err != nil {
 		t.Fatal(err)
 	}
 	b := signIn(t, env, adminToken(t, env))
