@@ -71,6 +71,12 @@ type Reader interface {
 // an Update method writes the record's changeable fields only while the stored record is
 // still in the prior state it is given, and reports with false, writing nothing, when it is
 // not (or no longer exists).
+//
+// A Queue method's write may be held back by the driver and sent with the transaction's next
+// statement, saving a round trip to a database server: it still runs before that statement,
+// and a failure of it is reported by that statement (failing the transaction all the same).
+// Its result is read through the function it returns, which sends the write first if it is
+// still held.
 type Tx interface {
 	Reader
 
@@ -80,6 +86,8 @@ type Tx interface {
 	// InsertContinuation adds c unless a continuation with its idempotency key exists; then it
 	// returns that one's id and created false.
 	InsertContinuation(ctx context.Context, c NewContinuation, at time.Time) (id int64, created bool, err error)
+	// QueueContinuation adds c as InsertContinuation does, and may be held back.
+	QueueContinuation(ctx context.Context, c NewContinuation, at time.Time) func() (id int64, created bool, err error)
 	// CountContinuationDelivery adds one to the delivery count of a continuation that is not
 	// acknowledged and returns the new count; pending is false, and nothing is written, when
 	// it is acknowledged or does not exist.

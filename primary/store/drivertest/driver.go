@@ -140,6 +140,27 @@ func (cf conformance) testDriver(t *testing.T) {
 		})
 	})
 
+	t.Run("AQueuedWriteRunsBeforeTheNextStatement", func(t *testing.T) {
+		d := cf.openDriver(t)
+		update(t, d, func(tx store.Tx) error {
+			first := tx.QueueContinuation(ctx, store.NewContinuation{IdempotencyKey: "k", Channel: "room", Text: "x"}, t0)
+			again := tx.QueueContinuation(ctx, store.NewContinuation{IdempotencyKey: "k", Channel: "other", Text: "y"}, t0)
+			// A read of the transaction sees the queued inserts: they went with it at the latest.
+			pending, err := tx.PendingContinuations(ctx, 0, 10)
+			if err != nil || len(pending) != 1 || pending[0].Channel != "room" || pending[0].Text != "x" {
+				t.Errorf("pending after two queued inserts of a key = %+v, %v; want the first only", pending, err)
+			}
+			id, created, err := first()
+			if err != nil || !created || len(pending) != 1 || id != pending[0].ID {
+				t.Errorf("first queued continuation: %d, %v, %v; want the pending one, created", id, created, err)
+			}
+			if id2, created, err := again(); err != nil || created || id2 != id {
+				t.Errorf("second queued continuation of the key: %d, %v, %v; want %d, not created", id2, created, err, id)
+			}
+			return nil
+		})
+	})
+
 	t.Run("UpdatesWriteOnlyFromThePriorStateGiven", func(t *testing.T) {
 		d := cf.openDriver(t)
 		var job store.Job

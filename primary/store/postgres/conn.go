@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 
@@ -43,10 +44,32 @@ func (c writeConn) Exec(ctx context.Context, query string, args ...any) (int64, 
 	return tag.RowsAffected(), nil
 }
 
-// QueryRowAfter holds first to go with query: one round trip, run in order.
-func (c writeConn) QueryRowAfter(ctx context.Context, first sqlstore.Statement, query string, args ...any) sqlstore.Row {
-	if first.SQL != "" {
-		c.p.hold(execResult, first.SQL, first.Args...)
+// Queue holds query, to go with the transaction's next statement.
+func (c writeConn) Queue(ctx context.Context, read func(sqlstore.Rows) error, query string, args ...any) func() error {
+	var (
+		done bool // query was sent and its result read
+		err  error
+	)
+	c.p.hold(func(br pgx.BatchResults) error {
+		done = true
+		rows, qerr := br.Query()
+		if qerr != nil {
+			rows.Close()
+			err = qerr
+		} else {
+			err = read(rows)
+		}
+		return err
+	}, query, args...)
+	return func() error {
+		if !done {
+			if ferr := c.p.flush(ctx); ferr != nil && !done {
+				return ferr
+			}
+		}
+		if !done { // a statement held before it failed, and the transaction with it
+			return errors.New("the transaction failed before it")
+		}
+		return err
 	}
-	return c.p.QueryRow(ctx, query, args...)
 }

@@ -11,10 +11,10 @@ import (
 
 // pipeline is one write transaction on a pooled connection of its own, whose statements go
 // to the server in as few round trips as their results allow. A statement whose result the
-// transaction does not need yet (BEGIN, the fence check, the outbox lock) is held and sent in
-// one batch with the next statement, or with the COMMIT. Held statements run in the order
-// they were held, before the statement they go with, and the first of them to fail fails
-// that statement: each is checked as it arrives.
+// transaction does not need yet (BEGIN, the fence check, the outbox lock, a write store.Tx
+// lets a driver hold back) is held and sent in one batch with the next statement, or with the
+// COMMIT. Held statements run in the order they were held, before the statement they go with,
+// and the first of them to fail fails that statement: each is checked as it arrives.
 //
 // A round trip costs a wake-up of the server's backend and of this process, which under load
 // is most of a short transaction's time; the commit's flush to disk is paid once whatever the
@@ -40,12 +40,15 @@ func execResult(br pgx.BatchResults) error {
 	return err
 }
 
-// send sends the held statements and then sql, reads the held ones' results, and returns the
-// batch positioned at sql's result; the caller reads that result and closes the batch.
+// send sends the held statements and then sql (none when empty), reads the held ones'
+// results, and returns the batch positioned at sql's result; the caller reads that result
+// and closes the batch.
 func (p *pipeline) send(ctx context.Context, sql string, args ...any) (pgx.BatchResults, error) {
 	b, checks := p.held, p.checks
 	p.held, p.checks = pgx.Batch{}, nil
-	b.Queue(sql, args...)
+	if sql != "" {
+		b.Queue(sql, args...)
+	}
 	p.sent = true
 	br := p.conn.SendBatch(ctx, &b)
 	for _, check := range checks {
@@ -55,6 +58,18 @@ func (p *pipeline) send(ctx context.Context, sql string, args ...any) (pgx.Batch
 		}
 	}
 	return br, nil
+}
+
+// flush sends the held statements alone.
+func (p *pipeline) flush(ctx context.Context) error {
+	if p.held.Len() == 0 {
+		return nil
+	}
+	br, err := p.send(ctx, "")
+	if err != nil {
+		return err
+	}
+	return br.Close()
 }
 
 // Exec runs sql after the held statements.

@@ -67,7 +67,7 @@ func TestDurableTransitionsRoundTrips(t *testing.T) {
 				want int64
 			}{
 				{"ApprovalDecision", decide, 4},
-				{"JobEndWithContinuation", finish, 3},
+				{"JobEndWithContinuation", finish, 2},
 			} {
 				tr.run(0)
 				least := tr.run(1)
