@@ -123,6 +123,11 @@ type Tx interface {
 	// UpdateApproval writes next's status, decider, decision time, job, note and settle time
 	// while approval next.ID still has prev's status and job.
 	UpdateApproval(ctx context.Context, prev, next Approval) (bool, error)
+	// QueueApprovalChange writes change on approval id while it is in state from (and, when
+	// withJob, has a job), and may be held back. The function returned gives the approval as
+	// then stored, its comments included, or false when it was in another state or does not
+	// exist: then nothing was written.
+	QueueApprovalChange(ctx context.Context, id int64, from ApprovalStatus, withJob bool, change ApprovalChange) func() (Approval, bool, error)
 	// InsertApprovalComment adds a comment to approval id while it is in state from.
 	InsertApprovalComment(ctx context.Context, id int64, from ApprovalStatus, c ApprovalComment) (bool, error)
 
@@ -156,4 +161,15 @@ type Tx interface {
 
 	// PutProgress stores p (Steps compact JSON), replacing its response's snapshot.
 	PutProgress(ctx context.Context, p ProgressSnapshot) error
+}
+
+// ApprovalChange is what a transition writes on an approval: its status, its decision when
+// DecidedAt is set, and its note and settlement when SettledAt is set; what it does not set
+// stays as stored.
+type ApprovalChange struct {
+	Status    ApprovalStatus
+	DecidedBy string
+	DecidedAt time.Time
+	Note      string
+	SettledAt time.Time
 }

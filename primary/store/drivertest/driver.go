@@ -161,6 +161,49 @@ func (cf conformance) testDriver(t *testing.T) {
 		})
 	})
 
+	t.Run("AQueuedApprovalChangeWritesOnlyFromTheStateGiven", func(t *testing.T) {
+		d := cf.openDriver(t)
+		ap := store.Approval{NewApproval: newApproval("t1", "make test"), Status: store.ApprovalPending, CreatedAt: t0}
+		ap.Key = ap.NewApproval.Key()
+		comment := store.ApprovalComment{Actor: "@bob", Text: "looks fine", At: t0}
+		update(t, d, func(tx store.Tx) (err error) {
+			if ap.ID, _, err = tx.InsertApproval(ctx, ap); err != nil {
+				return err
+			}
+			_, err = tx.InsertApprovalComment(ctx, ap.ID, store.ApprovalPending, comment)
+			return err
+		})
+		t1 := t0.Add(time.Second)
+		update(t, d, func(tx store.Tx) error {
+			refused := []func() (store.Approval, bool, error){
+				tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalExecuting, false, store.ApprovalChange{Status: store.ApprovalFailed, Note: "x", SettledAt: t1}),
+				tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalPending, true, store.ApprovalChange{Status: store.ApprovalConsumed, Note: "x", SettledAt: t1}),
+				tx.QueueApprovalChange(ctx, 999, store.ApprovalPending, false, store.ApprovalChange{Status: store.ApprovalExecuting, DecidedBy: "ann", DecidedAt: t1}),
+			}
+			begun := tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalPending, false, store.ApprovalChange{Status: store.ApprovalExecuting, DecidedBy: "ann", DecidedAt: t1})
+			for i, changed := range refused {
+				if got, ok, err := changed(); err != nil || ok || got.ID != 0 {
+					t.Errorf("refused change %d: %+v, %v, %v; want nothing, false", i, got, ok, err)
+				}
+			}
+			got, ok, err := begun()
+			if err != nil || !ok {
+				t.Fatalf("change from pending: %v, %v; want it written", ok, err)
+			}
+			want := ap
+			want.Status, want.DecidedBy, want.DecidedAt = store.ApprovalExecuting, "ann", t1
+			want.Comments = []store.ApprovalComment{comment}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("changed approval = %+v\nwant %+v", got, want)
+			}
+			return nil
+		})
+		if got, err := d.Approval(ctx, ap.ID); err != nil || got.Status != store.ApprovalExecuting || got.DecidedBy != "ann" ||
+			!got.DecidedAt.Equal(t1) || got.Note != "" || !got.SettledAt.IsZero() {
+			t.Errorf("stored approval = %+v, %v; want executing, decided by ann, not settled", got, err)
+		}
+	})
+
 	t.Run("UpdatesWriteOnlyFromThePriorStateGiven", func(t *testing.T) {
 		d := cf.openDriver(t)
 		var job store.Job

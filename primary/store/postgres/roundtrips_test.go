@@ -66,7 +66,7 @@ func TestDurableTransitionsRoundTrips(t *testing.T) {
 				run  func(int) int64
 				want int64
 			}{
-				{"ApprovalDecision", decide, 4},
+				{"ApprovalDecision", decide, 2},
 				{"JobEndWithContinuation", finish, 2},
 			} {
 				tr.run(0)

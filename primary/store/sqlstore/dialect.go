@@ -19,6 +19,10 @@ type Dialect interface {
 	// continuation ids commit in increasing order; empty when the database's writes are
 	// already serial (see Tx.InsertContinuation).
 	ContinuationOrder() Statement
+	// ModifyingWith reports whether a statement can read the rows of an UPDATE … RETURNING
+	// in its WITH clause, so that a change and the read of what it changed are one statement
+	// (see Tx.QueueApprovalChange).
+	ModifyingWith() bool
 }
 
 // NumberedPlaceholders binds "?" as $1, $2… (PostgreSQL's placeholders), remembering each
