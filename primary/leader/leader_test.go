@@ -40,13 +40,15 @@ func fencedDriver(t *testing.T, url string, fence int64) *postgres.Driver {
 	return d
 }
 
-// audit writes one audit entry: a durable write like any other.
+// audit writes one audit entry: a durable write like any other. Given hold, it waits for it
+// between its write and its commit: a write in flight (the driver checks the fence with a
+// transaction's first statement).
 func audit(ctx context.Context, d *postgres.Driver, hold <-chan struct{}) error {
 	return d.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.InsertAudit(ctx, store.NewAuditEntry{Actor: "primary", Action: "test.write", Detail: []byte(`{}`)}, time.Now())
 		if hold != nil {
 			<-hold
 		}
-		_, err := tx.InsertAudit(ctx, store.NewAuditEntry{Actor: "primary", Action: "test.write", Detail: []byte(`{}`)}, time.Now())
 		return err
 	})
 }

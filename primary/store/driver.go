@@ -71,6 +71,12 @@ type Reader interface {
 // an Update method writes the record's changeable fields only while the stored record is
 // still in the prior state it is given, and reports with false, writing nothing, when it is
 // not (or no longer exists).
+//
+// A Queue method's write may be held back by the driver and sent with the transaction's next
+// statement, saving a round trip to a database server: it still runs before that statement,
+// and a failure of it is reported by that statement (failing the transaction all the same).
+// Its result is read through the function it returns, which sends the write first if it is
+// still held.
 type Tx interface {
 	Reader
 
@@ -80,6 +86,8 @@ type Tx interface {
 	// InsertContinuation adds c unless a continuation with its idempotency key exists; then it
 	// returns that one's id and created false.
 	InsertContinuation(ctx context.Context, c NewContinuation, at time.Time) (id int64, created bool, err error)
+	// QueueContinuation adds c as InsertContinuation does, and may be held back.
+	QueueContinuation(ctx context.Context, c NewContinuation, at time.Time) func() (id int64, created bool, err error)
 	// CountContinuationDelivery adds one to the delivery count of a continuation that is not
 	// acknowledged and returns the new count; pending is false, and nothing is written, when
 	// it is acknowledged or does not exist.
@@ -115,6 +123,11 @@ type Tx interface {
 	// UpdateApproval writes next's status, decider, decision time, job, note and settle time
 	// while approval next.ID still has prev's status and job.
 	UpdateApproval(ctx context.Context, prev, next Approval) (bool, error)
+	// QueueApprovalChange writes change on approval id while it is in state from (and, when
+	// withJob, has a job), and may be held back. The function returned gives the approval as
+	// then stored, its comments included, or false when it was in another state or does not
+	// exist: then nothing was written.
+	QueueApprovalChange(ctx context.Context, id int64, from ApprovalStatus, withJob bool, change ApprovalChange) func() (Approval, bool, error)
 	// InsertApprovalComment adds a comment to approval id while it is in state from.
 	InsertApprovalComment(ctx context.Context, id int64, from ApprovalStatus, c ApprovalComment) (bool, error)
 
@@ -148,4 +161,15 @@ type Tx interface {
 
 	// PutProgress stores p (Steps compact JSON), replacing its response's snapshot.
 	PutProgress(ctx context.Context, p ProgressSnapshot) error
+}
+
+// ApprovalChange is what a transition writes on an approval: its status, its decision when
+// DecidedAt is set, and its note and settlement when SettledAt is set; what it does not set
+// stays as stored.
+type ApprovalChange struct {
+	Status    ApprovalStatus
+	DecidedBy string
+	DecidedAt time.Time
+	Note      string
+	SettledAt time.Time
 }

@@ -180,10 +180,15 @@ func enqueue(ctx context.Context, tx Tx, c NewContinuation, at time.Time) (int64
 	if err := checkContinuation(c); err != nil {
 		return 0, false, err
 	}
+	return tx.InsertContinuation(ctx, withoutEmptyCheckpoint(c), at)
+}
+
+// withoutEmptyCheckpoint is c as drivers store it: an empty checkpoint is none.
+func withoutEmptyCheckpoint(c NewContinuation) NewContinuation {
 	if len(c.Checkpoint) == 0 {
 		c.Checkpoint = nil
 	}
-	return tx.InsertContinuation(ctx, c, at)
+	return c
 }
 
 // enqueueAll adds every continuation of tell inside tx.

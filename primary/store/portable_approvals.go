@@ -66,46 +66,63 @@ func (st ApprovalStatus) valid() bool {
 	return false
 }
 
-// approvalStep is one transition of an approval: the state it leaves, what it changes, and
+// approvalStep is one transition of an approval: the state it leaves, what it writes, and
 // the audit entry that goes with it.
 type approvalStep struct {
 	verb string
 	from ApprovalStatus
 	// needsJob: the approval must have a recorded job (consumed).
 	needsJob bool
-	change   func(*Approval)
+	change   ApprovalChange
 	actor    string
 	action   string
-	detail   func(Approval) map[string]any
+	// detail is the audit entry's detail; detailOf, when set, makes it from the approval as
+	// changed instead, for a detail that names what the record holds.
+	detail   map[string]any
+	detailOf func(Approval) map[string]any
 }
 
-// stepApproval runs st on approval id inside tx: it reads the approval, refuses a state st
-// does not leave (ErrConflict), writes the change with a compare-and-set on the state read,
-// then appends the audit entry and enqueues tell. It returns the approval as stored: the
-// record read with st's change, which the compare-and-set wrote in full, so it is not read
-// again (an approval's read is its heaviest statement).
+// stepApproval runs st on approval id inside tx: it writes st's change with a compare-and-set
+// on the state st leaves, appends the audit entry and enqueues tell; a change that finds
+// another state is refused (ErrConflict, or ErrNotFound for no approval). The change and the
+// audit entry may go to the database together: the change is queued, and its result read
+// after the entry is appended, unless the entry's detail needs it. It returns the approval as
+// stored, which the change returns, so it is not read again.
 func stepApproval(ctx context.Context, tx Tx, id int64, at time.Time, st approvalStep, tell ...NewContinuation) (Approval, error) {
-	prev, err := tx.Approval(ctx, id)
-	if err != nil {
-		return Approval{}, err
+	changed := tx.QueueApprovalChange(ctx, id, st.from, st.needsJob, st.change)
+	var next Approval
+	var err error
+	detail := st.detail
+	if st.detailOf != nil {
+		if next, err = changedApproval(ctx, tx, id, st.verb, changed); err != nil {
+			return Approval{}, err
+		}
+		detail = st.detailOf(next)
 	}
-	if prev.Status != st.from || st.needsJob && prev.JobID == 0 {
-		return Approval{}, conflict(id, prev, st.verb)
-	}
-	next := prev
-	st.change(&next)
-	if ok, err := tx.UpdateApproval(ctx, prev, next); err != nil {
-		return Approval{}, err
-	} else if !ok {
-		return Approval{}, lostApproval(ctx, tx, id, st.verb)
-	}
-	detail := st.detail(next)
 	detail["approval"] = id
 	if err := audit(ctx, tx, at, st.actor, st.action, ApprovalSubject(id), detail); err != nil {
 		return Approval{}, err
 	}
+	if st.detailOf == nil {
+		if next, err = changedApproval(ctx, tx, id, st.verb, changed); err != nil {
+			return Approval{}, err
+		}
+	}
 	if err := enqueueAll(ctx, tx, tell, at); err != nil {
 		return Approval{}, err
+	}
+	return next, nil
+}
+
+// changedApproval is the result of a queued change of approval id: the approval as stored,
+// or the error of a compare-and-set that found it in another state.
+func changedApproval(ctx context.Context, tx Tx, id int64, verb string, changed func() (Approval, bool, error)) (Approval, error) {
+	next, ok, err := changed()
+	if err != nil {
+		return Approval{}, err
+	}
+	if !ok {
+		return Approval{}, lostApproval(ctx, tx, id, verb)
 	}
 	return next, nil
 }
@@ -130,8 +147,6 @@ func conflict(id int64, ap Approval, verb string) error {
 	return fmt.Errorf("%w: cannot %s approval %d: it is %s", ErrConflict, verb, id, state)
 }
 
-func noDetail(Approval) map[string]any { return map[string]any{} }
-
 // BeginApproval implements Approvals.
 func (p *Portable) BeginApproval(ctx context.Context, id int64, actor string) (Approval, error) {
 	if actor == "" {
@@ -140,8 +155,8 @@ func (p *Portable) BeginApproval(ctx context.Context, id int64, actor string) (A
 	at := p.clock()
 	return p.stepApproval(ctx, id, at, approvalStep{
 		verb: "approve", from: ApprovalPending,
-		change: func(ap *Approval) { ap.Status, ap.DecidedBy, ap.DecidedAt = ApprovalExecuting, actor, at },
-		actor:  actor, action: ActionApprovalApprove, detail: noDetail,
+		change: ApprovalChange{Status: ApprovalExecuting, DecidedBy: actor, DecidedAt: at},
+		actor:  actor, action: ActionApprovalApprove, detail: map[string]any{},
 	})
 }
 
@@ -156,11 +171,8 @@ func (p *Portable) DenyApproval(ctx context.Context, id int64, actor, reason str
 	at := p.clock()
 	return p.stepApproval(ctx, id, at, approvalStep{
 		verb: "deny", from: ApprovalPending,
-		change: func(ap *Approval) {
-			ap.Status, ap.DecidedBy, ap.DecidedAt, ap.Note, ap.SettledAt = ApprovalDenied, actor, at, reason, at
-		},
-		actor: actor, action: ActionApprovalDeny,
-		detail: func(Approval) map[string]any { return map[string]any{"reason": reason} },
+		change: ApprovalChange{Status: ApprovalDenied, DecidedBy: actor, DecidedAt: at, Note: reason, SettledAt: at},
+		actor:  actor, action: ActionApprovalDeny, detail: map[string]any{"reason": reason},
 	}, tell...)
 }
 
@@ -209,13 +221,12 @@ func (p *Portable) CommentApproval(ctx context.Context, id int64, actor, text st
 func settleStep(to ApprovalStatus, note string, at time.Time) approvalStep {
 	st := approvalStep{
 		verb: "settle", from: ApprovalExecuting, needsJob: to == ApprovalConsumed,
-		change: func(ap *Approval) { ap.Status, ap.Note, ap.SettledAt = to, note, at },
-		actor:  primaryActor, action: ActionApprovalFail,
-		detail: func(Approval) map[string]any { return map[string]any{"note": note} },
+		change: ApprovalChange{Status: to, Note: note, SettledAt: at},
+		actor:  primaryActor, action: ActionApprovalFail, detail: map[string]any{"note": note},
 	}
 	if to == ApprovalConsumed {
 		st.action = ActionApprovalConsume
-		st.detail = func(ap Approval) map[string]any { return map[string]any{"job": ap.JobID} }
+		st.detailOf = func(ap Approval) map[string]any { return map[string]any{"job": ap.JobID} }
 	}
 	return st
 }

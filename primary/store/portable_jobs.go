@@ -128,7 +128,10 @@ func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewCo
 	}
 	at := p.clock()
 	err = p.update(ctx, func(tx Tx) (err error) {
-		created = false
+		// The continuation is queued first, so that a driver may send it with the job's end:
+		// it is written whether or not the end is, and a missing job fails the transaction,
+		// which then keeps neither.
+		queued := tx.QueueContinuation(ctx, withoutEmptyCheckpoint(c), at)
 		// The end is written with a compare-and-set on the running state; only when it finds
 		// none is the job read, to tell a finished job from a missing one.
 		if finished, err = tx.EndJob(ctx, id, JobRunning, JobFinished, at, r); err != nil {
@@ -139,7 +142,7 @@ func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewCo
 				return err
 			}
 		}
-		_, created, err = enqueue(ctx, tx, c, at)
+		_, created, err = queued()
 		return err
 	})
 	if err != nil {

@@ -140,6 +140,70 @@ func (cf conformance) testDriver(t *testing.T) {
 		})
 	})
 
+	t.Run("AQueuedWriteRunsBeforeTheNextStatement", func(t *testing.T) {
+		d := cf.openDriver(t)
+		update(t, d, func(tx store.Tx) error {
+			first := tx.QueueContinuation(ctx, store.NewContinuation{IdempotencyKey: "k", Channel: "room", Text: "x"}, t0)
+			again := tx.QueueContinuation(ctx, store.NewContinuation{IdempotencyKey: "k", Channel: "other", Text: "y"}, t0)
+			// A read of the transaction sees the queued inserts: they went with it at the latest.
+			pending, err := tx.PendingContinuations(ctx, 0, 10)
+			if err != nil || len(pending) != 1 || pending[0].Channel != "room" || pending[0].Text != "x" {
+				t.Errorf("pending after two queued inserts of a key = %+v, %v; want the first only", pending, err)
+			}
+			id, created, err := first()
+			if err != nil || !created || len(pending) != 1 || id != pending[0].ID {
+				t.Errorf("first queued continuation: %d, %v, %v; want the pending one, created", id, created, err)
+			}
+			if id2, created, err := again(); err != nil || created || id2 != id {
+				t.Errorf("second queued continuation of the key: %d, %v, %v; want %d, not created", id2, created, err, id)
+			}
+			return nil
+		})
+	})
+
+	t.Run("AQueuedApprovalChangeWritesOnlyFromTheStateGiven", func(t *testing.T) {
+		d := cf.openDriver(t)
+		ap := store.Approval{NewApproval: newApproval("t1", "make test"), Status: store.ApprovalPending, CreatedAt: t0}
+		ap.Key = ap.NewApproval.Key()
+		comment := store.ApprovalComment{Actor: "@bob", Text: "looks fine", At: t0}
+		update(t, d, func(tx store.Tx) (err error) {
+			if ap.ID, _, err = tx.InsertApproval(ctx, ap); err != nil {
+				return err
+			}
+			_, err = tx.InsertApprovalComment(ctx, ap.ID, store.ApprovalPending, comment)
+			return err
+		})
+		t1 := t0.Add(time.Second)
+		update(t, d, func(tx store.Tx) error {
+			refused := []func() (store.Approval, bool, error){
+				tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalExecuting, false, store.ApprovalChange{Status: store.ApprovalFailed, Note: "x", SettledAt: t1}),
+				tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalPending, true, store.ApprovalChange{Status: store.ApprovalConsumed, Note: "x", SettledAt: t1}),
+				tx.QueueApprovalChange(ctx, 999, store.ApprovalPending, false, store.ApprovalChange{Status: store.ApprovalExecuting, DecidedBy: "ann", DecidedAt: t1}),
+			}
+			begun := tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalPending, false, store.ApprovalChange{Status: store.ApprovalExecuting, DecidedBy: "ann", DecidedAt: t1})
+			for i, changed := range refused {
+				if got, ok, err := changed(); err != nil || ok || got.ID != 0 {
+					t.Errorf("refused change %d: %+v, %v, %v; want nothing, false", i, got, ok, err)
+				}
+			}
+			got, ok, err := begun()
+			if err != nil || !ok {
+				t.Fatalf("change from pending: %v, %v; want it written", ok, err)
+			}
+			want := ap
+			want.Status, want.DecidedBy, want.DecidedAt = store.ApprovalExecuting, "ann", t1
+			want.Comments = []store.ApprovalComment{comment}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("changed approval = %+v\nwant %+v", got, want)
+			}
+			return nil
+		})
+		if got, err := d.Approval(ctx, ap.ID); err != nil || got.Status != store.ApprovalExecuting || got.DecidedBy != "ann" ||
+			!got.DecidedAt.Equal(t1) || got.Note != "" || !got.SettledAt.IsZero() {
+			t.Errorf("stored approval = %+v, %v; want executing, decided by ann, not settled", got, err)
+		}
+	})
+
 	t.Run("UpdatesWriteOnlyFromThePriorStateGiven", func(t *testing.T) {
 		d := cf.openDriver(t)
 		var job store.Job

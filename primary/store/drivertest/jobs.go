@@ -78,6 +78,10 @@ func (cf conformance) testJobs(t *testing.T) {
 		if _, _, err := s.FinishJob(ctx, 999, store.JobResult{Outcome: "x"}, cont(999)); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("unknown job: err = %v", err)
 		}
+		// The unknown job's continuation, queued before its end was refused, is not kept.
+		if pending, err := s.PendingContinuations(ctx, 0, 10); err != nil || len(pending) != 1 || pending[0].IdempotencyKey != cont(j.ID).IdempotencyKey {
+			t.Fatalf("pending after an unknown job's end = %v, %v; want only job %d's", pending, err, j.ID)
+		}
 		if err := s.SetJobProcess(ctx, j.ID, 1, 1); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("process of a finished job: err = %v", err)
 		}

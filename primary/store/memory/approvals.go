@@ -65,6 +65,30 @@ func (t *tx) UpdateApproval(_ context.Context, prev, next store.Approval) (bool,
 	return true, nil
 }
 
+// QueueApprovalChange implements store.Tx: the store is in this process, so the change is
+// made at once, as UpdateApproval makes it from the approval as stored.
+func (t *tx) QueueApprovalChange(ctx context.Context, id int64, from store.ApprovalStatus, withJob bool, c store.ApprovalChange) func() (store.Approval, bool, error) {
+	var (
+		ap      store.Approval
+		changed bool
+		err     error
+	)
+	if stored, ok := t.s.approvals.get(id); ok && stored.Status == from && (!withJob || stored.JobID != 0) {
+		next := stored
+		next.Status = c.Status
+		if !c.DecidedAt.IsZero() {
+			next.DecidedBy, next.DecidedAt = c.DecidedBy, c.DecidedAt
+		}
+		if !c.SettledAt.IsZero() {
+			next.Note, next.SettledAt = c.Note, c.SettledAt
+		}
+		if changed, err = t.UpdateApproval(ctx, stored, next); changed {
+			ap, err = t.Approval(ctx, id)
+		}
+	}
+	return func() (store.Approval, bool, error) { return ap, changed && err == nil, err }
+}
+
 // InsertApprovalComment implements store.Tx.
 func (t *tx) InsertApprovalComment(_ context.Context, id int64, from store.ApprovalStatus, c store.ApprovalComment) (bool, error) {
 	stored, ok := t.s.approvals.get(id)

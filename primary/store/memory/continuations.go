@@ -21,6 +21,13 @@ func (t *tx) InsertContinuation(_ context.Context, c store.NewContinuation, at t
 	return id, true, nil
 }
 
+// QueueContinuation implements store.Tx: the store is in this process, so the insert is not
+// held back.
+func (t *tx) QueueContinuation(ctx context.Context, c store.NewContinuation, at time.Time) func() (int64, bool, error) {
+	id, created, err := t.InsertContinuation(ctx, c, at)
+	return func() (int64, bool, error) { return id, created, err }
+}
+
 // PendingContinuations implements store.Reader.
 func (v view) PendingContinuations(_ context.Context, after int64, limit int) ([]store.Continuation, error) {
 	defer v.read()()

@@ -27,51 +27,49 @@ func (a queries) QueryRow(ctx context.Context, query string, args ...any) sqlsto
 	return a.q.QueryRow(ctx, query, args...)
 }
 
-// writeConn adapts a write transaction to sqlstore.Conn.
+// writeConn adapts a write transaction, whose statements may be held back to go with the
+// next (pipeline), to sqlstore.Conn.
 type writeConn struct {
 	queries
-	tx pgx.Tx
+	p *pipeline
 }
 
-func newWriteConn(tx pgx.Tx) writeConn { return writeConn{queries: queries{tx}, tx: tx} }
+func newWriteConn(p *pipeline) writeConn { return writeConn{queries: queries{p}, p: p} }
 
 func (c writeConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	tag, err := c.tx.Exec(ctx, query, args...)
+	tag, err := c.p.Exec(ctx, query, args...)
 	if err != nil {
 		return 0, err
 	}
 	return tag.RowsAffected(), nil
 }
 
-// QueryRowAfter sends first and query in one batch: one round trip, run in order.
-func (c writeConn) QueryRowAfter(ctx context.Context, first sqlstore.Statement, query string, args ...any) sqlstore.Row {
-	if first.SQL == "" {
-		return c.tx.QueryRow(ctx, query, args...)
+// Queue holds query, to go with the transaction's next statement.
+func (c writeConn) Queue(ctx context.Context, read func(sqlstore.Rows) error, query string, args ...any) func() error {
+	var (
+		done bool // query was sent and its result read
+		err  error
+	)
+	c.p.hold(func(br pgx.BatchResults) error {
+		done = true
+		rows, qerr := br.Query()
+		if qerr != nil {
+			rows.Close()
+			err = qerr
+		} else {
+			err = read(rows)
+		}
+		return err
+	}, query, args...)
+	return func() error {
+		if !done {
+			if ferr := c.p.flush(ctx); ferr != nil && !done {
+				return ferr
+			}
+		}
+		if !done { // a statement held before it failed, and the transaction with it
+			return errors.New("the transaction failed before it")
+		}
+		return err
 	}
-	return batchRow{ctx: ctx, tx: c.tx, first: first, query: query, args: args}
-}
-
-// batchRow is the row of a batch's second statement; Scan sends the batch.
-type batchRow struct {
-	ctx   context.Context
-	tx    pgx.Tx
-	first sqlstore.Statement
-	query string
-	args  []any
-}
-
-func (r batchRow) Scan(dest ...any) error {
-	var b pgx.Batch
-	b.Queue(r.first.SQL, r.first.Args...)
-	b.Queue(r.query, r.args...)
-	results := r.tx.SendBatch(r.ctx, &b)
-	_, err := results.Exec()
-	if err == nil {
-		err = results.QueryRow().Scan(dest...)
-	}
-	// Closing reports a failure the results did not; a missing row is not one.
-	if closeErr := results.Close(); err == nil || errors.Is(err, pgx.ErrNoRows) && closeErr != nil {
-		err = closeErr
-	}
-	return err
 }

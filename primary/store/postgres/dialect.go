@@ -29,3 +29,6 @@ func (dialect) Limit(limit int) any {
 func (dialect) ContinuationOrder() sqlstore.Statement {
 	return sqlstore.Statement{SQL: `SELECT pg_advisory_xact_lock($1)`, Args: []any{continuationOrder}}
 }
+
+// ModifyingWith is true: PostgreSQL reads an UPDATE … RETURNING in a WITH clause.
+func (dialect) ModifyingWith() bool { return true }

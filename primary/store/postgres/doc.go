@@ -24,7 +24,9 @@
 // the other, run again, reads the new state and loses the race as Portable reports it. No
 // transition takes "any next record", so no claim needs SKIP LOCKED. Every write transaction
 // begins in beginWrite: the one place a writer's credentials (a leader's fencing token) are
-// to be checked before anything is written.
+// to be checked before anything is written. BEGIN and that check go to the server with the
+// transaction's first statement, in one round trip (pipeline.go): a write in flight holds the
+// token from its first statement to its commit.
 //
 // Continuation ids are assigned in commit order (a transaction-scoped advisory lock around
 // the insert), so a subscriber that has read up to an id never misses a continuation that

@@ -135,15 +135,18 @@ func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
 
 // update runs f once in one transaction.
 func (d *Driver) update(ctx context.Context, f func(store.Tx) error) error {
-	pgTx, err := d.beginWrite(ctx)
+	conn, err := d.pool.Acquire(ctx)
 	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	defer conn.Release() // the pool discards a connection left in a transaction
+	p := &pipeline{conn: conn}
+	defer p.rollback(context.WithoutCancel(ctx)) // nothing to do after the commit
+	d.beginWrite(p)
+	if err := f(sqlstore.NewTx(d.dialect, newWriteConn(p))); err != nil {
 		return err
 	}
-	defer pgTx.Rollback(context.WithoutCancel(ctx)) // a no-op after Commit
-	if err := f(sqlstore.NewTx(d.dialect, newWriteConn(pgTx))); err != nil {
-		return err
-	}
-	if err := pgTx.Commit(ctx); err != nil {
+	if err := p.commit(ctx); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
@@ -151,30 +154,34 @@ func (d *Driver) update(ctx context.Context, f func(store.Tx) error) error {
 
 // beginWrite begins every write transaction of the driver. It is where a writer proves it
 // may still write (a leader's fencing token against the newest one recorded) before anything
-// is written, so that check covers every durable write.
+// is written, so that check covers every durable write. Both are held, to go with the
+// transaction's first statement: the check runs on the server before that statement and is
+// read before its result, so a refused writer's statement is rolled back unread.
 //
 // The token is read FOR SHARE and stays locked until the transaction ends: a takeover, which
 // updates it, waits for the writes in flight, and a write that reads it after a takeover
 // committed sees the new token (or, its snapshot being older, fails to serialize and is run
 // again) and is refused.
-func (d *Driver) beginWrite(ctx context.Context) (pgx.Tx, error) {
-	pgTx, err := d.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
-	if err != nil {
-		return nil, fmt.Errorf("store: begin: %w", err)
-	}
+func (d *Driver) beginWrite(p *pipeline) {
+	p.hold(func(br pgx.BatchResults) error {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("store: begin: %w", err)
+		}
+		return nil
+	}, `BEGIN ISOLATION LEVEL SERIALIZABLE`)
 	if d.fence == 0 {
-		return pgTx, nil
+		return
 	}
-	var newest int64
-	if err := pgTx.QueryRow(ctx, `SELECT fence FROM leader_fence WHERE id = 1 FOR SHARE`).Scan(&newest); err != nil {
-		pgTx.Rollback(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("store: fence: %w", err)
-	}
-	if newest != d.fence {
-		pgTx.Rollback(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("%w (fence %d, newest %d)", ErrNotLeader, d.fence, newest)
-	}
-	return pgTx, nil
+	p.hold(func(br pgx.BatchResults) error {
+		var newest int64
+		if err := br.QueryRow().Scan(&newest); err != nil {
+			return fmt.Errorf("store: fence: %w", err)
+		}
+		if newest != d.fence {
+			return fmt.Errorf("%w (fence %d, newest %d)", ErrNotLeader, d.fence, newest)
+		}
+		return nil
+	}, `SELECT fence FROM leader_fence WHERE id = 1 FOR SHARE`)
 }
 
 // ErrNotLeader refuses a write of a primary whose leader lease a newer leader took over. The

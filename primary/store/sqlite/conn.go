@@ -50,17 +50,11 @@ func (c writeConn) Exec(ctx context.Context, query string, args ...any) (int64, 
 	return res.RowsAffected()
 }
 
-// QueryRowAfter runs first, then query: SQLite is in process, there is no round trip to save.
-func (c writeConn) QueryRowAfter(ctx context.Context, first sqlstore.Statement, query string, args ...any) sqlstore.Row {
-	if first.SQL != "" {
-		if _, err := c.tx.ExecContext(ctx, first.SQL, first.Args...); err != nil {
-			return failedRow{err}
-		}
+// Queue runs query at once: SQLite is in this process, there is no round trip to save.
+func (c writeConn) Queue(ctx context.Context, read func(sqlstore.Rows) error, query string, args ...any) func() error {
+	rows, err := c.Query(ctx, query, args...)
+	if err == nil {
+		err = read(rows)
 	}
-	return c.tx.QueryRowContext(ctx, query, args...)
+	return func() error { return err }
 }
-
-// failedRow is a row whose statement failed before it could run.
-type failedRow struct{ err error }
-
-func (r failedRow) Scan(...any) error { return r.err }

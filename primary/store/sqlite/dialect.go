@@ -19,3 +19,7 @@ func (dialect) Limit(limit int) any {
 // ContinuationOrder is nothing: every write transaction runs alone on the single writer, so
 // continuations commit in id order already.
 func (dialect) ContinuationOrder() sqlstore.Statement { return sqlstore.Statement{} }
+
+// ModifyingWith is false: SQLite's WITH takes no UPDATE. In this process, the read that
+// follows a change costs no round trip.
+func (dialect) ModifyingWith() bool { return false }

@@ -43,6 +43,62 @@ func (t *Tx) UpdateApproval(ctx context.Context, prev, next store.Approval) (boo
 	return n == 1, err
 }
 
+// QueueApprovalChange implements store.Tx: one compare-and-set on the state the change leaves
+// (and, withJob, on a recorded job), queued. Where a statement can read what its UPDATE
+// returned (the dialect's ModifyingWith), the same statement returns the approval as changed
+// with its comments; elsewhere the approval is read back once the change is known to be
+// written.
+func (t *Tx) QueueApprovalChange(ctx context.Context, id int64, from store.ApprovalStatus, withJob bool, c store.ApprovalChange) func() (store.Approval, bool, error) {
+	set, args := "status = ?", []any{string(c.Status)}
+	if !c.DecidedAt.IsZero() {
+		set, args = set+", decided_by = ?, decided_at = ?", append(args, c.DecidedBy, nanos(c.DecidedAt))
+	}
+	if !c.SettledAt.IsZero() {
+		set, args = set+", note = ?, settled_at = ?", append(args, c.Note, nanos(c.SettledAt))
+	}
+	where := "id = ? AND status = ?"
+	if withJob {
+		where += " AND job_id IS NOT NULL"
+	}
+	args = append(args, id, string(from))
+	update := `UPDATE approvals SET ` + set + ` WHERE ` + where
+	failed := func(err error) (store.Approval, bool, error) {
+		return store.Approval{}, false, fmt.Errorf("store: change approval: %w", err)
+	}
+	if t.d.ModifyingWith() {
+		var aps []store.Approval
+		wait := t.c.Queue(ctx, func(rows Rows) (err error) {
+			aps, err = scanApprovals(rows)
+			return err
+		}, t.d.Bind(`WITH a AS (`+update+` RETURNING *) `+approvalsWithComments), args...)
+		return func() (store.Approval, bool, error) {
+			if err := wait(); err != nil {
+				return failed(err)
+			}
+			if len(aps) == 0 {
+				return store.Approval{}, false, nil
+			}
+			return aps[0], true, nil
+		}
+	}
+	changed := false
+	wait := t.c.Queue(ctx, func(rows Rows) error {
+		defer rows.Close()
+		changed = rows.Next()
+		return rows.Err()
+	}, t.d.Bind(update+` RETURNING id`), args...)
+	return func() (store.Approval, bool, error) {
+		if err := wait(); err != nil {
+			return failed(err)
+		}
+		if !changed {
+			return store.Approval{}, false, nil
+		}
+		ap, err := t.Approval(ctx, id)
+		return ap, err == nil, err
+	}
+}
+
 // jobID is a job reference: NULL for none.
 func jobID(id int64) *int64 {
 	if id == 0 {
@@ -84,16 +140,29 @@ func (r Reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]st
 const approvalColumns = `a.id, a.key, a.kind, a.channel, a.thread, a.author, a.command, a.workdir, a.ceiling_ns, a.label,
 	a.agent, a.worker_key, a.status, a.created_at, a.decided_by, a.decided_at, a.job_id, a.note, a.settled_at`
 
+// approvalsWithComments reads the approvals of a statement's "a" (rows of the approvals
+// table), newest first, each with its comments oldest first, as scanApprovals reads them.
+const approvalsWithComments = `SELECT ` + approvalColumns + `, c.actor, c.text, c.at
+	FROM a LEFT JOIN approval_comments c ON c.approval_id = a.id ORDER BY a.id DESC, c.id`
+
 // queryApprovals returns up to limit approvals matching c (conditions on the approvals
 // table), newest first, each with its comments oldest first. One statement reads both, so the
 // comments belong to the same snapshot as the approvals and a page costs one query.
 func (r Reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]store.Approval, error) {
-	rows, err := r.query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?)
-		SELECT `+approvalColumns+`, c.actor, c.text, c.at FROM a LEFT JOIN approval_comments c ON c.approval_id = a.id
-		ORDER BY a.id DESC, c.id`, append(c.Args, r.limit(limit))...)
+	rows, err := r.query(ctx, `WITH a AS (SELECT * FROM approvals WHERE `+c.SQL()+` ORDER BY id DESC LIMIT ?) `+
+		approvalsWithComments, append(c.Args, r.limit(limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("store: approvals: %w", err)
 	}
+	aps, err := scanApprovals(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: approvals: %w", err)
+	}
+	return aps, nil
+}
+
+// scanApprovals reads the rows of approvalsWithComments and closes them.
+func scanApprovals(rows Rows) ([]store.Approval, error) {
 	defer rows.Close()
 	var out []store.Approval
 	for rows.Next() {
@@ -105,7 +174,7 @@ func (r Reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]
 		if err := rows.Scan(&ap.ID, &ap.Key, &ap.Kind, &ap.Channel, &ap.Thread, &ap.Author, &ap.Command, &ap.Workdir,
 			&ceiling, &ap.Label, &ap.Agent, &ap.WorkerKey, &status, &created, &ap.DecidedBy, &decided, &job, &ap.Note,
 			&settled, &actor, &text, &commentAt); err != nil {
-			return nil, fmt.Errorf("store: approvals: %w", err)
+			return nil, err
 		}
 		if len(out) == 0 || out[len(out)-1].ID != ap.ID {
 			ap.Ceiling = time.Duration(ceiling)
@@ -123,8 +192,5 @@ func (r Reader) queryApprovals(ctx context.Context, c conditions, limit int) ([]
 			last.Comments = append(last.Comments, store.ApprovalComment{Actor: *actor, Text: *text, At: fromNullNanos(commentAt)})
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: approvals: %w", err)
-	}
-	return out, nil
+	return out, rows.Err()
 }

@@ -13,16 +13,18 @@ type Queryer interface {
 	QueryRow(ctx context.Context, query string, args ...any) Row
 }
 
-// Conn is a write transaction: its queries, its statements, and the one pair of statements
-// the store runs as one (see QueryRowAfter).
+// Conn is a write transaction: its queries, its statements, and the statements it may hold
+// back (see Queue).
 type Conn interface {
 	Queryer
 	// Exec runs a statement and returns how many rows it changed.
 	Exec(ctx context.Context, query string, args ...any) (int64, error)
-	// QueryRowAfter runs first, whose result it discards, then query, in this order and in
-	// one round trip where the database can batch them, and returns query's row; a failure
-	// of first is the row's Scan error. An empty first runs query alone.
-	QueryRowAfter(ctx context.Context, first Statement, query string, args ...any) Row
+	// Queue runs query, or holds it back to go with the transaction's next statement in one
+	// round trip where the database can batch them (store.Tx's Queue methods). read reads
+	// query's rows once they arrive and closes them. The function returned waits for query,
+	// sending it first if it is still held, and returns query's failure, read's, or that of
+	// a statement held before it.
+	Queue(ctx context.Context, read func(Rows) error, query string, args ...any) (wait func() error)
 }
 
 // Statement is a statement with its arguments, in the database's dialect.

@@ -10,33 +10,63 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// InsertContinuation implements store.Tx: the unique key makes the insert a no-op when the
-// key exists, and the existing id is then read in the same transaction.
+// InsertContinuation implements store.Tx: the queued insert, read at once.
+func (t *Tx) InsertContinuation(ctx context.Context, c store.NewContinuation, at time.Time) (int64, bool, error) {
+	return t.QueueContinuation(ctx, c, at)()
+}
+
+// QueueContinuation implements store.Tx. The unique key makes the insert a no-op when the key
+// exists; only then does the function returned read the existing id, in the same transaction.
 //
 // Ids must commit in increasing order: were two transactions to take ids 5 and 6 and commit
 // 6 first, a subscriber that read 6 would ask only for ids above 6 and never see 5 until it
 // subscribed again. Where writers run concurrently the dialect's ContinuationOrder (a lock
-// held to the commit) runs first, in the same round trip as the insert.
-func (t *Tx) InsertContinuation(ctx context.Context, c store.NewContinuation, at time.Time) (int64, bool, error) {
+// held to the commit) is queued first, to go with the insert.
+func (t *Tx) QueueContinuation(ctx context.Context, c store.NewContinuation, at time.Time) func() (int64, bool, error) {
+	ordered := func() error { return nil }
+	if order := t.d.ContinuationOrder(); order.SQL != "" {
+		ordered = t.c.Queue(ctx, discard, order.SQL, order.Args...)
+	}
 	var checkpoint []byte // NULL for none
 	if len(c.Checkpoint) > 0 {
 		checkpoint = c.Checkpoint
 	}
 	var id int64
-	err := t.c.QueryRowAfter(ctx, t.d.ContinuationOrder(), t.d.Bind(`INSERT INTO continuations (idempotency_key,
-		channel, thread, text, post, checkpoint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`),
-		c.IdempotencyKey, c.Channel, c.Thread, c.Text, c.Post, checkpoint, nanos(at)).Scan(&id)
-	if err == nil {
-		return id, true, nil
+	inserted := false
+	wait := t.c.Queue(ctx, func(rows Rows) error {
+		defer rows.Close()
+		if rows.Next() {
+			inserted = true
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}, t.d.Bind(`INSERT INTO continuations (idempotency_key, channel, thread, text, post, checkpoint, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`),
+		c.IdempotencyKey, c.Channel, c.Thread, c.Text, c.Post, checkpoint, nanos(at))
+	return func() (int64, bool, error) {
+		// The order first: were its lock refused, the insert would not have run.
+		if err := ordered(); err != nil {
+			return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
+		}
+		if err := wait(); err != nil {
+			return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
+		}
+		if inserted {
+			return id, true, nil
+		}
+		if err := t.queryRow(ctx, `SELECT id FROM continuations WHERE idempotency_key = ?`, c.IdempotencyKey).Scan(&id); err != nil {
+			return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
+		}
+		return id, false, nil
 	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
-	}
-	if err := t.queryRow(ctx, `SELECT id FROM continuations WHERE idempotency_key = ?`, c.IdempotencyKey).Scan(&id); err != nil {
-		return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
-	}
-	return id, false, nil
+}
+
+// discard reads rows whose content is not needed: a statement run for its effect.
+func discard(rows Rows) error {
+	rows.Close()
+	return rows.Err()
 }
 
 // PendingContinuations implements store.Reader.

@@ -15,10 +15,14 @@ type Dialect interface {
 	// Limit is the argument of a LIMIT for limit: limit itself, or "no limit" when it is zero
 	// or less.
 	Limit(limit int) any
-	// ContinuationOrder is the statement an enqueue runs before its insert so that
+	// ContinuationOrder is the statement an enqueue queues before its insert so that
 	// continuation ids commit in increasing order; empty when the database's writes are
 	// already serial (see Tx.InsertContinuation).
 	ContinuationOrder() Statement
+	// ModifyingWith reports whether a statement can read the rows of an UPDATE … RETURNING
+	// in its WITH clause, so that a change and the read of what it changed are one statement
+	// (see Tx.QueueApprovalChange).
+	ModifyingWith() bool
 }
 
 // NumberedPlaceholders binds "?" as $1, $2… (PostgreSQL's placeholders), remembering each

@@ -13,8 +13,10 @@
 // (NULL for unset, *int64), JSON is text, bytes are []byte (NULL for nil), booleans are Go
 // bools. A missing row is sql.ErrNoRows on both clients (pgx.ErrNoRows wraps it) and becomes
 // store.ErrNotFound here. The Dialect says only what cannot be written once: how placeholders
-// are numbered, what "no limit" is, and what an enqueue runs first to keep continuation ids in
-// commit order.
+// are numbered, what "no limit" is, what an enqueue runs first to keep continuation ids in
+// commit order, and whether a WITH may hold an UPDATE. A write that store.Tx lets a driver
+// hold back goes through Conn.Queue: PostgreSQL sends it with the transaction's next
+// statement, SQLite runs it at once.
 //
 // It holds SQL only: the rules (arguments, states, transitions, audit entries) are
 // store.Portable's.
