@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -177,23 +176,7 @@ func TestLegacyNumbering(t *testing.T) {
 
 	t.Run("PrimariesOpeningALegacyDatabaseTogetherRenumberItOnce", func(t *testing.T) {
 		url := legacyDatabase(t, 1)
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
-		for range 4 {
-			wg.Go(func() {
-				d, err := OpenDriver(ctx, url, Options{})
-				if err != nil {
-					errs <- err
-					return
-				}
-				d.Close()
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("OpenDriver: %v", err)
-		}
+		openTogether(t, url, 4)
 		got := applied(t, connect(t, url))
 		if len(got) != len(shared) || got[len(got)-1].Version != len(shared) {
 			t.Fatalf("schema_migrations %+v, want 1..%d once each", got, len(shared))

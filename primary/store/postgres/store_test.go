@@ -55,23 +55,7 @@ func TestOpen(t *testing.T) {
 
 	t.Run("PrimariesOpeningANewDatabaseTogetherMigrateItOnce", func(t *testing.T) {
 		url := pgtest.NewDatabase(t)
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
-		for range 4 {
-			wg.Go(func() {
-				d, err := postgres.OpenDriver(ctx, url, postgres.Options{})
-				if err != nil {
-					errs <- err
-					return
-				}
-				d.Close()
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("OpenDriver: %v", err)
-		}
+		postgres.OpenTogether(t, url, 4)
 		vs := versions(t, raw(t, url))
 		if len(vs) != postgres.SchemaVersion() || vs[len(vs)-1] != postgres.SchemaVersion() {
 			t.Fatalf("schema_migrations %v, want 1..%d once each", vs, postgres.SchemaVersion())
