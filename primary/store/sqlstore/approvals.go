@@ -118,14 +118,8 @@ func (t *Tx) InsertApprovalComment(ctx context.Context, id int64, from store.App
 func (r Reader) Approval(ctx context.Context, id int64) (store.Approval, error) {
 	var c conditions
 	c.Add("id = ?", id)
-	aps, err := r.queryApprovals(ctx, c, 1)
-	if err != nil {
-		return store.Approval{}, err
-	}
-	if len(aps) == 0 {
-		return store.Approval{}, fmt.Errorf("%w: approval %d", store.ErrNotFound, id)
-	}
-	return aps[0], nil
+	found, err := r.queryApprovals(ctx, c, 1)
+	return only(found, err, "approval", id)
 }
 
 // ListApprovals implements store.Reader.

@@ -43,14 +43,8 @@ func (t *Tx) UpdateCallApproval(ctx context.Context, from store.CallApprovalStat
 func (r Reader) CallApproval(ctx context.Context, id int64) (store.CallApproval, error) {
 	var c conditions
 	c.Add("id = ?", id)
-	list, err := r.queryCallApprovals(ctx, c, 1)
-	if err != nil {
-		return store.CallApproval{}, err
-	}
-	if len(list) == 0 {
-		return store.CallApproval{}, fmt.Errorf("%w: call approval %d", store.ErrNotFound, id)
-	}
-	return list[0], nil
+	found, err := r.queryCallApprovals(ctx, c, 1)
+	return only(found, err, "call approval", id)
 }
 
 // ListCallApprovals implements store.Reader.

@@ -1,6 +1,11 @@
 package sqlstore
 
-import "context"
+import (
+	"context"
+	"fmt"
+
+	"github.com/turncli/turncli/primary/store"
+)
 
 // Queryer runs the shared SQL on one database: its pool, or one transaction. Each driver
 // adapts its own client to it (database/sql for SQLite, pgx for PostgreSQL) without
@@ -61,4 +66,16 @@ func collect[T any](rows Rows, scan func(Row) (T, error)) ([]T, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// only is the one record a query by id found, or store.ErrNotFound naming what it is.
+func only[T any](found []T, err error, what string, id int64) (T, error) {
+	var none T
+	if err != nil {
+		return none, err
+	}
+	if len(found) == 0 {
+		return none, fmt.Errorf("%w: %s %d", store.ErrNotFound, what, id)
+	}
+	return found[0], nil
 }

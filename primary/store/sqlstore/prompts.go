@@ -46,14 +46,8 @@ func nullJSON(raw json.RawMessage) *string {
 func (r Reader) Prompt(ctx context.Context, id int64) (store.Prompt, error) {
 	var c conditions
 	c.Add("id = ?", id)
-	ps, err := r.queryPrompts(ctx, c, 1)
-	if err != nil {
-		return store.Prompt{}, err
-	}
-	if len(ps) == 0 {
-		return store.Prompt{}, fmt.Errorf("%w: prompt %d", store.ErrNotFound, id)
-	}
-	return ps[0], nil
+	found, err := r.queryPrompts(ctx, c, 1)
+	return only(found, err, "prompt", id)
 }
 
 // ListPrompts implements store.Reader.

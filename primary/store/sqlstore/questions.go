@@ -50,14 +50,8 @@ func (t *Tx) UpdateQuestionRequest(ctx context.Context, prev, next store.Questio
 func (r Reader) QuestionRequest(ctx context.Context, id int64) (store.QuestionRequest, error) {
 	var c conditions
 	c.Add("id = ?", id)
-	qs, err := r.queryQuestions(ctx, c, 1)
-	if err != nil {
-		return store.QuestionRequest{}, err
-	}
-	if len(qs) == 0 {
-		return store.QuestionRequest{}, fmt.Errorf("%w: question request %d", store.ErrNotFound, id)
-	}
-	return qs[0], nil
+	found, err := r.queryQuestions(ctx, c, 1)
+	return only(found, err, "question request", id)
 }
 
 // ListQuestionRequests implements store.Reader.
