@@ -20,7 +20,7 @@ import (
 func newJobs(cfg Config, db store.Store, workers *workerhub.Hub, shells *shellhost.Runner, outbox *continuation.Outbox, feed *events.Bus, live *secrets.Registry) (*jobs.Manager, error) {
 	return jobs.New(jobs.Config{
 		Store: db, StateDir: cfg.StateDir, Workers: workers, Sandboxes: shells, Notify: outbox.Notify, Events: feed,
-		Secrets: live, ShellUser: cfg.Shells.User,
+		Secrets: live, ShellUser: shells.ShellUser(),
 		CommandCeiling: cfg.Jobs.CommandCeiling, AgentCeiling: cfg.Jobs.AgentCeiling, Grace: cfg.Jobs.Grace,
 		AgentReportGrace: cfg.Jobs.AgentReportGrace,
 		Clock:            cfg.Clock,

@@ -168,17 +168,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		log.Warn("shells are not isolated", "detail", isoStatus.Detail)
 	}
 	shells, err := shellhost.New(shellhost.Config{
-		StateDir:       cfg.StateDir,
-		WorkspacesDir:  cfg.Shells.WorkspacesDir,
-		Isolation:      iso,
-		AgentCLIURL:    "http://" + lis.AgentCLI.Addr().String(),
-		AgentBinary:    cfg.Shells.AgentBinary,
-		AgentArgs:      cfg.Shells.AgentArgs,
-		EnvAllow:       cfg.Shells.EnvAllow,
-		DefaultTimeout: cfg.Shells.DefaultTimeout,
-		MaxTimeout:     cfg.Shells.MaxTimeout,
-		Grace:          cfg.Shells.Grace,
-		User:           cfg.Shells.User,
+		Settings: cfg.Shells, StateDir: cfg.StateDir, Sandboxing: iso, AgentCLIURL: "http://" + lis.AgentCLI.Addr().String(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shells: %w", err)
