@@ -191,12 +191,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	stops.Add(lifecycle.Connections, "worker connections", func(context.Context) error { workers.Close(); return nil })
 	preflight := shellmode.New(shellmode.Config{Registry: registry, Local: shells, Workers: workers})
 	responses := response.NewManager(response.Config{
+		Settings: cfg.Responses,
 		Registry: registry, Shells: shellRouter{local: shells, workers: workers}, Clock: cfg.Clock,
-		Logger:         log.With("component", "responses"),
-		FastCallBudget: cfg.Responses.EffectiveFastCallBudget(),
-		Secrets:        live,
-		MaxOpen:        cfg.Responses.MaxOpen, MaxOpenPerCredential: cfg.Responses.MaxOpenPerCredential, WorkersOnly: cfg.Responses.WorkersOnly,
-		Observer: mets, Tracing: cfg.Telemetry.TracerProvider(),
+		Logger: log.With("component", "responses"), Secrets: live, Observer: mets, Tracing: cfg.Telemetry.TracerProvider(),
 		CallApprovals: &response.CallApprovalConfig{
 			Store: db, Notify: outbox.Notify, Events: feed, Logger: log.With("component", "callapprovals"),
 		},
