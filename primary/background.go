@@ -19,12 +19,9 @@ import (
 // newJobs is the background jobs manager, local and on the workers.
 func newJobs(cfg Config, db store.Store, workers *workerhub.Hub, shells *shellhost.Runner, outbox *continuation.Outbox, feed *events.Bus, live *secrets.Registry) (*jobs.Manager, error) {
 	return jobs.New(jobs.Config{
-		Store: db, StateDir: cfg.StateDir, Workers: workers, Sandboxes: shells, Notify: outbox.Notify, Events: feed,
-		Secrets: live, ShellUser: shells.ShellUser(),
-		CommandCeiling: cfg.Jobs.CommandCeiling, AgentCeiling: cfg.Jobs.AgentCeiling, Grace: cfg.Jobs.Grace,
-		AgentReportGrace: cfg.Jobs.AgentReportGrace,
-		Clock:            cfg.Clock,
-		Logger:           cfg.Logger,
+		Settings: cfg.Jobs, Store: db, StateDir: cfg.StateDir,
+		Workers: workers, Sandboxes: shells, Notify: outbox.Notify, Events: feed, Secrets: live,
+		ShellUser: shells.ShellUser(), Clock: cfg.Clock, Logger: cfg.Logger,
 	})
 }
 
