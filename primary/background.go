@@ -19,26 +19,18 @@ import (
 // newJobs is the background jobs manager, local and on the workers.
 func newJobs(cfg Config, db store.Store, workers *workerhub.Hub, shells *shellhost.Runner, outbox *continuation.Outbox, feed *events.Bus, live *secrets.Registry) (*jobs.Manager, error) {
 	return jobs.New(jobs.Config{
-		Store: db, StateDir: cfg.StateDir, Workers: workers, Sandboxes: shells, Notify: outbox.Notify, Events: feed,
-		Secrets: live, ShellUser: cfg.Shells.User,
-		CommandCeiling: cfg.Jobs.CommandCeiling, AgentCeiling: cfg.Jobs.AgentCeiling, Grace: cfg.Jobs.Grace,
-		AgentReportGrace: cfg.Jobs.AgentReportGrace,
-		Clock:            cfg.Clock,
-		Logger:           cfg.Logger,
+		Settings: cfg.Jobs, Store: db, StateDir: cfg.StateDir,
+		Workers: workers, Sandboxes: shells, Notify: outbox.Notify, Events: feed, Secrets: live,
+		ShellUser: shells.ShellUser(), Clock: cfg.Clock, Logger: cfg.Logger,
 	})
 }
 
 // newInteraction is the interaction toolkit and the engine of approvals, prompts and questions.
 func newInteraction(cfg Config, db store.Store, jobsManager *jobs.Manager, responses *response.Manager, shells *shellhost.Runner,
 	preflight *shellmode.Preflight, outbox *continuation.Outbox, feed *events.Bus, live *secrets.Registry) (*interaction.Service, error) {
-	engine, err := cfg.Interaction.Engine()
-	if err != nil {
-		return nil, err
-	}
 	return interaction.New(interaction.Config{
-		Store: db, Jobs: jobsManager, Responses: responses, Shells: shells, Engine: engine, Preflight: preflight,
-		Notify: outbox.Notify, Secrets: live, Events: feed, PromptWait: cfg.Interaction.PromptWait,
-		Clock: cfg.Clock, Logger: cfg.Logger,
+		Settings: cfg.Interaction, Store: db, Jobs: jobsManager, Responses: responses, Shells: shells, Preflight: preflight,
+		Notify: outbox.Notify, Secrets: live, Events: feed, Clock: cfg.Clock, Logger: cfg.Logger,
 	})
 }
 

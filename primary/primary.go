@@ -168,17 +168,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		log.Warn("shells are not isolated", "detail", isoStatus.Detail)
 	}
 	shells, err := shellhost.New(shellhost.Config{
-		StateDir:       cfg.StateDir,
-		WorkspacesDir:  cfg.Shells.WorkspacesDir,
-		Isolation:      iso,
-		AgentCLIURL:    "http://" + lis.AgentCLI.Addr().String(),
-		AgentBinary:    cfg.Shells.AgentBinary,
-		AgentArgs:      cfg.Shells.AgentArgs,
-		EnvAllow:       cfg.Shells.EnvAllow,
-		DefaultTimeout: cfg.Shells.DefaultTimeout,
-		MaxTimeout:     cfg.Shells.MaxTimeout,
-		Grace:          cfg.Shells.Grace,
-		User:           cfg.Shells.User,
+		Settings: cfg.Shells, StateDir: cfg.StateDir, Sandboxing: iso, AgentCLIURL: "http://" + lis.AgentCLI.Addr().String(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shells: %w", err)
@@ -201,12 +191,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	stops.Add(lifecycle.Connections, "worker connections", func(context.Context) error { workers.Close(); return nil })
 	preflight := shellmode.New(shellmode.Config{Registry: registry, Local: shells, Workers: workers})
 	responses := response.NewManager(response.Config{
+		Settings: cfg.Responses,
 		Registry: registry, Shells: shellRouter{local: shells, workers: workers}, Clock: cfg.Clock,
-		Logger:         log.With("component", "responses"),
-		FastCallBudget: cfg.Responses.EffectiveFastCallBudget(),
-		Secrets:        live,
-		MaxOpen:        cfg.Responses.MaxOpen, MaxOpenPerCredential: cfg.Responses.MaxOpenPerCredential, WorkersOnly: cfg.Responses.WorkersOnly,
-		Observer: mets, Tracing: cfg.Telemetry.TracerProvider(),
+		Logger: log.With("component", "responses"), Secrets: live, Observer: mets, Tracing: cfg.Telemetry.TracerProvider(),
 		CallApprovals: &response.CallApprovalConfig{
 			Store: db, Notify: outbox.Notify, Events: feed, Logger: log.With("component", "callapprovals"),
 		},

@@ -49,7 +49,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 		g.Go(serveHTTP(p.metricsHTTP, p.lis.Metrics))
 	}
 	g.Go(func() error {
-		p.internals.Responses.RunReaper(gctx, p.cfg.Responses.ReapEvery)
+		p.internals.Responses.RunReaper(gctx)
 		return nil
 	})
 	g.Go(func() error {

@@ -107,10 +107,12 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 	}
 	m.ready.Note("isolation", isoStatus.Detail)
 	shells, err := shellhost.New(shellhost.Config{
-		StateDir: cfg.StateDir, WorkspacesDir: cfg.WorkspacesDir, Isolation: iso, AgentCLIURL: proxyURL, AgentBinary: cfg.AgentBinary, AgentArgs: cfg.AgentArgs,
-		EnvAllow: cfg.EnvAllow, DefaultTimeout: cfg.ShellDefaultTimeout, MaxTimeout: cfg.ShellMaxTimeout,
-		Grace: cfg.ShellGrace,
-		User:  shellpriv.Current(), // as mindroom-worker set it (shellpriv.Use)
+		Settings: shellhost.Settings{
+			WorkspacesDir: cfg.WorkspacesDir, AgentBinary: cfg.AgentBinary, AgentArgs: cfg.AgentArgs, EnvAllow: cfg.EnvAllow,
+			DefaultTimeout: cfg.ShellDefaultTimeout, MaxTimeout: cfg.ShellMaxTimeout, Grace: cfg.ShellGrace,
+			User: shellpriv.Current(), // as mindroom-worker set it (shellpriv.Use)
+		},
+		StateDir: cfg.StateDir, Sandboxing: iso, AgentCLIURL: proxyURL,
 	})
 	if err != nil {
 		conn.Close()

@@ -37,12 +37,12 @@ func TestAShellSwitchedToItsOwnUserIsNotToldItIsThePrimarysUser(t *testing.T) {
 
 func TestCommandsAreRefusedUnderTheDiskReserve(t *testing.T) {
 	state := t.TempDir()
-	r := &Runner{cfg: Config{StateDir: state, Isolation: &Isolation{DiskReserve: 1 << 60}}}
+	r := &Runner{cfg: Config{StateDir: state, Sandboxing: &Isolation{DiskReserve: 1 << 60}}}
 	err := r.CheckDisk()
 	if !errors.Is(err, ErrDiskReserve) || !strings.Contains(err.Error(), "under the reserve of 1099511627776 MiB") {
 		t.Fatalf("CheckDisk with a reserve above the disk: %v", err)
 	}
-	r.cfg.Isolation.DiskReserve = 1 << 20
+	r.cfg.Sandboxing.DiskReserve = 1 << 20
 	if err := r.CheckDisk(); err != nil {
 		t.Fatalf("CheckDisk with a 1 MiB reserve: %v", err)
 	}

@@ -43,10 +43,10 @@ type sandboxes struct {
 
 // userOf is the agent's user: its own when isolated, else the shell user.
 func (r *Runner) userOf(agent string) (*shellpriv.User, error) {
-	if r.cfg.Isolation == nil {
-		return r.cfg.User, nil
+	if r.cfg.Sandboxing == nil {
+		return r.cfg.Settings.User, nil
 	}
-	id, err := r.cfg.Isolation.Identities.For(agent)
+	id, err := r.cfg.Sandboxing.Identities.For(agent)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (r *Runner) userOf(agent string) (*shellpriv.User, error) {
 
 // view is what a sandbox of the agent whose workspace this is shows.
 func (r *Runner) view(workspace string) mountview.View {
-	return SandboxView(r.cfg.StateDir, r.workspacesDir(), r.launcher.dir, r.cfg.AgentBinary, workspace, r.cfg.Isolation.Limits.TmpBytes)
+	return SandboxView(r.cfg.StateDir, r.workspacesDir(), r.launcher.dir, r.cfg.Settings.AgentBinary, workspace, r.cfg.Sandboxing.Limits.TmpBytes)
 }
 
 // SandboxView is what a sandbox of the agent whose workspace is workspace shows: the state
@@ -81,7 +81,7 @@ func under(p, dir string) bool { return p == dir || len(p) > len(dir) && p[:len(
 // gets a sandbox of its own, ended by done.
 func (r *Runner) sandboxFor(response, agent, workspace string) (sb *sandbox.Sandbox, done func(), err error) {
 	if response == "" {
-		sb, err := sandbox.Start(r.view(workspace), r.cfg.Isolation.Limits)
+		sb, err := sandbox.Start(r.view(workspace), r.cfg.Sandboxing.Limits)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -98,7 +98,7 @@ func (r *Runner) sandboxFor(response, agent, workspace string) (sb *sandbox.Sand
 		}
 		_ = t.sb.Close() // its init was killed: the next command gets a new sandbox
 	}
-	sb, err = sandbox.Start(r.view(workspace), r.cfg.Isolation.Limits)
+	sb, err = sandbox.Start(r.view(workspace), r.cfg.Sandboxing.Limits)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -141,7 +141,7 @@ var ErrDiskReserve = errors.New("disk reserve reached")
 // on a file system of their own are not checked: filling it harms only the shells, which get
 // "No space left on device" and can free it.
 func (r *Runner) CheckDisk() error {
-	if r.cfg.Isolation == nil || r.cfg.Isolation.DiskReserve <= 0 {
+	if r.cfg.Sandboxing == nil || r.cfg.Sandboxing.DiskReserve <= 0 {
 		return nil
 	}
 	for _, dir := range []string{r.cfg.StateDir} {
@@ -150,9 +150,9 @@ func (r *Runner) CheckDisk() error {
 			return fmt.Errorf("free space of %s: %w", dir, err)
 		}
 		free := int64(st.Bavail) * st.Bsize
-		if free < r.cfg.Isolation.DiskReserve {
+		if free < r.cfg.Sandboxing.DiskReserve {
 			return fmt.Errorf("%w: the file system of %s has %d MiB free, under the reserve of %d MiB; free space there (a workspace there may have filled it; an operator must remove files, as commands are refused) and try again",
-				ErrDiskReserve, dir, free>>20, r.cfg.Isolation.DiskReserve>>20)
+				ErrDiskReserve, dir, free>>20, r.cfg.Sandboxing.DiskReserve>>20)
 		}
 	}
 	return nil
@@ -162,14 +162,18 @@ func (r *Runner) CheckDisk() error {
 func (r *Runner) WorkspacesDir() string { return r.workspacesDir() }
 
 // AgentBinary is the client binary agent_cli_bin/'s launcher runs.
-func (r *Runner) AgentBinary() string { return r.cfg.AgentBinary }
+func (r *Runner) AgentBinary() string { return r.cfg.Settings.AgentBinary }
+
+// ShellUser is the user shells and local jobs run as outside a sandbox; nil: this process's
+// own.
+func (r *Runner) ShellUser() *shellpriv.User { return r.cfg.Settings.User }
 
 // Isolated reports whether shells run in sandboxes, each agent as its own user.
-func (r *Runner) Isolated() bool { return r.cfg.Isolation != nil }
+func (r *Runner) Isolated() bool { return r.cfg.Sandboxing != nil }
 
 func (r *Runner) workspacesDir() string {
-	if r.cfg.WorkspacesDir != "" {
-		return r.cfg.WorkspacesDir
+	if r.cfg.Settings.WorkspacesDir != "" {
+		return r.cfg.Settings.WorkspacesDir
 	}
 	return filepath.Join(r.cfg.StateDir, "workspaces")
 }
@@ -257,15 +261,15 @@ func (c IsolationConfig) Build(stateDir string) (*Isolation, IsolationStatus, er
 // JobSandbox is the sandbox a background job of agent runs in, keyed by key (its status file's
 // path); nil without isolation. It refuses when the disk reserve is reached.
 func (r *Runner) JobSandbox(agent, workspace, key string) (*sandbox.Job, error) {
-	if r.cfg.Isolation == nil {
+	if r.cfg.Sandboxing == nil {
 		return nil, nil
 	}
 	if err := r.CheckDisk(); err != nil {
 		return nil, err
 	}
-	id, err := r.cfg.Isolation.Identities.For(agent)
+	id, err := r.cfg.Sandboxing.Identities.For(agent)
 	if err != nil {
 		return nil, err
 	}
-	return &sandbox.Job{View: r.view(workspace), Limits: r.cfg.Isolation.Limits, UID: id, GID: id, Key: key}, nil
+	return &sandbox.Job{View: r.view(workspace), Limits: r.cfg.Sandboxing.Limits, UID: id, GID: id, Key: key}, nil
 }

@@ -42,7 +42,7 @@ func TestAProbeRunsAsTheAgentWhereverTheStateIs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := shellhost.New(shellhost.Config{StateDir: state, AgentCLIURL: "http://127.0.0.1:1", AgentBinary: bin, Isolation: iso, User: shellpriv.Default()})
+		r, err := shellhost.New(shellhost.Config{Settings: shellhost.Settings{AgentBinary: bin, User: shellpriv.Default()}, StateDir: state, AgentCLIURL: "http://127.0.0.1:1", Sandboxing: iso})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,38 +15,26 @@ import (
 	"github.com/turncli/turncli/internal/telemetry"
 )
 
-// Config says how local shells run.
+// Config says how local shells run: the section a person configures (Settings), whole, and
+// what only the host that runs the shells can give.
 type Config struct {
-	// StateDir holds agent_cli_bin/ and, unless WorkspacesDir names another place, workspaces/.
+	// Settings are the shells' section: workspaces, agent binary, environment, bounds, shell
+	// user. New fills its zero bounds as the section's Validate does.
+	Settings Settings
+	// StateDir holds agent_cli_bin/ and, unless Settings.WorkspacesDir names another place,
+	// workspaces/.
 	StateDir string
-	// WorkspacesDir holds the agents' workspaces, one directory each; empty means
-	// StateDir/workspaces. A file system of their own keeps a shell that fills its workspace
-	// from filling the state directory's.
-	WorkspacesDir string
-	// Isolation runs shells in sandboxes, each agent as its own user; nil runs them as the
-	// shell user (internal/shellpriv), seeing and reaching each other.
-	Isolation *Isolation
+	// Sandboxing, built from Settings.Isolation (IsolationConfig.Build), runs shells in
+	// sandboxes, each agent as its own user; nil runs them as the shell user
+	// (internal/shellpriv), seeing and reaching each other.
+	Sandboxing *Isolation
 	// AgentCLIURL is the primary's loopback Agent CLI origin, e.g. http://127.0.0.1:7422.
 	AgentCLIURL string
-	// AgentBinary is the mindroom-agent executable the launcher runs (absolute path); with
-	// AgentArgs it may be the primary's own binary and a subcommand.
-	AgentBinary string
-	AgentArgs   []string
-	// EnvAllow names the primary's environment variables a shell inherits.
-	EnvAllow []string
 	// Getenv reads the primary's environment (os.Getenv by default).
 	Getenv func(string) string
-	// DefaultTimeout applies when a command asks for none; MaxTimeout caps any request.
-	DefaultTimeout time.Duration
-	MaxTimeout     time.Duration
-	// Grace is the time between TERM and KILL (bashexec.DefaultGrace when zero).
-	Grace time.Duration
-	// User is the user shells run as without isolation (shellpriv.Resolve); nil: this
-	// process's own.
-	User *shellpriv.User
 }
 
-// Defaults for a Config's zero values.
+// Defaults for a Settings' zero bounds.
 const (
 	DefaultCommandTimeout = 10 * time.Minute
 	DefaultMaxTimeout     = time.Hour
@@ -63,27 +51,30 @@ func (c *Config) Validate() error {
 	if !filepath.IsAbs(c.StateDir) {
 		return errors.New("localshell: state dir must be an absolute path")
 	}
-	if c.WorkspacesDir != "" && !filepath.IsAbs(c.WorkspacesDir) {
+	if c.Settings.WorkspacesDir != "" && !filepath.IsAbs(c.Settings.WorkspacesDir) {
 		return errors.New("localshell: the workspaces directory must be an absolute path")
 	}
-	if c.Isolation != nil {
-		if c.Isolation.Identities == nil {
+	if c.Sandboxing != nil {
+		if c.Sandboxing.Identities == nil {
 			return errors.New("localshell: isolation needs the agents' identities")
 		}
-		if err := c.Isolation.Limits.Validate(); err != nil {
+		if err := c.Sandboxing.Limits.Validate(); err != nil {
 			return fmt.Errorf("localshell: %w", err)
 		}
 	}
-	if !filepath.IsAbs(c.AgentBinary) {
+	if !filepath.IsAbs(c.Settings.AgentBinary) {
 		return errors.New("localshell: agent binary must be an absolute path")
 	}
-	for _, name := range c.EnvAllow {
+	for _, name := range c.Settings.EnvAllow {
 		if strings.HasPrefix(name, "MINDROOM_") || strings.ContainsAny(name, "=\x00") || name == "" {
 			return fmt.Errorf("localshell: %q cannot be passed to shells", name)
 		}
 	}
-	if c.MaxTimeout <= 0 || c.DefaultTimeout <= 0 || c.DefaultTimeout > c.MaxTimeout {
+	if c.Settings.MaxTimeout <= 0 || c.Settings.DefaultTimeout <= 0 || c.Settings.DefaultTimeout > c.Settings.MaxTimeout {
 		return errors.New("localshell: timeouts must be positive, default at most max")
+	}
+	if c.Settings.Grace <= 0 {
+		return errors.New("localshell: the grace must be positive")
 	}
 	return nil
 }
@@ -100,20 +91,12 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
 	}
-	if cfg.Grace <= 0 {
-		cfg.Grace = bashexec.DefaultGrace
-	}
-	if cfg.DefaultTimeout <= 0 {
-		cfg.DefaultTimeout = DefaultCommandTimeout
-	}
-	if cfg.MaxTimeout <= 0 {
-		cfg.MaxTimeout = DefaultMaxTimeout
-	}
+	cfg.Settings = cfg.Settings.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	// Sandboxes bind paths as the kernel resolves them: no link may stand in one.
-	for _, p := range []*string{&cfg.StateDir, &cfg.WorkspacesDir} {
+	for _, p := range []*string{&cfg.StateDir, &cfg.Settings.WorkspacesDir} {
 		if *p == "" {
 			continue
 		}
@@ -126,10 +109,10 @@ func New(cfg Config) (*Runner, error) {
 		}
 		*p = real
 	}
-	if err := prepareStateDir(cfg.StateDir, cfg.WorkspacesDir); err != nil {
+	if err := prepareStateDir(cfg.StateDir, cfg.Settings.WorkspacesDir); err != nil {
 		return nil, err
 	}
-	l := &launcher{dir: filepath.Join(cfg.StateDir, "agent_cli_bin"), target: cfg.AgentBinary, args: cfg.AgentArgs}
+	l := &launcher{dir: filepath.Join(cfg.StateDir, "agent_cli_bin"), target: cfg.Settings.AgentBinary, args: cfg.Settings.AgentArgs}
 	if err := l.ensure(); err != nil {
 		return nil, err
 	}
@@ -199,9 +182,9 @@ func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bas
 	}
 	timeout := cmd.Timeout
 	if timeout <= 0 {
-		timeout = r.cfg.DefaultTimeout
+		timeout = r.cfg.Settings.DefaultTimeout
 	}
-	timeout = min(timeout, r.cfg.MaxTimeout)
+	timeout = min(timeout, r.cfg.Settings.MaxTimeout)
 	agentCLI := map[string]string{"MINDROOM_AGENT_CLI_URL": r.cfg.AgentCLIURL}
 	for k, v := range cmd.AgentCLIEnv {
 		agentCLI[k] = v
@@ -211,9 +194,9 @@ func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bas
 	}
 	spec := bashexec.Spec{
 		Script: cmd.Command, Env: r.Environment(agentCLI, dir), Dir: dir,
-		Timeout: timeout, Grace: r.cfg.Grace, User: user,
+		Timeout: timeout, Grace: r.cfg.Settings.Grace, User: user,
 	}
-	if r.cfg.Isolation == nil {
+	if r.cfg.Sandboxing == nil {
 		return bashexec.Run(ctx, spec, out)
 	}
 	sb, done, err := r.sandboxFor(cmd.Response, cmd.Agent, dir)
@@ -233,19 +216,19 @@ func (r *Runner) Run(ctx context.Context, cmd Command, out bashexec.Output) (bas
 // Environment is the complete environment of a local shell.
 func (r *Runner) Environment(agentCLI map[string]string, workspace string) []string {
 	vars := make(map[string]string)
-	for _, name := range r.cfg.EnvAllow {
+	for _, name := range r.cfg.Settings.EnvAllow {
 		if v := r.cfg.Getenv(name); v != "" {
 			vars[name] = v
 		}
 	}
 	path := basePath
-	if v := r.cfg.Getenv("PATH"); v != "" && allowed(r.cfg.EnvAllow, "PATH") {
+	if v := r.cfg.Getenv("PATH"); v != "" && allowed(r.cfg.Settings.EnvAllow, "PATH") {
 		path = v
 	}
 	vars["PATH"] = r.launcher.dir + string(os.PathListSeparator) + path
 	vars["PWD"] = workspace
-	u := r.cfg.User
-	if r.cfg.Isolation != nil {
+	u := r.cfg.Settings.User
+	if r.cfg.Sandboxing != nil {
 		u = &shellpriv.User{} // an agent's own user has no name
 	}
 	asShellUser(vars, u, workspace)

@@ -46,7 +46,7 @@ func DefaultSettings() Settings {
 	}
 }
 
-// Validate fills zero bounds from DefaultSettings and reports settings that cannot work.
+// Validate reports settings that cannot work, then fills zero bounds from DefaultSettings.
 func (s *Settings) Validate() error {
 	if s.AgentBinary == "" {
 		return errors.New("agent binary is required")
@@ -58,16 +58,24 @@ func (s *Settings) Validate() error {
 	if s.User, err = shellpriv.Usable(s.User); err != nil {
 		return err
 	}
+	if s.DefaultTimeout < 0 || s.MaxTimeout < 0 || s.Grace < 0 {
+		return errors.New("shell timeouts and grace cannot be negative")
+	}
+	*s = s.withDefaults()
+	return nil
+}
+
+// withDefaults is s with its zero bounds taken from DefaultSettings: Validate and New both
+// fill them here, so a Runner built without the primary's validation bounds its commands
+// alike. A nil EnvAllow stays nil: it means no variable, not the default list.
+func (s Settings) withDefaults() Settings {
 	d := DefaultSettings()
 	for _, f := range []struct{ v, def *time.Duration }{{&s.DefaultTimeout, &d.DefaultTimeout}, {&s.MaxTimeout, &d.MaxTimeout}, {&s.Grace, &d.Grace}} {
-		if *f.v < 0 {
-			return errors.New("shell timeouts and grace cannot be negative")
-		}
 		if *f.v == 0 {
 			*f.v = *f.def
 		}
 	}
-	return nil
+	return s
 }
 
 // BindFlags binds the section to fs, with DefaultSettings (or the environment) as the flags'

@@ -28,7 +28,7 @@ func (s *Background) runAgentInBackground(ctx context.Context, call catalog.Call
 	if err != nil {
 		return catalog.Result{}, err
 	}
-	if s.cfg.Engine.Command == "" {
+	if s.engine.Command == "" {
 		return catalog.Result{}, errors.New("no background agent engine is configured on this primary; an administrator can set one with --agent-engine")
 	}
 	id := call.Identity
@@ -98,7 +98,7 @@ func (s *Background) startAgent(ctx context.Context, r *response.Response, task,
 	}
 	sp := r.Spec()
 	spec := jobs.JobSpec{
-		Kind: "agent", Command: s.cfg.Engine.Command, Label: lbl, Channel: sp.Channel, Thread: sp.Thread,
+		Kind: "agent", Command: s.engine.Command, Label: lbl, Channel: sp.Channel, Thread: sp.Thread,
 		Author: sp.Requester, Agent: sp.Agent, WorkerKey: sp.WorkerKey, Binding: r.Binding(),
 		Secrets: []string{cliEnv["MINDROOM_AGENT_CLI_TOKEN"]}, // live anyway; named for clarity
 		OnEnd:   r.Close,

@@ -25,5 +25,8 @@ type (
 // family is what every family holds: the toolkit's dependencies and its logger.
 type family struct {
 	cfg Config
-	log *slog.Logger
+	// engine runs background agents (Settings.AgentEngine, parsed); an empty Command refuses
+	// run_agent_in_background.
+	engine Engine
+	log    *slog.Logger
 }

@@ -31,7 +31,7 @@ const (
 )
 
 // postAndWait saves p, marks the call waiting and waits until an operator decides, the bound
-// (PromptWait) passes or the call ends. In the last two cases it expires the prompt first, so
+// (Settings.PromptWait) passes or the call ends. In the last two cases it expires the prompt first, so
 // that it can never be decided later. It returns the prompt as it ended: decided, or expired
 // with the reason as its feedback. A prompt that could not be saved comes back expired with
 // ID 0.
@@ -45,7 +45,7 @@ func (s *Prompts) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 		call.Progress.Waiting()
 		defer call.Progress.Running()
 	}
-	p.Deadline = s.cfg.Clock.Now().Add(s.cfg.PromptWait)
+	p.Deadline = s.cfg.Clock.Now().Add(s.cfg.Settings.PromptWait)
 	posted, err := ps.CreatePrompt(ctx, p)
 	if err != nil {
 		s.log.Error("prompt not posted", "kind", p.Kind, "call", call.ID, "err", err)
@@ -54,7 +54,7 @@ func (s *Prompts) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 	s.publishPrompt("prompt.created", posted)
 	s.log.Info("prompt posted", promptAttrs(posted)...)
 
-	bound, expired := s.cfg.Clock.NewTimer(s.cfg.PromptWait)
+	bound, expired := s.cfg.Clock.NewTimer(s.cfg.Settings.PromptWait)
 	defer bound.Stop()
 	recheck, rechecks := s.cfg.Clock.NewTicker(promptRecheck)
 	defer recheck.Stop()
@@ -71,7 +71,7 @@ func (s *Prompts) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 			}
 		case <-rechecks:
 		case <-expired:
-			return s.closePrompt(ctx, posted, fmt.Sprintf("Nobody decided within %s.", plainDuration(s.cfg.PromptWait)))
+			return s.closePrompt(ctx, posted, fmt.Sprintf("Nobody decided within %s.", plainDuration(s.cfg.Settings.PromptWait)))
 		case <-lifetime.Done():
 			return s.closePrompt(ctx, posted, reasonClosed)
 		case <-ctx.Done():

@@ -33,15 +33,17 @@ type Store interface {
 	store.Progress
 }
 
-// Config is what the toolkit needs.
+// Config is what the toolkit needs: the interaction tools' section a person configures
+// (Settings), whole, and the engines and stores the primary builds.
 type Config struct {
+	// Settings set the prompts' wait and the background agents' engine; New fills its zero
+	// fields as the section's Validate does and refuses an engine it cannot parse.
+	Settings  Settings
 	Store     Store
 	Jobs      *jobs.Manager
 	Responses *response.Manager
 	// Shells is the primary's own shell host: workspaces and environments of local jobs.
 	Shells *shellhost.Runner
-	// Engine runs background agents; an empty Command refuses run_agent_in_background.
-	Engine Engine
 	// Preflight checks a background agent's shell before the agent starts in the minimal
 	// shell mode (shellmode.Preflight, the check of SetShellMode and OpenResponse).
 	Preflight ShellPreflight
@@ -50,9 +52,7 @@ type Config struct {
 	// Secrets are the primary's live secrets, redacted from the copies of tool inputs people
 	// see and logs keep (nil: none are known).
 	Secrets *secrets.Registry
-	// PromptWait bounds request_approval and permission_prompt (zero: DefaultPromptWait).
-	PromptWait time.Duration
-	// Clock measures PromptWait and dates progress reports (clock.System when nil).
+	// Clock measures Settings.PromptWait and dates progress reports (clock.System when nil).
 	Clock clock.Clock
 	// Events receives every change people should see live; nil publishes nothing.
 	Events *events.Bus
@@ -90,8 +90,10 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.PromptWait <= 0 {
-		cfg.PromptWait = DefaultPromptWait
+	cfg.Settings = cfg.Settings.withDefaults()
+	engine, err := cfg.Settings.Engine()
+	if err != nil {
+		return nil, fmt.Errorf("interaction: agent engine: %w", err)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clock.System
@@ -99,7 +101,7 @@ func New(cfg Config) (*Service, error) {
 	if cfg.Events == nil {
 		cfg.Events = events.New()
 	}
-	f := family{cfg: cfg, log: cfg.Logger.With("component", "interaction")}
+	f := family{cfg: cfg, engine: engine, log: cfg.Logger.With("component", "interaction")}
 	return &Service{Background: &Background{f}, Prompts: &Prompts{f}, Questions: &Questions{f}, Progress: &Progress{f}}, nil
 }
 

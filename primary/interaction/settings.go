@@ -21,18 +21,25 @@ type Settings struct {
 // DefaultSettings returns the section's defaults.
 func DefaultSettings() Settings { return Settings{PromptWait: DefaultPromptWait} }
 
-// Validate fills zero fields from DefaultSettings and reports settings that cannot work.
+// Validate reports settings that cannot work, then fills zero fields from DefaultSettings.
 func (s *Settings) Validate() error {
 	if s.PromptWait < 0 {
 		return errors.New("the prompt wait cannot be negative")
 	}
-	if s.PromptWait == 0 {
-		s.PromptWait = DefaultSettings().PromptWait
-	}
 	if _, err := s.Engine(); err != nil {
 		return fmt.Errorf("agent engine: %w", err)
 	}
+	*s = s.withDefaults()
 	return nil
+}
+
+// withDefaults is s with its zero fields taken from DefaultSettings: Validate and New both
+// fill them here, so a Service built without the primary's validation waits alike.
+func (s Settings) withDefaults() Settings {
+	if s.PromptWait == 0 {
+		s.PromptWait = DefaultSettings().PromptWait
+	}
+	return s
 }
 
 // Engine is the engine AgentEngine names; the zero Engine (none) when it is empty.

@@ -37,7 +37,7 @@ const (
 	DefaultLostWorkerAfter = 5 * time.Minute
 	DefaultSweepEvery      = time.Minute
 	// DefaultAgentReportGrace is how long after the primary starts a worker may take to report
-	// a background agent started by an earlier primary (see Config.AgentReportGrace).
+	// a background agent started by an earlier primary (see Settings.AgentReportGrace).
 	DefaultAgentReportGrace = 5 * time.Minute
 	// DefaultStartWait is how long Recover waits for a job recorded without its process to
 	// name it (see Config.StartWait).
@@ -61,9 +61,13 @@ type JobSandboxes interface {
 	JobSandbox(agent, workspace, key string) (*sandbox.Job, error)
 }
 
-// Config configures a Manager.
+// Config configures a Manager: the jobs' section a person configures (Settings), whole, and
+// what the primary builds or tunes for its tests.
 type Config struct {
-	Store store.Jobs
+	// Settings bound the jobs: ceilings and grace. Validate fills its zero fields as the
+	// section's own Validate does.
+	Settings Settings
+	Store    store.Jobs
 	// StateDir is the primary's state directory; logs go to <StateDir>/jobs/<id>.log.
 	StateDir string
 	// Workers runs worker jobs; nil refuses them.
@@ -72,11 +76,6 @@ type Config struct {
 	Notify func()
 	// Clock measures ceilings and paces the sweep of worker jobs (clock.System when nil).
 	Clock clock.Clock
-	// CommandCeiling and AgentCeiling are the ceilings when JobSpec.Ceiling is zero.
-	CommandCeiling, AgentCeiling time.Duration
-	// Grace is the time between SIGTERM and SIGKILL at the ceiling or on Cancel
-	// (jobproc.DefaultJobGrace when zero).
-	Grace time.Duration
 	// ShellUser is the user local jobs run as outside a sandbox (the shells' user); nil: this
 	// process's own.
 	ShellUser *shellpriv.User
@@ -97,10 +96,6 @@ type Config struct {
 	// LostWorkerAfter and SweepEvery: a worker job unreported LostWorkerAfter past its ceiling
 	// finishes as unknown; running jobs are checked every SweepEvery.
 	LostWorkerAfter, SweepEvery time.Duration
-	// AgentReportGrace: a worker agent started before this primary whose worker has not
-	// reported it within this long after the start is interrupted (its cap places freed); it
-	// could not reach its tools anyway, since its response died with the earlier primary.
-	AgentReportGrace time.Duration
 	// Events receives job changes for people watching live; nil publishes nothing.
 	Events *events.Bus
 	// BashPath is bash; empty means looked up in PATH.
@@ -128,13 +123,10 @@ func (c *Config) Validate() error {
 	if c.Clock == nil {
 		c.Clock = clock.System
 	}
-	setDefault(&c.CommandCeiling, DefaultCommandCeiling)
-	setDefault(&c.AgentCeiling, DefaultAgentCeiling)
-	setDefault(&c.Grace, jobproc.DefaultJobGrace)
+	c.Settings = c.Settings.withDefaults()
 	setDefault(&c.Poll, DefaultPoll)
 	setDefault(&c.StartWait, DefaultStartWait)
 	setDefault(&c.LostWorkerAfter, DefaultLostWorkerAfter)
-	setDefault(&c.AgentReportGrace, DefaultAgentReportGrace)
 	if c.MaxLogBytes <= 0 {
 		c.MaxLogBytes = jobproc.DefaultMaxLogBytes
 	}
@@ -262,11 +254,13 @@ func (m *Manager) Close() {
 }
 
 // CommandCeiling is the ceiling of command jobs.
-func (m *Manager) CommandCeiling() time.Duration { return m.cfg.CommandCeiling }
+func (m *Manager) CommandCeiling() time.Duration { return m.cfg.Settings.CommandCeiling }
 
 // AgentLifetime is the longest an agent job may run: its ceiling, then the grace between
 // SIGTERM and SIGKILL.
-func (m *Manager) AgentLifetime() time.Duration { return m.cfg.AgentCeiling + m.cfg.Grace }
+func (m *Manager) AgentLifetime() time.Duration {
+	return m.cfg.Settings.AgentCeiling + m.cfg.Settings.Grace
+}
 
 // Caps are the most running jobs in all and per conversation.
 func (m *Manager) Caps() (total, perThread int) { return m.cfg.MaxRunning, m.cfg.MaxPerThread }
@@ -384,9 +378,9 @@ func (m *Manager) ceiling(spec JobSpec) (time.Duration, error) {
 	case spec.Ceiling > 0:
 		return spec.Ceiling, nil
 	case spec.Kind == "agent":
-		return m.cfg.AgentCeiling, nil
+		return m.cfg.Settings.AgentCeiling, nil
 	default:
-		return m.cfg.CommandCeiling, nil
+		return m.cfg.Settings.CommandCeiling, nil
 	}
 }
 

@@ -58,7 +58,7 @@ func newEnv(t *testing.T, mutate func(*Config)) *testEnv {
 	t.Cleanup(func() { s.Close() })
 	e := &testEnv{s: s, dir: dir, notes: make(chan struct{}, 256)}
 	cfg := Config{
-		Store: s, StateDir: dir, Poll: 5 * time.Millisecond, Grace: 300 * time.Millisecond,
+		Store: s, StateDir: dir, Poll: 5 * time.Millisecond, Settings: Settings{Grace: 300 * time.Millisecond},
 		Notify: func() {
 			select {
 			case e.notes <- struct{}{}:
@@ -511,7 +511,7 @@ func TestRecover(t *testing.T) {
 		}
 	})
 	t.Run("RecycledPidIsNotSignalledAndTheJobFinishesAsUnknown", func(t *testing.T) {
-		e := newEnv(t, func(c *Config) { c.Grace = time.Millisecond })
+		e := newEnv(t, func(c *Config) { c.Settings.Grace = time.Millisecond })
 		cmd, _, start := detached(t)
 		// The recorded job had this pid, but its process started at another time.
 		id := recordJob(t, e, cmd.Process.Pid, start+1)
@@ -545,7 +545,7 @@ func TestSweepFinishesWorkerJobsNeverReportedPastTheirCeiling(t *testing.T) {
 	}
 	lost, alive := record(time.Minute), record(time.Hour)
 	// One minute of ceiling, the grace and the lost-worker margin: lost is overdue, alive not.
-	clk.Advance(time.Since(clk.Now()) + time.Minute + e.m.cfg.Grace + e.m.cfg.LostWorkerAfter + time.Second)
+	clk.Advance(time.Since(clk.Now()) + time.Minute + e.m.cfg.Settings.Grace + e.m.cfg.LostWorkerAfter + time.Second)
 	e.m.sweepLostWorkerJobs(ctx)
 	if j, _ := e.m.Get(ctx, lost); j.Status != store.JobFinished || j.Outcome != OutcomeUnknown {
 		t.Fatalf("overdue worker job: %s %q", j.Status, j.Outcome)
@@ -587,7 +587,7 @@ func TestWorkerAgentsUnreportedAfterARestartAreInterrupted(t *testing.T) {
 		t.Fatal("three running agents do not fill the thread's places")
 	}
 
-	clk.Advance(e.m.cfg.AgentReportGrace - time.Nanosecond)
+	clk.Advance(e.m.cfg.Settings.AgentReportGrace - time.Nanosecond)
 	e.m.sweepLostWorkerJobs(ctx)
 	if j, _ := e.m.Get(ctx, agents[0]); j.Status != store.JobRunning {
 		t.Fatalf("an agent was interrupted within the grace: %q", j.Outcome)

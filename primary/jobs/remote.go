@@ -33,7 +33,7 @@ func (m *Manager) startRemote(ctx context.Context, t *tracked, spec JobSpec) {
 	rec := t.rec
 	traceparent, tracestate := telemetry.Inject(ctx)
 	workerID, err := m.cfg.Workers.StartJob(ctx, rec.WorkerKey, spec.Binding, WorkerJob{
-		ID: rec.ID, Agent: rec.Agent, Command: rec.Command, Ceiling: rec.Ceiling, Grace: m.cfg.Grace,
+		ID: rec.ID, Agent: rec.Agent, Command: rec.Command, Ceiling: rec.Ceiling, Grace: m.cfg.Settings.Grace,
 		AgentCLIEnv: spec.AgentCLIEnv, ExtraEnv: spec.ExtraEnv, Traceparent: traceparent, Tracestate: tracestate,
 	})
 	if err != nil {
@@ -281,7 +281,7 @@ func (m *Manager) sweepLostWorkerJobs(ctx context.Context) {
 			m.finish(ctx, rec, store.JobResult{Outcome: OutcomeInterrupted}, m.untrack(rec.ID))
 			continue
 		}
-		if now.Before(rec.CreatedAt.Add(rec.Ceiling + m.cfg.Grace + m.cfg.LostWorkerAfter)) {
+		if now.Before(rec.CreatedAt.Add(rec.Ceiling + m.cfg.Settings.Grace + m.cfg.LostWorkerAfter)) {
 			continue
 		}
 		m.log.Warn("worker job never reported after its ceiling; its outcome is unknown", "job", rec.ID, "worker", rec.WorkerID)
@@ -297,7 +297,7 @@ func (m *Manager) sweepLostWorkerJobs(ctx context.Context) {
 // than holding its cap places until its week-long ceiling.
 func (m *Manager) unreportedAgent(rec store.Job, now time.Time) bool {
 	return rec.Kind == "agent" && rec.CreatedAt.Before(m.started) &&
-		!now.Before(m.started.Add(m.cfg.AgentReportGrace)) && m.tracked(rec.ID) == nil
+		!now.Before(m.started.Add(m.cfg.Settings.AgentReportGrace)) && m.tracked(rec.ID) == nil
 }
 
 // sweep runs sweepLostWorkerJobs every SweepEvery until the manager closes.

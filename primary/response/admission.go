@@ -34,7 +34,7 @@ type CallRequest struct {
 // a different one is refused. A new call is admitted only into an open or draining window of an
 // unfenced response with a bound catalog, under the receipt and concurrency limits.
 //
-// A call that settles within the manager's FastCallBudget after admission is answered with
+// A call that settles within the manager's Settings.FastCallBudget after admission is answered with
 // its terminal receipt, so a client that polls needs no second request for a fast tool; any
 // other call is answered as it stands when the budget passes (or when ctx ends).
 func (r *Response) Call(ctx context.Context, windowToken string, req CallRequest) ([]byte, error) {
@@ -45,7 +45,7 @@ func (r *Response) Call(ctx context.Context, windowToken string, req CallRequest
 	if err != nil {
 		return nil, err
 	}
-	if budget := r.mgr.cfg.FastCallBudget; budget > 0 {
+	if budget := r.mgr.cfg.Settings.EffectiveFastCallBudget(); budget > 0 {
 		if settled := r.receiptWithin(ctx, rc, budget); settled != nil {
 			body = settled
 		}

@@ -15,7 +15,7 @@ import (
 // MaxOpen; the one past either is refused as a limit naming it, and closing one makes room.
 // Responses the primary opens for itself count but are never refused.
 func TestOpenBounds(t *testing.T) {
-	m := NewManager(Config{Registry: catalog.NewRegistry(), MaxOpen: 5, MaxOpenPerCredential: 3})
+	m := NewManager(Config{Settings: Settings{MaxOpen: 5, MaxOpenPerCredential: 3}, Registry: catalog.NewRegistry()})
 	t.Cleanup(m.CloseAll)
 	spec := Spec{Agent: "tester"}
 	open := func(opts ...OpenOption) (*Response, error) { return m.Open(spec, opts...) }
@@ -73,7 +73,7 @@ func TestOpenBounds(t *testing.T) {
 	})
 
 	t.Run("InvalidSpecTakesNoPlace", func(t *testing.T) {
-		m := NewManager(Config{Registry: catalog.NewRegistry(), MaxOpen: 1, MaxOpenPerCredential: 1})
+		m := NewManager(Config{Settings: Settings{MaxOpen: 1, MaxOpenPerCredential: 1}, Registry: catalog.NewRegistry()})
 		t.Cleanup(m.CloseAll)
 		if _, err := m.Open(Spec{Agent: "-bad"}, ByCredential("a")); err == nil {
 			t.Fatal("an invalid spec opened")
@@ -143,7 +143,7 @@ func TestReapExpired(t *testing.T) {
 // first sweep after the expiry, paced by the manager's clock, and stops when its context ends.
 func TestReaperSweepsOnTheManagersClock(t *testing.T) {
 	clock := clocktest.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	m := NewManager(Config{Registry: catalog.NewRegistry(), Clock: clock})
+	m := NewManager(Config{Settings: Settings{ReapEvery: time.Minute}, Registry: catalog.NewRegistry(), Clock: clock})
 	t.Cleanup(m.CloseAll)
 	r, err := m.Open(Spec{Agent: "tester", GrantLifetime: 90 * time.Second})
 	if err != nil {
@@ -153,7 +153,7 @@ func TestReaperSweepsOnTheManagersClock(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		m.RunReaper(ctx, time.Minute)
+		m.RunReaper(ctx)
 	}()
 	clock.WaitForPending(1)
 

@@ -69,31 +69,22 @@ func (b *Binding) Bind(workerID string) {
 	b.mu.Unlock()
 }
 
-// Config is what a Manager needs.
+// Config is what a Manager needs: the responses' section a person configures (Settings),
+// whole, and the dependencies the primary builds.
 type Config struct {
+	// Settings bound the responses and their fast calls; NewManager fills its zero fields as
+	// the section's Validate does.
+	Settings Settings
 	Registry *catalog.Registry
 	Shells   ShellLauncher
 	Logger   *slog.Logger
 	// Clock measures grants' lifetimes and paces the reaper (clock.System when nil).
 	Clock clock.Clock
-	// FastCallBudget is how long a tools.call's answer waits after admission for the call to
-	// settle, so a fast tool is answered terminal in one request; zero answers at admission.
-	FastCallBudget time.Duration
 	// Secrets is told of every grant minted and revoked (nil: nobody is).
 	Secrets grant.Tracker
-	// MaxOpen bounds the responses open at once on this primary, and MaxOpenPerCredential
-	// those opened with one runtime credential (zero: the defaults below). Responses the
-	// primary opens itself (background jobs, approved calls) count toward MaxOpen but are
-	// never refused: they carry work already accepted.
-	MaxOpen              int
-	MaxOpenPerCredential int
 	// CallApprovals makes calls of functions that need confirmation wait for an operator,
 	// recorded in its Store; nil makes such calls fail at once.
 	CallApprovals *CallApprovalConfig
-	// WorkersOnly refuses responses without a worker key, so no command of an agent runs on
-	// the primary's host: for a primary whose shells would share its user, and so its
-	// credential files, as in a container.
-	WorkersOnly bool
 	// Observer hears of every call that settles (nil: nobody does).
 	Observer Observer
 	// Tracing gives the spans of commands, admissions and dispatches (nil: none are
@@ -101,19 +92,19 @@ type Config struct {
 	Tracing trace.TracerProvider
 }
 
-// DefaultFastCallBudget is the primary's FastCallBudget unless configured: a few
+// DefaultFastCallBudget is Settings.FastCallBudget unless configured: a few
 // milliseconds cover an in-process tool and a fast tool host, and delay a slow call's first
 // answer by no more than that.
 const DefaultFastCallBudget = 5 * time.Millisecond
 
-// ErrWorkersOnly is why a primary run with WorkersOnly refuses a response without a worker key.
+// ErrWorkersOnly is why a primary run with Settings.WorkersOnly refuses a response without a worker key.
 var ErrWorkersOnly = fault.New(fault.FailedPrecondition, "this primary runs agent commands only on workers (--workers-only): name a worker_key")
 
 // CheckPlacement says whether a response of workerKey may open here: with WorkersOnly, one
 // without a worker key may not. Open applies it; an adapter that prepares a response's shells
 // before opening it asks first, so nothing is prepared on this host for a response it refuses.
 func (m *Manager) CheckPlacement(workerKey string) error {
-	if m.cfg.WorkersOnly && workerKey == "" {
+	if m.cfg.Settings.WorkersOnly && workerKey == "" {
 		return ErrWorkersOnly
 	}
 	return nil
@@ -155,12 +146,7 @@ func NewManager(cfg Config) *Manager {
 	if cfg.Observer == nil {
 		cfg.Observer = noObserver{}
 	}
-	if cfg.MaxOpen <= 0 {
-		cfg.MaxOpen = DefaultMaxOpen
-	}
-	if cfg.MaxOpenPerCredential <= 0 {
-		cfg.MaxOpenPerCredential = DefaultMaxOpenPerCredential
-	}
+	cfg.Settings = cfg.Settings.withDefaults()
 	m := &Manager{cfg: cfg, grants: grants, tracer: telemetry.TracerOf(cfg.Tracing, tracerName), byID: make(map[string]*Response),
 		openByCredential: make(map[string]int)}
 	if cfg.CallApprovals != nil {
@@ -284,11 +270,11 @@ func (m *Manager) admit(credential string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if credential != "" {
-		if m.open >= m.cfg.MaxOpen {
-			return fault.New(fault.LimitExceeded, fmt.Sprintf("this primary already holds %d open responses (its limit, --max-open-responses); close some first", m.cfg.MaxOpen))
+		if m.open >= m.cfg.Settings.MaxOpen {
+			return fault.New(fault.LimitExceeded, fmt.Sprintf("this primary already holds %d open responses (its limit, --max-open-responses); close some first", m.cfg.Settings.MaxOpen))
 		}
-		if m.openByCredential[credential] >= m.cfg.MaxOpenPerCredential {
-			return fault.New(fault.LimitExceeded, fmt.Sprintf("this runtime credential already holds %d open responses (its limit, --max-open-responses-per-credential); close some first", m.cfg.MaxOpenPerCredential))
+		if m.openByCredential[credential] >= m.cfg.Settings.MaxOpenPerCredential {
+			return fault.New(fault.LimitExceeded, fmt.Sprintf("this runtime credential already holds %d open responses (its limit, --max-open-responses-per-credential); close some first", m.cfg.Settings.MaxOpenPerCredential))
 		}
 		m.openByCredential[credential]++
 	}

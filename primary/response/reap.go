@@ -42,13 +42,10 @@ func (m *Manager) ReapExpired(limit int) int {
 	return len(expired)
 }
 
-// RunReaper sweeps for expired responses every interval of the manager's clock
-// (DefaultReapEvery when zero), at most MaxReapedPerSweep each time, until ctx ends.
-func (m *Manager) RunReaper(ctx context.Context, every time.Duration) {
-	if every <= 0 {
-		every = DefaultReapEvery
-	}
-	t, tick := m.cfg.Clock.NewTicker(every)
+// RunReaper sweeps for expired responses every Settings.ReapEvery of the manager's clock, at
+// most MaxReapedPerSweep each time, until ctx ends.
+func (m *Manager) RunReaper(ctx context.Context) {
+	t, tick := m.cfg.Clock.NewTicker(m.cfg.Settings.ReapEvery)
 	defer t.Stop()
 	for {
 		select {

@@ -16,13 +16,17 @@ type Settings struct {
 	// answer at admission; at most MaxFastCallBudget).
 	FastCallBudget time.Duration
 	// MaxOpen bounds the responses open at once on the primary, and MaxOpenPerCredential those
-	// one runtime credential holds (zero: the defaults).
+	// one runtime credential holds (zero: the defaults). Responses the primary opens itself
+	// (background jobs, approved calls) count toward MaxOpen but are never refused: they carry
+	// work already accepted.
 	MaxOpen              int
 	MaxOpenPerCredential int
 	// ReapEvery is how often responses whose grant expired are closed (zero:
 	// DefaultReapEvery).
 	ReapEvery time.Duration
-	// WorkersOnly refuses responses without a worker key (see Config.WorkersOnly).
+	// WorkersOnly refuses responses without a worker key, so no command of an agent runs on
+	// the primary's host: for a primary whose shells would share its user, and so its
+	// credential files, as in a container.
 	WorkersOnly bool
 }
 
@@ -35,7 +39,7 @@ func DefaultSettings() Settings {
 	return Settings{FastCallBudget: DefaultFastCallBudget, MaxOpen: DefaultMaxOpen, MaxOpenPerCredential: DefaultMaxOpenPerCredential, ReapEvery: DefaultReapEvery}
 }
 
-// Validate fills zero fields from DefaultSettings and reports settings that cannot work.
+// Validate reports settings that cannot work, then fills zero fields from DefaultSettings.
 func (s *Settings) Validate() error {
 	if s.FastCallBudget > MaxFastCallBudget {
 		return fmt.Errorf("fast call budget %v is over its maximum %v", s.FastCallBudget, MaxFastCallBudget)
@@ -43,6 +47,13 @@ func (s *Settings) Validate() error {
 	if s.MaxOpen < 0 || s.MaxOpenPerCredential < 0 || s.ReapEvery < 0 {
 		return errors.New("open response limits and the reap interval cannot be negative")
 	}
+	*s = s.withDefaults()
+	return nil
+}
+
+// withDefaults is s with its zero fields taken from DefaultSettings: Validate and NewManager
+// both fill them here, so a Manager built without the primary's validation is bounded alike.
+func (s Settings) withDefaults() Settings {
 	d := DefaultSettings()
 	if s.FastCallBudget == 0 {
 		s.FastCallBudget = d.FastCallBudget
@@ -56,11 +67,11 @@ func (s *Settings) Validate() error {
 	if s.ReapEvery == 0 {
 		s.ReapEvery = d.ReapEvery
 	}
-	return nil
+	return s
 }
 
-// EffectiveFastCallBudget is the Manager's FastCallBudget for the validated section: a
-// negative budget answers at admission.
+// EffectiveFastCallBudget is how long a call's answer waits for it to settle, for the
+// validated section: a negative budget answers at admission.
 func (s Settings) EffectiveFastCallBudget() time.Duration { return max(s.FastCallBudget, 0) }
 
 // BindFlags binds the section to fs, with DefaultSettings (or the environment) as the flags'

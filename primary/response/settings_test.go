@@ -3,6 +3,8 @@ package response
 import (
 	"testing"
 	"time"
+
+	"github.com/turncli/turncli/primary/catalog"
 )
 
 func TestFastCallBudgetIsBoundedAndDefaulted(t *testing.T) {
@@ -42,5 +44,27 @@ func TestTheFlagsZeroBudgetAnswersAtOnce(t *testing.T) {
 	}
 	if err := f.Set("soon"); err == nil || err.Error() != "parse error" {
 		t.Fatalf("soon: %v", err)
+	}
+}
+
+// TestAManagerBuiltDirectlyGetsTheSectionsDefaults: NewManager fills a section's zero fields as
+// the section's Validate does, so a Manager built without the primary is bounded alike, and a
+// configured field (a negative budget: answer at admission) is kept.
+func TestAManagerBuiltDirectlyGetsTheSectionsDefaults(t *testing.T) {
+	validated := Settings{}
+	if err := validated.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if validated != DefaultSettings() {
+		t.Errorf("the validated zero section is %+v, want the defaults %+v", validated, DefaultSettings())
+	}
+	if got := NewManager(Config{Registry: catalog.NewRegistry()}).cfg.Settings; got != validated {
+		t.Errorf("a Manager built directly holds %+v, want %+v", got, validated)
+	}
+	configured := Settings{FastCallBudget: -1, MaxOpen: 7, WorkersOnly: true}
+	want := DefaultSettings()
+	want.FastCallBudget, want.MaxOpen, want.WorkersOnly = -1, 7, true
+	if got := NewManager(Config{Settings: configured, Registry: catalog.NewRegistry()}).cfg.Settings; got != want {
+		t.Errorf("a Manager built with %+v holds %+v, want %+v", configured, got, want)
 	}
 }
