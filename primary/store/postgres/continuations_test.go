@@ -18,7 +18,7 @@ func TestEnqueueHoldsTheOutboxLockUntilCommit(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	d := openDriver(t, url, postgres.Options{})
 	s := store.New(d, store.Options{})
-	watcher := raw(t, url)
+	watcher := postgres.Connect(t, url)
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 	inserted, release := make(chan int64), make(chan struct{})

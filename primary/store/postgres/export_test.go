@@ -6,6 +6,10 @@ import (
 	"testing"
 )
 
+// Connect connects to the database at url directly, as another program would, until the test
+// ends.
+var Connect = connect
+
 // OpenTogether opens n drivers on url at once, as n primaries starting together do, and
 // closes them; any open failing fails the test.
 var OpenTogether = openTogether

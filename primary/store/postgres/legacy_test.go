@@ -50,6 +50,8 @@ func legacyDatabase(t *testing.T, version int) string {
 	return url
 }
 
+// connect connects to the database at url directly, as another program would, until the test
+// ends.
 func connect(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)

@@ -18,7 +18,7 @@ func TestAQueuedWriteOfARefusedWriterFails(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.NewDatabase(t)
 	d := openDriver(t, url, postgres.Options{Fence: 1})
-	if _, err := raw(t, url).Exec(ctx, `UPDATE leader_fence SET fence = 2 WHERE id = 1`); err != nil {
+	if _, err := postgres.Connect(t, url).Exec(ctx, `UPDATE leader_fence SET fence = 2 WHERE id = 1`); err != nil {
 		t.Fatal(err)
 	}
 	var queuedErr error
@@ -31,7 +31,7 @@ func TestAQueuedWriteOfARefusedWriterFails(t *testing.T) {
 		t.Fatalf("Update = %v, queued write = %v; want ErrNotLeader, %q", err, queuedErr, want)
 	}
 	var n int
-	if err := raw(t, url).QueryRow(ctx, `SELECT count(*) FROM continuations`).Scan(&n); err != nil || n != 0 {
+	if err := postgres.Connect(t, url).QueryRow(ctx, `SELECT count(*) FROM continuations`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("continuations stored: %d, %v; want none", n, err)
 	}
 }

@@ -29,7 +29,7 @@ func TestDurableTransitionsRoundTrips(t *testing.T) {
 			opts := postgres.Options{}
 			if fenced {
 				opts.Fence = 1
-				conn := raw(t, direct)
+				conn := postgres.Connect(t, direct)
 				if _, err := conn.Exec(ctx, `UPDATE leader_fence SET fence = 1 WHERE id = 1`); err != nil {
 					t.Fatal(err)
 				}

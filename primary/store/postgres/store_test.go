@@ -26,17 +26,6 @@ func openDriver(t *testing.T, url string, opts postgres.Options) *postgres.Drive
 	return d
 }
 
-// raw connects to the database directly, as another program would.
-func raw(t *testing.T, url string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
-
 func versions(t *testing.T, conn *pgx.Conn) []int {
 	t.Helper()
 	rows, err := conn.Query(context.Background(), `SELECT version FROM schema_migrations ORDER BY version`)
@@ -56,7 +45,7 @@ func TestOpen(t *testing.T) {
 	t.Run("PrimariesOpeningANewDatabaseTogetherMigrateItOnce", func(t *testing.T) {
 		url := pgtest.NewDatabase(t)
 		postgres.OpenTogether(t, url, 4)
-		vs := versions(t, raw(t, url))
+		vs := versions(t, postgres.Connect(t, url))
 		if len(vs) != postgres.SchemaVersion() || vs[len(vs)-1] != postgres.SchemaVersion() {
 			t.Fatalf("schema_migrations %v, want 1..%d once each", vs, postgres.SchemaVersion())
 		}
@@ -81,7 +70,7 @@ func TestOpen(t *testing.T) {
 		if err != nil || len(cs) != 1 || cs[0].IdempotencyKey != "job/1" {
 			t.Fatalf("after reopening: %v, %v", cs, err)
 		}
-		if vs := versions(t, raw(t, url)); len(vs) != postgres.SchemaVersion() {
+		if vs := versions(t, postgres.Connect(t, url)); len(vs) != postgres.SchemaVersion() {
 			t.Fatalf("schema_migrations %v after reopening", vs)
 		}
 	})
@@ -89,7 +78,7 @@ func TestOpen(t *testing.T) {
 	t.Run("ADatabaseFromANewerPrimaryIsRefused", func(t *testing.T) {
 		url := pgtest.NewDatabase(t)
 		openDriver(t, url, postgres.Options{}).Close()
-		if _, err := raw(t, url).Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'future', 0)`,
+		if _, err := postgres.Connect(t, url).Exec(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, 'future', 0)`,
 			postgres.SchemaVersion()+1); err != nil {
 			t.Fatal(err)
 		}
