@@ -14,6 +14,7 @@ import (
 	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
+	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/internal/telemetry"
 )
 
@@ -60,6 +61,10 @@ type Config struct {
 	ShellDefaultTimeout time.Duration
 	ShellMaxTimeout     time.Duration
 	ShellGrace          time.Duration
+	// ShellUser is the user shells and jobs run as without isolation; nil: this process's own.
+	// mindroom-worker gives shellpriv.Default (nobody:nogroup when root) unless --shell-user
+	// names another.
+	ShellUser *shellpriv.User
 	// Reconnect backoff bounds.
 	MinBackoff time.Duration
 	MaxBackoff time.Duration

@@ -2,7 +2,6 @@ package worker_test
 
 import (
 	"context"
-	"github.com/turncli/turncli/internal/shellhost"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turncli/turncli/internal/shellhost"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"

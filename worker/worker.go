@@ -31,7 +31,6 @@ import (
 	"github.com/turncli/turncli/internal/connlimit"
 	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/shellhost"
-	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/sandboxproxy"
 	"github.com/turncli/turncli/worker/jobs"
 )
@@ -110,7 +109,7 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		Settings: shellhost.Settings{
 			WorkspacesDir: cfg.WorkspacesDir, AgentBinary: cfg.AgentBinary, AgentArgs: cfg.AgentArgs, EnvAllow: cfg.EnvAllow,
 			DefaultTimeout: cfg.ShellDefaultTimeout, MaxTimeout: cfg.ShellMaxTimeout, Grace: cfg.ShellGrace,
-			User: shellpriv.Current(), // as mindroom-worker set it (shellpriv.Use)
+			User: cfg.ShellUser,
 		},
 		StateDir: cfg.StateDir, Sandboxing: iso, AgentCLIURL: proxyURL,
 	})

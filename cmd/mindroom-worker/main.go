@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			u, err = shellpriv.Parse(shellUser)
 		}
 		if err == nil {
-			err = shellpriv.Use(u)
+			cfg.ShellUser, err = shellpriv.Usable(u)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "mindroom-worker:", err)

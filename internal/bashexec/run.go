@@ -72,8 +72,7 @@ type Spec struct {
 	// BashPath is the bash executable; empty means exec.LookPath("bash"), looked up once per
 	// process in the caller's PATH (not Env's).
 	BashPath string
-	// User runs the command as this user; nil means the process's shell user
-	// (shellpriv.Current), itself nil when shells run as this process's own user.
+	// User runs the command as this user; nil runs it as this process's own user.
 	User *shellpriv.User
 	// Sandbox, when not nil, starts the command inside a sandbox (shellpriv.StartIn). The
 	// sandbox then holds what the command leaves behind: it gets no parent-death signal (the
@@ -141,9 +140,6 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		return Result{}, err
 	}
 	user := spec.User
-	if user == nil {
-		user = shellpriv.Current()
-	}
 	if user != nil {
 		if err := p.giveTo(user.Uid, user.Gid); err != nil {
 			p.closeChild()

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/turncli/turncli/internal/jobproc"
-	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/internal/shellpriv/shellprivtest"
 )
 
@@ -52,7 +51,7 @@ func TestSettle(t *testing.T) {
 	t.Run("AWrittenIdentityIsReturned", func(t *testing.T) {
 		j := launch(t, "echo ready; exec sleep 1000")
 		waitForFile(t, j.log, "ready")
-		id, st, err := jobproc.Settle(j.identity, shellpriv.Current(), time.Now(), poll)
+		id, st, err := jobproc.Settle(j.identity, nil, time.Now(), poll)
 		if err != nil || st != jobproc.IdentityWritten || id != (jobproc.Identity{Pid: j.Pid, Start: j.Start}) {
 			t.Fatalf("Settle = %+v, %v, %v; want the running job", id, st, err)
 		}
@@ -70,7 +69,7 @@ func TestSettle(t *testing.T) {
 		}
 		ch := make(chan settled, 1)
 		go func() {
-			id, st, err := jobproc.Settle(path, shellpriv.Current(), time.Now().Add(testDeadline), poll)
+			id, st, err := jobproc.Settle(path, nil, time.Now().Add(testDeadline), poll)
 			ch <- settled{id, st, err}
 		}()
 		j := launchIn(t, dir, path, "echo ran", noProfile)
@@ -88,7 +87,7 @@ func TestSettle(t *testing.T) {
 	t.Run("AnUnnamedLaunchIsGivenUpAndItsCommandNeverRuns", func(t *testing.T) {
 		dir := shellprivtest.Dir(t)
 		path := filepath.Join(dir, "job.proc")
-		if _, st, err := jobproc.Settle(path, shellpriv.Current(), time.Now(), poll); err != nil || st != jobproc.IdentityAbandoned {
+		if _, st, err := jobproc.Settle(path, nil, time.Now(), poll); err != nil || st != jobproc.IdentityAbandoned {
 			t.Fatalf("Settle = %v, %v; want the launch given up", st, err)
 		}
 		// The process of the launch, starting only now, finds the tombstone.
@@ -103,7 +102,7 @@ func TestSettle(t *testing.T) {
 		if _, ok := jobproc.ReadStatus(j.status); ok {
 			t.Error("a given-up launch wrote an exit status")
 		}
-		if _, st, err := jobproc.Settle(path, shellpriv.Current(), time.Now(), poll); err != nil || st != jobproc.IdentityAbandoned {
+		if _, st, err := jobproc.Settle(path, nil, time.Now(), poll); err != nil || st != jobproc.IdentityAbandoned {
 			t.Errorf("Settle again = %v, %v; want it still given up", st, err)
 		}
 	})
@@ -112,7 +111,7 @@ func TestSettle(t *testing.T) {
 		if err := os.WriteFile(path, []byte("123"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, st, err := jobproc.Settle(path, shellpriv.Current(), time.Now(), poll); err != nil || st != jobproc.IdentityIncomplete {
+		if _, st, err := jobproc.Settle(path, nil, time.Now(), poll); err != nil || st != jobproc.IdentityIncomplete {
 			t.Fatalf("Settle = %v, %v; want incomplete", st, err)
 		}
 		if b, _ := os.ReadFile(path); string(b) != "123" {
@@ -121,7 +120,7 @@ func TestSettle(t *testing.T) {
 	})
 	t.Run("AnUnwritableDirectoryIsAnError", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "missing", "job.proc")
-		if _, _, err := jobproc.Settle(path, shellpriv.Current(), time.Now(), poll); err == nil {
+		if _, _, err := jobproc.Settle(path, nil, time.Now(), poll); err == nil {
 			t.Fatal("Settle gave up a launch without writing its tombstone")
 		}
 	})

@@ -74,8 +74,7 @@ type Spec struct {
 	// the job's process: it names itself, supervises the command as the agent's user, and ends
 	// the sandbox with it.
 	Sandbox *sandbox.Job
-	// User is the user the job runs as outside a sandbox; nil: shellpriv.Current, the shell
-	// user this process was given (the worker's), itself nil for no switch.
+	// User is the user the job runs as outside a sandbox; nil: this process's own user.
 	User *shellpriv.User
 }
 
@@ -147,7 +146,7 @@ func Launch(spec Spec) (*Process, error) {
 		err = reaper.Wrap(cmd, false)
 	}
 	if err == nil {
-		err = shellpriv.StartAs(cmd, spec.shellUser()) // without privileges, as the shell user
+		err = shellpriv.StartAs(cmd, spec.User) // without privileges, as the shell user
 	}
 	leaf.Started()
 	if err != nil {
@@ -402,12 +401,4 @@ func logOver(path string, limit int64) bool {
 func isSandboxInit(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	return err == nil && sandbox.IsInit(b)
-}
-
-// shellUser is the user a job outside a sandbox runs as (see Spec.User).
-func (spec Spec) shellUser() *shellpriv.User {
-	if spec.User != nil {
-		return spec.User
-	}
-	return shellpriv.Current()
 }

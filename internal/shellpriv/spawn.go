@@ -34,10 +34,6 @@ var spawner struct {
 	err     error
 }
 
-// Start starts cmd as a shell: from the restricted spawner thread, as the shell user
-// Current names. See StartAs.
-func Start(cmd *exec.Cmd) error { return StartAs(cmd, Current()) }
-
 // StartAs starts cmd (cmd.Start) from the restricted spawner thread, switching the child to u
 // when u is not nil. Any SysProcAttr fields cmd already carries are kept; only Credential is set.
 func StartAs(cmd *exec.Cmd, u *User) error { return StartIn(cmd, u, nil) }

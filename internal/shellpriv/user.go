@@ -7,7 +7,6 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // User is the unprivileged user and group shells run as. Supplementary groups are always empty.
@@ -111,11 +110,6 @@ func nameOf(uid uint32) string {
 	return ""
 }
 
-var current struct {
-	sync.Mutex
-	user *User
-}
-
 // ErrNotRoot reports a shell user configured for a process that cannot switch to it.
 var ErrNotRoot = errors.New("switching shells to another user needs the primary or worker to run as root")
 
@@ -129,27 +123,4 @@ func Usable(u *User) (*User, error) {
 		return nil, nil
 	}
 	return u, nil
-}
-
-// Use makes u the shell user of every shell this process starts without a user of its own
-// from now on; nil means no user switch. A process that is not root can only use nil or its
-// own uid and gid. The primary passes its shell user down instead (Resolve); the worker uses
-// this.
-func Use(u *User) error {
-	u, err := Usable(u)
-	if err != nil {
-		return err
-	}
-	current.Lock()
-	defer current.Unlock()
-	current.user = u
-	return nil
-}
-
-// Current is the shell user given to Use; nil (no switch) until Use is called. The binaries
-// call Use with the configured user or Default.
-func Current() *User {
-	current.Lock()
-	defer current.Unlock()
-	return current.user
 }

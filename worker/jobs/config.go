@@ -2,11 +2,13 @@ package jobs
 
 import (
 	"errors"
-	"github.com/turncli/turncli/internal/sandbox"
 	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/turncli/turncli/internal/sandbox"
+	"github.com/turncli/turncli/internal/shellpriv"
 
 	"github.com/turncli/turncli/internal/clock"
 )
@@ -30,6 +32,8 @@ type Shells interface {
 	// JobSandbox is the sandbox a job of the agent runs in, keyed by its status file's path;
 	// nil where shells are not isolated.
 	JobSandbox(agent, workspace, key string) (*sandbox.Job, error)
+	// ShellUser is the user jobs run as outside a sandbox; nil: this process's own.
+	ShellUser() *shellpriv.User
 }
 
 // Config is what a Manager needs.

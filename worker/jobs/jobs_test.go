@@ -1,13 +1,14 @@
 package jobs
 
 import (
-	"github.com/turncli/turncli/internal/sandbox"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/turncli/turncli/internal/sandbox"
 
 	"go.uber.org/goleak"
 
@@ -70,6 +71,7 @@ type noShells struct{}
 func (noShells) Workspace(string) (string, error)                        { return os.TempDir(), nil }
 func (noShells) Environment(map[string]string, string) []string          { return nil }
 func (noShells) JobSandbox(string, string, string) (*sandbox.Job, error) { return nil, nil }
+func (noShells) ShellUser() *shellpriv.User                              { return nil }
 
 func TestOpenTakesOverTheRecordsItFinds(t *testing.T) {
 	dir := t.TempDir()

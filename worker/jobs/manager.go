@@ -15,7 +15,6 @@ import (
 
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/jobproc"
-	"github.com/turncli/turncli/internal/shellpriv"
 )
 
 // Manager keeps the worker's jobs: their records, supervisors, and the current connection's
@@ -97,7 +96,7 @@ func (m *Manager) identify(j *job, nameBy time.Time) bool {
 	if j.rec.unreadable {
 		return true
 	}
-	id, st, err := jobproc.Settle(m.identityPath(j.rec.ID), shellpriv.Current(), nameBy, m.cfg.Poll)
+	id, st, err := jobproc.Settle(m.identityPath(j.rec.ID), m.cfg.Shells.ShellUser(), nameBy, m.cfg.Poll)
 	switch {
 	case err != nil:
 		m.log.Error("job's launch could not be settled", "job", j.rec.ID, "err", err)
@@ -275,7 +274,7 @@ func (m *Manager) launch(req *workerv1.StartJob) (*jobproc.Process, error) {
 	return jobproc.Launch(jobproc.Spec{
 		Bash: m.cfg.BashPath, Command: req.GetCommand(), Dir: dir, Env: env,
 		LogPath: m.logPath(req.GetJobId()), StatusPath: m.statusPath(req.GetJobId()), IdentityPath: m.identityPath(req.GetJobId()),
-		Sandbox: sb,
+		Sandbox: sb, User: m.cfg.Shells.ShellUser(),
 	})
 }
 

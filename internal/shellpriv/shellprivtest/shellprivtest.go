@@ -15,13 +15,13 @@ import (
 	"github.com/turncli/turncli/internal/shellpriv"
 )
 
-// Dir is a new temporary directory owned by the shell user, inside directories it may pass
-// through: a working directory commands can write in.
+// Dir is a new temporary directory inside directories anyone may pass through: a working
+// directory for shells this test process starts, which run as its own user unless the test
+// gives them another.
 func Dir(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	Reachable(t, dir)
-	Own(t, dir)
 	return dir
 }
 
@@ -52,12 +52,6 @@ func BinaryDir(t testing.TB) string {
 	Reachable(t, dir)
 	own(t, dir, shellpriv.Default())
 	return dir
-}
-
-// Own gives path and everything under it to the shell user (nothing to do without one).
-func Own(t testing.TB, path string) {
-	t.Helper()
-	own(t, path, shellpriv.Current())
 }
 
 func own(t testing.TB, path string, u *shellpriv.User) {
