@@ -112,11 +112,7 @@ func approvalOut(a *store.Approval) store.Approval {
 // Approval implements store.Reader.
 func (v view) Approval(_ context.Context, id int64) (store.Approval, error) {
 	defer v.read()()
-	a, ok := v.s.approvals.get(id)
-	if !ok {
-		return store.Approval{}, fmt.Errorf("%w: approval %d", store.ErrNotFound, id)
-	}
-	return approvalOut(&a), nil
+	return v.s.approvals.read(id, "approval", approvalOut)
 }
 
 // ListApprovals implements store.Reader.

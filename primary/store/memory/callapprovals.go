@@ -42,11 +42,7 @@ func callApprovalOut(c *store.CallApproval) store.CallApproval {
 // CallApproval implements store.Reader.
 func (v view) CallApproval(_ context.Context, id int64) (store.CallApproval, error) {
 	defer v.read()()
-	c, ok := v.s.callApprovals.get(id)
-	if !ok {
-		return store.CallApproval{}, fmt.Errorf("%w: call approval %d", store.ErrNotFound, id)
-	}
-	return callApprovalOut(&c), nil
+	return v.s.callApprovals.read(id, "call approval", callApprovalOut)
 }
 
 // ListCallApprovals implements store.Reader.

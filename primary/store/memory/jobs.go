@@ -3,7 +3,6 @@ package memory
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -80,11 +79,7 @@ func jobOut(j *store.Job) store.Job {
 // Job implements store.Reader.
 func (v view) Job(_ context.Context, id int64) (store.Job, error) {
 	defer v.read()()
-	j, ok := v.s.jobs.get(id)
-	if !ok {
-		return store.Job{}, fmt.Errorf("%w: job %d", store.ErrNotFound, id)
-	}
-	return jobOut(&j), nil
+	return v.s.jobs.read(id, "job", jobOut)
 }
 
 // ListJobs implements store.Reader. The running jobs, which every creation counts, are

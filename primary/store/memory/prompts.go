@@ -38,11 +38,7 @@ func promptOut(p *store.Prompt) store.Prompt {
 // Prompt implements store.Reader.
 func (v view) Prompt(_ context.Context, id int64) (store.Prompt, error) {
 	defer v.read()()
-	p, ok := v.s.prompts.get(id)
-	if !ok {
-		return store.Prompt{}, fmt.Errorf("%w: prompt %d", store.ErrNotFound, id)
-	}
-	return promptOut(&p), nil
+	return v.s.prompts.read(id, "prompt", promptOut)
 }
 
 // ListPrompts implements store.Reader.

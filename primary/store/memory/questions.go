@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/turncli/turncli/primary/store"
 )
@@ -59,11 +58,7 @@ func questionOut(q *store.QuestionRequest) store.QuestionRequest {
 // QuestionRequest implements store.Reader.
 func (v view) QuestionRequest(_ context.Context, id int64) (store.QuestionRequest, error) {
 	defer v.read()()
-	q, ok := v.s.questions.get(id)
-	if !ok {
-		return store.QuestionRequest{}, fmt.Errorf("%w: question request %d", store.ErrNotFound, id)
-	}
-	return questionOut(&q), nil
+	return v.s.questions.read(id, "question request", questionOut)
 }
 
 // ListQuestionRequests implements store.Reader. Channel and thread are compared each on its

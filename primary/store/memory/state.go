@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/turncli/turncli/primary/store"
+import (
+	"fmt"
+
+	"github.com/turncli/turncli/primary/store"
+)
 
 // state is every record of a database, in the tables of the SQL schema, with the indexes
 // that enforce its unique rules.
@@ -89,6 +93,16 @@ func (tb *table[R]) get(id int64) (R, bool) {
 		return zero, false
 	}
 	return tb.rows[id-1], true
+}
+
+// read returns the record with id as a reader gets it (out), or store.ErrNotFound naming what
+// it is.
+func (tb *table[R]) read(id int64, what string, out func(*R) R) (R, error) {
+	r, ok := tb.get(id)
+	if !ok {
+		return r, fmt.Errorf("%w: %s %d", store.ErrNotFound, what, id)
+	}
+	return out(&r), nil
 }
 
 // insert appends r, whose id must be nextID, and returns its id.
