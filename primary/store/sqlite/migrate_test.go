@@ -128,7 +128,7 @@ func TestPragmas(t *testing.T) {
 			"journal_mode": "wal", "synchronous": "2", "foreign_keys": "1", "busy_timeout": "10000", "query_only": "0",
 		} {
 			var got string
-			if err := s.driver.write.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+			if err := s.driver.writer.conn.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
 			if got != want {

@@ -65,8 +65,8 @@ type Driver struct {
 	sqlstore.Reader         // on the read pool
 	write           *sql.DB // exactly one connection: the single writer
 	read            *sql.DB // query-only connections
-	// stmts are the write transactions' statements, prepared on the writer.
-	stmts *statements
+	// writer holds write's connection once migrated, and runs the write transactions.
+	writer *writer
 	// operatorChanges counts changes of operators across processes (see OperatorsStamp).
 	operatorChanges *changeCounter
 }
@@ -110,7 +110,7 @@ func OpenDriver(ctx context.Context, path string, opts Options) (*Driver, error)
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	d := &Driver{write: write, stmts: newStatements(write)}
+	d := &Driver{write: write}
 
 	// Migrate before the read pool exists: nothing reads a half-made schema.
 	from, to, err := migrate(ctx, write, migrations, opts.Now)
@@ -121,10 +121,15 @@ func OpenDriver(ctx context.Context, path string, opts Options) (*Driver, error)
 	if from != to {
 		opts.Logger.Info("store migrated", "path", abs, "from_version", from, "to_version", to)
 	}
+	if d.writer, err = newWriter(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("store: %w", err)
+	}
 
 	readQuery := url.Values{"_pragma": append([]string{"query_only(ON)"}, common...)}
 	d.read, err = sql.Open("sqlite", dsn(abs, readQuery))
 	if err != nil {
+		d.writer.close()
 		write.Close()
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -168,8 +173,7 @@ func dsn(path string, q url.Values) string {
 
 // Close closes the read pool, then the writer (checkpointing the WAL).
 func (d *Driver) Close() error {
-	d.stmts.close()
-	return errors.Join(d.read.Close(), d.write.Close(), d.operatorChanges.Close())
+	return errors.Join(d.read.Close(), d.writer.close(), d.write.Close(), d.operatorChanges.Close())
 }
 
 // OperatorsStamp is the count of operator changes by every process with the database open,
@@ -179,26 +183,17 @@ func (d *Driver) OperatorsStamp() uint64 { return d.operatorChanges.Load() }
 // Update implements store.Driver: one write transaction (BEGIN IMMEDIATE on the single
 // writer), so transactions run one at a time and f is never retried.
 func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
-	sqlTx, err := d.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
-	}
-	prepared := preparedTx{tx: sqlTx, stmts: d.stmts}
-	t := &tx{Tx: sqlstore.NewTx(dialect{}, newWriteConn(prepared)), tx: prepared}
-	// Once the transaction has ended the writer is free again: prepare what it met
-	// unprepared.
-	defer d.stmts.prepareMissed(context.WithoutCancel(ctx))
-	if err := f(t); err != nil {
-		_ = sqlTx.Rollback()
+	var operatorsChanged bool
+	err := d.writer.transact(ctx, func(prepared preparedTx) error {
+		t := &tx{Tx: sqlstore.NewTx(dialect{}, newWriteConn(prepared)), tx: prepared}
+		err := f(t)
+		operatorsChanged = t.operatorsChanged
 		return err
-	}
-	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
-	}
-	if t.operatorsChanged {
+	})
+	if err == nil && operatorsChanged {
 		d.operatorChanges.Add(1)
 	}
-	return nil
+	return err
 }
 
 // tx is one write transaction: the shared store.Tx, which also notes changes of operators.

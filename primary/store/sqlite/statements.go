@@ -3,106 +3,143 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"sync"
+	"errors"
+	"fmt"
+	"strings"
 )
 
 // maxStatements bounds the writer's prepared statements: the store's statements are a fixed
 // set, and the few built from a filter have a bounded number of shapes, so the bound is only
-// a guard; a statement beyond it is prepared for its transaction alone.
+// a guard; a statement beyond it is prepared for one use.
 const maxStatements = 256
 
-// statements keeps the write transactions' statements prepared on the single writer
-// connection, so a transaction binds and runs them instead of parsing and planning its SQL
-// again each time. A statement first met inside a transaction cannot be prepared on the
-// writer then (the transaction holds its only connection): it is prepared for that
-// transaction and noted, and prepared for good once the transaction has ended.
-type statements struct {
-	db       *sql.DB
-	mu       sync.Mutex
-	prepared map[string]*sql.Stmt
-	missed   map[string]bool // met unprepared since the last prepareMissed
+// writer is the single write connection, held for the driver's life, and its statements
+// kept prepared. Holding the connection lets a transaction be three prepared statements
+// (BEGIN IMMEDIATE, COMMIT, ROLLBACK) instead of parsing each again, and lets a statement a
+// transaction meets first be prepared for good at once, on the connection the transaction
+// runs on. turn admits one transaction at a time.
+type writer struct {
+	conn     *sql.Conn
+	turn     chan struct{}
+	prepared map[string]*sql.Stmt // used only by the holder of turn
+
+	begin, commit, rollback *sql.Stmt
 }
 
-func newStatements(db *sql.DB) *statements {
-	return &statements{db: db, prepared: map[string]*sql.Stmt{}, missed: map[string]bool{}}
-}
-
-// inTx returns query's statement bound to tx.
-func (s *statements) inTx(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
-	s.mu.Lock()
-	st, ok := s.prepared[query]
-	if !ok && s.prepared != nil && len(s.prepared)+len(s.missed) < maxStatements {
-		s.missed[query] = true
-	}
-	s.mu.Unlock()
-	if ok {
-		// On the connection it was prepared on, the transaction uses the prepared statement.
-		return tx.StmtContext(ctx, st), nil
-	}
-	return tx.PrepareContext(ctx, query)
-}
-
-// prepareMissed prepares on the writer the statements transactions met unprepared. It runs
-// between transactions; a statement that fails to prepare is left to be met again.
-func (s *statements) prepareMissed(ctx context.Context) {
-	s.mu.Lock()
-	missed := s.missed
-	s.missed = map[string]bool{}
-	s.mu.Unlock()
-	for query := range missed {
-		st, err := s.db.PrepareContext(ctx, query)
-		if err != nil {
-			continue
-		}
-		s.mu.Lock()
-		if _, dup := s.prepared[query]; dup || s.prepared == nil { // nil: closed meanwhile
-			st.Close()
-		} else {
-			s.prepared[query] = st
-		}
-		s.mu.Unlock()
-	}
-}
-
-// close releases every prepared statement.
-func (s *statements) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, st := range s.prepared {
-		st.Close()
-	}
-	s.prepared = nil
-}
-
-// preparedTx is a write transaction whose statements come from statements; it has the
-// methods of *sql.Tx the driver uses.
-type preparedTx struct {
-	tx    *sql.Tx
-	stmts *statements
-}
-
-func (t preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	st, err := t.stmts.inTx(ctx, t.tx, query)
+func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
+	}
+	w := &writer{conn: conn, turn: make(chan struct{}, 1), prepared: map[string]*sql.Stmt{}}
+	for _, s := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{{&w.begin, "BEGIN IMMEDIATE"}, {&w.commit, "COMMIT"}, {&w.rollback, "ROLLBACK"}} {
+		if *s.st, err = conn.PrepareContext(ctx, s.sql); err != nil {
+			w.close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// transact runs f in one write transaction, committed when f returns nil. It waits for its
+// turn as long as ctx allows.
+func (w *writer) transact(ctx context.Context, f func(preparedTx) error) error {
+	select {
+	case w.turn <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("store: begin: %w", ctx.Err())
+	}
+	defer func() { <-w.turn }()
+	if _, err := w.begin.ExecContext(ctx); err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	err := f(preparedTx{w})
+	if err == nil {
+		if _, err = w.commit.ExecContext(ctx); err == nil {
+			return nil
+		}
+		err = fmt.Errorf("store: commit: %w", err)
+	}
+	// A failed statement or COMMIT leaves the transaction open; it ends here whatever ctx
+	// says, so the next transaction begins on a clean connection.
+	if _, rbErr := w.rollback.ExecContext(context.WithoutCancel(ctx)); rbErr != nil && !isNoTransaction(rbErr) {
+		err = errors.Join(err, fmt.Errorf("store: rollback: %w", rbErr))
+	}
+	return err
+}
+
+// isNoTransaction: ROLLBACK found no transaction, which SQLite has already ended (as it does
+// on some errors).
+func isNoTransaction(err error) bool {
+	return strings.Contains(err.Error(), "no transaction is active")
+}
+
+// statement returns query prepared on the writer, or nil beyond maxStatements: the caller
+// then runs query on the connection unprepared.
+func (w *writer) statement(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := w.prepared[query]; ok || len(w.prepared) >= maxStatements {
+		return st, nil
+	}
+	st, err := w.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	w.prepared[query] = st
+	return st, nil
+}
+
+// preparedTx runs a write transaction's statements through the writer's prepared ones; it
+// has the methods of *sql.Tx the driver uses.
+type preparedTx struct{ w *writer }
+
+func (t preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := t.w.statement(ctx, query)
+	switch {
+	case err != nil:
+		return nil, err
+	case st == nil:
+		return t.w.conn.ExecContext(ctx, query, args...)
 	}
 	return st.ExecContext(ctx, args...)
 }
 
 func (t preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := t.stmts.inTx(ctx, t.tx, query)
-	if err != nil {
+	st, err := t.w.statement(ctx, query)
+	switch {
+	case err != nil:
 		return nil, err
+	case st == nil:
+		return t.w.conn.QueryContext(ctx, query, args...)
 	}
 	return st.QueryContext(ctx, args...)
 }
 
 // QueryRowContext reports a failure to prepare through the row's Scan, as *sql.Tx does.
 func (t preparedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := t.stmts.inTx(ctx, t.tx, query)
-	if err != nil {
-		// A query that cannot be prepared fails the same way when run: let *sql.Tx report it.
-		return t.tx.QueryRowContext(ctx, query, args...)
+	st, err := t.w.statement(ctx, query)
+	if err != nil || st == nil {
+		// A query that cannot be prepared fails the same way when run: let the connection
+		// report it.
+		return t.w.conn.QueryRowContext(ctx, query, args...)
 	}
 	return st.QueryRowContext(ctx, args...)
+}
+
+// close releases the statements and the connection; closing again does nothing.
+func (w *writer) close() error {
+	for _, st := range w.prepared {
+		st.Close()
+	}
+	for _, st := range []*sql.Stmt{w.begin, w.commit, w.rollback} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	if err := w.conn.Close(); !errors.Is(err, sql.ErrConnDone) {
+		return err
+	}
+	return nil
 }
