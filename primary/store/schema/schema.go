@@ -16,6 +16,8 @@
 //	{{json_valid "col"}}    col is JSON text
 //	{{octets "col"}}        the length of text col in bytes
 //	{{if postgres}}…{{end}} statements only PostgreSQL has (the leader lease, its indexes)
+//	{{if not postgres}}…{{end}} statements only SQLite needs (rebuilding a table, which it
+//	                        cannot ALTER)
 //
 // Everything else (TEXT, INTEGER for small counts, CHECK, partial and unique indexes, ALTER
 // TABLE … ADD COLUMN) is written plainly. A file that has shipped is never edited in meaning;
