@@ -81,22 +81,42 @@ func (t *Tx) QueueApprovalChange(ctx context.Context, id int64, from store.Appro
 			return aps[0], true, nil
 		}
 	}
-	changed := false
-	wait := t.c.Queue(ctx, func(rows Rows) error {
-		defer rows.Close()
-		changed = rows.Next()
-		return rows.Err()
-	}, t.d.Bind(update+` RETURNING id`), args...)
+	// Elsewhere the UPDATE returns the approval's own columns, and its comments are read
+	// once the change is known to be written.
+	var aps []store.Approval
+	wait := t.c.Queue(ctx, func(rows Rows) (err error) {
+		aps, err = scanApprovals(rows)
+		return err
+	}, t.d.Bind(update+` RETURNING `+approvalReturned), args...)
 	return func() (store.Approval, bool, error) {
 		if err := wait(); err != nil {
 			return failed(err)
 		}
-		if !changed {
+		if len(aps) == 0 {
 			return store.Approval{}, false, nil
 		}
-		ap, err := t.Approval(ctx, id)
-		return ap, err == nil, err
+		ap := aps[0]
+		var err error
+		if ap.Comments, err = t.approvalComments(ctx, id); err != nil {
+			return failed(err)
+		}
+		return ap, true, nil
 	}
+}
+
+// approvalComments reads approval id's comments, oldest first.
+func (t *Tx) approvalComments(ctx context.Context, id int64) ([]store.ApprovalComment, error) {
+	rows, err := t.query(ctx, `SELECT actor, text, at FROM approval_comments WHERE approval_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(row Row) (store.ApprovalComment, error) {
+		var c store.ApprovalComment
+		var at int64
+		err := row.Scan(&c.Actor, &c.Text, &at)
+		c.At = fromNanos(at)
+		return c, err
+	})
 }
 
 // jobID is a job reference: NULL for none.
@@ -133,6 +153,11 @@ func (r Reader) ListApprovals(ctx context.Context, f store.ApprovalFilter) ([]st
 
 const approvalColumns = `a.id, a.key, a.kind, a.channel, a.thread, a.author, a.command, a.workdir, a.ceiling_ns, a.label,
 	a.agent, a.worker_key, a.status, a.created_at, a.decided_by, a.decided_at, a.job_id, a.note, a.settled_at`
+
+// approvalReturned is what a statement on the approvals table returns for scanApprovals: the
+// approval's columns and no comment.
+const approvalReturned = `id, key, kind, channel, thread, author, command, workdir, ceiling_ns, label,
+	agent, worker_key, status, created_at, decided_by, decided_at, job_id, note, settled_at, NULL, NULL, NULL`
 
 // approvalsWithComments reads the approvals of a statement's "a" (rows of the approvals
 // table), newest first, each with its comments oldest first, as scanApprovals reads them.
