@@ -45,7 +45,7 @@ func fencedDriver(t *testing.T, url string, fence int64) *postgres.Driver {
 // transaction's first statement).
 func audit(ctx context.Context, d *postgres.Driver, hold <-chan struct{}) error {
 	return d.Update(ctx, func(tx store.Tx) error {
-		_, err := tx.InsertAudit(ctx, store.NewAuditEntry{Actor: "primary", Action: "test.write", Detail: []byte(`{}`)}, time.Now())
+		_, err := tx.QueueAudit(ctx, store.NewAuditEntry{Actor: "primary", Action: "test.write", Detail: []byte(`{}`)}, time.Now())()
 		if hold != nil {
 			<-hold
 		}

@@ -73,15 +73,23 @@ type Reader interface {
 // not (or no longer exists).
 //
 // A Queue method's write may be held back by the driver and sent with the transaction's next
-// statement, saving a round trip to a database server: it still runs before that statement,
-// and a failure of it is reported by that statement (failing the transaction all the same).
-// Its result is read through the function it returns, which sends the write first if it is
-// still held.
+// statement, or with its commit, saving a round trip to a database server: it still runs
+// before that statement, and a failure of it fails the transaction whether or not its result
+// is read (Update then returns the failure and keeps nothing). Its result is read through the
+// function it returns, which sends the write first if it is still held; once Update has
+// returned nil the function gives the result read at the commit and runs nothing. So a
+// transaction whose writes are all queued, and whose function reads none of their results,
+// costs one round trip with its commit.
+//
+// A queued compare-and-set that finds its record in another state, or missing, fails the
+// transaction with ErrUnmatched where its method says so: the database itself refuses to
+// commit what was queued after it.
 type Tx interface {
 	Reader
 
-	// InsertAudit appends e (its Detail a compact JSON object) at the time given.
-	InsertAudit(ctx context.Context, e NewAuditEntry, at time.Time) (int64, error)
+	// QueueAudit appends e (its Detail a compact JSON object) at the time given, and may be
+	// held back. The function returned gives the entry's id.
+	QueueAudit(ctx context.Context, e NewAuditEntry, at time.Time) func() (int64, error)
 
 	// InsertContinuation adds c unless a continuation with its idempotency key exists; then it
 	// returns that one's id and created false.
@@ -113,9 +121,11 @@ type Tx interface {
 	// UpdateJob writes j's log path, status, worker, cancel request, process, end time and
 	// result while job j.ID is in state from.
 	UpdateJob(ctx context.Context, from JobStatus, j Job) (bool, error)
-	// EndJob writes job id's status to, its end time and its result while it is in state from,
-	// leaving its other fields as stored: a job's end in one statement, without reading it.
-	EndJob(ctx context.Context, id int64, from, to JobStatus, at time.Time, r JobResult) (bool, error)
+	// QueueEndJob writes job id's status to, its end time and its result while it is in state
+	// from, leaving its other fields as stored: a job's end without reading it, and may be
+	// held back. The function returned reports whether it was written; a job that does not
+	// exist fails the transaction with ErrUnmatched.
+	QueueEndJob(ctx context.Context, id int64, from, to JobStatus, at time.Time, r JobResult) func() (bool, error)
 
 	// InsertApproval adds a (its ID and comments ignored) unless a pending approval with a.Key
 	// exists: then it returns that one's id and created false.
@@ -125,9 +135,9 @@ type Tx interface {
 	UpdateApproval(ctx context.Context, prev, next Approval) (bool, error)
 	// QueueApprovalChange writes change on approval id while it is in state from (and, when
 	// withJob, has a job), and may be held back. The function returned gives the approval as
-	// then stored, its comments included, or false when it was in another state or does not
-	// exist: then nothing was written.
-	QueueApprovalChange(ctx context.Context, id int64, from ApprovalStatus, withJob bool, change ApprovalChange) func() (Approval, bool, error)
+	// then stored, its comments included. An approval in another state, or missing, fails the
+	// transaction with ErrUnmatched.
+	QueueApprovalChange(ctx context.Context, id int64, from ApprovalStatus, withJob bool, change ApprovalChange) func() (Approval, error)
 	// InsertApprovalComment adds a comment to approval id while it is in state from.
 	InsertApprovalComment(ctx context.Context, id int64, from ApprovalStatus, c ApprovalComment) (bool, error)
 

@@ -116,14 +116,14 @@ func checkBytes(what, text string, least int) error {
 	return nil
 }
 
-// audit appends an entry whose detail is marshalled from detail.
+// audit queues an entry whose detail is marshalled from detail; its failure fails tx.
 func audit(ctx context.Context, tx Tx, at time.Time, actor, action, subject string, detail any) error {
 	b, err := json.Marshal(detail)
 	if err != nil {
 		return fmt.Errorf("store: audit detail: %w", err)
 	}
-	_, err = tx.InsertAudit(ctx, NewAuditEntry{Actor: actor, Action: action, Subject: subject, Detail: b}, at)
-	return err
+	tx.QueueAudit(ctx, NewAuditEntry{Actor: actor, Action: action, Subject: subject, Detail: b}, at)
+	return nil
 }
 
 // AppendAudit implements AuditLog.
@@ -142,7 +142,7 @@ func (p *Portable) AppendAudit(ctx context.Context, e NewAuditEntry) (id int64, 
 	}
 	at := p.clock()
 	err = p.update(ctx, func(tx Tx) (err error) {
-		id, err = tx.InsertAudit(ctx, e, at)
+		id, err = tx.QueueAudit(ctx, e, at)()
 		return err
 	})
 	return id, err
@@ -191,12 +191,13 @@ func withoutEmptyCheckpoint(c NewContinuation) NewContinuation {
 	return c
 }
 
-// enqueueAll adds every continuation of tell inside tx.
+// enqueueAll queues every continuation of tell inside tx; a failure fails tx.
 func enqueueAll(ctx context.Context, tx Tx, tell []NewContinuation, at time.Time) error {
 	for _, c := range tell {
-		if _, _, err := enqueue(ctx, tx, c, at); err != nil {
+		if err := checkContinuation(c); err != nil {
 			return err
 		}
+		tx.QueueContinuation(ctx, withoutEmptyCheckpoint(c), at)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -82,54 +83,35 @@ type approvalStep struct {
 	detailOf func(Approval) map[string]any
 }
 
-// stepApproval runs st on approval id inside tx: it writes st's change with a compare-and-set
-// on the state st leaves, appends the audit entry and enqueues tell; a change that finds
-// another state is refused (ErrConflict, or ErrNotFound for no approval). The change and the
-// audit entry may go to the database together: the change is queued, and its result read
-// after the entry is appended, unless the entry's detail needs it. It returns the approval as
-// stored, which the change returns, so it is not read again.
-func stepApproval(ctx context.Context, tx Tx, id int64, at time.Time, st approvalStep, tell ...NewContinuation) (Approval, error) {
+// stepApproval queues st on approval id inside tx: its change, a compare-and-set on the state
+// st leaves, the audit entry that goes with it, and tell. A change that finds another state, or
+// no approval, fails the transaction with ErrUnmatched (lostApproval says why). The function
+// returned gives the approval as stored. Unless the entry's detail needs the approval as
+// changed, nothing is read before the commit, so a driver may send it all with the commit.
+func stepApproval(ctx context.Context, tx Tx, id int64, at time.Time, st approvalStep, tell ...NewContinuation) (func() (Approval, error), error) {
 	changed := tx.QueueApprovalChange(ctx, id, st.from, st.needsJob, st.change)
-	var next Approval
-	var err error
 	detail := st.detail
 	if st.detailOf != nil {
-		if next, err = changedApproval(ctx, tx, id, st.verb, changed); err != nil {
-			return Approval{}, err
+		next, err := changed()
+		if err != nil {
+			return nil, err
 		}
 		detail = st.detailOf(next)
 	}
 	detail["approval"] = id
 	if err := audit(ctx, tx, at, st.actor, st.action, ApprovalSubject(id), detail); err != nil {
-		return Approval{}, err
-	}
-	if st.detailOf == nil {
-		if next, err = changedApproval(ctx, tx, id, st.verb, changed); err != nil {
-			return Approval{}, err
-		}
+		return nil, err
 	}
 	if err := enqueueAll(ctx, tx, tell, at); err != nil {
-		return Approval{}, err
+		return nil, err
 	}
-	return next, nil
+	return changed, nil
 }
 
-// changedApproval is the result of a queued change of approval id: the approval as stored,
-// or the error of a compare-and-set that found it in another state.
-func changedApproval(ctx context.Context, tx Tx, id int64, verb string, changed func() (Approval, bool, error)) (Approval, error) {
-	next, ok, err := changed()
-	if err != nil {
-		return Approval{}, err
-	}
-	if !ok {
-		return Approval{}, lostApproval(ctx, tx, id, verb)
-	}
-	return next, nil
-}
-
-// lostApproval is the error of a compare-and-set that found approval id changed.
-func lostApproval(ctx context.Context, tx Tx, id int64, verb string) error {
-	cur, err := tx.Approval(ctx, id)
+// lostApproval is the error of a change that found approval id in another state, or missing,
+// read from r: the transaction, or the store once the transaction failed.
+func lostApproval(ctx context.Context, r Reader, id int64, verb string) error {
+	cur, err := r.Approval(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -178,12 +160,18 @@ func (p *Portable) DenyApproval(ctx context.Context, id int64, actor, reason str
 
 // stepApproval runs st in its own transaction.
 func (p *Portable) stepApproval(ctx context.Context, id int64, at time.Time, st approvalStep, tell ...NewContinuation) (Approval, error) {
-	var out Approval
+	var changed func() (Approval, error)
 	err := p.update(ctx, func(tx Tx) (err error) {
-		out, err = stepApproval(ctx, tx, id, at, st, tell...)
+		changed, err = stepApproval(ctx, tx, id, at, st, tell...)
 		return err
 	})
-	return out, err
+	switch {
+	case errors.Is(err, ErrUnmatched):
+		return Approval{}, lostApproval(ctx, p.d, id, st.verb)
+	case err != nil:
+		return Approval{}, err
+	}
+	return changed()
 }
 
 // CommentApproval implements Approvals.
@@ -247,9 +235,9 @@ func (p *Portable) SettleApproval(ctx context.Context, id int64, to ApprovalStat
 // settled by whether its job was recorded.
 func (p *Portable) RecoverApprovals(ctx context.Context) ([]Approval, error) {
 	at := p.clock()
-	var out []Approval
+	var settled []func() (Approval, error)
 	err := p.update(ctx, func(tx Tx) error {
-		out = nil
+		settled = nil
 		executing, err := tx.ListApprovals(ctx, ApprovalFilter{Status: ApprovalExecuting})
 		if err != nil {
 			return err
@@ -260,16 +248,22 @@ func (p *Portable) RecoverApprovals(ctx context.Context) ([]Approval, error) {
 			if ap.JobID == 0 {
 				to, note = ApprovalFailed, ApprovalRestartNote
 			}
-			settled, err := stepApproval(ctx, tx, ap.ID, at, settleStep(to, note, at))
+			changed, err := stepApproval(ctx, tx, ap.ID, at, settleStep(to, note, at))
 			if err != nil {
 				return err
 			}
-			out = append(out, settled)
+			settled = append(settled, changed)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	out := make([]Approval, len(settled))
+	for i, changed := range settled {
+		if out[i], err = changed(); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -127,25 +127,28 @@ func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewCo
 		return false, false, err
 	}
 	at := p.clock()
-	err = p.update(ctx, func(tx Tx) (err error) {
-		// The continuation is queued first, so that a driver may send it with the job's end:
-		// it is written whether or not the end is, and a missing job fails the transaction,
-		// which then keeps neither.
-		queued := tx.QueueContinuation(ctx, withoutEmptyCheckpoint(c), at)
-		// The end is written with a compare-and-set on the running state; only when it finds
-		// none is the job read, to tell a finished job from a missing one.
-		if finished, err = tx.EndJob(ctx, id, JobRunning, JobFinished, at, r); err != nil {
-			return err
-		}
-		if !finished {
-			if _, err := tx.Job(ctx, id); err != nil {
-				return err
-			}
-		}
-		_, created, err = queued()
-		return err
+	var (
+		queued func() (int64, bool, error)
+		ended  func() (bool, error)
+	)
+	err = p.update(ctx, func(tx Tx) error {
+		// The continuation is written whether or not the end is; the end is a compare-and-set
+		// on the running state; a missing job fails the transaction, which then keeps
+		// neither. Nothing is read before the commit.
+		queued = tx.QueueContinuation(ctx, withoutEmptyCheckpoint(c), at)
+		ended = tx.QueueEndJob(ctx, id, JobRunning, JobFinished, at, r)
+		return nil
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrUnmatched):
+		return false, false, fmt.Errorf("%w: job %d", ErrNotFound, id)
+	case err != nil:
+		return false, false, err
+	}
+	if finished, err = ended(); err != nil {
+		return false, false, err
+	}
+	if _, created, err = queued(); err != nil {
 		return false, false, err
 	}
 	return finished, created, nil

@@ -72,6 +72,10 @@ type AuditLog interface {
 var (
 	// ErrNotFound: the record named does not exist.
 	ErrNotFound = fault.New(fault.NotFound, "not found")
+	// ErrUnmatched: a driver's queued compare-and-set found its record in another state, or
+	// missing, and failed its transaction (see Tx). Portable turns it into the error its
+	// method states; a caller of the store never sees it.
+	ErrUnmatched = errors.New("the record was not in the state the transaction expected")
 	// ErrInvalid: the arguments break a rule stated on the method or type.
 	ErrInvalid = fault.New(fault.InvalidArgument, "invalid argument")
 	// ErrForbidden: the person may not do this (answer another person's questions, widen a

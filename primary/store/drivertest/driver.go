@@ -44,7 +44,7 @@ func (cf conformance) testDriver(t *testing.T) {
 			if _, _, err := tx.InsertContinuation(ctx, store.NewContinuation{IdempotencyKey: "k", Channel: "room", Text: "x"}, t0); err != nil {
 				return err
 			}
-			if _, err := tx.InsertAudit(ctx, store.NewAuditEntry{Actor: "a", Action: "b", Detail: json.RawMessage(`{}`)}, t0); err != nil {
+			if _, err := tx.QueueAudit(ctx, store.NewAuditEntry{Actor: "a", Action: "b", Detail: json.RawMessage(`{}`)}, t0)(); err != nil {
 				return err
 			}
 			if cs, err := tx.PendingContinuations(ctx, 0, 0); err != nil || len(cs) != 1 {
@@ -174,33 +174,90 @@ func (cf conformance) testDriver(t *testing.T) {
 			return err
 		})
 		t1 := t0.Add(time.Second)
+		// A change from another state, without the job it needs, or of no approval fails its
+		// transaction, even when its result is never read: what was queued after it is not
+		// kept.
+		for i, refused := range []struct {
+			id      int64
+			from    store.ApprovalStatus
+			withJob bool
+			change  store.ApprovalChange
+		}{
+			{ap.ID, store.ApprovalExecuting, false, store.ApprovalChange{Status: store.ApprovalFailed, Note: "x", SettledAt: t1}},
+			{ap.ID, store.ApprovalPending, true, store.ApprovalChange{Status: store.ApprovalConsumed, Note: "x", SettledAt: t1}},
+			{999, store.ApprovalPending, false, store.ApprovalChange{Status: store.ApprovalExecuting, DecidedBy: "ann", DecidedAt: t1}},
+		} {
+			err := d.Update(ctx, func(tx store.Tx) error {
+				tx.QueueApprovalChange(ctx, refused.id, refused.from, refused.withJob, refused.change)
+				tx.QueueAudit(ctx, store.NewAuditEntry{Actor: "ann", Action: "approval.x", Detail: json.RawMessage(`{}`)}, t1)
+				return nil
+			})
+			if !errors.Is(err, store.ErrUnmatched) {
+				t.Errorf("refused change %d: Update = %v, want ErrUnmatched", i, err)
+			}
+		}
+		if audit, err := d.ListAudit(ctx, store.AuditFilter{}); err != nil || len(audit) != 0 {
+			t.Errorf("audit after refused changes %+v, %v; want none kept", audit, err)
+		}
+		var begun func() (store.Approval, error)
 		update(t, d, func(tx store.Tx) error {
-			refused := []func() (store.Approval, bool, error){
-				tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalExecuting, false, store.ApprovalChange{Status: store.ApprovalFailed, Note: "x", SettledAt: t1}),
-				tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalPending, true, store.ApprovalChange{Status: store.ApprovalConsumed, Note: "x", SettledAt: t1}),
-				tx.QueueApprovalChange(ctx, 999, store.ApprovalPending, false, store.ApprovalChange{Status: store.ApprovalExecuting, DecidedBy: "ann", DecidedAt: t1}),
-			}
-			begun := tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalPending, false, store.ApprovalChange{Status: store.ApprovalExecuting, DecidedBy: "ann", DecidedAt: t1})
-			for i, changed := range refused {
-				if got, ok, err := changed(); err != nil || ok || got.ID != 0 {
-					t.Errorf("refused change %d: %+v, %v, %v; want nothing, false", i, got, ok, err)
-				}
-			}
-			got, ok, err := begun()
-			if err != nil || !ok {
-				t.Fatalf("change from pending: %v, %v; want it written", ok, err)
-			}
-			want := ap
-			want.Status, want.DecidedBy, want.DecidedAt = store.ApprovalExecuting, "ann", t1
-			want.Comments = []store.ApprovalComment{comment}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("changed approval = %+v\nwant %+v", got, want)
-			}
+			begun = tx.QueueApprovalChange(ctx, ap.ID, store.ApprovalPending, false, store.ApprovalChange{Status: store.ApprovalExecuting, DecidedBy: "ann", DecidedAt: t1})
 			return nil
 		})
+		// Read once the transaction has committed: the result came with the commit.
+		got, err := begun()
+		if err != nil {
+			t.Fatalf("change from pending: %v; want it written", err)
+		}
+		want := ap
+		want.Status, want.DecidedBy, want.DecidedAt = store.ApprovalExecuting, "ann", t1
+		want.Comments = []store.ApprovalComment{comment}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("changed approval = %+v\nwant %+v", got, want)
+		}
 		if got, err := d.Approval(ctx, ap.ID); err != nil || got.Status != store.ApprovalExecuting || got.DecidedBy != "ann" ||
 			!got.DecidedAt.Equal(t1) || got.Note != "" || !got.SettledAt.IsZero() {
 			t.Errorf("stored approval = %+v, %v; want executing, decided by ann, not settled", got, err)
+		}
+	})
+
+	t.Run("AQueuedJobEndWritesOnlyARunningJobAndFailsForNone", func(t *testing.T) {
+		d := cf.openDriver(t)
+		var id int64
+		update(t, d, func(tx store.Tx) (err error) {
+			id, err = tx.InsertJob(ctx, store.Job{NewJob: newJob("t1"), Status: store.JobRunning, CreatedAt: t0, LogPath: "/logs/1.log"})
+			return err
+		})
+		code := 3
+		result := store.JobResult{Outcome: "failed", ExitCode: &code, Tail: "boom"}
+		t1 := t0.Add(time.Second)
+		var ended []func() (bool, error)
+		for range 2 {
+			update(t, d, func(tx store.Tx) error {
+				ended = append(ended, tx.QueueEndJob(ctx, id, store.JobRunning, store.JobFinished, t1, result))
+				return nil
+			})
+		}
+		if first, err := ended[0](); err != nil || !first {
+			t.Errorf("first end: %v, %v; want written", first, err)
+		}
+		if second, err := ended[1](); err != nil || second {
+			t.Errorf("second end: %v, %v; want not written, and no failure", second, err)
+		}
+		if j, err := d.Job(ctx, id); err != nil || j.Status != store.JobFinished || !j.EndedAt.Equal(t1) || j.Outcome != "failed" ||
+			j.ExitCode == nil || *j.ExitCode != 3 || j.Tail != "boom" || j.LogPath != "/logs/1.log" {
+			t.Errorf("ended job %+v, %v", j, err)
+		}
+		err := d.Update(ctx, func(tx store.Tx) error {
+			tx.QueueContinuation(ctx, store.NewContinuation{IdempotencyKey: "job:999", Channel: "room", Text: "x"}, t1)
+			tx.QueueEndJob(ctx, 999, store.JobRunning, store.JobFinished, t1, result)
+			return nil
+		})
+		if !errors.Is(err, store.ErrUnmatched) {
+			t.Errorf("end of no job: Update = %v, want ErrUnmatched", err)
+		}
+		if cs, err := d.PendingContinuations(ctx, 0, 0); err != nil || len(cs) != 0 {
+			t.Errorf("continuations after the end of no job %+v, %v; want none kept", cs, err)
 		}
 	})
 
@@ -333,7 +390,7 @@ func (cf conformance) testDriver(t *testing.T) {
 		d := cf.openDriver(t)
 		update(t, d, func(tx store.Tx) error {
 			for range 3 {
-				if _, err := tx.InsertAudit(ctx, store.NewAuditEntry{Actor: "a", Action: "b", Detail: json.RawMessage(`{}`)}, t0); err != nil {
+				if _, err := tx.QueueAudit(ctx, store.NewAuditEntry{Actor: "a", Action: "b", Detail: json.RawMessage(`{}`)}, t0)(); err != nil {
 					return err
 				}
 			}

@@ -117,20 +117,33 @@ type faultyDriver struct {
 	failAudit atomic.Bool
 }
 
+// Update fails a transaction that queued an audit entry, once f has returned, as the
+// database fails the commit of a transaction one of whose queued writes failed.
 func (d *faultyDriver) Update(ctx context.Context, f func(store.Tx) error) error {
-	return d.Driver.Update(ctx, func(tx store.Tx) error { return f(faultyTx{tx, d}) })
+	return d.Driver.Update(ctx, func(tx store.Tx) error {
+		ftx := &faultyTx{Tx: tx, d: d}
+		if err := f(ftx); err != nil {
+			return err
+		}
+		if ftx.audited && d.failAudit.Load() {
+			return errInjected
+		}
+		return nil
+	})
 }
 
 type faultyTx struct {
 	store.Tx
-	d *faultyDriver
+	d       *faultyDriver
+	audited bool
 }
 
-func (tx faultyTx) InsertAudit(ctx context.Context, e store.NewAuditEntry, at time.Time) (int64, error) {
+func (tx *faultyTx) QueueAudit(ctx context.Context, e store.NewAuditEntry, at time.Time) func() (int64, error) {
+	tx.audited = true
 	if tx.d.failAudit.Load() {
-		return 0, errInjected
+		return func() (int64, error) { return 0, errInjected }
 	}
-	return tx.Tx.InsertAudit(ctx, e, at)
+	return tx.Tx.QueueAudit(ctx, e, at)
 }
 
 // clock is a settable clock for the store.

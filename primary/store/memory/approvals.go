@@ -67,26 +67,26 @@ func (t *tx) UpdateApproval(_ context.Context, prev, next store.Approval) (bool,
 
 // QueueApprovalChange implements store.Tx: the store is in this process, so the change is
 // made at once, as UpdateApproval makes it from the approval as stored.
-func (t *tx) QueueApprovalChange(ctx context.Context, id int64, from store.ApprovalStatus, withJob bool, c store.ApprovalChange) func() (store.Approval, bool, error) {
-	var (
-		ap      store.Approval
-		changed bool
-		err     error
-	)
-	if stored, ok := t.s.approvals.get(id); ok && stored.Status == from && (!withJob || stored.JobID != 0) {
-		next := stored
-		next.Status = c.Status
-		if !c.DecidedAt.IsZero() {
-			next.DecidedBy, next.DecidedAt = c.DecidedBy, c.DecidedAt
-		}
-		if !c.SettledAt.IsZero() {
-			next.Note, next.SettledAt = c.Note, c.SettledAt
-		}
-		if changed, err = t.UpdateApproval(ctx, stored, next); changed {
-			ap, err = t.Approval(ctx, id)
-		}
+func (t *tx) QueueApprovalChange(ctx context.Context, id int64, from store.ApprovalStatus, withJob bool, c store.ApprovalChange) func() (store.Approval, error) {
+	stored, ok := t.s.approvals.get(id)
+	if !ok || stored.Status != from || (withJob && stored.JobID == 0) {
+		err := t.unmatch(fmt.Sprintf("approval %d", id))
+		return func() (store.Approval, error) { return store.Approval{}, err }
 	}
-	return func() (store.Approval, bool, error) { return ap, changed && err == nil, err }
+	next := stored
+	next.Status = c.Status
+	if !c.DecidedAt.IsZero() {
+		next.DecidedBy, next.DecidedAt = c.DecidedBy, c.DecidedAt
+	}
+	if !c.SettledAt.IsZero() {
+		next.Note, next.SettledAt = c.Note, c.SettledAt
+	}
+	var ap store.Approval
+	_, err := t.UpdateApproval(ctx, stored, next)
+	if err == nil {
+		ap, err = t.Approval(ctx, id)
+	}
+	return func() (store.Approval, error) { return ap, err }
 }
 
 // InsertApprovalComment implements store.Tx.

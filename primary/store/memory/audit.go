@@ -7,11 +7,12 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// InsertAudit implements store.Tx.
-func (t *tx) InsertAudit(_ context.Context, e store.NewAuditEntry, at time.Time) (int64, error) {
-	return t.s.audit.insert(t, store.AuditEntry{
+// QueueAudit implements store.Tx: written at once.
+func (t *tx) QueueAudit(_ context.Context, e store.NewAuditEntry, at time.Time) func() (int64, error) {
+	id := t.s.audit.insert(t, store.AuditEntry{
 		ID: t.s.audit.nextID(), At: stamp(at), Actor: e.Actor, Action: e.Action, Subject: e.Subject, Detail: text(e.Detail),
-	}), nil
+	})
+	return func() (int64, error) { return id, nil }
 }
 
 // ListAudit implements store.Reader.

@@ -3,6 +3,7 @@ package memory
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -45,17 +46,21 @@ func (t *tx) UpdateJob(_ context.Context, from store.JobStatus, j store.Job) (bo
 	return true, nil
 }
 
-// EndJob implements store.Tx.
-func (t *tx) EndJob(_ context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) (bool, error) {
+// QueueEndJob implements store.Tx: written at once.
+func (t *tx) QueueEndJob(_ context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) func() (bool, error) {
 	stored, ok := t.s.jobs.get(id)
-	if !ok || stored.Status != from {
-		return false, nil
+	if !ok {
+		err := t.unmatch(fmt.Sprintf("job %d", id))
+		return func() (bool, error) { return false, err }
+	}
+	if stored.Status != from {
+		return func() (bool, error) { return false, nil }
 	}
 	stored.Status, stored.EndedAt = to, stamp(at)
 	stored.Outcome, stored.ExitCode, stored.Tail = r.Outcome, exitCode(r.ExitCode), r.Tail
 	t.s.jobs.set(t, id, stored)
 	t.indexJob(from, stored)
-	return true, nil
+	return func() (bool, error) { return true, nil }
 }
 
 // exitCode copies an exit code (nil when unknown).

@@ -110,6 +110,9 @@ func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) (err error)
 	if err := f(t); err != nil {
 		return err
 	}
+	if t.unmatched != nil {
+		return t.unmatched
+	}
 	committed = true
 	if t.operatorsChanged {
 		d.db.operatorChanges.Add(1)
@@ -124,6 +127,17 @@ type tx struct {
 	undo []func()
 	// operatorsChanged: an operator was created or removed; counted once committed.
 	operatorsChanged bool
+	// unmatched is set by the first queued compare-and-set that found its record in another
+	// state, which fails the transaction (store.Tx).
+	unmatched error
+}
+
+// unmatch fails the transaction with store.ErrUnmatched, saying what was not as expected.
+func (t *tx) unmatch(what string) error {
+	if t.unmatched == nil {
+		t.unmatched = fmt.Errorf("%w: %s", store.ErrUnmatched, what)
+	}
+	return t.unmatched
 }
 
 // onRollback records how to undo a write just made.

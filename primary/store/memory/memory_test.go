@@ -40,7 +40,7 @@ func TestValuesAreCopiedInAndOut(t *testing.T) {
 		if _, _, err = tx.InsertContinuation(ctx, store.NewContinuation{IdempotencyKey: "k", Channel: "room", Text: "x", Checkpoint: checkpoint}, t0); err != nil {
 			return err
 		}
-		if _, err = tx.InsertAudit(ctx, store.NewAuditEntry{Actor: "a", Action: "b", Detail: detail}, t0); err != nil {
+		if _, err = tx.QueueAudit(ctx, store.NewAuditEntry{Actor: "a", Action: "b", Detail: detail}, t0)(); err != nil {
 			return err
 		}
 		if ids.job, err = tx.InsertJob(ctx, store.Job{NewJob: store.NewJob{Kind: "command", Command: "make", Channel: "room"},

@@ -3,9 +3,12 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/store/sqlstore"
 )
 
@@ -44,7 +47,7 @@ func (c writeConn) Exec(ctx context.Context, query string, args ...any) (int64, 
 	return tag.RowsAffected(), nil
 }
 
-// Queue holds query, to go with the transaction's next statement.
+// Queue holds query, to go with the transaction's next statement or its commit.
 func (c writeConn) Queue(ctx context.Context, read func(sqlstore.Rows) error, query string, args ...any) func() error {
 	var (
 		done bool // query was sent and its result read
@@ -59,6 +62,7 @@ func (c writeConn) Queue(ctx context.Context, read func(sqlstore.Rows) error, qu
 		} else {
 			err = read(rows)
 		}
+		err = unmatched(err)
 		return err
 	}, query, args...)
 	return func() error {
@@ -72,4 +76,13 @@ func (c writeConn) Queue(ctx context.Context, read func(sqlstore.Rows) error, qu
 		}
 		return err
 	}
+}
+
+// unmatched is err, marked store.ErrUnmatched when it is store_expect's refusal.
+func unmatched(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == expectationFailed {
+		return fmt.Errorf("%w (%s)", store.ErrUnmatched, pe.Message)
+	}
+	return err
 }

@@ -30,5 +30,15 @@ func (dialect) ContinuationOrder() sqlstore.Statement {
 	return sqlstore.Statement{SQL: `SELECT pg_advisory_xact_lock($1)`, Args: []any{continuationOrder}}
 }
 
-// ModifyingWith is true: PostgreSQL reads an UPDATE … RETURNING in a WITH clause.
-func (dialect) ModifyingWith() bool { return true }
+// Expect calls store_expect (migration 0014), which raises SQLSTATE expectationFailed when
+// cond is false: the transaction is aborted on the server, so the COMMIT sent with it rolls
+// it back.
+func (dialect) Expect(cond string, args ...any) sqlstore.Statement {
+	return sqlstore.Statement{SQL: `SELECT store_expect(` + cond + `)`, Args: args}
+}
+
+// expectationFailed is the SQLSTATE store_expect raises.
+const expectationFailed = "TC001"
+
+// ChangedHere: the row's current version was made by this transaction.
+func (dialect) ChangedHere() string { return `xmin = pg_current_xact_id()::xid` }

@@ -38,9 +38,14 @@ func (r sqlRows) Close() { _ = r.Rows.Close() }
 type writeConn struct {
 	queries
 	tx preparedTx
+	// failed is the first failure of a queued statement, which fails the transaction whether
+	// or not its result is read.
+	failed *error
 }
 
-func newWriteConn(tx preparedTx) writeConn { return writeConn{queries: queries{tx}, tx: tx} }
+func newWriteConn(tx preparedTx) writeConn {
+	return writeConn{queries: queries{tx}, tx: tx, failed: new(error)}
+}
 
 func (c writeConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	res, err := c.tx.ExecContext(ctx, query, args...)
@@ -50,11 +55,16 @@ func (c writeConn) Exec(ctx context.Context, query string, args ...any) (int64, 
 	return res.RowsAffected()
 }
 
-// Queue runs query at once: SQLite is in this process, there is no round trip to save.
+// Queue runs query at once: SQLite is in this process, there is no round trip to save. Once
+// a queued statement has failed, the ones after it fail the same way without running.
 func (c writeConn) Queue(ctx context.Context, read func(sqlstore.Rows) error, query string, args ...any) func() error {
-	rows, err := c.Query(ctx, query, args...)
+	err := *c.failed
 	if err == nil {
-		err = read(rows)
+		var rows sqlstore.Rows
+		if rows, err = c.Query(ctx, query, args...); err == nil {
+			err = read(rows)
+		}
+		*c.failed = err
 	}
 	return func() error { return err }
 }

@@ -20,6 +20,11 @@ func (dialect) Limit(limit int) any {
 // continuations commit in id order already.
 func (dialect) ContinuationOrder() sqlstore.Statement { return sqlstore.Statement{} }
 
-// ModifyingWith is false: SQLite's WITH takes no UPDATE. In this process, the read that
-// follows a change costs no round trip.
-func (dialect) ModifyingWith() bool { return false }
+// Expect is cond itself: each statement runs, and is read, as it is queued, so reading false
+// fails the transaction before anything after it runs.
+func (dialect) Expect(cond string, args ...any) sqlstore.Statement {
+	return sqlstore.Statement{SQL: `SELECT ` + cond, Args: args}
+}
+
+// ChangedHere is empty: a change's own result, read before anything else runs, is its check.
+func (dialect) ChangedHere() string { return "" }

@@ -185,8 +185,12 @@ func (d *Driver) OperatorsStamp() uint64 { return d.operatorChanges.Load() }
 func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
 	var operatorsChanged bool
 	err := d.writer.transact(ctx, func(prepared preparedTx) error {
-		t := &tx{Tx: sqlstore.NewTx(dialect{}, newWriteConn(prepared)), tx: prepared}
+		conn := newWriteConn(prepared)
+		t := &tx{Tx: sqlstore.NewTx(dialect{}, conn), tx: prepared}
 		err := f(t)
+		if err == nil {
+			err = *conn.failed
+		}
 		operatorsChanged = t.operatorsChanged
 		return err
 	})

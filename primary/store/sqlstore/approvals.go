@@ -44,11 +44,10 @@ func (t *Tx) UpdateApproval(ctx context.Context, prev, next store.Approval) (boo
 }
 
 // QueueApprovalChange implements store.Tx: one compare-and-set on the state the change leaves
-// (and, withJob, on a recorded job), queued. Where a statement can read what its UPDATE
-// returned (the dialect's ModifyingWith), the same statement returns the approval as changed
-// with its comments; elsewhere the approval is read back once the change is known to be
-// written.
-func (t *Tx) QueueApprovalChange(ctx context.Context, id int64, from store.ApprovalStatus, withJob bool, c store.ApprovalChange) func() (store.Approval, bool, error) {
+// (and, withJob, on a recorded job) that returns the approval as changed, the check that it
+// changed, and the read of its comments, all queued, so a driver sends them together with
+// what follows. Where statements are read one by one, the change's own result is the check.
+func (t *Tx) QueueApprovalChange(ctx context.Context, id int64, from store.ApprovalStatus, withJob bool, c store.ApprovalChange) func() (store.Approval, error) {
 	set, args := "status = ?", []any{string(c.Status)}
 	if !c.DecidedAt.IsZero() {
 		set, args = set+", decided_by = ?, decided_at = ?", append(args, c.DecidedBy, nanos(c.DecidedAt))
@@ -61,62 +60,38 @@ func (t *Tx) QueueApprovalChange(ctx context.Context, id int64, from store.Appro
 		where += " AND job_id IS NOT NULL"
 	}
 	args = append(args, id, string(from))
-	update := `UPDATE approvals SET ` + set + ` WHERE ` + where
-	failed := func(err error) (store.Approval, bool, error) {
-		return store.Approval{}, false, fmt.Errorf("store: change approval: %w", err)
-	}
-	if t.d.ModifyingWith() {
-		var aps []store.Approval
-		wait := t.c.Queue(ctx, func(rows Rows) (err error) {
-			aps, err = scanApprovals(rows)
-			return err
-		}, t.d.Bind(`WITH a AS (`+update+` RETURNING *) `+approvalsWithComments), args...)
-		return func() (store.Approval, bool, error) {
-			if err := wait(); err != nil {
-				return failed(err)
-			}
-			if len(aps) == 0 {
-				return store.Approval{}, false, nil
-			}
-			return aps[0], true, nil
-		}
-	}
-	// Elsewhere the UPDATE returns the approval's own columns, and its comments are read
-	// once the change is known to be written.
 	var aps []store.Approval
-	wait := t.c.Queue(ctx, func(rows Rows) (err error) {
-		aps, err = scanApprovals(rows)
+	changed := t.c.Queue(ctx, func(rows Rows) (err error) {
+		if aps, err = scanApprovals(rows); err == nil && len(aps) == 0 {
+			err = store.ErrUnmatched
+		}
 		return err
-	}, t.d.Bind(update+` RETURNING `+approvalReturned), args...)
-	return func() (store.Approval, bool, error) {
-		if err := wait(); err != nil {
-			return failed(err)
+	}, t.d.Bind(`UPDATE approvals SET `+set+` WHERE `+where+` RETURNING `+approvalReturned), args...)
+	if here := t.d.ChangedHere(); here != "" {
+		t.expect(ctx, `EXISTS (SELECT 1 FROM approvals WHERE id = ? AND `+here+`)`, id)
+	}
+	// The comments are read after the change, in the same transaction: those of the approval
+	// as changed.
+	var comments []store.ApprovalComment
+	read := t.c.Queue(ctx, func(rows Rows) (err error) {
+		comments, err = collect(rows, scanApprovalComment)
+		return err
+	}, t.d.Bind(`SELECT actor, text, at FROM approval_comments WHERE approval_id = ? ORDER BY id`), id)
+	return func() (store.Approval, error) {
+		if err := firstFailure(changed, read); err != nil {
+			return store.Approval{}, fmt.Errorf("store: change approval %d: %w", id, err)
 		}
-		if len(aps) == 0 {
-			return store.Approval{}, false, nil
-		}
-		ap := aps[0]
-		var err error
-		if ap.Comments, err = t.approvalComments(ctx, id); err != nil {
-			return failed(err)
-		}
-		return ap, true, nil
+		aps[0].Comments = comments
+		return aps[0], nil
 	}
 }
 
-// approvalComments reads approval id's comments, oldest first.
-func (t *Tx) approvalComments(ctx context.Context, id int64) ([]store.ApprovalComment, error) {
-	rows, err := t.query(ctx, `SELECT actor, text, at FROM approval_comments WHERE approval_id = ? ORDER BY id`, id)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, func(row Row) (store.ApprovalComment, error) {
-		var c store.ApprovalComment
-		var at int64
-		err := row.Scan(&c.Actor, &c.Text, &at)
-		c.At = fromNanos(at)
-		return c, err
-	})
+func scanApprovalComment(row Row) (store.ApprovalComment, error) {
+	var c store.ApprovalComment
+	var at int64
+	err := row.Scan(&c.Actor, &c.Text, &at)
+	c.At = fromNanos(at)
+	return c, err
 }
 
 // jobID is a job reference: NULL for none.

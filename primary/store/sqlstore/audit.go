@@ -9,14 +9,23 @@ import (
 	"github.com/turncli/turncli/primary/store"
 )
 
-// InsertAudit implements store.Tx.
-func (t *Tx) InsertAudit(ctx context.Context, e store.NewAuditEntry, at time.Time) (int64, error) {
+// QueueAudit implements store.Tx.
+func (t *Tx) QueueAudit(ctx context.Context, e store.NewAuditEntry, at time.Time) func() (int64, error) {
 	var id int64
-	if err := t.queryRow(ctx, `INSERT INTO audit_log (at, actor, action, subject, detail)
-		VALUES (?, ?, ?, ?, ?) RETURNING id`, nanos(at), e.Actor, e.Action, e.Subject, string(e.Detail)).Scan(&id); err != nil {
-		return 0, fmt.Errorf("store: append audit: %w", err)
+	wait := t.c.Queue(ctx, func(rows Rows) error {
+		ids, err := collect(rows, scanID)
+		if err == nil && len(ids) == 1 {
+			id = ids[0]
+		}
+		return err
+	}, t.d.Bind(`INSERT INTO audit_log (at, actor, action, subject, detail) VALUES (?, ?, ?, ?, ?) RETURNING id`),
+		nanos(at), e.Actor, e.Action, e.Subject, string(e.Detail))
+	return func() (int64, error) {
+		if err := wait(); err != nil {
+			return 0, fmt.Errorf("store: append audit: %w", err)
+		}
+		return id, nil
 	}
-	return id, nil
 }
 
 // ListAudit implements store.Reader.

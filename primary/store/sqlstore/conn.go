@@ -24,11 +24,12 @@ type Conn interface {
 	Queryer
 	// Exec runs a statement and returns how many rows it changed.
 	Exec(ctx context.Context, query string, args ...any) (int64, error)
-	// Queue runs query, or holds it back to go with the transaction's next statement in one
-	// round trip where the database can batch them (store.Tx's Queue methods). read reads
-	// query's rows once they arrive and closes them. The function returned waits for query,
-	// sending it first if it is still held, and returns query's failure, read's, or that of
-	// a statement held before it.
+	// Queue runs query, or holds it back to go with the transaction's next statement, or its
+	// commit, in one round trip where the database can batch them (store.Tx's Queue methods).
+	// read reads query's rows once they arrive and closes them. The function returned waits
+	// for query, sending it first if it is still held, and returns query's failure, read's,
+	// or that of a statement held before it. A failure of query or of read fails the
+	// transaction even when the function is never called.
 	Queue(ctx context.Context, read func(Rows) error, query string, args ...any) (wait func() error)
 }
 

@@ -16,7 +16,8 @@ func (t *Tx) InsertContinuation(ctx context.Context, c store.NewContinuation, at
 }
 
 // QueueContinuation implements store.Tx. The unique key makes the insert a no-op when the key
-// exists; only then does the function returned read the existing id, in the same transaction.
+// exists; the id is read after it, in the same transaction, either way, so that the result
+// is known at the commit without another statement.
 //
 // Ids must commit in increasing order: were two transactions to take ids 5 and 6 and commit
 // 6 first, a subscriber that read 6 would ask only for ids above 6 and never see 5 until it
@@ -31,35 +32,28 @@ func (t *Tx) QueueContinuation(ctx context.Context, c store.NewContinuation, at 
 	if len(c.Checkpoint) > 0 {
 		checkpoint = c.Checkpoint
 	}
-	var id int64
 	inserted := false
-	wait := t.c.Queue(ctx, func(rows Rows) error {
-		defer rows.Close()
-		if rows.Next() {
-			inserted = true
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+	insert := t.c.Queue(ctx, func(rows Rows) error {
+		ids, err := collect(rows, scanID)
+		inserted = len(ids) == 1
+		return err
 	}, t.d.Bind(`INSERT INTO continuations (idempotency_key, channel, thread, text, post, checkpoint, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`),
 		c.IdempotencyKey, c.Channel, c.Thread, c.Text, c.Post, checkpoint, nanos(at))
+	var id int64
+	read := t.c.Queue(ctx, func(rows Rows) error {
+		ids, err := collect(rows, scanID)
+		if err == nil && len(ids) == 1 {
+			id = ids[0]
+		}
+		return err
+	}, t.d.Bind(`SELECT id FROM continuations WHERE idempotency_key = ?`), c.IdempotencyKey)
 	return func() (int64, bool, error) {
 		// The order first: were its lock refused, the insert would not have run.
-		if err := ordered(); err != nil {
+		if err := firstFailure(ordered, insert, read); err != nil {
 			return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
 		}
-		if err := wait(); err != nil {
-			return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
-		}
-		if inserted {
-			return id, true, nil
-		}
-		if err := t.queryRow(ctx, `SELECT id FROM continuations WHERE idempotency_key = ?`, c.IdempotencyKey).Scan(&id); err != nil {
-			return 0, false, fmt.Errorf("store: enqueue continuation: %w", err)
-		}
-		return id, false, nil
+		return id, inserted, nil
 	}
 }
 

@@ -19,10 +19,16 @@ type Dialect interface {
 	// continuation ids commit in increasing order; empty when the database's writes are
 	// already serial (see Tx.InsertContinuation).
 	ContinuationOrder() Statement
-	// ModifyingWith reports whether a statement can read the rows of an UPDATE … RETURNING
-	// in its WITH clause, so that a change and the read of what it changed are one statement
-	// (see Tx.QueueApprovalChange).
-	ModifyingWith() bool
+	// Expect is a query of one boolean, on cond (a boolean SQL expression) and its
+	// arguments, that the database itself fails when cond does not hold, where statements
+	// queued after it may be sent before its result is read: so what follows a broken
+	// expectation is never committed. Where each statement runs, and is read, before the next
+	// one is sent, it is cond itself, and reading false fails the transaction (see Tx.expect).
+	Expect(cond string, args ...any) Statement
+	// ChangedHere is a condition on a row, in a query of its table, that holds when this
+	// transaction wrote the row as it now stands; empty where each statement is read before
+	// the next one is sent, so that a change's own result is the check.
+	ChangedHere() string
 }
 
 // NumberedPlaceholders binds "?" as $1, $2… (PostgreSQL's placeholders), remembering each

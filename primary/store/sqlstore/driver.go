@@ -53,6 +53,39 @@ func (t *Tx) exec(ctx context.Context, what, query string, args ...any) (int64, 
 	return n, nil
 }
 
+// expect queues the dialect's check of cond (see Dialect.Expect): the transaction fails with
+// store.ErrUnmatched unless cond holds.
+func (t *Tx) expect(ctx context.Context, cond string, args ...any) {
+	check := t.d.Expect(cond, args...)
+	t.c.Queue(ctx, func(rows Rows) error {
+		held, err := collect(rows, func(row Row) (bool, error) {
+			var ok bool
+			return ok, row.Scan(&ok)
+		})
+		if err == nil && (len(held) != 1 || !held[0]) {
+			err = store.ErrUnmatched
+		}
+		return err
+	}, t.d.Bind(check.SQL), check.Args...)
+}
+
+// firstFailure waits for queued statements in the order they were queued and returns the
+// first failure: the later ones report the same failure, as "failed before it".
+func firstFailure(waits ...func() error) error {
+	for _, wait := range waits {
+		if err := wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanID reads a row of one id.
+func scanID(row Row) (int64, error) {
+	var id int64
+	return id, row.Scan(&id)
+}
+
 // Times are stored as Unix nanoseconds; an unset time is NULL.
 func nanos(t time.Time) int64 { return t.UnixNano() }
 

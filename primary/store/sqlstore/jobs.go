@@ -38,11 +38,22 @@ func (t *Tx) UpdateJob(ctx context.Context, from store.JobStatus, j store.Job) (
 	return n == 1, err
 }
 
-// EndJob implements store.Tx.
-func (t *Tx) EndJob(ctx context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) (bool, error) {
-	n, err := t.exec(ctx, "end job", `UPDATE jobs SET status = ?, ended_at = ?, outcome = ?, exit_code = ?, tail = ?
-		WHERE id = ? AND status = ?`, string(to), nanos(at), r.Outcome, exitCode(r.ExitCode), r.Tail, id, string(from))
-	return n == 1, err
+// QueueEndJob implements store.Tx.
+func (t *Tx) QueueEndJob(ctx context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) func() (bool, error) {
+	ended := false
+	wait := t.c.Queue(ctx, func(rows Rows) error {
+		ids, err := collect(rows, scanID)
+		ended = len(ids) == 1
+		return err
+	}, t.d.Bind(`UPDATE jobs SET status = ?, ended_at = ?, outcome = ?, exit_code = ?, tail = ?
+		WHERE id = ? AND status = ? RETURNING id`), string(to), nanos(at), r.Outcome, exitCode(r.ExitCode), r.Tail, id, string(from))
+	t.expect(ctx, `EXISTS (SELECT 1 FROM jobs WHERE id = ?)`, id)
+	return func() (bool, error) {
+		if err := wait(); err != nil {
+			return false, fmt.Errorf("store: end job %d: %w", id, err)
+		}
+		return ended, nil
+	}
 }
 
 func exitCode(code *int) *int64 {
