@@ -26,7 +26,10 @@
 // begins in beginWrite: the one place a writer's credentials (a leader's fencing token) are
 // to be checked before anything is written. BEGIN and that check go to the server with the
 // transaction's first statement, in one round trip (pipeline.go): a write in flight holds the
-// token from its first statement to its commit.
+// token from its first statement to its commit. A transaction that reads no result before
+// committing (an approval's decision, a job's end) sends everything with its COMMIT; a
+// queued compare-and-set that misses fails it on the server (store_expect, migration 0014),
+// so the COMMIT rolls back what followed.
 //
 // Continuation ids are assigned in commit order (a transaction-scoped advisory lock around
 // the insert), so a subscriber that has read up to an id never misses a continuation that
