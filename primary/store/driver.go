@@ -18,8 +18,11 @@ type Driver interface {
 	// Update runs f in one transaction and commits it when f returns nil; when f fails, nothing
 	// f wrote is kept and f's error is returned as it is. Transactions are serializable: no
 	// other transaction's writes become visible to f, and none of f's are seen before the
-	// commit. A driver may run f again when the database reports a serialization failure, so f
-	// keeps nothing outside tx between runs but its results.
+	// commit, except that a driver may commit transactions queued together in one commit
+	// (group commit): then each runs alone, sees the writes of those before it, and Update
+	// returns nil only once the shared commit is done. A driver may run f again when the
+	// database reports a serialization failure, so f keeps nothing outside tx between runs but
+	// its results.
 	Update(ctx context.Context, f func(tx Tx) error) error
 	// Close releases the driver. No method may be called after it.
 	Close() error

@@ -25,6 +25,7 @@ func RunBenchmarks(b *testing.B, open DriverOpener) {
 	}{
 		{"SaveAndBeginApproval", benchSaveAndBeginApproval},
 		{"CreateAndFinishJob", benchCreateAndFinishJob},
+		{"CreateAndFinishJob16Writers", benchCreateAndFinishJobConcurrently},
 		{"EnqueueAndAckContinuation", benchEnqueueAndAckContinuation},
 		{"ListApprovalsPage", benchListApprovalsPage},
 		{"ReadOneApproval", benchReadOneApproval},
@@ -73,6 +74,27 @@ func benchCreateAndFinishJob(b *testing.B, _ store.Driver, s store.Store) {
 			b.Fatalf("finish: finished %v, created %v, %v", finished, created, err)
 		}
 	}
+}
+
+// benchCreateAndFinishJobConcurrently is benchCreateAndFinishJob from 16 writers at once per
+// core: jobs ending together, where a driver may share commits among writers.
+func benchCreateAndFinishJobConcurrently(b *testing.B, _ store.Driver, s store.Store) {
+	ctx := context.Background()
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		code := 0
+		for pb.Next() {
+			j, err := s.CreateJob(ctx, newJob("t1"), store.JobCaps{})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if _, _, err := s.FinishJob(ctx, j.ID, store.JobResult{Outcome: "success", ExitCode: &code, Tail: "ok\n"}, cont(j.ID)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }
 
 // benchEnqueueAndAckContinuation enqueues a continuation, counts its delivery and acknowledges

@@ -8,8 +8,9 @@
 // Durability and concurrency: the database runs in WAL mode with synchronous=FULL, so a method
 // that returned nil has reached the disk, and with foreign keys on. All writes go through one
 // connection (every transaction BEGIN IMMEDIATE), so this process's writers queue in Go instead
-// of failing with SQLITE_BUSY; reads use a separate pool of query-only connections and never
-// wait for a writer. busy_timeout covers another process holding the lock (a backup, the sqlite3
+// of failing with SQLITE_BUSY, and the transactions that queued while another ran commit
+// together, each in a savepoint of its own (group.go): one sync of the log for a burst of
+// writers. Reads use a separate pool of query-only connections and never wait for a writer. busy_timeout covers another process holding the lock (a backup, the sqlite3
 // shell).
 //
 // Schema: the store's numbered migrations (package schema, shared with PostgreSQL), applied

@@ -180,8 +180,9 @@ func (d *Driver) Close() error {
 // read from shared memory without a query or a system call.
 func (d *Driver) OperatorsStamp() uint64 { return d.operatorChanges.Load() }
 
-// Update implements store.Driver: one write transaction (BEGIN IMMEDIATE on the single
-// writer), so transactions run one at a time and f is never retried.
+// Update implements store.Driver: one write transaction on the single writer, so
+// transactions run one at a time and f is never retried; those queued together share one
+// BEGIN IMMEDIATE and COMMIT, each in its own savepoint (group.go).
 func (d *Driver) Update(ctx context.Context, f func(store.Tx) error) error {
 	var operatorsChanged bool
 	err := d.writer.transact(ctx, func(prepared preparedTx) error {

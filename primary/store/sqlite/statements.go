@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strings"
+	"sync"
 )
 
 // maxStatements bounds the writer's prepared statements: the store's statements are a fixed
@@ -14,16 +14,22 @@ import (
 const maxStatements = 256
 
 // writer is the single write connection, held for the driver's life, and its statements
-// kept prepared. Holding the connection lets a transaction be three prepared statements
-// (BEGIN IMMEDIATE, COMMIT, ROLLBACK) instead of parsing each again, and lets a statement a
-// transaction meets first be prepared for good at once, on the connection the transaction
-// runs on. turn admits one transaction at a time.
+// kept prepared. Holding the connection lets a transaction's control statements (BEGIN
+// IMMEDIATE, COMMIT, savepoints) run prepared instead of parsed each time, and lets a
+// statement a transaction meets first be prepared for good at once, on the connection the
+// transaction runs on. Transactions that arrive while another runs are committed together
+// (see group.go).
 type writer struct {
-	conn     *sql.Conn
-	turn     chan struct{}
-	prepared map[string]*sql.Stmt // used only by the holder of turn
+	conn *sql.Conn
+	// turn is held by the goroutine running a group on conn.
+	turn chan struct{}
+	// queued are the transactions waiting for the next group.
+	mu     sync.Mutex
+	queued []*queuedTx
+	// prepared is used only by the holder of turn.
+	prepared map[string]*sql.Stmt
 
-	begin, commit, rollback *sql.Stmt
+	begin, commit, rollback, savepoint, release, rollbackTo *sql.Stmt
 }
 
 func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
@@ -35,40 +41,16 @@ func newWriter(ctx context.Context, db *sql.DB) (*writer, error) {
 	for _, s := range []struct {
 		st  **sql.Stmt
 		sql string
-	}{{&w.begin, "BEGIN IMMEDIATE"}, {&w.commit, "COMMIT"}, {&w.rollback, "ROLLBACK"}} {
+	}{
+		{&w.begin, "BEGIN IMMEDIATE"}, {&w.commit, "COMMIT"}, {&w.rollback, "ROLLBACK"},
+		{&w.savepoint, "SAVEPOINT member"}, {&w.release, "RELEASE member"}, {&w.rollbackTo, "ROLLBACK TO member"},
+	} {
 		if *s.st, err = conn.PrepareContext(ctx, s.sql); err != nil {
 			w.close()
 			return nil, err
 		}
 	}
 	return w, nil
-}
-
-// transact runs f in one write transaction, committed when f returns nil. It waits for its
-// turn as long as ctx allows.
-func (w *writer) transact(ctx context.Context, f func(preparedTx) error) error {
-	select {
-	case w.turn <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("store: begin: %w", ctx.Err())
-	}
-	defer func() { <-w.turn }()
-	if _, err := w.begin.ExecContext(ctx); err != nil {
-		return fmt.Errorf("store: begin: %w", err)
-	}
-	err := f(preparedTx{w})
-	if err == nil {
-		if _, err = w.commit.ExecContext(ctx); err == nil {
-			return nil
-		}
-		err = fmt.Errorf("store: commit: %w", err)
-	}
-	// A failed statement or COMMIT leaves the transaction open; it ends here whatever ctx
-	// says, so the next transaction begins on a clean connection.
-	if _, rbErr := w.rollback.ExecContext(context.WithoutCancel(ctx)); rbErr != nil && !isNoTransaction(rbErr) {
-		err = errors.Join(err, fmt.Errorf("store: rollback: %w", rbErr))
-	}
-	return err
 }
 
 // isNoTransaction: ROLLBACK found no transaction, which SQLite has already ended (as it does
@@ -133,7 +115,7 @@ func (w *writer) close() error {
 	for _, st := range w.prepared {
 		st.Close()
 	}
-	for _, st := range []*sql.Stmt{w.begin, w.commit, w.rollback} {
+	for _, st := range []*sql.Stmt{w.begin, w.commit, w.rollback, w.savepoint, w.release, w.rollbackTo} {
 		if st != nil {
 			st.Close()
 		}
