@@ -67,6 +67,8 @@ type Reader interface {
 	// ListProgress returns the snapshots matching f, most recently updated first, then by
 	// response id.
 	ListProgress(ctx context.Context, f ProgressFilter) ([]ProgressSnapshot, error)
+	// ListThreadEvents returns the events matching f with an id above f.After, oldest first.
+	ListThreadEvents(ctx context.Context, f ThreadEventFilter) ([]ThreadEvent, error)
 }
 
 // Tx is one transaction of a driver: its reads and its writes. Inserts take the whole record
@@ -174,6 +176,11 @@ type Tx interface {
 
 	// PutProgress stores p (Steps compact JSON), replacing its response's snapshot.
 	PutProgress(ctx context.Context, p ProgressSnapshot) error
+
+	// QueueThreadEvent appends e at the time given, in the conversation of the item it names
+	// as its record stands (nothing when there is no such record, or it has no channel), and
+	// may be held back. Ids commit in increasing order, as continuations' do.
+	QueueThreadEvent(ctx context.Context, e NewThreadEvent, at time.Time)
 }
 
 // ApprovalChange is what a transition writes on an approval: its status, its decision when

@@ -30,6 +30,9 @@ func (p *Portable) SaveApproval(ctx context.Context, a NewApproval) (ap Approval
 			return err
 		}
 		created = made
+		if made {
+			tellThread(ctx, tx, ThreadApproval, id, ThreadOpened, rec.CreatedAt)
+		}
 		ap, err = tx.Approval(ctx, id)
 		return err
 	})
@@ -102,6 +105,12 @@ func stepApproval(ctx context.Context, tx Tx, id int64, at time.Time, st approva
 	if err := audit(ctx, tx, at, st.actor, st.action, ApprovalSubject(id), detail); err != nil {
 		return nil, err
 	}
+	// A decision closes the approval's card; what follows (its job's outcome) updates it.
+	change := ThreadUpdated
+	if st.from == ApprovalPending {
+		change = ThreadClosed
+	}
+	tellThread(ctx, tx, ThreadApproval, id, change, at)
 	if err := enqueueAll(ctx, tx, tell, at); err != nil {
 		return nil, err
 	}
@@ -196,6 +205,7 @@ func (p *Portable) CommentApproval(ctx context.Context, id int64, actor, text st
 			map[string]any{"approval": id, "comment": text}); err != nil {
 			return err
 		}
+		tellThread(ctx, tx, ThreadApproval, id, ThreadUpdated, at)
 		if err := enqueueAll(ctx, tx, tell, at); err != nil {
 			return err
 		}

@@ -58,6 +58,7 @@ func (p *Portable) SaveCallApproval(ctx context.Context, c NewCallApproval) (Cal
 		} else if err != nil {
 			return err
 		}
+		tellThread(ctx, tx, ThreadCallApproval, id, ThreadOpened, at)
 		if err := callAudit(ctx, tx, at, primaryActor, ActionCallApprovalRequest, id, c.CallID, map[string]any{
 			"toolkit": c.Toolkit, "function": c.Function, "response_id": c.ResponseID,
 		}); err != nil {
@@ -171,6 +172,12 @@ func (p *Portable) stepCall(ctx context.Context, id int64, verb string, from Cal
 		if err := callAudit(ctx, tx, at, actor, action, id, prev.CallID, detail); err != nil {
 			return err
 		}
+		// A decision closes the call's card; its claim and result update it.
+		change := ThreadUpdated
+		if from == CallApprovalWaiting {
+			change = ThreadClosed
+		}
+		tellThread(ctx, tx, ThreadCallApproval, id, change, at)
 		if err := enqueueAll(ctx, tx, tell, at); err != nil {
 			return err
 		}

@@ -65,6 +65,7 @@ func createJob(ctx context.Context, tx Tx, j NewJob, caps JobCaps, at time.Time)
 	if job.ID, err = tx.InsertJob(ctx, job); err != nil {
 		return Job{}, err
 	}
+	tellThread(ctx, tx, ThreadJob, job.ID, ThreadOpened, at)
 	job.LogPath = filepath.Join(j.LogDir, strconv.FormatInt(job.ID, 10)+".log")
 	if err := changeJob(ctx, tx, job); err != nil {
 		return Job{}, err
@@ -137,6 +138,9 @@ func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewCo
 		// neither. Nothing is read before the commit.
 		queued = tx.QueueContinuation(ctx, withoutEmptyCheckpoint(c), at)
 		ended = tx.QueueEndJob(ctx, id, JobRunning, JobFinished, at, r)
+		// Told whether or not this call ended the job: one that had ended was told then, and
+		// a reader takes the item as it stands.
+		tellThread(ctx, tx, ThreadJob, id, ThreadClosed, at)
 		return nil
 	})
 	switch {

@@ -28,7 +28,13 @@ func (p *Portable) SaveProgress(ctx context.Context, s ProgressSnapshot) error {
 	} else {
 		s.UpdatedAt = time.Unix(0, s.UpdatedAt.UnixNano()).UTC()
 	}
-	return p.update(ctx, func(tx Tx) error { return tx.PutProgress(ctx, s) })
+	return p.update(ctx, func(tx Tx) error {
+		if err := tx.PutProgress(ctx, s); err != nil {
+			return err
+		}
+		tx.QueueThreadEvent(ctx, NewThreadEvent{Kind: ThreadProgress, Key: s.ResponseID, Change: ThreadUpdated}, s.UpdatedAt)
+		return nil
+	})
 }
 
 // ListProgress implements Progress.

@@ -73,6 +73,7 @@ func (p *Portable) CreatePrompt(ctx context.Context, np NewPrompt) (Prompt, erro
 		if err != nil {
 			return err
 		}
+		tellThread(ctx, tx, ThreadPrompt, id, ThreadOpened, rec.CreatedAt)
 		out, err = tx.Prompt(ctx, id)
 		return err
 	})
@@ -169,6 +170,10 @@ func casPrompt(ctx context.Context, tx Tx, prev, next Prompt, verb string) error
 		if ok, err = tx.UpdatePrompt(ctx, PromptPending, next); err != nil {
 			return err
 		}
+	}
+	if ok {
+		// Decided or expired, a prompt is closed: its call has its answer.
+		tellThread(ctx, tx, ThreadPrompt, prev.ID, ThreadClosed, next.DecidedAt)
 	}
 	if !ok {
 		cur, err := tx.Prompt(ctx, prev.ID)

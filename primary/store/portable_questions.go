@@ -46,6 +46,9 @@ func (p *Portable) SaveQuestionRequest(ctx context.Context, r NewQuestionRequest
 			return err
 		}
 		created = made
+		if made {
+			tellThread(ctx, tx, ThreadQuestion, id, ThreadOpened, at)
+		}
 		if q, err = tx.QuestionRequest(ctx, id); err != nil {
 			return err
 		}
@@ -113,6 +116,12 @@ func stepQuestion(ctx context.Context, tx Tx, id, revision int64, verb string, a
 		}
 		return QuestionRequest{}, fmt.Errorf("%w: cannot %s question request %d: it changed meanwhile", ErrConflict, verb, id)
 	}
+	// A draft updates the form's card; a submission or a cancellation closes it.
+	told := ThreadClosed
+	if next.Status == QuestionPending {
+		told = ThreadUpdated
+	}
+	tellThread(ctx, tx, ThreadQuestion, id, told, at)
 	return tx.QuestionRequest(ctx, id)
 }
 

@@ -38,6 +38,8 @@ type state struct {
 	pendingQuestions map[questionOwner]int64
 
 	progress map[string]store.ProgressSnapshot
+
+	threadEvents table[store.ThreadEvent]
 }
 
 func (s *state) init() {
