@@ -73,14 +73,14 @@ func TestThreadedConversation(t *testing.T) {
 	got, nextBatch := syncUntil(t, alice, "", room, ids)
 	checkTimeline(t, "Alice's sync", got, want)
 
-	t.Run("RelationsListTheThreadAndTheAnnotation", func(t *testing.T) {
+	t.Run("RelationsListTheThreadTheAnnotationAndTheEdit", func(t *testing.T) {
 		// Dendrite has no /threads endpoint; a thread's replies are read as relations of its root.
 		checkRelations(t, alice, room, first, event.RelThread, []id.EventID{aliceReply, bobReply})
 		checkRelations(t, alice, room, first, event.RelAnnotation, []id.EventID{reaction})
 		checkRelations(t, alice, room, first, event.RelReplace, []id.EventID{edit})
 	})
 
-	// The homeserver remembers a transaction id of a device's access token while it runs: a
+	// The homeserver remembers the transaction ids sent with an access token while it runs: a
 	// retried send is the same event.
 	note := send(t, alice, room, event.EventMessage, "note", &event.MessageEventContent{MsgType: event.MsgText, Body: "note"})
 	t.Run("ARetriedSendIsTheSameEvent", func(t *testing.T) {
