@@ -64,6 +64,10 @@ type Reader interface {
 	// ListProgress returns the snapshots matching f, most recently updated first, then by
 	// response id.
 	ListProgress(ctx context.Context, f ProgressFilter) ([]ProgressSnapshot, error)
+	// IdentityLink returns the account's link; ErrNotFound when it has none.
+	IdentityLink(ctx context.Context, surface, chatUserID string) (IdentityLink, error)
+	// ListIdentityLinks returns the links matching f, in IdentityLinkPosition's order.
+	ListIdentityLinks(ctx context.Context, f IdentityLinkFilter) ([]IdentityLink, error)
 }
 
 // Tx is one transaction of a driver: its reads and its writes. Inserts take the whole record
@@ -171,6 +175,12 @@ type Tx interface {
 
 	// PutProgress stores p (Steps compact JSON), replacing its response's snapshot.
 	PutProgress(ctx context.Context, p ProgressSnapshot) error
+
+	// PutIdentityLink stores l, replacing the link of its account.
+	PutIdentityLink(ctx context.Context, l IdentityLink) error
+	// DeleteIdentityLink removes the account's link and returns it as it was; ErrNotFound
+	// when there is none.
+	DeleteIdentityLink(ctx context.Context, surface, chatUserID string) (IdentityLink, error)
 }
 
 // ApprovalChange is what a transition writes on an approval: its status, its decision when

@@ -25,6 +25,7 @@ type Store interface {
 	Questions
 	Progress
 	CallApprovals
+	IdentityLinks
 	// Close releases the store. No method may be called after it.
 	Close() error
 }

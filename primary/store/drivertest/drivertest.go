@@ -71,6 +71,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"CancelQuestionRequests", cf.testCancelQuestionRequests},
 		{"ListQuestionRequests", cf.testListQuestionRequests},
 		{"Progress", cf.testProgress},
+		{"IdentityLinks", cf.testIdentityLinks},
 		{"Paging", cf.testPaging},
 	} {
 		t.Run(tc.name, tc.run)

@@ -38,6 +38,8 @@ type state struct {
 	pendingQuestions map[questionOwner]int64
 
 	progress map[string]store.ProgressSnapshot
+
+	identityLinks map[chatAccount]store.IdentityLink
 }
 
 func (s *state) init() {
@@ -52,6 +54,7 @@ func (s *state) init() {
 	s.allowances = map[allowanceKey]store.PermissionAllowance{}
 	s.pendingQuestions = map[questionOwner]int64{}
 	s.progress = map[string]store.ProgressSnapshot{}
+	s.identityLinks = map[chatAccount]store.IdentityLink{}
 }
 
 type conversation struct{ channel, thread string }
@@ -64,6 +67,8 @@ type agentInConversation struct {
 type responseCall struct{ responseID, callID string }
 
 type allowanceKey struct{ channel, thread, toolName, scope string }
+
+type chatAccount struct{ surface, chatUserID string }
 
 type questionOwner struct {
 	conversation
