@@ -93,7 +93,8 @@ func buildAPIs(d apiDeps) (apis, error) {
 		Store: d.store, Jobs: d.jobs, Approvals: d.interaction.Background, Prompts: d.interaction.Prompts, Allowances: d.store,
 		Questions: d.interaction.Questions, Progress: d.interaction.Progress, Responses: d.responses, Events: d.events,
 		CallApprovals: d.responses.CallApprovals(), Workers: d.workers, ShellModes: d.store, ShellPreflight: preflight,
-		Logger: log.With("component", "operatorapi"),
+		IdentityLinks: d.store,
+		Logger:        log.With("component", "operatorapi"),
 	})
 	if err != nil {
 		return apis{}, fmt.Errorf("operator api: %w", err)

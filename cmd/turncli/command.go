@@ -67,7 +67,7 @@ func argWords(a arity) string {
 var commands = slices.Concat(
 	approvalCommands, callApprovalCommands, promptCommands, allowanceCommands, questionCommands,
 	jobCommands, workerCommands, responseCommands, progressCommands, eventCommands, auditCommands,
-	modeCommands, shellModeCommands, whoamiCommands,
+	modeCommands, shellModeCommands, linkCommands, whoamiCommands,
 )
 
 // printHelp lists the commands of noun, or all of them and the global flags when noun is "".

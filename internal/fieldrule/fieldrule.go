@@ -48,6 +48,15 @@ const (
 	OperatorName
 	// Flag is one of a response's flags: 1..128 bytes.
 	Flag
+	// Surface names a chat system people answer from (matrix, slack): 1..32 of a-z, 0-9,
+	// '_' or '-'.
+	Surface
+	// ChatUserID is a person's account on a surface (@ada:example.org, U024BE7LH): 1..255
+	// bytes of UTF-8 without control characters.
+	ChatUserID
+	// Person is who a chat account is linked to: a requester id or an operator name, so the
+	// operator name's characters, and at most the 64 bytes an operator's stored name has.
+	Person
 )
 
 // Bounds of the kinds, in the unit their rule counts.
@@ -58,11 +67,16 @@ const (
 	MaxAgentName    = 64
 	MaxOperatorName = 128
 	MaxFlag         = 128
+	MaxSurface      = 32
+	MaxChatUserID   = 255
+	MaxPerson       = 64
 )
 
 var (
 	agentName    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 	operatorName = regexp.MustCompile(`^[A-Za-z0-9@][A-Za-z0-9._:@=+-]{0,127}$`)
+	surface      = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+	person       = regexp.MustCompile(`^[A-Za-z0-9@][A-Za-z0-9._:@=+-]{0,63}$`)
 )
 
 // rule is a kind's rule: valid reports whether a value is allowed; says is what the rule
@@ -90,6 +104,12 @@ var rules = map[Kind]rule{
 		fmt.Sprintf("1..%d letters, digits and . _ : @ = + -, starting with a letter, digit or @", MaxOperatorName)},
 	Flag: {func(v string) bool { return len(v) >= 1 && len(v) <= MaxFlag && utf8.ValidString(v) && noControl(v) },
 		fmt.Sprintf("1..%d bytes of UTF-8 without control characters", MaxFlag)},
+	Surface: {surface.MatchString, fmt.Sprintf("1..%d of a-z, 0-9, '_' or '-'", MaxSurface)},
+	ChatUserID: {func(v string) bool {
+		return len(v) >= 1 && len(v) <= MaxChatUserID && utf8.ValidString(v) && noControl(v)
+	}, fmt.Sprintf("1..%d bytes of UTF-8 without control characters", MaxChatUserID)},
+	Person: {person.MatchString,
+		fmt.Sprintf("1..%d letters, digits and . _ : @ = + -, starting with a letter, digit or @", MaxPerson)},
 }
 
 var identity = rule{func(v string) bool { return len(v) <= MaxIdentity && utf8.ValidString(v) && noControl(v) },

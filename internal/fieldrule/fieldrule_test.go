@@ -29,12 +29,18 @@ func longest(k Kind) (max, over string) {
 		return "@" + strings.Repeat("o", MaxOperatorName-1), "@" + strings.Repeat("o", MaxOperatorName)
 	case Flag:
 		return strings.Repeat("f", MaxFlag), strings.Repeat("f", MaxFlag+1)
+	case Surface:
+		return strings.Repeat("s", MaxSurface), strings.Repeat("s", MaxSurface+1)
+	case ChatUserID:
+		return strings.Repeat("u", MaxChatUserID), strings.Repeat("u", MaxChatUserID+1)
+	case Person:
+		return "@" + strings.Repeat("p", MaxPerson-1), "@" + strings.Repeat("p", MaxPerson)
 	}
 	panic("no such kind")
 }
 
 func TestEveryKindTakesItsLongestValueAndRefusesOneOverAndControlCharacters(t *testing.T) {
-	for k := ResponseID; k <= Flag; k++ {
+	for k := ResponseID; k <= Person; k++ {
 		max, over := longest(k)
 		t.Run(max[:1]+"/"+rules[k].says, func(t *testing.T) {
 			if err := Check(k, "f", max); err != nil {

@@ -23,6 +23,9 @@ var fields = map[protoreflect.Name]Kind{
 	"agent_name":   AgentName,
 	"actor":        OperatorName,
 	"flags":        Flag,
+	"surface":      Surface,
+	"chat_user_id": ChatUserID,
+	"person":       Person,
 }
 
 // FieldKind returns the kind a request field of that proto name has; ok is false for a field

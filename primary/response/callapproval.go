@@ -2,11 +2,12 @@ package response
 
 import (
 	"context"
-	"github.com/turncli/turncli/internal/secretmask"
 	"log/slog"
 	"strconv"
 	"sync"
 
+	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/internal/secretmask"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/store"
 )
@@ -92,17 +93,32 @@ func (c *CallApprovals) ListCallApprovals(ctx context.Context, f store.CallAppro
 	return c.cfg.Store.ListCallApprovals(ctx, f)
 }
 
-// Approve approves a waiting call as actor. The call waiting on it runs it; when none waits
-// (its response ended, or the primary restarted since) the exact saved call runs once in a
-// fresh response, in the background, and a continuation reports it. store.ErrConflict when
-// the record is not waiting (a replay): nothing changed.
-func (c *CallApprovals) Approve(ctx context.Context, id int64, actor string) (store.CallApproval, error) {
-	rec, err := c.cfg.Store.ApproveCallApproval(ctx, id, actor)
+// CheckCallApprover refuses, as PERMISSION_DENIED, a person who may not approve a call: only
+// an admin may. It is the rule's one home: Approve applies it to every caller, and a caller
+// that wants the refusal before anything else about its request (the operator API) asks it
+// first.
+func CheckCallApprover(by store.Operator) error {
+	if by.Role != store.RoleAdmin {
+		return fault.Newf(fault.PermissionDenied, "only an admin can approve a call; operator %q is a %s", by.Name, by.Role)
+	}
+	return nil
+}
+
+// Approve approves a waiting call as by, who must be an admin (CheckCallApprover; nothing is
+// read or changed otherwise). The call waiting on it runs it; when none waits (its response
+// ended, or the primary restarted since) the exact saved call runs once in a fresh response,
+// in the background, and a continuation reports it. store.ErrConflict when the record is not
+// waiting (a replay): nothing changed.
+func (c *CallApprovals) Approve(ctx context.Context, id int64, by store.Operator) (store.CallApproval, error) {
+	if err := CheckCallApprover(by); err != nil {
+		return store.CallApproval{}, err
+	}
+	rec, err := c.cfg.Store.ApproveCallApproval(ctx, id, by.Name)
 	if err != nil {
 		return store.CallApproval{}, err
 	}
 	c.publish(KindCallApprovalDecided, rec)
-	c.cfg.Logger.Info("call approved", "call_approval", rec.ID, "call_id", rec.CallID, "by", actor)
+	c.cfg.Logger.Info("call approved", "call_approval", rec.ID, "call_id", rec.CallID, "by", by.Name)
 	if !c.deliver(rec) {
 		c.settleOrphan(rec)
 	}

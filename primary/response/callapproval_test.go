@@ -134,6 +134,9 @@ func (h *holdingSaves) SaveCallApproval(ctx context.Context, c store.NewCallAppr
 	return rec, err
 }
 
+// admin is the operator who approves the calls of these tests.
+var admin = store.Operator{Name: "admin", Role: store.RoleAdmin}
+
 var conversation = Spec{Agent: "coder", Requester: "@alice", Channel: "!room", Thread: "$t1"}
 
 func TestConfirmationWhileTheResponseLives(t *testing.T) {
@@ -156,7 +159,7 @@ func TestConfirmationWhileTheResponseLives(t *testing.T) {
 		if e.runs(t) != 0 {
 			t.Fatal("the call ran before it was approved")
 		}
-		if _, err := e.m.CallApprovals().Approve(ctx, recID, "admin"); err != nil {
+		if _, err := e.m.CallApprovals().Approve(ctx, recID, admin); err != nil {
 			t.Fatal(err)
 		}
 		if got := receiptOf(t, r, id, time.Minute); !strings.Contains(got, `"outcome":`+args) || !strings.Contains(got, `"status":"completed"`) {
@@ -174,7 +177,7 @@ func TestConfirmationWhileTheResponseLives(t *testing.T) {
 		if cs, _ := e.st.PendingContinuations(ctx, 0, 10); len(cs) != 0 {
 			t.Fatalf("a live call enqueued continuations: %+v", cs)
 		}
-		if _, err := e.m.CallApprovals().Approve(ctx, recID, "admin"); !errors.Is(err, store.ErrConflict) {
+		if _, err := e.m.CallApprovals().Approve(ctx, recID, admin); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("replayed approval: %v, want ErrConflict", err)
 		}
 	})
@@ -248,7 +251,7 @@ func TestConfirmationAfterTheResponseEnded(t *testing.T) {
 		if rec := e.record(t, recID); rec.Status != store.CallApprovalWaiting {
 			t.Fatalf("after the response closed: %s", rec.Status)
 		}
-		if _, err := e.m.CallApprovals().Approve(ctx, recID, "admin"); err != nil {
+		if _, err := e.m.CallApprovals().Approve(ctx, recID, admin); err != nil {
 			t.Fatal(err)
 		}
 		waitEvent(t, feed, KindCallApprovalFinished)

@@ -69,6 +69,10 @@ type Reader interface {
 	ListProgress(ctx context.Context, f ProgressFilter) ([]ProgressSnapshot, error)
 	// ListThreadEvents returns the events matching f with an id above f.After, oldest first.
 	ListThreadEvents(ctx context.Context, f ThreadEventFilter) ([]ThreadEvent, error)
+	// IdentityLink returns the account's link; ErrNotFound when it has none.
+	IdentityLink(ctx context.Context, surface, chatUserID string) (IdentityLink, error)
+	// ListIdentityLinks returns the links matching f, in IdentityLinkPosition's order.
+	ListIdentityLinks(ctx context.Context, f IdentityLinkFilter) ([]IdentityLink, error)
 }
 
 // Tx is one transaction of a driver: its reads and its writes. Inserts take the whole record
@@ -181,6 +185,12 @@ type Tx interface {
 	// as its record stands (nothing when there is no such record, or it has no channel), and
 	// may be held back. Ids commit in increasing order, as continuations' do.
 	QueueThreadEvent(ctx context.Context, e NewThreadEvent, at time.Time)
+
+	// PutIdentityLink stores l, replacing the link of its account.
+	PutIdentityLink(ctx context.Context, l IdentityLink) error
+	// DeleteIdentityLink removes the account's link and returns it as it was; ErrNotFound
+	// when there is none.
+	DeleteIdentityLink(ctx context.Context, surface, chatUserID string) (IdentityLink, error)
 }
 
 // ApprovalChange is what a transition writes on an approval: its status, its decision when

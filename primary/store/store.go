@@ -26,6 +26,7 @@ type Store interface {
 	Progress
 	CallApprovals
 	ThreadEvents
+	IdentityLinks
 	// Close releases the store. No method may be called after it.
 	Close() error
 }

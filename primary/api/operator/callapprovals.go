@@ -6,19 +6,21 @@ import (
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/secretmask"
+	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store"
 	"strings"
 )
 
 // CallApprovals is the engine behind the call approval methods: it keeps the Agent CLI calls
 // that wait for a person's confirmation and runs a call once approved. Approve and Deny return
-// the record as the decision left it; store.ErrNotFound for an id that names nothing, and
+// the record as the decision left it; Approve refuses a person who may not approve
+// (response.CheckCallApprover); store.ErrNotFound for an id that names nothing, and
 // store.ErrConflict when the record is no longer waiting (a replay), in which case nothing
 // changed. *response.CallApprovals implements it.
 type CallApprovals interface {
 	ListCallApprovals(ctx context.Context, f store.CallApprovalFilter) ([]store.CallApproval, error)
 	CallApproval(ctx context.Context, id int64) (store.CallApproval, error)
-	Approve(ctx context.Context, id int64, actor string) (store.CallApproval, error)
+	Approve(ctx context.Context, id int64, by store.Operator) (store.CallApproval, error)
 	Deny(ctx context.Context, id int64, actor, note string) (store.CallApproval, error)
 }
 
@@ -62,13 +64,18 @@ func (s *Server) GetCallApproval(ctx context.Context, req *operatorv1.GetCallApp
 	return &operatorv1.GetCallApprovalResponse{CallApproval: callApprovalToProto(c)}, nil
 }
 
-// DecideCallApproval implements OperatorService. Only an admin may approve; the role is checked
-// before anything else about the request.
+// DecideCallApproval implements OperatorService. Only an admin may approve (the engine's rule,
+// response.CheckCallApprover); the role is checked before anything else about the request.
 func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideCallApprovalRequest) (*operatorv1.DecideCallApprovalResponse, error) {
 	d := req.GetDecision()
-	op, err := caller(ctx, d == operatorv1.Decision_DECISION_APPROVE, "approve a call")
+	op, err := caller(ctx, false, "")
 	if err != nil {
 		return nil, err
+	}
+	if d == operatorv1.Decision_DECISION_APPROVE {
+		if err := response.CheckCallApprover(op); err != nil {
+			return nil, err
+		}
 	}
 	if len(req.GetNote()) > store.MaxApprovalComment {
 		return nil, fault.Newf(fault.InvalidArgument, "note is %d bytes; at most %d are allowed", len(req.GetNote()), store.MaxApprovalComment)
@@ -89,7 +96,7 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 	}
 	var c store.CallApproval
 	if d == operatorv1.Decision_DECISION_APPROVE {
-		c, err = s.callApprovals.Approve(ctx, id, op.Name)
+		c, err = s.callApprovals.Approve(ctx, id, op)
 	} else {
 		c, err = s.callApprovals.Deny(ctx, id, op.Name, note)
 	}

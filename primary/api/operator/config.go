@@ -40,6 +40,8 @@ type Config struct {
 	// minimal mode is stored.
 	ShellModes     store.ShellModes
 	ShellPreflight ShellPreflight
+	// IdentityLinks is behind ListIdentityLinks, LinkIdentity and UnlinkIdentity.
+	IdentityLinks store.IdentityLinks
 	// Logger is optional (discarded when nil).
 	Logger *slog.Logger
 }
@@ -54,6 +56,7 @@ func (c Config) validate() error {
 		{"Allowances", c.Allowances}, {"Questions", c.Questions}, {"Progress", c.Progress},
 		{"Responses", c.Responses}, {"Events", c.Events}, {"CallApprovals", c.CallApprovals},
 		{"Workers", c.Workers}, {"ShellModes", c.ShellModes}, {"ShellPreflight", c.ShellPreflight},
+		{"IdentityLinks", c.IdentityLinks},
 	} {
 		if missing(f.v) {
 			return fmt.Errorf("operator: Config.%s is required", f.name)

@@ -76,6 +76,7 @@ func testEngines(t *testing.T, st store.Store, dir string, reg *catalog.Registry
 		Workers:        workerhub.New(workerhub.Config{}),
 		ShellModes:     st,
 		ShellPreflight: &fakePreflight{},
+		IdentityLinks:  st,
 	}
 }
 

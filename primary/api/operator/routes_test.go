@@ -124,6 +124,12 @@ func TestEveryRouteAppliesTheSameFieldRule(t *testing.T) {
 			return strings.Repeat("o", fieldrule.MaxOperatorName), strings.Repeat("o", fieldrule.MaxOperatorName+1)
 		case fieldrule.Flag:
 			return strings.Repeat("f", fieldrule.MaxFlag), strings.Repeat("f", fieldrule.MaxFlag+1)
+		case fieldrule.Surface:
+			return strings.Repeat("s", fieldrule.MaxSurface), strings.Repeat("s", fieldrule.MaxSurface+1)
+		case fieldrule.ChatUserID:
+			return strings.Repeat("u", fieldrule.MaxChatUserID), strings.Repeat("u", fieldrule.MaxChatUserID+1)
+		case fieldrule.Person:
+			return strings.Repeat("p", fieldrule.MaxPerson), strings.Repeat("p", fieldrule.MaxPerson+1)
 		}
 		return strings.Repeat("c", fieldrule.MaxIdentity), strings.Repeat("c", fieldrule.MaxIdentity+1)
 	}
@@ -193,6 +199,18 @@ func TestEveryRouteAppliesTheSameFieldRule(t *testing.T) {
 		}},
 		{"SetShellMode", "worker_key", admin, func(v string) (string, string, string) {
 			return "POST", "/v1/operator/shellModes:set", `{"conversation":{"channel":"room"},"agent_name":"code","worker_key":` + jsonString(v) + `}`
+		}},
+		{"ListIdentityLinks", "surface", admin, func(v string) (string, string, string) {
+			return "GET", "/v1/operator/identity-links?surface=" + q(v), ""
+		}},
+		{"ListIdentityLinks", "person", admin, func(v string) (string, string, string) {
+			return "GET", "/v1/operator/identity-links?person=" + q(v), ""
+		}},
+		{"LinkIdentity", "chat_user_id", admin, func(v string) (string, string, string) {
+			return "POST", "/v1/operator/identity-links", `{"surface":"matrix","person":"ada","chat_user_id":` + jsonString(v) + `}`
+		}},
+		{"UnlinkIdentity", "surface", admin, func(v string) (string, string, string) {
+			return "POST", "/v1/operator/identity-links:unlink", `{"chat_user_id":"u","surface":` + jsonString(v) + `}`
 		}},
 	} {
 		name := tc.field[strings.LastIndex(tc.field, ".")+1:]

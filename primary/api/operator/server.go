@@ -44,6 +44,7 @@ type Server struct {
 	shellModes    *shellModes
 	callApprovals CallApprovals
 	workers       Workers
+	identityLinks store.IdentityLinks
 	logger        *slog.Logger
 
 	closeOnce sync.Once
@@ -62,7 +63,7 @@ func NewServer(cfg Config) (*Server, error) {
 		store: cfg.Store, jobs: cfg.Jobs, approvals: cfg.Approvals, prompts: cfg.Prompts, allowances: cfg.Allowances,
 		questions: cfg.Questions, progress: cfg.Progress, responses: cfg.Responses, events: cfg.Events,
 		shellModes:    &shellModes{store: cfg.ShellModes, preflight: cfg.ShellPreflight},
-		callApprovals: cfg.CallApprovals, workers: cfg.Workers, logger: cfg.Logger, closed: make(chan struct{}),
+		callApprovals: cfg.CallApprovals, workers: cfg.Workers, identityLinks: cfg.IdentityLinks, logger: cfg.Logger, closed: make(chan struct{}),
 	}, nil
 }
 

@@ -135,5 +135,6 @@ func primaryEngines(env *testenv.Env) operator.Config {
 		Questions: p.Internals().Interaction.Questions, Progress: p.Internals().Interaction.Progress, Responses: p.Internals().Responses, Events: p.Internals().Events,
 		CallApprovals: p.Internals().Responses.CallApprovals(), Workers: p.Internals().Workers, ShellModes: p.Internals().Store,
 		ShellPreflight: shellmode.New(shellmode.Config{Registry: p.Internals().Registry, Local: p.Internals().Shells, Workers: p.Internals().Workers}),
+		IdentityLinks:  p.Internals().Store,
 	}
 }

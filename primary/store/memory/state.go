@@ -39,7 +39,8 @@ type state struct {
 
 	progress map[string]store.ProgressSnapshot
 
-	threadEvents table[store.ThreadEvent]
+	threadEvents  table[store.ThreadEvent]
+	identityLinks map[chatAccount]store.IdentityLink
 }
 
 func (s *state) init() {
@@ -54,6 +55,7 @@ func (s *state) init() {
 	s.allowances = map[allowanceKey]store.PermissionAllowance{}
 	s.pendingQuestions = map[questionOwner]int64{}
 	s.progress = map[string]store.ProgressSnapshot{}
+	s.identityLinks = map[chatAccount]store.IdentityLink{}
 }
 
 type conversation struct{ channel, thread string }
@@ -66,6 +68,8 @@ type agentInConversation struct {
 type responseCall struct{ responseID, callID string }
 
 type allowanceKey struct{ channel, thread, toolName, scope string }
+
+type chatAccount struct{ surface, chatUserID string }
 
 type questionOwner struct {
 	conversation

@@ -37,7 +37,7 @@ const (
 	// jobs, approvals, prompts, questions, progress, live responses and the event feed.
 	Role_ROLE_MEMBER Role = 1
 	// A member who may also set conversation modes, approve background commands, allow a tool
-	// for a whole conversation and read the audit log.
+	// for a whole conversation, link chat accounts to persons and read the audit log.
 	Role_ROLE_ADMIN Role = 2
 )
 
@@ -6598,6 +6598,432 @@ func (x *ConnectedWorker) GetSessionId() string {
 	return ""
 }
 
+// IdentityLink says which person a chat account is.
+type IdentityLink struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chat system: 1..32 of a-z, 0-9, '_' or '-' (`matrix`, `slack`).
+	Surface string `protobuf:"bytes,1,opt,name=surface,proto3" json:"surface,omitempty"`
+	// The account on that surface, as the surface names it (`@ada:example.org`, `U024BE7LH`):
+	// 1..255 bytes of UTF-8 without control characters.
+	ChatUserId string `protobuf:"bytes,2,opt,name=chat_user_id,json=chatUserId,proto3" json:"chat_user_id,omitempty"`
+	// The person the account is: a requester id or an operator name, 1..64 letters, digits and
+	// . _ : @ = + -, starting with a letter, digit or @.
+	Person string `protobuf:"bytes,3,opt,name=person,proto3" json:"person,omitempty"`
+	// The admin who linked it.
+	CreatedBy string `protobuf:"bytes,4,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	// When it was linked (last linked, when it was linked again).
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IdentityLink) Reset() {
+	*x = IdentityLink{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[81]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IdentityLink) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IdentityLink) ProtoMessage() {}
+
+func (x *IdentityLink) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[81]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IdentityLink.ProtoReflect.Descriptor instead.
+func (*IdentityLink) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{81}
+}
+
+func (x *IdentityLink) GetSurface() string {
+	if x != nil {
+		return x.Surface
+	}
+	return ""
+}
+
+func (x *IdentityLink) GetChatUserId() string {
+	if x != nil {
+		return x.ChatUserId
+	}
+	return ""
+}
+
+func (x *IdentityLink) GetPerson() string {
+	if x != nil {
+		return x.Person
+	}
+	return ""
+}
+
+func (x *IdentityLink) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *IdentityLink) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+// ListIdentityLinksRequest filters and pages the identity links.
+type ListIdentityLinksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only this surface's links; every surface's when empty.
+	Surface string `protobuf:"bytes,1,opt,name=surface,proto3" json:"surface,omitempty"`
+	// Only this person's links; every person's when empty.
+	Person string `protobuf:"bytes,2,opt,name=person,proto3" json:"person,omitempty"`
+	// At most this many links, 1..1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page, passed back unchanged with the same filters;
+	// empty for the first page. A token of another list or other filters is INVALID_ARGUMENT.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListIdentityLinksRequest) Reset() {
+	*x = ListIdentityLinksRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[82]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListIdentityLinksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListIdentityLinksRequest) ProtoMessage() {}
+
+func (x *ListIdentityLinksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[82]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListIdentityLinksRequest.ProtoReflect.Descriptor instead.
+func (*ListIdentityLinksRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{82}
+}
+
+func (x *ListIdentityLinksRequest) GetSurface() string {
+	if x != nil {
+		return x.Surface
+	}
+	return ""
+}
+
+func (x *ListIdentityLinksRequest) GetPerson() string {
+	if x != nil {
+		return x.Person
+	}
+	return ""
+}
+
+func (x *ListIdentityLinksRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListIdentityLinksRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListIdentityLinksResponse is one page of the identity links, most recently linked first,
+// then by surface and chat user id.
+type ListIdentityLinksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The links.
+	Links []*IdentityLink `protobuf:"bytes,1,rep,name=links,proto3" json:"links,omitempty"`
+	// Pass as page_token, with the same filters, for the next page; empty when no link follows
+	// (a full page may still be followed by an empty one).
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListIdentityLinksResponse) Reset() {
+	*x = ListIdentityLinksResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[83]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListIdentityLinksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListIdentityLinksResponse) ProtoMessage() {}
+
+func (x *ListIdentityLinksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[83]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListIdentityLinksResponse.ProtoReflect.Descriptor instead.
+func (*ListIdentityLinksResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{83}
+}
+
+func (x *ListIdentityLinksResponse) GetLinks() []*IdentityLink {
+	if x != nil {
+		return x.Links
+	}
+	return nil
+}
+
+func (x *ListIdentityLinksResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// LinkIdentityRequest names a chat account and the person it is; every field is required.
+type LinkIdentityRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chat system (see IdentityLink.surface).
+	Surface string `protobuf:"bytes,1,opt,name=surface,proto3" json:"surface,omitempty"`
+	// The account on it (see IdentityLink.chat_user_id).
+	ChatUserId string `protobuf:"bytes,2,opt,name=chat_user_id,json=chatUserId,proto3" json:"chat_user_id,omitempty"`
+	// The person (see IdentityLink.person).
+	Person        string `protobuf:"bytes,3,opt,name=person,proto3" json:"person,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LinkIdentityRequest) Reset() {
+	*x = LinkIdentityRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[84]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LinkIdentityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LinkIdentityRequest) ProtoMessage() {}
+
+func (x *LinkIdentityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[84]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LinkIdentityRequest.ProtoReflect.Descriptor instead.
+func (*LinkIdentityRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{84}
+}
+
+func (x *LinkIdentityRequest) GetSurface() string {
+	if x != nil {
+		return x.Surface
+	}
+	return ""
+}
+
+func (x *LinkIdentityRequest) GetChatUserId() string {
+	if x != nil {
+		return x.ChatUserId
+	}
+	return ""
+}
+
+func (x *LinkIdentityRequest) GetPerson() string {
+	if x != nil {
+		return x.Person
+	}
+	return ""
+}
+
+// LinkIdentityResponse is the link as stored.
+type LinkIdentityResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The link.
+	Link *IdentityLink `protobuf:"bytes,1,opt,name=link,proto3" json:"link,omitempty"`
+	// Whether it replaced a link the account had.
+	Replaced      bool `protobuf:"varint,2,opt,name=replaced,proto3" json:"replaced,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LinkIdentityResponse) Reset() {
+	*x = LinkIdentityResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[85]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LinkIdentityResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LinkIdentityResponse) ProtoMessage() {}
+
+func (x *LinkIdentityResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[85]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LinkIdentityResponse.ProtoReflect.Descriptor instead.
+func (*LinkIdentityResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{85}
+}
+
+func (x *LinkIdentityResponse) GetLink() *IdentityLink {
+	if x != nil {
+		return x.Link
+	}
+	return nil
+}
+
+func (x *LinkIdentityResponse) GetReplaced() bool {
+	if x != nil {
+		return x.Replaced
+	}
+	return false
+}
+
+// UnlinkIdentityRequest names the chat account whose link to remove; both fields are required.
+type UnlinkIdentityRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The chat system (see IdentityLink.surface).
+	Surface string `protobuf:"bytes,1,opt,name=surface,proto3" json:"surface,omitempty"`
+	// The account on it (see IdentityLink.chat_user_id).
+	ChatUserId    string `protobuf:"bytes,2,opt,name=chat_user_id,json=chatUserId,proto3" json:"chat_user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnlinkIdentityRequest) Reset() {
+	*x = UnlinkIdentityRequest{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[86]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnlinkIdentityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnlinkIdentityRequest) ProtoMessage() {}
+
+func (x *UnlinkIdentityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[86]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnlinkIdentityRequest.ProtoReflect.Descriptor instead.
+func (*UnlinkIdentityRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{86}
+}
+
+func (x *UnlinkIdentityRequest) GetSurface() string {
+	if x != nil {
+		return x.Surface
+	}
+	return ""
+}
+
+func (x *UnlinkIdentityRequest) GetChatUserId() string {
+	if x != nil {
+		return x.ChatUserId
+	}
+	return ""
+}
+
+// UnlinkIdentityResponse is empty: the account is no longer linked.
+type UnlinkIdentityResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UnlinkIdentityResponse) Reset() {
+	*x = UnlinkIdentityResponse{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[87]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UnlinkIdentityResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UnlinkIdentityResponse) ProtoMessage() {}
+
+func (x *UnlinkIdentityResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[87]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UnlinkIdentityResponse.ProtoReflect.Descriptor instead.
+func (*UnlinkIdentityResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{87}
+}
+
 var File_turncli_operator_v1_operator_proto protoreflect.FileDescriptor
 
 const file_turncli_operator_v1_operator_proto_rawDesc = "" +
@@ -7037,7 +7463,38 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0frunning_job_ids\x18\x05 \x03(\x03R\rrunningJobIds\x12=\n" +
 	"\fconnected_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vconnectedAt\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\a \x01(\tR\tsessionId*=\n" +
+	"session_id\x18\a \x01(\tR\tsessionId\"\xbc\x01\n" +
+	"\fIdentityLink\x12\x18\n" +
+	"\asurface\x18\x01 \x01(\tR\asurface\x12 \n" +
+	"\fchat_user_id\x18\x02 \x01(\tR\n" +
+	"chatUserId\x12\x16\n" +
+	"\x06person\x18\x03 \x01(\tR\x06person\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\x04 \x01(\tR\tcreatedBy\x129\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x88\x01\n" +
+	"\x18ListIdentityLinksRequest\x12\x18\n" +
+	"\asurface\x18\x01 \x01(\tR\asurface\x12\x16\n" +
+	"\x06person\x18\x02 \x01(\tR\x06person\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"|\n" +
+	"\x19ListIdentityLinksResponse\x127\n" +
+	"\x05links\x18\x01 \x03(\v2!.turncli.operator.v1.IdentityLinkR\x05links\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"i\n" +
+	"\x13LinkIdentityRequest\x12\x18\n" +
+	"\asurface\x18\x01 \x01(\tR\asurface\x12 \n" +
+	"\fchat_user_id\x18\x02 \x01(\tR\n" +
+	"chatUserId\x12\x16\n" +
+	"\x06person\x18\x03 \x01(\tR\x06person\"i\n" +
+	"\x14LinkIdentityResponse\x125\n" +
+	"\x04link\x18\x01 \x01(\v2!.turncli.operator.v1.IdentityLinkR\x04link\x12\x1a\n" +
+	"\breplaced\x18\x02 \x01(\bR\breplaced\"S\n" +
+	"\x15UnlinkIdentityRequest\x12\x18\n" +
+	"\asurface\x18\x01 \x01(\tR\asurface\x12 \n" +
+	"\fchat_user_id\x18\x02 \x01(\tR\n" +
+	"chatUserId\"\x18\n" +
+	"\x16UnlinkIdentityResponse*=\n" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\x0f\n" +
 	"\vROLE_MEMBER\x10\x01\x12\x0e\n" +
@@ -7129,7 +7586,7 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x0fPermissionScope\x12 \n" +
 	"\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PERMISSION_SCOPE_THREAD\x10\x01\x12!\n" +
-	"\x1dPERMISSION_SCOPE_CONVERSATION\x10\x022\x86%\n" +
+	"\x1dPERMISSION_SCOPE_CONVERSATION\x10\x022\xc9(\n" +
 	"\x0fOperatorService\x12n\n" +
 	"\x06WhoAmI\x12\".turncli.operator.v1.WhoAmIRequest\x1a#.turncli.operator.v1.WhoAmIResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/operator/whoami\x12\xa7\x01\n" +
 	"\x13SetConversationMode\x12/.turncli.operator.v1.SetConversationModeRequest\x1a0.turncli.operator.v1.SetConversationModeResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/operator/conversations:setMode\x12\xa4\x01\n" +
@@ -7162,7 +7619,10 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\vListWorkers\x12'.turncli.operator.v1.ListWorkersRequest\x1a(.turncli.operator.v1.ListWorkersResponse\"\x1c\x82\xd3\xe4\x93\x02\x16\x12\x14/v1/operator/workers\x12\x97\x01\n" +
 	"\x11ListCallApprovals\x12-.turncli.operator.v1.ListCallApprovalsRequest\x1a..turncli.operator.v1.ListCallApprovalsResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/operator/call-approvals\x12\xa4\x01\n" +
 	"\x0fGetCallApproval\x12+.turncli.operator.v1.GetCallApprovalRequest\x1a,.turncli.operator.v1.GetCallApprovalResponse\"6\x82\xd3\xe4\x93\x020\x12./v1/operator/call-approvals/{call_approval_id}\x12\xb7\x01\n" +
-	"\x12DecideCallApproval\x12..turncli.operator.v1.DecideCallApprovalRequest\x1a/.turncli.operator.v1.DecideCallApprovalResponse\"@\x82\xd3\xe4\x93\x02::\x01*\"5/v1/operator/call-approvals/{call_approval_id}:decideB?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
+	"\x12DecideCallApproval\x12..turncli.operator.v1.DecideCallApprovalRequest\x1a/.turncli.operator.v1.DecideCallApprovalResponse\"@\x82\xd3\xe4\x93\x02::\x01*\"5/v1/operator/call-approvals/{call_approval_id}:decide\x12\x97\x01\n" +
+	"\x11ListIdentityLinks\x12-.turncli.operator.v1.ListIdentityLinksRequest\x1a..turncli.operator.v1.ListIdentityLinksResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/operator/identity-links\x12\x8b\x01\n" +
+	"\fLinkIdentity\x12(.turncli.operator.v1.LinkIdentityRequest\x1a).turncli.operator.v1.LinkIdentityResponse\"&\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/v1/operator/identity-links\x12\x98\x01\n" +
+	"\x0eUnlinkIdentity\x12*.turncli.operator.v1.UnlinkIdentityRequest\x1a+.turncli.operator.v1.UnlinkIdentityResponse\"-\x82\xd3\xe4\x93\x02':\x01*\"\"/v1/operator/identity-links:unlinkB?Z=github.com/turncli/turncli/gen/turncli/operator/v1;operatorv1b\x06proto3"
 
 var (
 	file_turncli_operator_v1_operator_proto_rawDescOnce sync.Once
@@ -7177,7 +7637,7 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 81)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 88)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(Role)(0),                                 // 0: turncli.operator.v1.Role
 	(Mode)(0),                                 // 1: turncli.operator.v1.Mode
@@ -7276,199 +7736,215 @@ var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(*ListWorkersRequest)(nil),                // 94: turncli.operator.v1.ListWorkersRequest
 	(*ListWorkersResponse)(nil),               // 95: turncli.operator.v1.ListWorkersResponse
 	(*ConnectedWorker)(nil),                   // 96: turncli.operator.v1.ConnectedWorker
-	(*timestamppb.Timestamp)(nil),             // 97: google.protobuf.Timestamp
-	(*v1.Conversation)(nil),                   // 98: turncli.conversation.v1.Conversation
-	(*durationpb.Duration)(nil),               // 99: google.protobuf.Duration
-	(*httpbody.HttpBody)(nil),                 // 100: google.api.HttpBody
+	(*IdentityLink)(nil),                      // 97: turncli.operator.v1.IdentityLink
+	(*ListIdentityLinksRequest)(nil),          // 98: turncli.operator.v1.ListIdentityLinksRequest
+	(*ListIdentityLinksResponse)(nil),         // 99: turncli.operator.v1.ListIdentityLinksResponse
+	(*LinkIdentityRequest)(nil),               // 100: turncli.operator.v1.LinkIdentityRequest
+	(*LinkIdentityResponse)(nil),              // 101: turncli.operator.v1.LinkIdentityResponse
+	(*UnlinkIdentityRequest)(nil),             // 102: turncli.operator.v1.UnlinkIdentityRequest
+	(*UnlinkIdentityResponse)(nil),            // 103: turncli.operator.v1.UnlinkIdentityResponse
+	(*timestamppb.Timestamp)(nil),             // 104: google.protobuf.Timestamp
+	(*v1.Conversation)(nil),                   // 105: turncli.conversation.v1.Conversation
+	(*durationpb.Duration)(nil),               // 106: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),                 // 107: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
 	0,   // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
 	1,   // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	97,  // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	98,  // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	104, // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	105, // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	1,   // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
 	18,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	98,  // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	18,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	98,  // 8: turncli.operator.v1.ConversationSummary.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 8: turncli.operator.v1.ConversationSummary.conversation:type_name -> turncli.conversation.v1.Conversation
 	18,  // 9: turncli.operator.v1.ConversationSummary.mode:type_name -> turncli.operator.v1.ModeSetting
-	97,  // 10: turncli.operator.v1.ConversationSummary.last_activity_at:type_name -> google.protobuf.Timestamp
+	104, // 10: turncli.operator.v1.ConversationSummary.last_activity_at:type_name -> google.protobuf.Timestamp
 	24,  // 11: turncli.operator.v1.ListConversationsResponse.conversations:type_name -> turncli.operator.v1.ConversationSummary
 	28,  // 12: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	97,  // 13: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	104, // 13: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
 	2,   // 14: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
-	98,  // 15: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 15: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
 	29,  // 16: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
 	3,   // 17: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
-	97,  // 18: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	97,  // 19: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
-	99,  // 20: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	104, // 18: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	104, // 19: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	106, // 20: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
 	3,   // 21: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
-	98,  // 22: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 22: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	30,  // 23: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
 	30,  // 24: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
 	30,  // 25: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
 	4,   // 26: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
 	2,   // 27: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
-	98,  // 28: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 28: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
 	29,  // 29: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
-	99,  // 30: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
-	97,  // 31: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
-	97,  // 32: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	106, // 30: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	104, // 31: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	104, // 32: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
 	39,  // 33: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
-	97,  // 34: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
-	97,  // 35: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	104, // 34: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	104, // 35: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
 	4,   // 36: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
-	98,  // 37: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 37: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	38,  // 38: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
 	38,  // 39: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	5,   // 40: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
 	38,  // 41: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
 	6,   // 42: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
 	7,   // 43: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
-	98,  // 44: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
-	97,  // 45: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
-	97,  // 46: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
-	97,  // 47: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
+	105, // 44: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
+	104, // 45: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
+	104, // 46: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
+	104, // 47: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
 	5,   // 48: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.Decision
 	7,   // 49: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
 	6,   // 50: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
-	98,  // 51: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 51: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	46,  // 52: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
 	46,  // 53: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
 	5,   // 54: turncli.operator.v1.DecidePromptRequest.decision:type_name -> turncli.operator.v1.Decision
 	46,  // 55: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
 	8,   // 56: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
-	98,  // 57: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 57: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
 	9,   // 58: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
-	97,  // 59: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
-	97,  // 60: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
-	97,  // 61: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
-	97,  // 62: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
+	104, // 59: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
+	104, // 60: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
+	104, // 61: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
+	104, // 62: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
 	8,   // 63: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
-	98,  // 64: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 64: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	53,  // 65: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
 	53,  // 66: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
 	53,  // 67: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
 	53,  // 68: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
 	53,  // 69: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	98,  // 70: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
-	97,  // 71: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
-	98,  // 72: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 70: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
+	104, // 71: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
+	105, // 72: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	64,  // 73: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
 	11,  // 74: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
-	97,  // 75: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	98,  // 76: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	104, // 75: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	105, // 76: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	67,  // 77: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	98,  // 78: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 78: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	11,  // 79: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
 	67,  // 80: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	98,  // 81: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 81: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	67,  // 82: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	98,  // 83: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 83: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
 	10,  // 84: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
 	11,  // 85: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
 	29,  // 86: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
-	97,  // 87: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	104, // 87: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
 	75,  // 88: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
 	76,  // 89: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
 	12,  // 90: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
 	13,  // 91: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
 	74,  // 92: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
 	81,  // 93: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
-	97,  // 94: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
+	104, // 94: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
 	14,  // 95: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	98,  // 96: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 96: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
 	29,  // 97: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
-	97,  // 98: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
-	97,  // 99: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
-	97,  // 100: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
+	104, // 98: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
+	104, // 99: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
+	104, // 100: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
 	13,  // 101: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
-	97,  // 102: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
+	104, // 102: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
 	14,  // 103: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	98,  // 104: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 104: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	82,  // 105: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
 	82,  // 106: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
 	5,   // 107: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
 	82,  // 108: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	98,  // 109: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 109: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
 	15,  // 110: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
-	97,  // 111: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
-	98,  // 112: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	104, // 111: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
+	105, // 112: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	89,  // 113: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
-	98,  // 114: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	105, // 114: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	15,  // 115: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
 	96,  // 116: turncli.operator.v1.ListWorkersResponse.workers:type_name -> turncli.operator.v1.ConnectedWorker
-	97,  // 117: turncli.operator.v1.ConnectedWorker.connected_at:type_name -> google.protobuf.Timestamp
-	16,  // 118: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	19,  // 119: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	21,  // 120: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	23,  // 121: turncli.operator.v1.OperatorService.ListConversations:input_type -> turncli.operator.v1.ListConversationsRequest
-	68,  // 122: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
-	70,  // 123: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
-	72,  // 124: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
-	26,  // 125: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	31,  // 126: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
-	33,  // 127: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
-	35,  // 128: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
-	36,  // 129: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
-	40,  // 130: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
-	42,  // 131: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
-	44,  // 132: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
-	47,  // 133: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
-	49,  // 134: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
-	51,  // 135: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
-	90,  // 136: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
-	92,  // 137: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
-	54,  // 138: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
-	56,  // 139: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
-	58,  // 140: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
-	60,  // 141: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
-	62,  // 142: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
-	65,  // 143: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
-	77,  // 144: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
-	79,  // 145: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
-	94,  // 146: turncli.operator.v1.OperatorService.ListWorkers:input_type -> turncli.operator.v1.ListWorkersRequest
-	83,  // 147: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
-	85,  // 148: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
-	87,  // 149: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
-	17,  // 150: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	20,  // 151: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	22,  // 152: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	25,  // 153: turncli.operator.v1.OperatorService.ListConversations:output_type -> turncli.operator.v1.ListConversationsResponse
-	69,  // 154: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
-	71,  // 155: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
-	73,  // 156: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
-	27,  // 157: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	32,  // 158: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
-	34,  // 159: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
-	100, // 160: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
-	37,  // 161: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
-	41,  // 162: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
-	43,  // 163: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
-	45,  // 164: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
-	48,  // 165: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
-	50,  // 166: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
-	52,  // 167: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
-	91,  // 168: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
-	93,  // 169: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
-	55,  // 170: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
-	57,  // 171: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
-	59,  // 172: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
-	61,  // 173: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
-	63,  // 174: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
-	66,  // 175: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
-	78,  // 176: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
-	80,  // 177: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
-	95,  // 178: turncli.operator.v1.OperatorService.ListWorkers:output_type -> turncli.operator.v1.ListWorkersResponse
-	84,  // 179: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
-	86,  // 180: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
-	88,  // 181: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
-	150, // [150:182] is the sub-list for method output_type
-	118, // [118:150] is the sub-list for method input_type
-	118, // [118:118] is the sub-list for extension type_name
-	118, // [118:118] is the sub-list for extension extendee
-	0,   // [0:118] is the sub-list for field type_name
+	104, // 117: turncli.operator.v1.ConnectedWorker.connected_at:type_name -> google.protobuf.Timestamp
+	104, // 118: turncli.operator.v1.IdentityLink.created_at:type_name -> google.protobuf.Timestamp
+	97,  // 119: turncli.operator.v1.ListIdentityLinksResponse.links:type_name -> turncli.operator.v1.IdentityLink
+	97,  // 120: turncli.operator.v1.LinkIdentityResponse.link:type_name -> turncli.operator.v1.IdentityLink
+	16,  // 121: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	19,  // 122: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	21,  // 123: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	23,  // 124: turncli.operator.v1.OperatorService.ListConversations:input_type -> turncli.operator.v1.ListConversationsRequest
+	68,  // 125: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
+	70,  // 126: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
+	72,  // 127: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
+	26,  // 128: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	31,  // 129: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	33,  // 130: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	35,  // 131: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	36,  // 132: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	40,  // 133: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	42,  // 134: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	44,  // 135: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	47,  // 136: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
+	49,  // 137: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
+	51,  // 138: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
+	90,  // 139: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
+	92,  // 140: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
+	54,  // 141: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
+	56,  // 142: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
+	58,  // 143: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
+	60,  // 144: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
+	62,  // 145: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
+	65,  // 146: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
+	77,  // 147: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
+	79,  // 148: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
+	94,  // 149: turncli.operator.v1.OperatorService.ListWorkers:input_type -> turncli.operator.v1.ListWorkersRequest
+	83,  // 150: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
+	85,  // 151: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
+	87,  // 152: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
+	98,  // 153: turncli.operator.v1.OperatorService.ListIdentityLinks:input_type -> turncli.operator.v1.ListIdentityLinksRequest
+	100, // 154: turncli.operator.v1.OperatorService.LinkIdentity:input_type -> turncli.operator.v1.LinkIdentityRequest
+	102, // 155: turncli.operator.v1.OperatorService.UnlinkIdentity:input_type -> turncli.operator.v1.UnlinkIdentityRequest
+	17,  // 156: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	20,  // 157: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	22,  // 158: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	25,  // 159: turncli.operator.v1.OperatorService.ListConversations:output_type -> turncli.operator.v1.ListConversationsResponse
+	69,  // 160: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
+	71,  // 161: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
+	73,  // 162: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
+	27,  // 163: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	32,  // 164: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	34,  // 165: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	107, // 166: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	37,  // 167: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	41,  // 168: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	43,  // 169: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	45,  // 170: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	48,  // 171: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
+	50,  // 172: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
+	52,  // 173: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
+	91,  // 174: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
+	93,  // 175: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
+	55,  // 176: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
+	57,  // 177: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
+	59,  // 178: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
+	61,  // 179: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
+	63,  // 180: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
+	66,  // 181: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
+	78,  // 182: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
+	80,  // 183: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
+	95,  // 184: turncli.operator.v1.OperatorService.ListWorkers:output_type -> turncli.operator.v1.ListWorkersResponse
+	84,  // 185: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
+	86,  // 186: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
+	88,  // 187: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
+	99,  // 188: turncli.operator.v1.OperatorService.ListIdentityLinks:output_type -> turncli.operator.v1.ListIdentityLinksResponse
+	101, // 189: turncli.operator.v1.OperatorService.LinkIdentity:output_type -> turncli.operator.v1.LinkIdentityResponse
+	103, // 190: turncli.operator.v1.OperatorService.UnlinkIdentity:output_type -> turncli.operator.v1.UnlinkIdentityResponse
+	156, // [156:191] is the sub-list for method output_type
+	121, // [121:156] is the sub-list for method input_type
+	121, // [121:121] is the sub-list for extension type_name
+	121, // [121:121] is the sub-list for extension extendee
+	0,   // [0:121] is the sub-list for field type_name
 }
 
 func init() { file_turncli_operator_v1_operator_proto_init() }
@@ -7483,7 +7959,7 @@ func file_turncli_operator_v1_operator_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
 			NumEnums:      16,
-			NumMessages:   81,
+			NumMessages:   88,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

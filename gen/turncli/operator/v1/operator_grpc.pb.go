@@ -52,6 +52,9 @@ const (
 	OperatorService_ListCallApprovals_FullMethodName         = "/turncli.operator.v1.OperatorService/ListCallApprovals"
 	OperatorService_GetCallApproval_FullMethodName           = "/turncli.operator.v1.OperatorService/GetCallApproval"
 	OperatorService_DecideCallApproval_FullMethodName        = "/turncli.operator.v1.OperatorService/DecideCallApproval"
+	OperatorService_ListIdentityLinks_FullMethodName         = "/turncli.operator.v1.OperatorService/ListIdentityLinks"
+	OperatorService_LinkIdentity_FullMethodName              = "/turncli.operator.v1.OperatorService/LinkIdentity"
+	OperatorService_UnlinkIdentity_FullMethodName            = "/turncli.operator.v1.OperatorService/UnlinkIdentity"
 )
 
 // OperatorServiceClient is the client API for OperatorService service.
@@ -297,6 +300,26 @@ type OperatorServiceClient interface {
 	//
 	// REST: `POST /v1/operator/call-approvals/{call_approval_id}:decide`.
 	DecideCallApproval(ctx context.Context, in *DecideCallApprovalRequest, opts ...grpc.CallOption) (*DecideCallApprovalResponse, error)
+	// ListIdentityLinks returns the links from chat accounts to persons, most recently linked
+	// first, then by surface and chat user id, filtered by surface and person. A runtime that
+	// relays a decision made from a chat account names the account; its link says which person
+	// decided. Any operator. Blocks: one store read.
+	//
+	// REST: `GET /v1/operator/identity-links`.
+	ListIdentityLinks(ctx context.Context, in *ListIdentityLinksRequest, opts ...grpc.CallOption) (*ListIdentityLinksResponse, error)
+	// LinkIdentity links a chat account to a person, replacing the account's link when it has
+	// one (one account is one person; a person may have several accounts). Admins only. The
+	// link and its audit entry `identity.link` are written in one transaction. Blocks: one
+	// store write.
+	//
+	// REST: `POST /v1/operator/identity-links`.
+	LinkIdentity(ctx context.Context, in *LinkIdentityRequest, opts ...grpc.CallOption) (*LinkIdentityResponse, error)
+	// UnlinkIdentity removes a chat account's link: decisions relayed from it are no longer
+	// anyone's. Admins only. NOT_FOUND when the account is not linked. The removal and its
+	// audit entry `identity.unlink` are written in one transaction. Blocks: one store write.
+	//
+	// REST: `POST /v1/operator/identity-links:unlink`.
+	UnlinkIdentity(ctx context.Context, in *UnlinkIdentityRequest, opts ...grpc.CallOption) (*UnlinkIdentityResponse, error)
 }
 
 type operatorServiceClient struct {
@@ -636,6 +659,36 @@ func (c *operatorServiceClient) DecideCallApproval(ctx context.Context, in *Deci
 	return out, nil
 }
 
+func (c *operatorServiceClient) ListIdentityLinks(ctx context.Context, in *ListIdentityLinksRequest, opts ...grpc.CallOption) (*ListIdentityLinksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListIdentityLinksResponse)
+	err := c.cc.Invoke(ctx, OperatorService_ListIdentityLinks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) LinkIdentity(ctx context.Context, in *LinkIdentityRequest, opts ...grpc.CallOption) (*LinkIdentityResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LinkIdentityResponse)
+	err := c.cc.Invoke(ctx, OperatorService_LinkIdentity_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *operatorServiceClient) UnlinkIdentity(ctx context.Context, in *UnlinkIdentityRequest, opts ...grpc.CallOption) (*UnlinkIdentityResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UnlinkIdentityResponse)
+	err := c.cc.Invoke(ctx, OperatorService_UnlinkIdentity_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OperatorServiceServer is the server API for OperatorService service.
 // All implementations must embed UnimplementedOperatorServiceServer
 // for forward compatibility.
@@ -879,6 +932,26 @@ type OperatorServiceServer interface {
 	//
 	// REST: `POST /v1/operator/call-approvals/{call_approval_id}:decide`.
 	DecideCallApproval(context.Context, *DecideCallApprovalRequest) (*DecideCallApprovalResponse, error)
+	// ListIdentityLinks returns the links from chat accounts to persons, most recently linked
+	// first, then by surface and chat user id, filtered by surface and person. A runtime that
+	// relays a decision made from a chat account names the account; its link says which person
+	// decided. Any operator. Blocks: one store read.
+	//
+	// REST: `GET /v1/operator/identity-links`.
+	ListIdentityLinks(context.Context, *ListIdentityLinksRequest) (*ListIdentityLinksResponse, error)
+	// LinkIdentity links a chat account to a person, replacing the account's link when it has
+	// one (one account is one person; a person may have several accounts). Admins only. The
+	// link and its audit entry `identity.link` are written in one transaction. Blocks: one
+	// store write.
+	//
+	// REST: `POST /v1/operator/identity-links`.
+	LinkIdentity(context.Context, *LinkIdentityRequest) (*LinkIdentityResponse, error)
+	// UnlinkIdentity removes a chat account's link: decisions relayed from it are no longer
+	// anyone's. Admins only. NOT_FOUND when the account is not linked. The removal and its
+	// audit entry `identity.unlink` are written in one transaction. Blocks: one store write.
+	//
+	// REST: `POST /v1/operator/identity-links:unlink`.
+	UnlinkIdentity(context.Context, *UnlinkIdentityRequest) (*UnlinkIdentityResponse, error)
 	mustEmbedUnimplementedOperatorServiceServer()
 }
 
@@ -984,6 +1057,15 @@ func (UnimplementedOperatorServiceServer) GetCallApproval(context.Context, *GetC
 }
 func (UnimplementedOperatorServiceServer) DecideCallApproval(context.Context, *DecideCallApprovalRequest) (*DecideCallApprovalResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DecideCallApproval not implemented")
+}
+func (UnimplementedOperatorServiceServer) ListIdentityLinks(context.Context, *ListIdentityLinksRequest) (*ListIdentityLinksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListIdentityLinks not implemented")
+}
+func (UnimplementedOperatorServiceServer) LinkIdentity(context.Context, *LinkIdentityRequest) (*LinkIdentityResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LinkIdentity not implemented")
+}
+func (UnimplementedOperatorServiceServer) UnlinkIdentity(context.Context, *UnlinkIdentityRequest) (*UnlinkIdentityResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UnlinkIdentity not implemented")
 }
 func (UnimplementedOperatorServiceServer) mustEmbedUnimplementedOperatorServiceServer() {}
 func (UnimplementedOperatorServiceServer) testEmbeddedByValue()                         {}
@@ -1575,6 +1657,60 @@ func _OperatorService_DecideCallApproval_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OperatorService_ListIdentityLinks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListIdentityLinksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).ListIdentityLinks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_ListIdentityLinks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).ListIdentityLinks(ctx, req.(*ListIdentityLinksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_LinkIdentity_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LinkIdentityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).LinkIdentity(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_LinkIdentity_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).LinkIdentity(ctx, req.(*LinkIdentityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _OperatorService_UnlinkIdentity_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UnlinkIdentityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperatorServiceServer).UnlinkIdentity(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperatorService_UnlinkIdentity_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperatorServiceServer).UnlinkIdentity(ctx, req.(*UnlinkIdentityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OperatorService_ServiceDesc is the grpc.ServiceDesc for OperatorService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1705,6 +1841,18 @@ var OperatorService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DecideCallApproval",
 			Handler:    _OperatorService_DecideCallApproval_Handler,
+		},
+		{
+			MethodName: "ListIdentityLinks",
+			Handler:    _OperatorService_ListIdentityLinks_Handler,
+		},
+		{
+			MethodName: "LinkIdentity",
+			Handler:    _OperatorService_LinkIdentity_Handler,
+		},
+		{
+			MethodName: "UnlinkIdentity",
+			Handler:    _OperatorService_UnlinkIdentity_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
