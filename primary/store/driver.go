@@ -191,6 +191,9 @@ type Tx interface {
 	// DeleteIdentityLink removes the account's link and returns it as it was; ErrNotFound
 	// when there is none.
 	DeleteIdentityLink(ctx context.Context, surface, chatUserID string) (IdentityLink, error)
+	// DeleteIdentityLinksOf removes every link to person and returns them as they were, in
+	// no particular order.
+	DeleteIdentityLinksOf(ctx context.Context, person string) ([]IdentityLink, error)
 }
 
 // ApprovalChange is what a transition writes on an approval: its status, its decision when

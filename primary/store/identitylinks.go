@@ -67,7 +67,8 @@ const (
 	// ActionIdentityLink: detail {"surface","chat_user_id","person","previous"}; previous is
 	// the person the account was linked to before, empty when it had no link.
 	ActionIdentityLink = "identity.link"
-	// ActionIdentityUnlink: detail {"surface","chat_user_id","person"}.
+	// ActionIdentityUnlink: detail {"surface","chat_user_id","person"}, and "reason" when the
+	// primary removed the link with its operator.
 	ActionIdentityUnlink = "identity.unlink"
 )
 

@@ -55,5 +55,23 @@ func (p *Portable) ListOperators(ctx context.Context) ([]Operator, error) {
 
 // RemoveOperator implements Operators.
 func (p *Portable) RemoveOperator(ctx context.Context, name string) error {
-	return p.update(ctx, func(tx Tx) error { return tx.DeleteOperator(ctx, name) })
+	at := p.clock()
+	return p.update(ctx, func(tx Tx) error {
+		if err := tx.DeleteOperator(ctx, name); err != nil {
+			return err
+		}
+		// The chat accounts linked to the operator go with it: a later operator given the
+		// same name must not inherit them and decide as whoever holds them.
+		gone, err := tx.DeleteIdentityLinksOf(ctx, name)
+		if err != nil {
+			return err
+		}
+		for _, l := range gone {
+			if err := audit(ctx, tx, at, primaryActor, ActionIdentityUnlink, IdentitySubject(l.Surface, l.ChatUserID),
+				map[string]string{"surface": l.Surface, "chat_user_id": l.ChatUserID, "person": l.Person, "reason": "operator removed"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

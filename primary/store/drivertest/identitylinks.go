@@ -2,6 +2,7 @@ package drivertest
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -36,6 +37,39 @@ func (cf conformance) testIdentityLinks(t *testing.T) {
 		return out
 	}
 
+	t.Run("RemovingAnOperatorRemovesItsLinks", func(t *testing.T) {
+		s := cf.open(t, nil, nil)
+		if _, err := s.CreateOperator(ctx, store.NewOperator{Name: "ada", Role: store.RoleAdmin, Digest: sha256.Sum256([]byte("ada"))}); err != nil {
+			t.Fatal(err)
+		}
+		bob := store.NewIdentityLink{Surface: "slack", ChatUserID: "U0BOB", Person: "bob"}
+		adaSlack := store.NewIdentityLink{Surface: "slack", ChatUserID: "U0ADA", Person: "ada"}
+		for _, l := range []store.NewIdentityLink{ada, adaSlack, bob} {
+			if _, _, err := s.LinkIdentity(ctx, l, "root"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.RemoveOperator(ctx, "ada"); err != nil {
+			t.Fatal(err)
+		}
+		// A new operator given the name inherits nothing.
+		if _, err := s.CreateOperator(ctx, store.NewOperator{Name: "ada", Role: store.RoleMember, Digest: sha256.Sum256([]byte("ada again"))}); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []store.NewIdentityLink{ada, adaSlack} {
+			if _, err := s.IdentityLink(ctx, l.Surface, l.ChatUserID); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s %s after its operator was removed: %v, want ErrNotFound", l.Surface, l.ChatUserID, err)
+			}
+		}
+		if got, err := s.IdentityLink(ctx, bob.Surface, bob.ChatUserID); err != nil || got.Person != "bob" {
+			t.Errorf("another person's link: %+v, %v; want it kept", got, err)
+		}
+		entries, err := s.ListAudit(ctx, store.AuditFilter{Action: store.ActionIdentityUnlink, Subject: store.IdentitySubject(ada.Surface, ada.ChatUserID)})
+		if err != nil || len(entries) != 1 || entries[0].Actor != "primary" ||
+			string(entries[0].Detail) != `{"chat_user_id":"@ada:example.org","person":"ada","reason":"operator removed","surface":"matrix"}` {
+			t.Errorf("unlink audit %+v, %v; want one entry by the primary with the reason", entries, err)
+		}
+	})
 	t.Run("ALinkIsReadBackAndReplacingItIsReportedAndAudited", func(t *testing.T) {
 		s := cf.open(t, nil, &clock{t: t0})
 		link, replaced, err := s.LinkIdentity(ctx, ada, "root")

@@ -51,6 +51,18 @@ func (t *tx) PutIdentityLink(_ context.Context, l store.IdentityLink) error {
 	return nil
 }
 
+// DeleteIdentityLinksOf implements store.Tx.
+func (t *tx) DeleteIdentityLinksOf(_ context.Context, person string) ([]store.IdentityLink, error) {
+	var gone []store.IdentityLink
+	for account, l := range t.s.identityLinks {
+		if l.Person == person {
+			remove(t, t.s.identityLinks, account)
+			gone = append(gone, l)
+		}
+	}
+	return gone, nil
+}
+
 // DeleteIdentityLink implements store.Tx.
 func (t *tx) DeleteIdentityLink(_ context.Context, surface, chatUserID string) (store.IdentityLink, error) {
 	gone, ok := remove(t, t.s.identityLinks, chatAccount{surface, chatUserID})

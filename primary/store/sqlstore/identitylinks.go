@@ -59,6 +59,19 @@ func (t *Tx) PutIdentityLink(ctx context.Context, l store.IdentityLink) error {
 	return err
 }
 
+// DeleteIdentityLinksOf implements store.Tx.
+func (t *Tx) DeleteIdentityLinksOf(ctx context.Context, person string) ([]store.IdentityLink, error) {
+	rows, err := t.query(ctx, `DELETE FROM identity_links WHERE person = ? RETURNING `+identityLinkColumns, person)
+	if err != nil {
+		return nil, fmt.Errorf("store: unlink identities: %w", err)
+	}
+	gone, err := collect(rows, scanIdentityLink)
+	if err != nil {
+		return nil, fmt.Errorf("store: unlink identities: %w", err)
+	}
+	return gone, nil
+}
+
 // DeleteIdentityLink implements store.Tx.
 func (t *Tx) DeleteIdentityLink(ctx context.Context, surface, chatUserID string) (store.IdentityLink, error) {
 	gone, err := scanIdentityLink(t.queryRow(ctx, `DELETE FROM identity_links
