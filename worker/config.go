@@ -9,12 +9,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/turncli/turncli/internal/bashexec"
 	"github.com/turncli/turncli/internal/connlimit"
 	"github.com/turncli/turncli/internal/leaderconn"
 	"github.com/turncli/turncli/internal/loopback"
 	"github.com/turncli/turncli/internal/shellhost"
-	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/internal/telemetry"
 )
 
@@ -47,24 +45,11 @@ type Config struct {
 	// loopback, per user: one agent's shells cannot take another's) and in all (zero fields:
 	// connlimit.DefaultConfig).
 	Connections connlimit.Config
-	// AgentBinary and AgentArgs are what agent_cli_bin/mindroom-agent runs.
-	AgentBinary string
-	AgentArgs   []string
-	// Isolation says how shells and jobs are kept apart; its zero value isolates wherever the
-	// host can.
-	Isolation shellhost.IsolationConfig
-	// WorkspacesDir holds the agents' workspaces; empty means <StateDir>/workspaces.
-	WorkspacesDir string
-	// EnvAllow names the variables shells inherit from the worker's environment.
-	EnvAllow []string
-	// Shell timeouts and the TERM→KILL grace (zero: shellhost defaults).
-	ShellDefaultTimeout time.Duration
-	ShellMaxTimeout     time.Duration
-	ShellGrace          time.Duration
-	// ShellUser is the user shells and jobs run as without isolation; nil: this process's own.
-	// mindroom-worker gives shellpriv.Default (nobody:nogroup when root) unless --shell-user
-	// names another.
-	ShellUser *shellpriv.User
+	// Shells is the shells' section, the same as the primary's for its local shells: the
+	// agent binary, isolation, workspaces, inherited variables, timeouts and the user shells
+	// and jobs run as without isolation (nil: this process's own; mindroom-worker's flag
+	// defaults to shellpriv.Default, nobody:nogroup when root).
+	Shells shellhost.Settings
 	// Reconnect backoff bounds.
 	MinBackoff time.Duration
 	MaxBackoff time.Duration
@@ -102,21 +87,12 @@ func (c *Config) Validate() error {
 	if !loopback.Addr(c.ProxyListen) {
 		return errors.New("the sandbox proxy listens on loopback only")
 	}
-	if c.AgentBinary == "" {
-		return errors.New("agent binary is required")
+	if err := c.Shells.Validate(); err != nil {
+		return err
 	}
 	c.Connections = c.Connections.OrDefaults()
 	if err := c.Connections.Validate(); err != nil {
 		return err
-	}
-	if c.ShellDefaultTimeout == 0 {
-		c.ShellDefaultTimeout = shellhost.DefaultCommandTimeout
-	}
-	if c.ShellMaxTimeout == 0 {
-		c.ShellMaxTimeout = shellhost.DefaultMaxTimeout
-	}
-	if c.ShellGrace == 0 {
-		c.ShellGrace = bashexec.DefaultGrace
 	}
 	if c.MinBackoff == 0 {
 		c.MinBackoff = 100 * time.Millisecond

@@ -5,12 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turncli/turncli/internal/shellhost"
 	"github.com/turncli/turncli/worker"
 )
 
 func TestWorkerConfigValidate(t *testing.T) {
 	valid := func() worker.Config {
-		return worker.Config{PrimaryAddr: "127.0.0.1:7420", Credential: "c", Key: "key-a", ID: "w1", StateDir: t.TempDir(), AgentBinary: "/bin/true"}
+		return worker.Config{PrimaryAddr: "127.0.0.1:7420", Credential: "c", Key: "key-a", ID: "w1", StateDir: t.TempDir(), Shells: shellhost.Settings{AgentBinary: "/bin/true"}}
 	}
 	cases := []struct {
 		name    string
@@ -28,7 +29,7 @@ func TestWorkerConfigValidate(t *testing.T) {
 		{"MissingStateDirIsInvalid", func(c *worker.Config) { c.StateDir = "" }, "state dir"},
 		{"ProxyOnAllInterfacesIsInvalid", func(c *worker.Config) { c.ProxyListen = "0.0.0.0:0" }, "loopback"},
 		{"ProxyOnAHostNameIsInvalid", func(c *worker.Config) { c.ProxyListen = "example.org:80" }, "loopback"},
-		{"MissingAgentBinaryIsInvalid", func(c *worker.Config) { c.AgentBinary = "" }, "agent binary"},
+		{"MissingAgentBinaryIsInvalid", func(c *worker.Config) { c.Shells.AgentBinary = "" }, "agent binary"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,8 +54,8 @@ func TestWorkerConfigValidate(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.HasPrefix(c.StateDir, "/") || c.ProxyListen != "127.0.0.1:0" || c.ShellDefaultTimeout != 10*time.Minute ||
-			c.ShellMaxTimeout != time.Hour || c.ShellGrace != 5*time.Second || c.MinBackoff <= 0 || c.MaxBackoff < c.MinBackoff || c.Logger == nil {
+		if !strings.HasPrefix(c.StateDir, "/") || c.ProxyListen != "127.0.0.1:0" || c.Shells.DefaultTimeout != 10*time.Minute ||
+			c.Shells.MaxTimeout != time.Hour || c.Shells.Grace != 5*time.Second || c.MinBackoff <= 0 || c.MaxBackoff < c.MinBackoff || c.Logger == nil {
 			t.Errorf("defaults = %+v", c)
 		}
 	})

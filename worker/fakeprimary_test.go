@@ -233,12 +233,14 @@ func runWorker(t testing.TB, fp *fakePrimary, edit ...func(*worker.Config)) *liv
 		ID:          "worker-under-test",
 		Capacity:    4,
 		StateDir:    t.TempDir(),
-		AgentBinary: "/bin/true",
 		// Its shells trade files with the test through temporary directories; isolation is
 		// tested by internal/sandbox and primary/e2e.
-		Isolation:  shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
-		EnvAllow:   []string{"HOME", "LANG"},
-		ShellGrace: 200 * time.Millisecond,
+		Shells: shellhost.Settings{
+			AgentBinary: "/bin/true",
+			Isolation:   shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
+			EnvAllow:    []string{"HOME", "LANG"},
+			Grace:       200 * time.Millisecond,
+		},
 		MinBackoff: time.Millisecond,
 		MaxBackoff: 20 * time.Millisecond,
 		Logger:     slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -53,7 +53,7 @@ func (w *Worker) session(ctx context.Context) (welcomed bool, err error) {
 	}()
 	err = s.send(&workerv1.ConnectRequest{Event: &workerv1.ConnectRequest_Hello{Hello: &workerv1.Hello{
 		WorkerId: w.cfg.ID, WorkerKey: w.cfg.Key, Capacity: uint32(w.cfg.Capacity), AgentCliUrl: w.ProxyURL(),
-		Jobs: held, DefaultTimeout: durationpb.New(w.cfg.ShellDefaultTimeout), MaxTimeout: durationpb.New(w.cfg.ShellMaxTimeout),
+		Jobs: held, DefaultTimeout: durationpb.New(w.cfg.Shells.DefaultTimeout), MaxTimeout: durationpb.New(w.cfg.Shells.MaxTimeout),
 		AnswersPing: true,
 	}}})
 	// io.EOF from Send means the primary has already ended the stream, for example refusing

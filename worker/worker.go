@@ -94,7 +94,7 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 		return nil, err
 	}
 	proxyURL := "http://" + proxyLis.Addr().String()
-	iso, isoStatus, err := cfg.Isolation.Build(cfg.StateDir)
+	iso, isoStatus, err := cfg.Shells.Isolation.Build(cfg.StateDir)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("isolation: %w", err)
@@ -106,11 +106,7 @@ func NewWithMetrics(cfg Config, proxyLis, metricsLis net.Listener, extra ...grpc
 	}
 	m.ready.Note("isolation", isoStatus.Detail)
 	shells, err := shellhost.New(shellhost.Config{
-		Settings: shellhost.Settings{
-			WorkspacesDir: cfg.WorkspacesDir, AgentBinary: cfg.AgentBinary, AgentArgs: cfg.AgentArgs, EnvAllow: cfg.EnvAllow,
-			DefaultTimeout: cfg.ShellDefaultTimeout, MaxTimeout: cfg.ShellMaxTimeout, Grace: cfg.ShellGrace,
-			User: cfg.ShellUser,
-		},
+		Settings: cfg.Shells,
 		StateDir: cfg.StateDir, Sandboxing: iso, AgentCLIURL: proxyURL,
 	})
 	if err != nil {

@@ -23,8 +23,6 @@ import (
 	"github.com/turncli/turncli/internal/cliflag"
 	"github.com/turncli/turncli/internal/logging"
 	"github.com/turncli/turncli/internal/procsec"
-	"github.com/turncli/turncli/internal/shellhost"
-	"github.com/turncli/turncli/internal/shellpriv"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/worker"
 )
@@ -70,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mindroom-worker", flag.ContinueOnError)
 	fs.Usage = func() { printUsage(fs) }
 	var cfg worker.Config
-	var credentialFile, envAllow, logLevel, logFormat, shellUser string
+	var credentialFile, logLevel, logFormat string
 	var showVersion bool
 	hostname, _ := os.Hostname()
 	fs.StringVar(&cfg.PrimaryAddr, "primary", env("MINDROOM_PRIMARY_ADDR", "127.0.0.1:7420"), "primary gRPC address, or a comma-separated list of active/standby primaries to follow the leader of (env MINDROOM_PRIMARY_ADDR)")
@@ -83,14 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.StateDir, "state-dir", env("MINDROOM_STATE_DIR", ".turncli-worker"), "state directory: agent_cli_bin/ and workspaces/ (env MINDROOM_STATE_DIR)")
 	fs.StringVar(&cfg.ProxyListen, "proxy-listen", env("MINDROOM_PROXY_LISTEN", "127.0.0.1:0"), "sandbox proxy loopback address (env MINDROOM_PROXY_LISTEN)")
 	fs.StringVar(&cfg.MetricsListen, "metrics-listen", os.Getenv("MINDROOM_METRICS_LISTEN"), "Prometheus /metrics, /healthz and /readyz address; port 0 picks one; empty: none (env MINDROOM_METRICS_LISTEN)")
-	fs.StringVar(&cfg.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable (default: next to this binary)")
-	fs.StringVar(&envAllow, "shell-env-allow", env("MINDROOM_SHELL_ENV_ALLOW", strings.Join(shellhost.DefaultEnvAllow, ",")), "comma-separated variables shells inherit")
-	fs.DurationVar(&cfg.ShellDefaultTimeout, "shell-timeout", 10*time.Minute, "default timeout of a Bash command")
-	fs.DurationVar(&cfg.ShellMaxTimeout, "shell-max-timeout", time.Hour, "longest timeout a Bash command may ask for")
-	fs.StringVar(&shellUser, "shell-user", os.Getenv("MINDROOM_SHELL_USER"), "NAME, UID, NAME:GROUP or UID:GID shells and jobs run as, without isolation, when the worker runs as root; default nobody:nogroup (env MINDROOM_SHELL_USER)")
-	shellhost.BindIsolationFlags(fs, &cfg.Isolation)
+	cfg.Shells.BindFlags(fs)
 	cfg.Connections.BindFlags(fs)
-	fs.StringVar(&cfg.WorkspacesDir, "workspaces-dir", os.Getenv("MINDROOM_WORKSPACES_DIR"), "directory of the agents' workspaces (default <state-dir>/workspaces; env MINDROOM_WORKSPACES_DIR)")
 	fs.StringVar(&logLevel, "log-level", env("MINDROOM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	fs.StringVar(&logFormat, "log-format", env("MINDROOM_LOG_FORMAT", logging.DefaultFormat), logging.FormatUsage+" (env MINDROOM_LOG_FORMAT)")
 	fs.BoolVar(&showVersion, "version", false, "print the build (module version, revision, Go version) and exit")
@@ -129,28 +121,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, noCredential)
 		return 2
 	}
-	{
-		u, err := shellpriv.Default(), error(nil) // nobody when root, no switch otherwise
-		if shellUser != "" {
-			u, err = shellpriv.Parse(shellUser)
-		}
-		if err == nil {
-			cfg.ShellUser, err = shellpriv.Usable(u)
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "mindroom-worker:", err)
-			return 2
-		}
-	}
-	for _, name := range strings.Split(envAllow, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			cfg.EnvAllow = append(cfg.EnvAllow, name)
-		}
-	}
-	if cfg.AgentBinary == "" {
+	if cfg.Shells.AgentBinary == "" {
 		if self, err := os.Executable(); err == nil {
-			cfg.AgentBinary = filepath.Join(filepath.Dir(self), "mindroom-agent")
+			cfg.Shells.AgentBinary = filepath.Join(filepath.Dir(self), "mindroom-agent")
 		}
+	}
+	// A bad shell user or bound is a mistake in the flags: said here, before anything starts.
+	if err := cfg.Shells.Validate(); err != nil {
+		fmt.Fprintln(stderr, "mindroom-worker:", err)
+		return 2
 	}
 	logger, err := logging.New(stderr, logFormat, logLevel)
 	if err != nil {

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/turncli/turncli/internal/shellhost"
 )
 
 // runCmd runs the worker's command line in-process and returns its exit code and output.
@@ -75,5 +79,35 @@ func TestAWorkerWithoutACredentialNamesWhereToGiveIt(t *testing.T) {
 	code, _, errOut = runCmd(t, "--key", "local", "--id", "w1", "--credential-file", empty)
 	if want := "mindroom-worker: the credential file " + empty + " is empty\n"; code != 2 || errOut != want {
 		t.Fatalf("empty file: exit %d, stderr %q; want 2 and %q", code, errOut, want)
+	}
+}
+
+// The shells' flags are the shells section's, the primary's own: the same names and defaults,
+// and a mistake in them is a usage mistake said before anything starts.
+func TestTheShellFlagsAreTheShellsSection(t *testing.T) {
+	credential := filepath.Join(t.TempDir(), "key.token")
+	if err := os.WriteFile(credential, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd(t, "--key", "local", "--id", "w1", "--credential-file", credential, "--shell-timeout", "-1s")
+	if want := "mindroom-worker: shell timeouts and grace cannot be negative\n"; code != 2 || errOut != want {
+		t.Fatalf("a negative timeout: exit %d, stderr %q; want 2 and %q", code, errOut, want)
+	}
+	// Every flag of the section is the worker's, with the section's default.
+	section := flag.NewFlagSet("section", flag.ContinueOnError)
+	var s shellhost.Settings
+	s.BindFlags(section)
+	_, help, _ := runCmd(t, "--help")
+	section.VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(help, "\n  -"+f.Name+" ") && !strings.Contains(help, "\n  -"+f.Name+"\n") {
+			t.Errorf("--help lacks --%s", f.Name)
+		}
+		if f.DefValue != "" && f.DefValue != "[]" && !strings.Contains(help, "(default "+f.DefValue+")") &&
+			!strings.Contains(help, "(default "+strconv.Quote(f.DefValue)+")") {
+			t.Errorf("--help lacks --%s's default %s", f.Name, f.DefValue)
+		}
+	})
+	if want := "(default " + shellhost.DefaultCommandTimeout.String() + ")"; !strings.Contains(help, want) {
+		t.Errorf("--help lacks the shell timeout's default %s", want)
 	}
 }

@@ -134,9 +134,11 @@ func (r *rig) startWorkerAs(ctx context.Context, cfg Config, dir, key, id, crede
 	}
 	w, err := worker.New(worker.Config{
 		PrimaryAddr: r.grpcAddr, Credential: credential, Key: key, ID: id,
-		StateDir: dir, AgentBinary: cfg.AgentBinary, EnvAllow: noEnv,
-		ShellGrace: 500 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
-		Logger: slog.New(slog.DiscardHandler), Telemetry: r.workerTracing, Isolation: r.workerIsolation,
+		StateDir: dir,
+		Shells: shellhost.Settings{AgentBinary: cfg.AgentBinary, EnvAllow: noEnv, Grace: 500 * time.Millisecond,
+			Isolation: r.workerIsolation},
+		MinBackoff: 10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
+		Logger: slog.New(slog.DiscardHandler), Telemetry: r.workerTracing,
 	}, lis)
 	if err != nil {
 		lis.Close()

@@ -12,9 +12,9 @@ import (
 	"github.com/turncli/turncli/internal/shellpriv"
 )
 
-// Settings are the local shells' section of the primary's configuration: what a person
-// chooses of Config, the rest (the state directory, the Agent CLI's address, the built
-// isolation) coming from the primary.
+// Settings are the shells' section of a primary's configuration (its local shells) and of a
+// worker's: what a person chooses of Config, the rest (the state directory, the Agent CLI's
+// address, the built isolation) coming from the process.
 type Settings struct {
 	// WorkspacesDir holds the agents' workspaces; empty means <StateDir>/workspaces.
 	WorkspacesDir string
@@ -82,20 +82,20 @@ func (s Settings) withDefaults() Settings {
 // defaults.
 func (s *Settings) BindFlags(fs *flag.FlagSet) {
 	d := DefaultSettings()
-	fs.StringVar(&s.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable for agent_cli_bin/ (default: next to this binary, else this binary's agent subcommand)")
+	fs.StringVar(&s.AgentBinary, "agent-binary", os.Getenv("MINDROOM_AGENT_BINARY"), "mindroom-agent executable for agent_cli_bin/ (default: the one next to this binary; the primary falls back to its own agent subcommand)")
 	fs.StringVar(&s.WorkspacesDir, "workspaces-dir", os.Getenv("MINDROOM_WORKSPACES_DIR"), "directory of the agents' workspaces, on a file system of their own if a full workspace must not fill the state directory's (default <state-dir>/workspaces; env MINDROOM_WORKSPACES_DIR)")
 	s.EnvAllow = d.EnvAllow
 	if v := os.Getenv("MINDROOM_SHELL_ENV_ALLOW"); v != "" {
 		s.EnvAllow = cliflag.SplitList(v)
 	}
-	fs.Var(cliflag.List{Names: &s.EnvAllow}, "shell-env-allow", "comma-separated `names` of the variables local shells inherit")
+	fs.Var(cliflag.List{Names: &s.EnvAllow}, "shell-env-allow", "comma-separated `names` of the variables shells inherit from this process")
 	fs.DurationVar(&s.DefaultTimeout, "shell-timeout", d.DefaultTimeout, "default timeout of a Bash command")
 	fs.DurationVar(&s.MaxTimeout, "shell-max-timeout", d.MaxTimeout, "longest timeout a Bash command may ask for")
 	s.User = shellpriv.Default()
 	if v := os.Getenv("MINDROOM_SHELL_USER"); v != "" {
 		s.User, s.userErr = shellpriv.Parse(v)
 	}
-	fs.Func("shell-user", "`NAME`, UID, NAME:GROUP or UID:GID local shells and jobs run as when the primary runs as root without isolation (with it, each agent has its own user); default nobody:nogroup (env MINDROOM_SHELL_USER)",
+	fs.Func("shell-user", "`NAME`, UID, NAME:GROUP or UID:GID shells and jobs run as when this process runs as root without isolation (with it, each agent has its own user); default nobody:nogroup (env MINDROOM_SHELL_USER)",
 		func(spec string) (err error) {
 			s.User, err = shellpriv.Parse(spec)
 			s.userErr = nil

@@ -2,11 +2,12 @@ package testenv
 
 import (
 	"context"
-	"github.com/turncli/turncli/internal/shellhost"
 	"log/slog"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/turncli/turncli/internal/shellhost"
 
 	"google.golang.org/grpc"
 
@@ -48,13 +49,15 @@ func (e *Env) StartWorker(t testing.TB, key, id string, edit ...func(*worker.Con
 		Key:         key,
 		ID:          id,
 		StateDir:    stateDir,
-		AgentBinary: e.AgentBinary,
-		Isolation:   shellhost.IsolationConfig{Mode: shellhost.IsolationOff}, // as the primary's (see Start)
-		EnvAllow:    []string{"HOME", "LANG"},
-		ShellGrace:  500 * time.Millisecond,
-		MinBackoff:  10 * time.Millisecond,
-		MaxBackoff:  200 * time.Millisecond,
-		Logger:      slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Shells: shellhost.Settings{
+			AgentBinary: e.AgentBinary,
+			Isolation:   shellhost.IsolationConfig{Mode: shellhost.IsolationOff}, // as the primary's (see Start)
+			EnvAllow:    []string{"HOME", "LANG"},
+			Grace:       500 * time.Millisecond,
+		},
+		MinBackoff: 10 * time.Millisecond,
+		MaxBackoff: 200 * time.Millisecond,
+		Logger:     slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	for _, f := range edit {
 		f(&cfg)

@@ -115,7 +115,7 @@ func TestTLSPrimaryServesWorkersRuntimeAndREST(t *testing.T) {
 	go func() {
 		wdone <- worker.Run(wctx, worker.Config{
 			PrimaryAddr: ep.GRPC, TLSCAFile: certFile, Credential: readToken(ep.WorkerTokenFiles["key-a"]),
-			Key: "key-a", ID: "tls-worker", StateDir: filepath.Join(dir, "worker"), AgentBinary: testenv.AgentBinary(t),
+			Key: "key-a", ID: "tls-worker", StateDir: filepath.Join(dir, "worker"), Shells: shellhost.Settings{AgentBinary: testenv.AgentBinary(t)},
 			Logger: logger, MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
 		})
 	}()

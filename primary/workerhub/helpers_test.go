@@ -293,12 +293,14 @@ func startWorker(t testing.TB, env *testenv.Env, key, id string, edit ...func(*w
 		Key:         key,
 		ID:          id,
 		StateDir:    t.TempDir(),
-		AgentBinary: env.AgentBinary,
 		// Its shells trade files with the test through temporary directories; isolation is
 		// tested by internal/sandbox and primary/e2e.
-		Isolation:  shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
-		EnvAllow:   []string{"HOME", "LANG"},
-		ShellGrace: 500 * time.Millisecond,
+		Shells: shellhost.Settings{
+			AgentBinary: env.AgentBinary,
+			Isolation:   shellhost.IsolationConfig{Mode: shellhost.IsolationOff},
+			EnvAllow:    []string{"HOME", "LANG"},
+			Grace:       500 * time.Millisecond,
+		},
 		MinBackoff: 10 * time.Millisecond,
 		MaxBackoff: 200 * time.Millisecond,
 		Logger:     slog.New(&watchHandler{t: t, connected: connected}),
