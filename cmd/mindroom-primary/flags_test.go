@@ -37,10 +37,11 @@ func TestEveryFlagStays(t *testing.T) {
 	}
 }
 
-// flagSources are the directories whose code binds mindroom-primary's flags: this command and
-// the packages owning the configuration's sections.
+// flagSources are the directories whose code binds mindroom-primary's flags (this command and
+// the packages owning the configuration's sections) and mindroom-worker's, which shares the
+// shells' section.
 var flagSources = []string{
-	".", "../../primary", "../../primary/listen", "../../primary/ha", "../../primary/credentials",
+	".", "../mindroom-worker", "../../primary", "../../primary/listen", "../../primary/ha", "../../primary/credentials",
 	"../../primary/response", "../../primary/jobs", "../../primary/interaction", "../../primary/workerhub",
 	"../../internal/shellhost", "../../internal/connlimit",
 }
