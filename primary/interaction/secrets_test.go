@@ -81,7 +81,7 @@ func TestLiveSecretsAreRedactedWherePeopleAndLogsSeeThem(t *testing.T) {
 	}))
 	feed := watchEvents(t, env.Primary.Internals().Events)
 	addAuthors(t, env)
-	env.StartWorker(t, "key-a", "w1", func(c *worker.Config) { c.EnvAllow = []string{"LANG"} })
+	env.StartWorker(t, "key-a", "w1", func(c *worker.Config) { c.Shells.EnvAllow = []string{"LANG"} })
 	stopJobsAtCleanup(t, env) // before the worker stops
 
 	other := openAdmin(t, env, "$other")

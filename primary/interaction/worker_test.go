@@ -18,7 +18,7 @@ func TestWorkerJobs(t *testing.T) {
 	env := start(t, withTestEngine())
 	addAuthors(t, env)
 	// Like the primary's shells, the worker's do not inherit HOME (see start).
-	w := env.StartWorker(t, "key-a", "w1", func(c *worker.Config) { c.EnvAllow = []string{"LANG"} })
+	w := env.StartWorker(t, "key-a", "w1", func(c *worker.Config) { c.Shells.EnvAllow = []string{"LANG"} })
 	stopJobsAtCleanup(t, env) // before the worker stops
 
 	onWorker := func(r *responsev1.OpenResponseRequest) { r.WorkerKey = "key-a" }
