@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // maxGroup bounds how many transactions share one commit, so that a long queue cannot make
@@ -57,6 +58,9 @@ func (w *writer) transact(ctx context.Context, f func(preparedTx) error) error {
 	}
 }
 
+// succeeded: the function returned nil (its writes still wait for the group's commit).
+func (r txResult) succeeded() bool { return r.err == nil && r.panicked == nil }
+
 func (r txResult) result() error {
 	if r.panicked != nil {
 		panic(r.panicked)
@@ -107,7 +111,7 @@ func (w *writer) runGroup() {
 		}
 		if alone {
 			results[i] = w.run(q)
-			ran[i] = results[i].err == nil && results[i].panicked == nil
+			ran[i] = results[i].succeeded()
 			continue
 		}
 		if _, err := w.savepoint.ExecContext(ctx); err != nil {
@@ -115,7 +119,7 @@ func (w *writer) runGroup() {
 			return
 		}
 		results[i] = w.run(q)
-		if results[i].err == nil && results[i].panicked == nil {
+		if results[i].succeeded() {
 			ran[i] = true
 			_, err := w.release.ExecContext(ctx)
 			if err != nil {
@@ -135,7 +139,7 @@ func (w *writer) runGroup() {
 			return
 		}
 	}
-	if !anyTrue(ran) {
+	if !slices.Contains(ran, true) {
 		w.end()
 	} else if _, err := w.commit.ExecContext(ctx); err != nil {
 		w.failGroup(group, results, ran, fmt.Errorf("store: commit: %w", err))
@@ -163,7 +167,7 @@ func (w *writer) failGroup(group []*queuedTx, results []txResult, ran []bool, er
 		err = errors.Join(err, rbErr)
 	}
 	for i, q := range group {
-		if ran[i] || (results[i].err == nil && results[i].panicked == nil) {
+		if ran[i] || results[i].succeeded() {
 			results[i] = txResult{err: err}
 		}
 		q.done <- results[i]
@@ -176,13 +180,4 @@ func (w *writer) end() error {
 		return fmt.Errorf("store: rollback: %w", err)
 	}
 	return nil
-}
-
-func anyTrue(bs []bool) bool {
-	for _, b := range bs {
-		if b {
-			return true
-		}
-	}
-	return false
 }
