@@ -73,6 +73,12 @@ type Reader interface {
 	IdentityLink(ctx context.Context, surface, chatUserID string) (IdentityLink, error)
 	// ListIdentityLinks returns the links matching f, in IdentityLinkPosition's order.
 	ListIdentityLinks(ctx context.Context, f IdentityLinkFilter) ([]IdentityLink, error)
+	// SurfaceCard returns the card showing the item on the surface; ErrNotFound when none.
+	SurfaceCard(ctx context.Context, surface, itemKey string) (SurfaceCard, error)
+	// SurfaceCardByMessage returns the surface's card of the message; ErrNotFound when none.
+	SurfaceCardByMessage(ctx context.Context, surface, messageID string) (SurfaceCard, error)
+	// SurfacePosition returns the surface's position of the name; ErrNotFound when none.
+	SurfacePosition(ctx context.Context, surface, name string) (SurfacePosition, error)
 }
 
 // Tx is one transaction of a driver: its reads and its writes. Inserts take the whole record
@@ -194,6 +200,12 @@ type Tx interface {
 	// DeleteIdentityLinksOf removes every link to person and returns them as they were, in
 	// no particular order.
 	DeleteIdentityLinksOf(ctx context.Context, person string) ([]IdentityLink, error)
+
+	// PutSurfaceCard stores c, replacing the card of its surface and item; ErrExists when
+	// another item's card on the surface is its message.
+	PutSurfaceCard(ctx context.Context, c SurfaceCard) error
+	// PutSurfacePosition stores p, replacing the surface's position of its name.
+	PutSurfacePosition(ctx context.Context, p SurfacePosition) error
 }
 
 // ApprovalChange is what a transition writes on an approval: its status, its decision when

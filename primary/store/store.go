@@ -27,6 +27,7 @@ type Store interface {
 	CallApprovals
 	ThreadEvents
 	IdentityLinks
+	SurfaceCards
 	// Close releases the store. No method may be called after it.
 	Close() error
 }

@@ -73,6 +73,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"Progress", cf.testProgress},
 		{"ThreadEvents", cf.testThreadEvents},
 		{"IdentityLinks", cf.testIdentityLinks},
+		{"SurfaceCards", cf.testSurfaceCards},
 		{"Paging", cf.testPaging},
 	} {
 		t.Run(tc.name, tc.run)

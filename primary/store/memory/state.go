@@ -41,6 +41,9 @@ type state struct {
 
 	threadEvents  table[store.ThreadEvent]
 	identityLinks map[chatAccount]store.IdentityLink
+
+	surfaceCards     map[surfaceItem]store.SurfaceCard
+	surfacePositions map[surfacePlace]store.SurfacePosition
 }
 
 func (s *state) init() {
@@ -56,6 +59,8 @@ func (s *state) init() {
 	s.pendingQuestions = map[questionOwner]int64{}
 	s.progress = map[string]store.ProgressSnapshot{}
 	s.identityLinks = map[chatAccount]store.IdentityLink{}
+	s.surfaceCards = map[surfaceItem]store.SurfaceCard{}
+	s.surfacePositions = map[surfacePlace]store.SurfacePosition{}
 }
 
 type conversation struct{ channel, thread string }
