@@ -12,8 +12,7 @@ import (
 // TestAfterAHomeserverRestart shows what a deterministic transaction id does and does not
 // hold: Dendrite keeps the ids it was sent in memory only, so after it restarts the same
 // send is a second event. Closing is safe regardless: the second edit reads as the first.
-// Posting is not: a caller that may retry a post across a homeserver restart must look for
-// the card first (Dendrite gives the sender its transaction id back in /sync).
+// Posting is not, so a caller that may retry a post across a restart asks Posted first.
 func TestAfterAHomeserverRestart(t *testing.T) {
 	ctx := context.Background()
 	c := newConversation(t)
@@ -46,6 +45,21 @@ func TestAfterAHomeserverRestart(t *testing.T) {
 		}
 		if n := len(c.relations(t, cardID, event.RelReplace)); n != 2 {
 			t.Fatalf("the card has %d edits, want 2", n)
+		}
+	})
+
+	t.Run("PostedFindsTheCardAtItsVersion", func(t *testing.T) {
+		found, err := surface.Posted(ctx, card)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found != cardID {
+			t.Fatalf("Posted = %q, want %s", found, cardID)
+		}
+		newer := card
+		newer.Version++
+		if found, err := surface.Posted(ctx, newer); err != nil || found != "" {
+			t.Fatalf("Posted for a version never posted = %q, %v; want none", found, err)
 		}
 	})
 
