@@ -11,6 +11,7 @@ import (
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -27,6 +28,8 @@ type Config struct {
 	Prompts       *interaction.Prompts
 	Questions     *interaction.Questions
 	CallApprovals *response.CallApprovals
+	// Modes sets shell modes from a chat's "!mode" command; nil refuses it.
+	Modes *shellmode.Modes
 	// Reread is how often a waiting reader reads the feed again without being woken, in case
 	// a wake-up was missed (another primary's commit); DefaultReread when zero.
 	Reread time.Duration

@@ -49,3 +49,9 @@ func checkCardBytes(n int) error {
 	}
 	return nil
 }
+
+// Check reports a View no reader may use.
+func (v View) Check() error {
+	_, err := v.withDefaults()
+	return err
+}
