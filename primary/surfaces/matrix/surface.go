@@ -57,6 +57,9 @@ type Report struct {
 	Room    id.RoomID
 	Thread  id.EventID
 	Chunks  []string
+	// First is the index in the whole report of Chunks[0], when the report is posted a part
+	// at a time.
+	First int
 }
 
 // PostReport sends the report's chunks into its thread, one message each, in order: each
@@ -75,7 +78,7 @@ func (s *Surface) PostReport(ctx context.Context, r Report) ([]id.EventID, error
 			"m.mentions":   map[string]any{},
 			"m.relates_to": threadRelation(r.Thread),
 		}
-		evt, err := s.send(ctx, r.Room, event.EventMessage, content, TxnID(r.Key, "report/"+strconv.Itoa(i), r.Version))
+		evt, err := s.send(ctx, r.Room, event.EventMessage, content, TxnID(r.Key, "report/"+strconv.Itoa(r.First+i), r.Version))
 		if err != nil {
 			return ids, fmt.Errorf("report chunk %d of %d: %w", i+1, len(r.Chunks), err)
 		}
