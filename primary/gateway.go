@@ -16,6 +16,7 @@ import (
 	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	threadv1 "github.com/turncli/turncli/gen/turncli/thread/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/fault"
@@ -83,6 +84,9 @@ func buildGateway(ctx context.Context, d gatewayDeps, stops *lifecycle.Stops) (g
 		return gateway{}, err
 	}
 	if err := continuationv1.RegisterContinuationServiceHandler(ctx, apiMux, apiConn); err != nil {
+		return gateway{}, err
+	}
+	if err := threadv1.RegisterThreadEventServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return gateway{}, err
 	}
 	if err := operatorv1.RegisterOperatorServiceHandler(ctx, apiMux, apiConn); err != nil {

@@ -97,14 +97,21 @@ func (f *Feed) Read(ctx context.Context, from Cursor, v View, limit int) ([]Mess
 	return out, err
 }
 
+// Check refuses a cursor the feed did not give and a view out of bounds, as Read and Follow
+// would, without reading.
+func (f *Feed) Check(from Cursor, v View) error {
+	if _, err := v.withDefaults(); err != nil {
+		return err
+	}
+	_, err := parseCursor(from)
+	return err
+}
+
 // Follow sends every message after from to send, as Read would, then each new one as its
 // event commits, until ctx ends, send fails or the feed closes (ErrStopping). It blocks
 // between events on the bell and on a slow periodic read.
 func (f *Feed) Follow(ctx context.Context, from Cursor, v View, send func(Message) error) error {
-	if _, err := v.withDefaults(); err != nil {
-		return err
-	}
-	if _, err := parseCursor(from); err != nil {
+	if err := f.Check(from, v); err != nil {
 		return err
 	}
 	ticker, tick := f.cfg.Clock.NewTicker(f.cfg.Reread)
