@@ -20,6 +20,7 @@ import (
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store/postgres"
+	"github.com/turncli/turncli/primary/surfaces/matrix"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
@@ -54,6 +55,9 @@ type Config struct {
 	// Connections bounds the connections clients hold on the listeners (zero fields:
 	// DefaultConnections).
 	Connections Connections
+	// Matrix is the Matrix surface: cards in the conversations' Matrix threads, answers read
+	// from them (off while its homeserver is unset).
+	Matrix matrix.Settings
 
 	// RuntimeToken, when set, is the runtime credential; otherwise it is read from (or created
 	// in) <StateDir>/credentials/runtime.token.
@@ -135,6 +139,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.Workers.BindFlags(fs)
 	c.HA.BindFlags(fs)
 	c.Connections.BindFlags(fs)
+	c.Matrix.BindFlags(fs)
 }
 
 // Validate checks the configuration and fills defaults, each section its own. Calling it
@@ -149,7 +154,7 @@ func (c *Config) Validate() error {
 	}
 	c.StateDir = abs
 	for _, section := range []interface{ Validate() error }{
-		&c.Shells, &c.Listen, &c.Connections, &c.Workers, &c.Responses, &c.Jobs, &c.Interaction, &c.HA, mcpServers(c.MCPServers),
+		&c.Shells, &c.Listen, &c.Connections, &c.Workers, &c.Responses, &c.Jobs, &c.Interaction, &c.HA, mcpServers(c.MCPServers), &c.Matrix,
 	} {
 		if err := section.Validate(); err != nil {
 			return err

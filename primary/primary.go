@@ -70,6 +70,7 @@ type Primary struct {
 	cliHTTP      *http.Server // the loopback Agent CLI listener's
 	apiHTTP      *http.Server // the REST API and dashboard listener's
 	metricsHTTP  *http.Server // nil without a metrics listener
+	chats        *chats       // the chat surfaces' loops, started by Serve
 }
 
 // Internals are the primary's engines, for tests and benchmarks that drive or inspect one
@@ -224,12 +225,17 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	threadFeed, err := threadfeed.New(threadfeed.Config{
 		Store: db, Bell: threadBell, Redact: live.Redact, Background: interactions.Background, Prompts: interactions.Prompts,
 		Questions: interactions.Questions, CallApprovals: responses.CallApprovals(), Clock: cfg.Clock,
+		Modes:  shellmode.NewModes(db, preflight, log.With("component", "shellmodes")),
 		Logger: log.With("component", "threadfeed"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("thread feed: %w", err)
 	}
 	stops.Add(lifecycle.Intake, "thread feed subscriptions", func(context.Context) error { threadFeed.Close(); return nil })
+	chats, err := buildChats(cfg, db, threadFeed, mets, live, stops, log.With("component", "chats"))
+	if err != nil {
+		return nil, err
+	}
 	var testToolkit *testtk.Toolkit
 	var testDeferred *testtk.DeferredToolkit
 	if cfg.EnableTestToolkit {
@@ -314,6 +320,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		runtimeToken: runtimeToken, tokenFile: tokenFile, operatorFile: operatorFile, workerFiles: workerFiles,
 		operatorAuth: operatorAuth, ready: ready, serving: serving,
 		grpcServer: apis.grpc, internalGRPC: internalGRPC, cliHTTP: cliHTTP, apiHTTP: apiHTTP, metricsHTTP: metricsHTTP,
+		chats: chats,
 	}, nil
 }
 
