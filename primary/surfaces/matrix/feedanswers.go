@@ -77,10 +77,22 @@ func (f *FeedSurface) Answer(ctx context.Context, a Answer) error {
 		err = f.answerForm(ctx, account, a)
 	} else if action, ok := actionOfDecision[a.Decision]; ok {
 		_, err = f.relay.Decide(ctx, account, a.Key, action, a.Text, threadfeed.Seen{CardBytes: f.view.CardBytes})
+		if fault.Is(err, fault.Conflict) && f.decidedAlready(ctx, account, a.Key, action) {
+			return nil // the same answer read again after a restart: it was taken the first time
+		}
 	} else {
 		err = fault.Newf(fault.InvalidArgument, "%q is not a decision this surface knows", a.Decision)
 	}
 	return f.refuse(ctx, a, err)
+}
+
+// decidedAlready reports whether the item key was closed by the account with the decision:
+// an answer the Listener reads again, since it reads each at least once.
+func (f *FeedSurface) decidedAlready(ctx context.Context, account threadfeed.Identity, key string, decision threadfeed.Action) bool {
+	it, err := f.relay.Item(ctx, key, f.view.CardBytes)
+	c := it.Closing
+	return err == nil && c != nil && c.Decision == decision && c.Via != nil &&
+		*c.Via == store.Via{Surface: account.Surface, ChatUserID: account.ChatUserID}
 }
 
 // refuse tells the sender of a an answer's refusal in the thread. A failure of the primary
