@@ -2,7 +2,9 @@ package slack
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -238,4 +240,70 @@ func TestPostReportPostsChunksInOrder(t *testing.T) {
 			t.Errorf("chunk %d metadata %s", i+1, c.values["metadata"])
 		}
 	}
+}
+
+func TestQuestionCardListsItsQuestionsInMessagePresentation(t *testing.T) {
+	card := questionCard()
+	card.Form.Presentation = PresentationMessage
+	card.Form.Questions[1].Options[0].Label = "<!everyone> first"
+	got := blockTexts(render(card, nil).blocksJSON(t))
+	want := []string{
+		"section: *Release &lt;!here&gt; plan*",
+		"section: *1. What is the goal?*",
+		"section: *2. Where?*\n• &lt;!everyone&gt; first\n• Production",
+		"section: *3. Also* _(optional)_\n• Notes\n• Tags",
+		"button turncli.answer=4:question/12",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("blocks (-want +got):\n%s", diff)
+	}
+	card.Form.Presentation = PresentationModal
+	got = blockTexts(render(card, nil).blocksJSON(t))
+	if want := "section: _3 question(s); press Answer to open the form._"; got[1] != want {
+		t.Errorf("modal presentation shows %q, want %q", got[1], want)
+	}
+}
+
+func TestInvalidCardIsNotPosted(t *testing.T) {
+	fake, api := newFakeSlack(t)
+	for name, mutate := range map[string]func(*Card){
+		"NoThread":          func(c *Card) { c.ThreadTS = "" },
+		"UnknownAction":     func(c *Card) { c.Actions = append(c.Actions, "launch") },
+		"AnswerWithoutForm": func(c *Card) { c.Actions = []Action{ActionAnswer} },
+		"KeyTooLongForAButton": func(c *Card) {
+			c.ItemKey = strings.Repeat("k", maxButtonValue)
+		},
+	} {
+		card := approvalCard()
+		mutate(&card)
+		if _, err := NewClient(api).Post(context.Background(), card); !errors.Is(err, ErrInvalidCard) {
+			t.Errorf("%s: Post = %v, want ErrInvalidCard", name, err)
+		}
+	}
+	fake.noMoreCalls()
+}
+
+func TestFindCardReadsEveryPageOfTheThread(t *testing.T) {
+	fake, api := newFakeSlack(t)
+	client := NewClient(api)
+	ctx := context.Background()
+	chunks := make([]ReportChunk, repliesPage+1)
+	for i := range chunks {
+		chunks[i] = ReportChunk{DeliveryID: "r-" + strconv.Itoa(i), Text: "line"}
+	}
+	posted, err := client.PostReport(ctx, "C1", "1699999999.000100", chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range chunks {
+		fake.next()
+	}
+	ts, found, err := client.FindCard(ctx, "C1", "1699999999.000100", "r-"+strconv.Itoa(repliesPage))
+	if err != nil || !found || ts != posted[repliesPage] {
+		t.Fatalf("FindCard = %q, %v, %v; want %q", ts, found, err, posted[repliesPage])
+	}
+	if first, second := fake.next(), fake.next(); first.values["cursor"] != "" || second.values["cursor"] != strconv.Itoa(repliesPage) {
+		t.Errorf("pages asked with cursors %q and %q", first.values["cursor"], second.values["cursor"])
+	}
+	fake.noMoreCalls()
 }

@@ -18,8 +18,9 @@ import (
 // the messages, with their metadata, for conversations.replies; overriding slacktest's
 // chat.postMessage and chat.postEphemeral also keeps its websocket queue goroutines from leaking.
 type fakeSlack struct {
-	t     *testing.T
-	srv   *slacktest.Server
+	t   *testing.T
+	srv *slacktest.Server
+	// calls holds more than any test makes, so a handler never waits for the test to read.
 	calls chan call
 
 	mu       sync.Mutex
@@ -44,7 +45,7 @@ type fakeMessage struct {
 
 func newFakeSlack(t *testing.T) (*fakeSlack, *goslack.Client) {
 	t.Helper()
-	f := &fakeSlack{t: t, calls: make(chan call, 100)}
+	f := &fakeSlack{t: t, calls: make(chan call, 1000)}
 	f.srv = slacktest.NewTestServer(func(c slacktest.Customize) {
 		c.Handle("/chat.postMessage", f.postMessage)
 		c.Handle("/chat.update", f.update)

@@ -142,7 +142,8 @@ func packLines(lines []string, budget, sections int) ([]string, bool) {
 }
 
 // renderQuestions lists a form's questions on the card for the message presentation; a modal
-// presentation shows only how many there are.
+// presentation shows only how many there are. A prompt is cut at maxTitle and a label at
+// maxOptionText escaped characters, so even ten options stay far within a section.
 func renderQuestions(f Form) []string {
 	if f.Presentation == PresentationModal {
 		return []string{fmt.Sprintf("_%d question(s); press Answer to open the form._", len(f.Questions))}
@@ -150,20 +151,26 @@ func renderQuestions(f Form) []string {
 	var out []string
 	for i, q := range f.Questions {
 		var b strings.Builder
-		fmt.Fprintf(&b, "*%d. %s*", i+1, escapeText(q.Prompt))
+		fmt.Fprintf(&b, "*%d. %s*", i+1, cutMarked(q.Prompt, maxTitle))
 		if !q.Required {
 			b.WriteString(" _(optional)_")
 		}
 		for _, o := range q.Options {
-			b.WriteString("\n• " + escapeText(o.Label))
+			b.WriteString("\n• " + cutMarked(o.Label, maxOptionText))
 		}
-		text, cut := fitEscaped(b.String(), maxSectionText-markerRoom, false)
-		if cut {
-			text += " " + truncatedMarker
-		}
-		out = append(out, text)
+		out = append(out, b.String())
 	}
 	return out
+}
+
+// cutMarked escapes untrusted text and cuts it at limit characters, ending a cut text with the
+// marker.
+func cutMarked(s string, limit int) string {
+	text, cut := fitEscaped(s, limit, false)
+	if cut {
+		text += " " + truncatedMarker
+	}
+	return text
 }
 
 // renderButtons builds the actions block of an open card, or nil when it offers none.
@@ -203,11 +210,7 @@ func closingLine(c Closing) string {
 		line += " · " + c.At.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	if c.Note != "" {
-		note, cut := fitEscaped(c.Note, maxNote, false)
-		if cut {
-			note += " " + truncatedMarker
-		}
-		line += " · " + note
+		line += " · " + cutMarked(c.Note, maxNote)
 	}
 	return line
 }
