@@ -111,6 +111,8 @@ func (c Card) validate() error {
 	switch {
 	case c.ItemKey == "":
 		return fmt.Errorf("%w: no item key", ErrInvalidCard)
+	case kindLeads[c.Kind] == "":
+		return fmt.Errorf("%w: %s has the unknown kind %q", ErrInvalidCard, c.ItemKey, c.Kind)
 	case c.Channel == "" || c.ThreadTS == "":
 		return fmt.Errorf("%w: %s has no channel or thread", ErrInvalidCard, c.ItemKey)
 	case len(ref{ItemKey: c.ItemKey, Version: c.Version}.String()) > maxButtonValue:

@@ -268,6 +268,7 @@ func TestInvalidCardIsNotPosted(t *testing.T) {
 	fake, api := newFakeSlack(t)
 	for name, mutate := range map[string]func(*Card){
 		"NoThread":          func(c *Card) { c.ThreadTS = "" },
+		"UnknownKind":       func(c *Card) { c.Kind = "poll" },
 		"UnknownAction":     func(c *Card) { c.Actions = append(c.Actions, "launch") },
 		"AnswerWithoutForm": func(c *Card) { c.Actions = []Action{ActionAnswer} },
 		"KeyTooLongForAButton": func(c *Card) {
