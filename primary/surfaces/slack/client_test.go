@@ -308,3 +308,16 @@ func TestFindCardReadsEveryPageOfTheThread(t *testing.T) {
 	}
 	fake.noMoreCalls()
 }
+
+func TestACardWhosePreviewWasAlreadyCutSaysSo(t *testing.T) {
+	card := approvalCard()
+	card.PreviewTruncated = true
+	r := render(card, nil)
+	texts := blockTexts(r.blocksJSON(t))
+	if !r.truncated || texts[3] != "context: "+truncatedNotice || texts[2] != "section: ```make test```" {
+		t.Errorf("truncated %v, blocks %q", r.truncated, texts)
+	}
+	if texts := blockTexts(render(approvalCard(), nil).blocksJSON(t)); slices.Contains(texts, "context: "+truncatedNotice) {
+		t.Errorf("a whole preview says it is truncated: %q", texts)
+	}
+}
