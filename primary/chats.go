@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/surfaces"
 	"github.com/turncli/turncli/primary/surfaces/matrix"
+	"github.com/turncli/turncli/primary/surfaces/slack"
 	"github.com/turncli/turncli/primary/threadfeed"
 )
 
@@ -21,7 +23,9 @@ import (
 // readers of endless streams, they end before anything waits for requests, and long before
 // the store closes.
 type chats struct {
-	loops  []func(context.Context) error
+	loops []func(context.Context) error
+	// slack serves Slack's interactivity requests on the REST listener; nil without Slack.
+	slack  http.Handler
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -41,7 +45,38 @@ func buildChats(cfg Config, db store.Store, feed *threadfeed.Feed, observer surf
 		}
 		c.loops = append(c.loops, loops...)
 	}
+	if cfg.Slack.On() {
+		handler, loops, err := slackLoops(cfg.Slack, db, feed, observer, live, log.With("surface", slack.SurfaceName))
+		if err != nil {
+			return nil, fmt.Errorf("slack surface: %w", err)
+		}
+		c.slack, c.loops = handler, append(c.loops, loops...)
+	}
 	return c, nil
+}
+
+// slackLoops are the Slack surface's delivery and the decisions of the answers its
+// interactivity endpoint, returned first, receives.
+func slackLoops(s slack.Settings, db store.Store, feed *threadfeed.Feed, observer surfaces.Observer, live *secrets.Registry,
+	log *slog.Logger) (http.Handler, []func(context.Context) error, error) {
+	live.Add(s.BotToken)
+	live.Add(s.SigningSecret)
+	view, err := s.View()
+	if err != nil {
+		return nil, nil, err
+	}
+	client := s.Client()
+	surface := slack.NewFeedSurface(client, feed, view, log)
+	delivery, err := surfaces.NewDelivery(surfaces.DeliveryConfig{Feed: feed, Store: db, Surface: surface, Observer: observer, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	handler, err := slack.NewHandler(client, slack.HandlerConfig{SigningSecret: s.SigningSecret, Decide: surface.Decide,
+		OpenForm: surface.OpenForm, QueueSize: s.Queue, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return handler, []func(context.Context) error{delivery.Run, handler.Run}, nil
 }
 
 // matrixLoops are the Matrix surface's delivery and its listener for answers.

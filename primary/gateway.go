@@ -29,6 +29,7 @@ import (
 	"github.com/turncli/turncli/primary/metrics"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/surfaces/slack"
 )
 
 // gatewayDeps are what the HTTP handlers are built over.
@@ -44,6 +45,8 @@ type gatewayDeps struct {
 	policy        *roleauth.Policy
 	operatorAuth  *operator.Authenticator
 	metrics       *metrics.Metrics
+	// slack serves Slack's interactivity requests; nil without the Slack surface.
+	slack http.Handler
 }
 
 // gateway is the HTTP handlers of the two HTTP listeners.
@@ -116,6 +119,12 @@ func buildGateway(ctx context.Context, d gatewayDeps, stops *lifecycle.Stops) (g
 		}
 		if strings.HasPrefix(r.URL.Path, dashboard.Prefix) {
 			dashHandler.ServeHTTP(w, r)
+			return
+		}
+		if d.slack != nil && r.URL.Path == slack.InteractionsPath {
+			// Slack holds no credential of ours: each request is signed with the app's
+			// signing secret instead, which the handler checks before it reads anything.
+			d.slack.ServeHTTP(w, r)
 			return
 		}
 		edge.ServeHTTP(w, r)

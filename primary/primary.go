@@ -300,7 +300,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	internalGRPC := bufconn.Listen(1 << 20)
 	gw, err := buildGateway(ctx, gatewayDeps{
 		cfg: cfg, internal: internalGRPC, localAgentCLI: apis.localAgentCLI, responses: responses, failures: failures,
-		ready: ready, policy: apis.policy, operatorAuth: operatorAuth, metrics: mets,
+		ready: ready, policy: apis.policy, operatorAuth: operatorAuth, metrics: mets, slack: chats.slack,
 	}, stops)
 	if err != nil {
 		return nil, err

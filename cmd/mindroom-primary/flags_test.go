@@ -23,7 +23,8 @@ func TestEveryFlagStays(t *testing.T) {
 		max-conns-per-address max-open-responses max-open-responses-per-credential mcp-config
 		metrics-listen prompt-wait response-reap-every sandbox-cpu-weight sandbox-file-size
 		sandbox-memory sandbox-open-files sandbox-processes sandbox-tmp-size shell-env-allow
-		shell-max-timeout shell-timeout shell-user state-dir store tls-cert tls-key version
+		shell-max-timeout shell-timeout shell-user slack-api-url slack-card-bytes slack-chunk-bytes
+		slack-queue slack-signing-secret-file slack-token-file state-dir store tls-cert tls-key version
 		worker-credentials-dir worker-deadline-slack worker-keys worker-liveness-timeout
 		worker-ping-interval workers-only workspaces-dir`)
 	code, out, errOut := runCmd("--help")
