@@ -54,6 +54,9 @@ func TestAJobsReportArrivesInChunksAndResumesMidReport(t *testing.T) {
 		n < 3 || job.GetReportBytes() != uint64(len(report.Text)) || !strings.Contains(report.Text, "éé") {
 		t.Fatalf("finished job %v; report of %d bytes", job, len(report.Text))
 	}
+	_, err = feedClient(env).DecideItem(context.Background(), &threadv1.DecideItemRequest{ItemKey: job.GetItemKey(),
+		Identity: matrix("@ada:example.org"), Decision: threadv1.ItemAction_ITEM_ACTION_APPROVE})
+	refusedWith(t, err, "InvalidArgument", "a job takes no decision")
 	var joined strings.Builder
 	var resume string
 	for i := range n {
