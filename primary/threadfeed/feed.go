@@ -97,9 +97,14 @@ func (f *Feed) Read(ctx context.Context, from Cursor, v View, limit int) ([]Mess
 	return out, err
 }
 
-// Check refuses a cursor the feed did not give and a view out of bounds, as Read and Follow
-// would, without reading.
+// Check refuses, as Follow would and without reading, a cursor the feed did not give, a view
+// out of bounds, and any following once the feed closed (ErrStopping).
 func (f *Feed) Check(from Cursor, v View) error {
+	select {
+	case <-f.closed:
+		return ErrStopping
+	default:
+	}
 	if _, err := v.withDefaults(); err != nil {
 		return err
 	}

@@ -140,3 +140,9 @@ func refusedWith(t *testing.T, err error, code string, msg string) {
 		t.Fatalf("got %v; want %s %q", err, code, msg)
 	}
 }
+
+// errMessage is err's status message.
+func errMessage(err error) string {
+	st, _ := status.FromError(err)
+	return st.Message()
+}

@@ -59,6 +59,15 @@ func TestACommandApprovalIsSeenAndDecidedInItsThread(t *testing.T) {
 		_, err = decide("@ada:example.org", threadv1.ItemAction_ITEM_ACTION_ALLOW_ONCE, "")
 		refusedWith(t, err, "InvalidArgument", `a command approval takes approve, deny, comment, not "allow_once"`)
 	})
+	t.Run("ACommentIsTakenUpToItsLimitAndKeepsTheItemOpen", func(t *testing.T) {
+		res, err := decide("@mia:example.org", threadv1.ItemAction_ITEM_ACTION_COMMENT, strings.Repeat("c", store.MaxApprovalComment))
+		if err != nil || res.GetItem().GetState() != threadv1.ItemState_ITEM_STATE_OPEN || len(res.GetItem().GetComments()) != 1 ||
+			res.GetItem().GetComments()[0].GetBy() != "mia" {
+			t.Fatalf("comment: %v, %v", res, err)
+		}
+		_, err = decide("@mia:example.org", threadv1.ItemAction_ITEM_ACTION_COMMENT, strings.Repeat("c", store.MaxApprovalComment+1))
+		refusedWith(t, err, "InvalidArgument", "invalid argument: a comment must be 1..2000 bytes of UTF-8")
+	})
 	t.Run("ALinkedAdminsApprovalClosesItNamingTheAccount", func(t *testing.T) {
 		res, err := decide("@ada:example.org", threadv1.ItemAction_ITEM_ACTION_APPROVE, "")
 		if err != nil {

@@ -1015,7 +1015,9 @@ type DecideItemRequest struct {
 	Identity *ChatIdentity `protobuf:"bytes,2,opt,name=identity,proto3" json:"identity,omitempty"`
 	// One of the item's actions (not a form's); required.
 	Decision ItemAction `protobuf:"varint,3,opt,name=decision,proto3,enum=turncli.thread.v1.ItemAction" json:"decision,omitempty"`
-	// A denial's reason or a comment (required for a comment); at most 2000 characters.
+	// A denial's reason or a comment (required for a comment), as the operator API takes them:
+	// at most 2000 bytes on a command approval or a call, 2000 characters on a prompt. A call's
+	// approval takes none.
 	Text string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
 	// The max_card_bytes the card was shown with (0..65536; 0: the whole text was shown).
 	CardBytes uint32 `protobuf:"varint,5,opt,name=card_bytes,json=cardBytes,proto3" json:"card_bytes,omitempty"`
