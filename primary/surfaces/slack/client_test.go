@@ -29,9 +29,9 @@ func TestPostPostsTheCardInItsThreadWithButtonsAndMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := fake.next()
-	if ts != "1700000000.000001" || got.method != "chat.postMessage" {
-		t.Fatalf("ts %q, call %s", ts, got.method)
+	got := fake.Next()
+	if ts != "1700000000.000001" || got.Method != "chat.postMessage" {
+		t.Fatalf("ts %q, call %s", ts, got.Method)
 	}
 	want := map[string]string{
 		"channel": "C1", "thread_ts": "1699999999.000100", "text": "Approval needed: Run a background command",
@@ -39,8 +39,8 @@ func TestPostPostsTheCardInItsThreadWithButtonsAndMetadata(t *testing.T) {
 		"unfurl_links": "false", "unfurl_media": "false",
 	}
 	for k, v := range want {
-		if got.values[k] != v {
-			t.Errorf("%s = %q, want %q", k, got.values[k], v)
+		if got.Values[k] != v {
+			t.Errorf("%s = %q, want %q", k, got.Values[k], v)
 		}
 	}
 	wantBlocks := []string{
@@ -54,7 +54,7 @@ func TestPostPostsTheCardInItsThreadWithButtonsAndMetadata(t *testing.T) {
 	if diff := cmp.Diff(wantBlocks, blockTexts(blocksOf(t, got))); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
 	}
-	fake.noMoreCalls()
+	fake.NoMoreCalls()
 }
 
 func TestUntrustedTextCannotMentionOrLink(t *testing.T) {
@@ -66,7 +66,7 @@ func TestUntrustedTextCannotMentionOrLink(t *testing.T) {
 	if _, err := NewClient(api).Post(context.Background(), card); err != nil {
 		t.Fatal(err)
 	}
-	got := fake.next()
+	got := fake.Next()
 	wantBlocks := []string{
 		"section: *&lt;!channel&gt; &amp; &lt;@U123&gt;*",
 		"section: see &lt;https://x|y&gt;\nping &lt;!here&gt; &lt;#C9&gt;",
@@ -78,8 +78,8 @@ func TestUntrustedTextCannotMentionOrLink(t *testing.T) {
 	if diff := cmp.Diff(wantBlocks, blockTexts(blocksOf(t, got))); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
 	}
-	if want := "Approval needed: &lt;!channel&gt; &amp; &lt;@U123&gt;"; got.values["text"] != want {
-		t.Errorf("text %q, want %q", got.values["text"], want)
+	if want := "Approval needed: &lt;!channel&gt; &amp; &lt;@U123&gt;"; got.Values["text"] != want {
+		t.Errorf("text %q, want %q", got.Values["text"], want)
 	}
 	for _, b := range blocksOf(t, got) {
 		if text, ok := b["text"].(map[string]any); ok && text["verbatim"] != true {
@@ -153,14 +153,14 @@ func TestCloseRewritesTheCardWithoutButtonsAndTheSameTwice(t *testing.T) {
 		if err := client.Close(context.Background(), card, "1700000000.000001", closing); err != nil {
 			t.Fatal(err)
 		}
-		seen = append(seen, fake.next())
+		seen = append(seen, fake.Next())
 	}
 	got := seen[0]
-	if got.method != "chat.update" || got.values["channel"] != "C1" || got.values["ts"] != "1700000000.000001" {
-		t.Fatalf("call %s on %q at %q", got.method, got.values["channel"], got.values["ts"])
+	if got.Method != "chat.update" || got.Values["channel"] != "C1" || got.Values["ts"] != "1700000000.000001" {
+		t.Fatalf("call %s on %q at %q", got.Method, got.Values["channel"], got.Values["ts"])
 	}
-	if want := "Denied: Run a background command"; got.values["text"] != want {
-		t.Errorf("text %q, want %q", got.values["text"], want)
+	if want := "Denied: Run a background command"; got.Values["text"] != want {
+		t.Errorf("text %q, want %q", got.Values["text"], want)
 	}
 	wantBlocks := []string{
 		"section: *Run a background command*",
@@ -203,22 +203,22 @@ func TestFindCardFindsAPostedCardByItsDeliveryID(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fake.next()
+		fake.Next()
 		posted = append(posted, ts)
 	}
 	ts, found, err := client.FindCard(ctx, "C1", "1699999999.000100", "d-2")
 	if err != nil || !found || ts != posted[1] {
 		t.Fatalf("FindCard = %q, %v, %v; want %q", ts, found, err, posted[1])
 	}
-	if c := fake.next(); c.values["include_all_metadata"] != "1" || c.values["ts"] != "1699999999.000100" {
-		t.Errorf("replies asked with %v", c.values)
+	if c := fake.Next(); c.Values["include_all_metadata"] != "1" || c.Values["ts"] != "1699999999.000100" {
+		t.Errorf("replies asked with %v", c.Values)
 	}
 	_, found, err = client.FindCard(ctx, "C1", "1699999999.000100", "d-9")
 	if err != nil || found {
 		t.Errorf("FindCard of an unknown delivery = %v, %v", found, err)
 	}
-	fake.next()
-	fake.noMoreCalls()
+	fake.Next()
+	fake.NoMoreCalls()
 }
 
 func TestPostReportPostsChunksInOrder(t *testing.T) {
@@ -232,12 +232,12 @@ func TestPostReportPostsChunksInOrder(t *testing.T) {
 		t.Errorf("ts %v, want %v", ts, want)
 	}
 	for i, want := range []string{"section: first &lt;@U1&gt;", "section: second"} {
-		c := fake.next()
-		if got := blockTexts(blocksOf(t, c)); !slices.Equal(got, []string{want}) || c.values["thread_ts"] != "1699999999.000100" {
-			t.Errorf("chunk %d: %v in thread %q", i+1, got, c.values["thread_ts"])
+		c := fake.Next()
+		if got := blockTexts(blocksOf(t, c)); !slices.Equal(got, []string{want}) || c.Values["thread_ts"] != "1699999999.000100" {
+			t.Errorf("chunk %d: %v in thread %q", i+1, got, c.Values["thread_ts"])
 		}
-		if wantMD := `{"event_type":"turncli_report","event_payload":{"delivery_id":"r-` + string(rune('1'+i)) + `"}}`; c.values["metadata"] != wantMD {
-			t.Errorf("chunk %d metadata %s", i+1, c.values["metadata"])
+		if wantMD := `{"event_type":"turncli_report","event_payload":{"delivery_id":"r-` + string(rune('1'+i)) + `"}}`; c.Values["metadata"] != wantMD {
+			t.Errorf("chunk %d metadata %s", i+1, c.Values["metadata"])
 		}
 	}
 }
@@ -281,7 +281,7 @@ func TestInvalidCardIsNotPosted(t *testing.T) {
 			t.Errorf("%s: Post = %v, want ErrInvalidCard", name, err)
 		}
 	}
-	fake.noMoreCalls()
+	fake.NoMoreCalls()
 }
 
 func TestFindCardReadsEveryPageOfTheThread(t *testing.T) {
@@ -297,16 +297,16 @@ func TestFindCardReadsEveryPageOfTheThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range chunks {
-		fake.next()
+		fake.Next()
 	}
 	ts, found, err := client.FindCard(ctx, "C1", "1699999999.000100", "r-"+strconv.Itoa(repliesPage))
 	if err != nil || !found || ts != posted[repliesPage] {
 		t.Fatalf("FindCard = %q, %v, %v; want %q", ts, found, err, posted[repliesPage])
 	}
-	if first, second := fake.next(), fake.next(); first.values["cursor"] != "" || second.values["cursor"] != strconv.Itoa(repliesPage) {
-		t.Errorf("pages asked with cursors %q and %q", first.values["cursor"], second.values["cursor"])
+	if first, second := fake.Next(), fake.Next(); first.Values["cursor"] != "" || second.Values["cursor"] != strconv.Itoa(repliesPage) {
+		t.Errorf("pages asked with cursors %q and %q", first.Values["cursor"], second.Values["cursor"])
 	}
-	fake.noMoreCalls()
+	fake.NoMoreCalls()
 }
 
 func TestACardWhosePreviewWasAlreadyCutSaysSo(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	goslack "github.com/slack-go/slack"
+	"github.com/turncli/turncli/internal/slackfake"
 )
 
 const testSecret = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -34,7 +35,7 @@ func (w tLogWriter) Write(p []byte) (int, error) {
 
 // endpoint is the interactivity handler on a loopback server, its Web API on fakeSlack.
 type endpoint struct {
-	fake    *fakeSlack
+	fake    *slackfake.Fake
 	handler *Handler
 	url     string
 }
@@ -164,7 +165,7 @@ func TestSignedRequestsOnly(t *testing.T) {
 	if n := len(e.handler.queue); n != 1 {
 		t.Errorf("%d answers queued, want only the valid request's", n)
 	}
-	e.fake.noMoreCalls()
+	e.fake.NoMoreCalls()
 }
 
 func TestButtonIsAcknowledgedBeforeItIsDecided(t *testing.T) {
@@ -191,10 +192,10 @@ func TestButtonIsAcknowledgedBeforeItIsDecided(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
-	notice := e.fake.next()
+	notice := e.fake.Next()
 	wantNotice := map[string]string{"channel": "C1", "user": "U42", "text": "Only the requester may approve &lt;@U1&gt;."}
-	if notice.method != "chat.postEphemeral" || !sameValues(notice.values, wantNotice) {
-		t.Errorf("refusal posted as %s %v, want %v", notice.method, notice.values, wantNotice)
+	if notice.Method != "chat.postEphemeral" || !sameValues(notice.Values, wantNotice) {
+		t.Errorf("refusal posted as %s %v, want %v", notice.Method, notice.Values, wantNotice)
 	}
 }
 
@@ -216,9 +217,9 @@ func TestFullQueueAsksToTryAgain(t *testing.T) {
 			t.Fatalf("click %d: got %d %q", i+1, status, text)
 		}
 	}
-	notice := e.fake.next()
-	if want := map[string]string{"channel": "C1", "user": "U42", "text": BusyText}; notice.method != "chat.postEphemeral" || !sameValues(notice.values, want) {
-		t.Errorf("busy notice %s %v, want %v", notice.method, notice.values, want)
+	notice := e.fake.Next()
+	if want := map[string]string{"channel": "C1", "user": "U42", "text": BusyText}; notice.Method != "chat.postEphemeral" || !sameValues(notice.Values, want) {
+		t.Errorf("busy notice %s %v, want %v", notice.Method, notice.Values, want)
 	}
 
 	body := signedBody(t, commentSubmission("I would rather not"))
@@ -226,7 +227,7 @@ func TestFullQueueAsksToTryAgain(t *testing.T) {
 	if want := `{"response_action":"errors","errors":{"comment":"turncli is busy; try again in a moment."}}` + "\n"; status != 200 || text != want {
 		t.Errorf("busy submission got %d %q, want 200 %q", status, text, want)
 	}
-	e.fake.noMoreCalls()
+	e.fake.NoMoreCalls()
 }
 
 func commentSubmission(text string) map[string]any {
@@ -270,15 +271,15 @@ func TestAnswerButtonOpensTheFormAndItsSubmissionIsAnAnswer(t *testing.T) {
 	if a := <-opened; a.UserID != "U42" || a.ItemKey != "question/12" || a.Decision != ActionAnswer {
 		t.Errorf("OpenForm asked with %+v", a)
 	}
-	open := e.fake.next()
-	if open.method != "views.open" {
-		t.Fatalf("call %s, want views.open", open.method)
+	open := e.fake.Next()
+	if open.Method != "views.open" {
+		t.Fatalf("call %s, want views.open", open.Method)
 	}
 	var req struct {
 		TriggerID string                   `json:"trigger_id"`
 		View      goslack.ModalViewRequest `json:"view"`
 	}
-	if err := json.Unmarshal([]byte(open.values["json"]), &req); err != nil {
+	if err := json.Unmarshal([]byte(open.Values["json"]), &req); err != nil {
 		t.Fatal(err)
 	}
 	wantMeta := `{"item":"question/12","version":4,"revision":5,"channel":"C1","message_ts":"1700000000.000001"}`
@@ -348,8 +349,8 @@ func TestAnswerButtonOpensTheFormAndItsSubmissionIsAnAnswer(t *testing.T) {
 	if diff := cmp.Diff(want, <-decided); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
-	if reply := e.fake.next(); reply.method != "chat.postEphemeral" || !sameValues(reply.values, map[string]string{"channel": "C1", "user": "U42", "text": "Answers saved."}) {
-		t.Errorf("reply %s %v", reply.method, reply.values)
+	if reply := e.fake.Next(); reply.Method != "chat.postEphemeral" || !sameValues(reply.Values, map[string]string{"channel": "C1", "user": "U42", "text": "Answers saved."}) {
+		t.Errorf("reply %s %v", reply.Method, reply.Values)
 	}
 }
 
@@ -360,11 +361,11 @@ func TestCommentButtonOpensAModalAndItsTextIsTheAnswer(t *testing.T) {
 	if status, _ := e.send(t, body, signed(time.Now(), body)); status != 200 {
 		t.Fatalf("got %d", status)
 	}
-	open := e.fake.next()
+	open := e.fake.Next()
 	wantMeta := `{"item":"approval/7","version":3,"channel":"C1","message_ts":"1700000000.000001"}`
-	if open.method != "views.open" || !strings.Contains(open.values["json"], `"callback_id":"turncli.comment|3:approval/7"`) ||
-		!strings.Contains(open.values["json"], `"private_metadata":`+strconv.Quote(wantMeta)) {
-		t.Errorf("call %s %s", open.method, open.values["json"])
+	if open.Method != "views.open" || !strings.Contains(open.Values["json"], `"callback_id":"turncli.comment|3:approval/7"`) ||
+		!strings.Contains(open.Values["json"], `"private_metadata":`+strconv.Quote(wantMeta)) {
+		t.Errorf("call %s %s", open.Method, open.Values["json"])
 	}
 	body = signedBody(t, commentSubmission("not before <!channel> agrees"))
 	if status, text := e.send(t, body, signed(time.Now(), body)); status != 200 || text != "" {
@@ -387,11 +388,11 @@ func TestRefusedFormIsNotOpenedAndTheRefusalIsShown(t *testing.T) {
 	if status, text := e.send(t, body, signed(time.Now(), body)); status != 200 || text != "" {
 		t.Fatalf("got %d %q", status, text)
 	}
-	notice := e.fake.next()
-	if want := map[string]string{"channel": "C1", "user": "U42", "text": "Only the person asked may answer."}; notice.method != "chat.postEphemeral" || !sameValues(notice.values, want) {
-		t.Errorf("call %s %v, want the refusal", notice.method, notice.values)
+	notice := e.fake.Next()
+	if want := map[string]string{"channel": "C1", "user": "U42", "text": "Only the person asked may answer."}; notice.Method != "chat.postEphemeral" || !sameValues(notice.Values, want) {
+		t.Errorf("call %s %v, want the refusal", notice.Method, notice.Values)
 	}
-	e.fake.noMoreCalls()
+	e.fake.NoMoreCalls()
 }
 
 func TestReplayGuardForgetsOnlyWhatTheWindowRefuses(t *testing.T) {
