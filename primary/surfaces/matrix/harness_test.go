@@ -128,8 +128,12 @@ type recorder struct {
 	modes   chan matrix.ModeCommand
 }
 
+// recorderSize holds more than any test sends: a listener hands over everything of its first
+// sync before it is ready, and the test reads only after.
+const recorderSize = 1000
+
 func newRecorder() *recorder {
-	return &recorder{answers: make(chan matrix.Answer, 100), modes: make(chan matrix.ModeCommand, 100)}
+	return &recorder{answers: make(chan matrix.Answer, recorderSize), modes: make(chan matrix.ModeCommand, recorderSize)}
 }
 
 func (r *recorder) Answer(_ context.Context, a matrix.Answer) error {
