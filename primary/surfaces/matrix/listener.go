@@ -64,7 +64,8 @@ func NewListener(bot *mautrix.Client, cursor Cursor, recv Receiver) (*Listener, 
 func (l *Listener) Ready() <-chan struct{} { return l.ready }
 
 // Run syncs until ctx ends (then it returns nil) or the Receiver, the Cursor, reading a card
-// or the access token fails.
+// or the access token fails; the position is then where the last handled sync left it, so
+// the caller may run a new Listener. Run is called once.
 func (l *Listener) Run(ctx context.Context) error {
 	err := l.cli.SyncWithContext(ctx)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
