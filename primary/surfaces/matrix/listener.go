@@ -67,6 +67,7 @@ func (l *Listener) Ready() <-chan struct{} { return l.ready }
 // or the access token fails; the position is then where the last handled sync left it, so
 // the caller may run a new Listener. Run is called once.
 func (l *Listener) Run(ctx context.Context) error {
+	defer l.cli.Client.CloseIdleConnections() // the client is the Listener's: nothing else reuses them
 	err := l.cli.SyncWithContext(ctx)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return nil
