@@ -61,7 +61,11 @@ type Card struct {
 }
 
 // ToolApproval is the request MindRoom's clients render as an approval card with buttons
-// (io.mindroom.tool_approval). Field names follow MindRoom's event content.
+// (io.mindroom.tool_approval). Field names follow MindRoom's event content; its clients
+// render a card only with ApprovalID, ToolName, AgentName, RequestedAt and ExpiresAt set, and
+// show it expired once ExpiresAt has passed. A zero time or empty id is left out of the
+// event. The card's thread root is MindRoom's thread_id, and its state (pending until Close)
+// its status.
 type ToolApproval struct {
 	ApprovalID string
 	ToolCallID string

@@ -57,7 +57,7 @@ func cardOf(evt *event.Event, bot id.UserID) *knownCard {
 		return nil
 	}
 	var content struct {
-		Mark      *cardMark        `json:"io.turncli.card"`
+		Mark      *cardMark        `json:"io.turncli.card"` // cardKey
 		RelatesTo *event.RelatesTo `json:"m.relates_to"`
 	}
 	if json.Unmarshal(evt.Content.VeryRaw, &content) != nil || content.Mark == nil || content.Mark.Key == "" {

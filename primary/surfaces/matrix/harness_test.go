@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +24,11 @@ type conversation struct {
 	bot, bob, carol *mautrix.Client
 	room            id.RoomID
 	root            id.EventID
+
+	// Bob's /sync position and the room events it has shown him: the homeserver indexes a
+	// sent event for reading asynchronously, and shows it in /sync once it has.
+	bobSince string
+	bobSeen  map[id.EventID]bool
 }
 
 func newConversation(t *testing.T) *conversation {
@@ -43,7 +49,28 @@ func newConversation(t *testing.T) *conversation {
 		}
 	}
 	c.root = c.send(t, c.bob, event.EventMessage, "root", map[string]any{"msgtype": "m.text", "body": "deploy the site"})
+	c.bobSeen = map[id.EventID]bool{}
+	c.await(t, c.root)
 	return c
+}
+
+// await returns once Bob's /sync has shown every event of evts: from then on Bob can read
+// them and their relations. Each sync long-polls for what is still missing.
+func (c *conversation) await(t *testing.T, evts ...id.EventID) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	filter := `{"room":{"timeline":{"limit":1000}}}`
+	for slices.ContainsFunc(evts, func(evt id.EventID) bool { return !c.bobSeen[evt] }) {
+		resp, err := c.bob.FullSyncRequest(ctx, mautrix.ReqSync{Timeout: 10000, Since: c.bobSince, FilterID: filter})
+		if err != nil {
+			t.Fatalf("sync as Bob: %v", err)
+		}
+		c.bobSince = resp.NextBatch
+		for _, evt := range resp.Rooms.Join[c.room].Timeline.Events {
+			c.bobSeen[evt.ID] = true
+		}
+	}
 }
 
 // send sends content as cli with the transaction id txn and returns the event id.
@@ -67,6 +94,7 @@ func (c *conversation) react(t *testing.T, cli *mautrix.Client, txn string, targ
 // read is the event evt as Bob's client reads it: type, sender and content as canonical JSON.
 func (c *conversation) read(t *testing.T, evt id.EventID) (string, id.UserID, string) {
 	t.Helper()
+	c.await(t, evt)
 	got, err := c.bob.GetEvent(context.Background(), c.room, evt)
 	if err != nil {
 		t.Fatalf("read %s: %v", evt, err)
@@ -74,9 +102,11 @@ func (c *conversation) read(t *testing.T, evt id.EventID) (string, id.UserID, st
 	return got.Type.Type, got.Sender, canonical(t, got.Content.Raw)
 }
 
-// relations are the events relating to target with rel, as Bob reads them.
-func (c *conversation) relations(t *testing.T, target id.EventID, rel event.RelationType) []*event.Event {
+// relations are the events relating to target with rel, as Bob reads them once he has seen
+// the events sent (which includes every one expected).
+func (c *conversation) relations(t *testing.T, target id.EventID, rel event.RelationType, sent ...id.EventID) []*event.Event {
 	t.Helper()
+	c.await(t, sent...)
 	resp, err := c.bob.GetRelations(context.Background(), c.room, target, &mautrix.ReqGetRelations{RelationType: rel, Dir: mautrix.DirectionForward})
 	if err != nil {
 		t.Fatalf("relations %s of %s: %v", rel, target, err)
@@ -128,8 +158,12 @@ type recorder struct {
 	modes   chan matrix.ModeCommand
 }
 
+// recorderSize holds more than any test sends: a listener hands over everything of its first
+// sync before it is ready, and the test reads only after.
+const recorderSize = 1000
+
 func newRecorder() *recorder {
-	return &recorder{answers: make(chan matrix.Answer, 100), modes: make(chan matrix.ModeCommand, 100)}
+	return &recorder{answers: make(chan matrix.Answer, recorderSize), modes: make(chan matrix.ModeCommand, recorderSize)}
 }
 
 func (r *recorder) Answer(_ context.Context, a matrix.Answer) error {

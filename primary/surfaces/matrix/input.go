@@ -16,8 +16,9 @@ const (
 	GestureMindRoomResponse Gesture = "mindroom_response" // io.mindroom.tool_approval_response
 )
 
-// Answer is one person's answer to a card, as read from the room. The Listener does not
-// check who may decide: the caller does, with Sender.
+// Answer is one person's answer to a card, as read from the room. The Listener neither
+// checks who may decide nor knows whether the item is still open: the caller does both,
+// with Sender and Key, and answers a refusal with Surface.Notice.
 type Answer struct {
 	Key       string     // the card's item key
 	CardEvent id.EventID // the card's event

@@ -64,8 +64,10 @@ func NewListener(bot *mautrix.Client, cursor Cursor, recv Receiver) (*Listener, 
 func (l *Listener) Ready() <-chan struct{} { return l.ready }
 
 // Run syncs until ctx ends (then it returns nil) or the Receiver, the Cursor, reading a card
-// or the access token fails.
+// or the access token fails; the position is then where the last handled sync left it, so
+// the caller may run a new Listener. Run is called once.
 func (l *Listener) Run(ctx context.Context) error {
+	defer l.cli.Client.CloseIdleConnections() // the client is the Listener's: nothing else reuses them
 	err := l.cli.SyncWithContext(ctx)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return nil
@@ -81,7 +83,15 @@ type syncer struct{ l *Listener }
 func (s syncer) ProcessResponse(ctx context.Context, resp *mautrix.RespSync, since string) error {
 	if since != "" {
 		for room, joined := range resp.Rooms.Join {
-			for _, evt := range joined.Timeline.Events {
+			events := joined.Timeline.Events
+			if joined.Timeline.Limited {
+				missed, err := s.l.gap(ctx, room, joined.Timeline.PrevBatch, since)
+				if err != nil {
+					return err
+				}
+				events = append(missed, events...)
+			}
+			for _, evt := range events {
 				evt.RoomID = room
 				if err := s.l.handle(ctx, evt); err != nil {
 					return err
@@ -104,6 +114,17 @@ func (syncer) OnFailedSync(_ *mautrix.RespSync, err error) (time.Duration, error
 	return failedSyncDelay, nil
 }
 
+// timelineLimit is how many events a timeline or a page of missed events holds.
+const timelineLimit = 100
+
+// timelineFilter keeps only the room events the Listener reads.
+func timelineFilter() *mautrix.FilterPart {
+	return &mautrix.FilterPart{
+		Limit: timelineLimit,
+		Types: []event.Type{event.EventMessage, event.EventReaction, ToolApprovalResponseType},
+	}
+}
+
 // GetFilterJSON asks only for the room events the Listener reads.
 func (syncer) GetFilterJSON(id.UserID) *mautrix.Filter {
 	nothing := &mautrix.FilterPart{NotTypes: []event.Type{{Type: "*"}}}
@@ -111,10 +132,7 @@ func (syncer) GetFilterJSON(id.UserID) *mautrix.Filter {
 		Presence:    nothing,
 		AccountData: nothing,
 		Room: &mautrix.RoomFilter{
-			Timeline: &mautrix.FilterPart{
-				Limit: 100,
-				Types: []event.Type{event.EventMessage, event.EventReaction, ToolApprovalResponseType},
-			},
+			Timeline:    timelineFilter(),
 			State:       nothing,
 			Ephemeral:   nothing,
 			AccountData: nothing,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"maunium.net/go/mautrix/event"
+	"maunium.net/go/mautrix/id"
 
 	"github.com/turncli/turncli/primary/surfaces/matrix"
 )
@@ -28,6 +29,9 @@ func TestAfterAHomeserverRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Wait until the homeserver has indexed the first edit: one it had not yet indexed when
+	// it stopped was seen to come back without its relation to the card.
+	c.await(t, first)
 	c.server.RestartForTest(t)
 
 	t.Run("ClosingAgainReadsTheSame", func(t *testing.T) {
@@ -43,8 +47,13 @@ func TestAfterAHomeserverRestart(t *testing.T) {
 		if firstContent != secondContent {
 			t.Fatalf("the second close reads\n%s\nthe first\n%s", secondContent, firstContent)
 		}
-		if n := len(c.relations(t, cardID, event.RelReplace)); n != 2 {
-			t.Fatalf("the card has %d edits, want 2", n)
+		edits := c.relations(t, cardID, event.RelReplace, first, second)
+		if len(edits) != 2 {
+			var ids []id.EventID
+			for _, e := range edits {
+				ids = append(ids, e.ID)
+			}
+			t.Fatalf("the card has the edits %v, want %s and %s", ids, first, second)
 		}
 	})
 

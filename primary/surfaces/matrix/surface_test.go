@@ -126,7 +126,7 @@ func TestSurface(t *testing.T) {
 			t.Fatalf("the card posted again is %s, want %s", again, callID)
 		}
 		var cards int
-		for _, evt := range c.relations(t, c.root, event.RelThread) {
+		for _, evt := range c.relations(t, c.root, event.RelThread, callID, again) {
 			if evt.Type.Type == matrix.ToolApprovalType.Type {
 				cards++
 			}
@@ -214,7 +214,7 @@ func TestSurface(t *testing.T) {
 		if again != edit {
 			t.Fatalf("closing again made %s, want the edit %s", again, edit)
 		}
-		edits := c.relations(t, callID, event.RelReplace)
+		edits := c.relations(t, callID, event.RelReplace, edit, again)
 		if len(edits) != 1 || edits[0].ID != edit {
 			t.Fatalf("the card has %d edits, want the one edit %s", len(edits), edit)
 		}
@@ -318,7 +318,7 @@ func TestSurface(t *testing.T) {
 			t.Fatal(err)
 		}
 		var inThread []id.EventID
-		for _, evt := range c.relations(t, c.root, event.RelThread) {
+		for _, evt := range c.relations(t, c.root, event.RelThread, ids...) {
 			for _, sent := range ids {
 				if evt.ID == sent {
 					inThread = append(inThread, evt.ID)
