@@ -192,3 +192,63 @@ func inSlackThread(o *responsev1.OpenResponseRequest) {
 	o.Origin = responsev1.Origin_ORIGIN_FOREGROUND
 	o.Flags = append(o.Flags, "requester_trusted")
 }
+
+// TestAQuestionFormIsAnsweredInASlackModal: a form shown as a modal is opened from its card's
+// Answer button and submitted there by its requester; another person's submission is refused
+// to them alone; the card closes answered.
+func TestAQuestionFormIsAnsweredInASlackModal(t *testing.T) {
+	env, fake := slackPrimary(t)
+	callNative(t, env, env.Open(t, inSlackThread), "ask_questions",
+		`{"title":"Deploy","presentation":"modal","questions":[{"id":"env","prompt":"Where?","type":"single","options":[{"label":"Production","value":"prod"},{"label":"Staging","value":"staging"}]},{"id":"why","prompt":"Why now?","type":"text"}]}`)
+	post := awaitCall(t, fake, "chat.postMessage")
+	cardTS := "1700000000.000001"
+	answer := buttons(t, post)["turncli.answer"]
+	if !strings.HasSuffix(answer, ":question/1") {
+		t.Fatalf("buttons %v; want an answer button of question/1", buttons(t, post))
+	}
+
+	submit := func(user string) {
+		t.Helper()
+		if status, _ := interact(t, env, press(user, cardTS, "turncli.answer", answer), slackSecret); status != http.StatusOK {
+			t.Fatalf("%s's answer button: %d", user, status)
+		}
+		var open struct {
+			TriggerID string `json:"trigger_id"`
+			View      struct {
+				CallbackID      string `json:"callback_id"`
+				PrivateMetadata string `json:"private_metadata"`
+			} `json:"view"`
+		}
+		if err := json.Unmarshal([]byte(awaitCall(t, fake, "views.open").Values["json"]), &open); err != nil {
+			t.Fatal(err)
+		}
+		if open.TriggerID != "trigger-"+user {
+			t.Fatalf("views.open with trigger %q; want %s's", open.TriggerID, user)
+		}
+		status, _ := interact(t, env, map[string]any{
+			"type": "view_submission", "user": map[string]any{"id": user, "team_id": "T1"}, "team": map[string]any{"id": "T1"},
+			"view": map[string]any{"id": "V1", "callback_id": open.View.CallbackID, "private_metadata": open.View.PrivateMetadata,
+				"state": map[string]any{"values": map[string]any{
+					"q.env": map[string]any{"answer": map[string]any{"type": "radio_buttons", "selected_option": map[string]any{"value": "prod"}}},
+					"q.why": map[string]any{"answer": map[string]any{"type": "plain_text_input", "value": "the fix is ready"}},
+				}}},
+		}, slackSecret)
+		if status != http.StatusOK {
+			t.Fatalf("%s's submission: %d", user, status)
+		}
+	}
+	submit("U0BEN")
+	if refusal := awaitCall(t, fake, "chat.postEphemeral"); refusal.Values["user"] != "U0BEN" || !strings.Contains(refusal.Values["text"], "only ann, who was asked, can answer") {
+		t.Errorf("refusal %v; want one to U0BEN saying only the requester answers", refusal.Values)
+	}
+	submit("U0ANN")
+	closed := awaitCall(t, fake, "chat.update")
+	if closed.Values["ts"] != cardTS || len(buttons(t, closed)) != 0 || !strings.Contains(closed.Values["blocks"], "Answered") {
+		t.Errorf("closing %v; want the card answered, without buttons", closed.Values)
+	}
+	q, err := env.Primary.Internals().Store.QuestionRequest(context.Background(), 1)
+	if err != nil || q.Status != store.QuestionSubmitted || !strings.Contains(string(q.Answers), `"values":["prod"]`) ||
+		!strings.Contains(string(q.Answers), `"custom":"the fix is ready"`) {
+		t.Errorf("form %v %s, %v; want it submitted with both answers", q.Status, q.Answers, err)
+	}
+}
