@@ -280,7 +280,8 @@ func TestAMatrixCardIsClosedOnceWhenThePrimaryDiesBeforeItsEdit(t *testing.T) {
 	}
 	closed := matrixtest.NewContent(t, edits[0])
 	by := "bob (" + string(bob.UserID) + " on matrix)"
-	if closed.Status != "approved" || closed.ResolvedBy != by || !strings.Contains(closed.FormattedBody, "Approved by "+by) {
+	if closed.Status != "approved" || closed.Body != "Approved: deploy" || closed.ResolvedBy != by ||
+		!strings.Contains(closed.FormattedBody, "<strong>Approved by "+by+" at ") {
 		t.Errorf("closed card %+v; want it approved by %s", closed, by)
 	}
 	if notice := r.NoticeTo(r.Thread(t), reaction); notice != nil {
