@@ -270,19 +270,27 @@ func TestAMatrixCardIsClosedOnceWhenThePrimaryDiesBeforeItsEdit(t *testing.T) {
 		return len(r.Relations(t, nextCard.ID, event.RelReplace)) > 0
 	})
 
+	// Two changes of the card: its closing, whose edit the first primary sent and the second
+	// sent again with the same transaction id (the homeserver kept one), and the approved
+	// command's start, which the second primary sent.
 	edits := r.Relations(t, card.ID, event.RelReplace)
-	if len(edits) != 1 {
-		t.Fatalf("%d edits of the card; want 1:\n%s", len(edits), matrixtest.Dump(edits))
+	if len(edits) != 2 {
+		t.Fatalf("%d edits of the card; want 2, its closing once and its outcome:\n%s", len(edits), matrixtest.Dump(edits))
 	}
 	// Not by chance: the second primary did send the edit again, with its transaction id.
 	if sent := hold.sent(); len(sent) < 2 || sent[1] != sent[0] {
 		t.Fatalf("edits sent through the proxy %q; want the first one sent again", sent)
 	}
-	closed := matrixtest.NewContent(t, edits[0])
 	by := "bob (" + string(bob.UserID) + " on matrix)"
-	if closed.Status != "approved" || closed.Body != "Approved: deploy" || closed.ResolvedBy != by ||
-		!strings.Contains(closed.FormattedBody, "<strong>Approved by "+by+" at ") {
-		t.Errorf("closed card %+v; want it approved by %s", closed, by)
+	for _, edit := range edits {
+		closed := matrixtest.NewContent(t, edit)
+		if closed.Status != "approved" || closed.Body != "Approved: deploy" || closed.ResolvedBy != by ||
+			!strings.Contains(closed.FormattedBody, "<strong>Approved by "+by+" at ") {
+			t.Errorf("closed card %+v; want it approved by %s", closed, by)
+		}
+	}
+	if last := matrixtest.NewContent(t, edits[1]); !strings.Contains(last.FormattedBody, "started as job") {
+		t.Errorf("the card's last edit %q; want it to say the job the approval started", last.FormattedBody)
 	}
 	if notice := r.NoticeTo(r.Thread(t), reaction); notice != nil {
 		t.Errorf("the bot answered Bob's reaction: %s", notice.Content.VeryRaw)

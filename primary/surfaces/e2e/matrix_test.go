@@ -22,7 +22,7 @@ import (
 // TestACommandIsApprovedByAReactionInItsMatrixThread: the approval a background command
 // waits for is posted in its conversation's Matrix thread; reactions from an account linked to
 // nobody and from a member are refused there, each told why; an admin's ✅ approves it, the
-// command runs, and the card is edited once to say who decided.
+// command runs, and the card is edited to say who decided, then which job it started.
 func TestACommandIsApprovedByAReactionInItsMatrixThread(t *testing.T) {
 	r := newRoom(t)
 	env := startPrimary(t, r)
@@ -74,8 +74,13 @@ func TestACommandIsApprovedByAReactionInItsMatrixThread(t *testing.T) {
 	if !strings.HasSuffix(job.Tail, "deployed") {
 		t.Errorf("the approved command's output %q; want it to end with %q", job.Tail, "deployed")
 	}
-	if edits = r.Relations(t, card.ID, event.RelReplace); len(edits) != 1 {
-		t.Errorf("%d edits of the card; want 1:\n%s", len(edits), matrixtest.Dump(edits))
+	// The approved command's start is the card's second and last change.
+	r.Await(t, "the card's edit naming the job", patience, func([]*event.Event) bool {
+		edits = r.Relations(t, card.ID, event.RelReplace)
+		return strings.Contains(matrixtest.NewContent(t, edits[len(edits)-1]).FormattedBody, "Note: started as job "+strconv.FormatInt(job.ID, 10))
+	})
+	if len(edits) != 2 {
+		t.Errorf("%d edits of the card; want 2, its closing and its outcome:\n%s", len(edits), matrixtest.Dump(edits))
 	}
 }
 

@@ -26,12 +26,15 @@ func (f *FeedSurface) Show(ctx context.Context, it threadfeed.Item, shown store.
 		evt, err := f.s.Post(ctx, card)
 		return string(evt), err
 	}
+	// Each event's edit is its own: a closed item still changes (an approved command's
+	// outcome), and the event names the change, so an edit resent after a crash is the one
+	// sent before.
 	cardID := id.EventID(shown.MessageID)
+	card.Version = int(it.EventID)
 	if it.Closing != nil {
 		_, err := f.s.Close(ctx, card, cardID, closingOf(*it.Closing))
 		return shown.MessageID, err
 	}
-	card.Version = int(it.EventID)
 	_, err := f.s.Update(ctx, card, cardID)
 	return shown.MessageID, err
 }
