@@ -12,6 +12,7 @@ import (
 	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	threadv1 "github.com/turncli/turncli/gen/turncli/thread/v1"
 	toolhostv1 "github.com/turncli/turncli/gen/turncli/toolhost/v1"
 	workerv1 "github.com/turncli/turncli/gen/turncli/worker/v1"
 	"github.com/turncli/turncli/internal/authlimit"
@@ -22,6 +23,7 @@ import (
 	"github.com/turncli/turncli/primary/api/continuationapi"
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/api/responseapi"
+	"github.com/turncli/turncli/primary/api/threadapi"
 	"github.com/turncli/turncli/primary/continuation"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/interaction"
@@ -32,6 +34,7 @@ import (
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/threadfeed"
 	"github.com/turncli/turncli/primary/toolhost"
 	"github.com/turncli/turncli/primary/workerhub"
 )
@@ -53,6 +56,7 @@ type apiDeps struct {
 	interaction   *interaction.Service
 	toolHosts     *toolhost.Service
 	continuations *continuation.Outbox
+	threadFeed    *threadfeed.Feed
 	events        *events.Bus
 }
 
@@ -106,6 +110,7 @@ func buildAPIs(d apiDeps) (apis, error) {
 		Service(workerv1.WorkerService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
 		Service(toolhostv1.ToolHostService_ServiceDesc.ServiceName, roleauth.Runtime).
 		Service(continuationv1.ContinuationService_ServiceDesc.ServiceName, roleauth.Runtime).
+		Service(threadv1.ThreadEventService_ServiceDesc.ServiceName, roleauth.Runtime).
 		Service(agentcliv1.AgentCLIService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated).
 		Service(healthpb.Health_ServiceDesc.ServiceName, roleauth.Public).
 		Service(operatorv1.OperatorService_ServiceDesc.ServiceName, roleauth.SelfAuthenticated). // by operatorAuth
@@ -133,6 +138,7 @@ func buildAPIs(d apiDeps) (apis, error) {
 	workerv1.RegisterWorkerServiceServer(server, workerAPI)
 	toolhostv1.RegisterToolHostServiceServer(server, d.toolHosts)
 	continuationv1.RegisterContinuationServiceServer(server, continuationapi.NewServer(d.continuations, 0, log.With("component", "continuations")))
+	threadv1.RegisterThreadEventServiceServer(server, threadapi.NewServer(d.threadFeed, log.With("component", "threadapi")))
 	operatorv1.RegisterOperatorServiceServer(server, operatorAPI)
 	healthpb.RegisterHealthServer(server, d.health)
 	agentcliv1.RegisterAgentCLIServiceServer(server, cli)
@@ -145,8 +151,11 @@ func buildAPIs(d apiDeps) (apis, error) {
 }
 
 // redactedServices are the services whose responses are redacted of live secrets: people read
-// them (the operator API, and continuations, which are posted to conversations).
+// them (the operator API, continuations, which are posted to conversations, and the thread
+// feed, whose items are shown there; the feed redacts each text whole before cutting it into
+// chunks, so no secret escapes by straddling two).
 var redactedServices = []string{
 	operatorv1.OperatorService_ServiceDesc.ServiceName,
 	continuationv1.ContinuationService_ServiceDesc.ServiceName,
+	threadv1.ThreadEventService_ServiceDesc.ServiceName,
 }

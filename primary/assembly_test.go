@@ -60,6 +60,8 @@ func TestShutdownOrderKeepsItsReasons(t *testing.T) {
 	for _, c := range []struct{ before, after, why string }{
 		{"continuation subscriptions", "job supervision", "endless streams end before anything waits for requests"},
 		{"operator event watches", "job supervision", "endless streams end before anything waits for requests"},
+		{"thread feed subscriptions", "job supervision", "endless streams end before anything waits for requests"},
+		{"thread feed subscriptions", "gRPC server", "endless streams end before the graceful stop waits for them"},
 		{"job supervision", "responses", "no job is finished by the shutdown itself"},
 		{"responses", "local shells", "each response releases its own sandbox"},
 		{"responses", "REST listener", "closing responses ends their long polls, which the graceful stops would wait for"},

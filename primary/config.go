@@ -20,6 +20,8 @@ import (
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store/postgres"
+	"github.com/turncli/turncli/primary/surfaces/matrix"
+	"github.com/turncli/turncli/primary/surfaces/slack"
 	"github.com/turncli/turncli/primary/workerhub"
 )
 
@@ -54,6 +56,12 @@ type Config struct {
 	// Connections bounds the connections clients hold on the listeners (zero fields:
 	// DefaultConnections).
 	Connections Connections
+	// Matrix is the Matrix surface: cards in the conversations' Matrix threads, answers read
+	// from them (off while its homeserver is unset).
+	Matrix matrix.Settings
+	// Slack is the Slack surface: cards in the conversations' Slack threads, answers taken on
+	// the REST listener (off while its bot token is unset).
+	Slack slack.Settings
 
 	// RuntimeToken, when set, is the runtime credential; otherwise it is read from (or created
 	// in) <StateDir>/credentials/runtime.token.
@@ -135,6 +143,8 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.Workers.BindFlags(fs)
 	c.HA.BindFlags(fs)
 	c.Connections.BindFlags(fs)
+	c.Matrix.BindFlags(fs)
+	c.Slack.BindFlags(fs)
 }
 
 // Validate checks the configuration and fills defaults, each section its own. Calling it
@@ -149,7 +159,7 @@ func (c *Config) Validate() error {
 	}
 	c.StateDir = abs
 	for _, section := range []interface{ Validate() error }{
-		&c.Shells, &c.Listen, &c.Connections, &c.Workers, &c.Responses, &c.Jobs, &c.Interaction, &c.HA, mcpServers(c.MCPServers),
+		&c.Shells, &c.Listen, &c.Connections, &c.Workers, &c.Responses, &c.Jobs, &c.Interaction, &c.HA, mcpServers(c.MCPServers), &c.Matrix, &c.Slack,
 	} {
 		if err := section.Validate(); err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 	continuationv1 "github.com/turncli/turncli/gen/turncli/continuation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	threadv1 "github.com/turncli/turncli/gen/turncli/thread/v1"
 	"github.com/turncli/turncli/internal/agentclihttp"
 	"github.com/turncli/turncli/internal/authlimit"
 	"github.com/turncli/turncli/internal/fault"
@@ -28,6 +29,7 @@ import (
 	"github.com/turncli/turncli/primary/metrics"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/surfaces/slack"
 )
 
 // gatewayDeps are what the HTTP handlers are built over.
@@ -43,6 +45,8 @@ type gatewayDeps struct {
 	policy        *roleauth.Policy
 	operatorAuth  *operator.Authenticator
 	metrics       *metrics.Metrics
+	// slack serves Slack's interactivity requests; nil without the Slack surface.
+	slack http.Handler
 }
 
 // gateway is the HTTP handlers of the two HTTP listeners.
@@ -85,6 +89,9 @@ func buildGateway(ctx context.Context, d gatewayDeps, stops *lifecycle.Stops) (g
 	if err := continuationv1.RegisterContinuationServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return gateway{}, err
 	}
+	if err := threadv1.RegisterThreadEventServiceHandler(ctx, apiMux, apiConn); err != nil {
+		return gateway{}, err
+	}
 	if err := operatorv1.RegisterOperatorServiceHandler(ctx, apiMux, apiConn); err != nil {
 		return gateway{}, err
 	}
@@ -112,6 +119,12 @@ func buildGateway(ctx context.Context, d gatewayDeps, stops *lifecycle.Stops) (g
 		}
 		if strings.HasPrefix(r.URL.Path, dashboard.Prefix) {
 			dashHandler.ServeHTTP(w, r)
+			return
+		}
+		if d.slack != nil && r.URL.Path == slack.InteractionsPath {
+			// Slack holds no credential of ours: each request is signed with the app's
+			// signing secret instead, which the handler checks before it reads anything.
+			d.slack.ServeHTTP(w, r)
 			return
 		}
 		edge.ServeHTTP(w, r)

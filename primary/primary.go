@@ -36,6 +36,7 @@ import (
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/threadfeed"
 	"github.com/turncli/turncli/primary/toolhost"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
 	"github.com/turncli/turncli/primary/toolkits/testtk"
@@ -69,6 +70,7 @@ type Primary struct {
 	cliHTTP      *http.Server // the loopback Agent CLI listener's
 	apiHTTP      *http.Server // the REST API and dashboard listener's
 	metricsHTTP  *http.Server // nil without a metrics listener
+	chats        *chats       // the chat surfaces' loops, started by Serve
 }
 
 // Internals are the primary's engines, for tests and benchmarks that drive or inspect one
@@ -88,6 +90,7 @@ type Internals struct {
 
 	Store         store.Store          // durable state (Config.StoreURL); closed last
 	Continuations *continuation.Outbox // the runtime's outbox: Enqueue emits a continuation
+	ThreadFeed    *threadfeed.Feed     // the thread feed people see and the relays of their decisions
 	Jobs          *jobs.Manager        // background jobs, local and on workers
 	Interaction   *interaction.Service // the interaction toolkit and approval decisions
 	Events        *events.Bus          // the live feed people watch through the operator API
@@ -142,7 +145,10 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		return nil, fmt.Errorf("credential failure limit: %w", err)
 	}
 
-	db, err := openStore(ctx, cfg, live, mets.ObserveTransaction)
+	// The thread feed's bell is rung by the store after each commit that appended to the feed,
+	// so it exists before the store; the feed that reads it is built with its engines.
+	threadBell := threadfeed.NewBell()
+	db, err := openStore(ctx, cfg, live, mets.ObserveTransaction, threadBell.Ring)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -216,6 +222,20 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	if err := registry.Register(ctx, interactions); err != nil {
 		return nil, fmt.Errorf("interaction toolkit: %w", err)
 	}
+	threadFeed, err := threadfeed.New(threadfeed.Config{
+		Store: db, Bell: threadBell, Redact: live.Redact, Background: interactions.Background, Prompts: interactions.Prompts,
+		Questions: interactions.Questions, CallApprovals: responses.CallApprovals(), Clock: cfg.Clock,
+		Modes:  shellmode.NewModes(db, preflight, log.With("component", "shellmodes")),
+		Logger: log.With("component", "threadfeed"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("thread feed: %w", err)
+	}
+	stops.Add(lifecycle.Intake, "thread feed subscriptions", func(context.Context) error { threadFeed.Close(); return nil })
+	chats, err := buildChats(cfg, db, threadFeed, mets, live, stops, log.With("component", "chats"))
+	if err != nil {
+		return nil, err
+	}
 	var testToolkit *testtk.Toolkit
 	var testDeferred *testtk.DeferredToolkit
 	if cfg.EnableTestToolkit {
@@ -268,7 +288,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	apis, err := buildAPIs(apiDeps{
 		cfg: cfg, store: db, secrets: live, metrics: mets, failures: failures, runtimeToken: runtimeToken,
 		operatorAuth: operatorAuth, health: healthServer, preflight: preflight, responses: responses, workers: workers,
-		jobs: jobsManager, interaction: interactions, toolHosts: toolHosts, continuations: outbox, events: feed,
+		jobs: jobsManager, interaction: interactions, toolHosts: toolHosts, continuations: outbox, threadFeed: threadFeed, events: feed,
 	})
 	if err != nil {
 		return nil, err
@@ -280,7 +300,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	internalGRPC := bufconn.Listen(1 << 20)
 	gw, err := buildGateway(ctx, gatewayDeps{
 		cfg: cfg, internal: internalGRPC, localAgentCLI: apis.localAgentCLI, responses: responses, failures: failures,
-		ready: ready, policy: apis.policy, operatorAuth: operatorAuth, metrics: mets,
+		ready: ready, policy: apis.policy, operatorAuth: operatorAuth, metrics: mets, slack: chats.slack,
 	}, stops)
 	if err != nil {
 		return nil, err
@@ -295,11 +315,12 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 		internals: Internals{
 			Registry: registry, Responses: responses, Shells: shells, Isolation: isoStatus, Workers: workers,
 			ToolHosts: toolHosts, TestToolkit: testToolkit, TestDeferred: testDeferred, MCPServers: mcpServers,
-			Store: db, Continuations: outbox, Jobs: jobsManager, Interaction: interactions, Events: feed, Secrets: live,
+			Store: db, Continuations: outbox, ThreadFeed: threadFeed, Jobs: jobsManager, Interaction: interactions, Events: feed, Secrets: live,
 		},
 		runtimeToken: runtimeToken, tokenFile: tokenFile, operatorFile: operatorFile, workerFiles: workerFiles,
 		operatorAuth: operatorAuth, ready: ready, serving: serving,
 		grpcServer: apis.grpc, internalGRPC: internalGRPC, cliHTTP: cliHTTP, apiHTTP: apiHTTP, metricsHTTP: metricsHTTP,
+		chats: chats,
 	}, nil
 }
 

@@ -60,6 +60,7 @@ func (p *Primary) Serve(ctx context.Context) error {
 		p.operatorAuth.Watch(gctx, p.cfg.Clock, operatorsRecheck)
 		return nil
 	})
+	p.chats.start()
 	g.Go(func() error {
 		<-gctx.Done()
 		p.shutdown()

@@ -32,8 +32,9 @@ func (s *StoreConfig) BindFlags(fs *flag.FlagSet) {
 // SQLite in the file it names or, when empty, in the state directory. A password in the URL
 // becomes a live secret, so no log line or error people see shows it. observe hears of every
 // transaction that changes state (see store.Options).
-func openStore(ctx context.Context, cfg Config, live *secrets.Registry, observe func(time.Duration, error)) (store.Store, error) {
-	return OpenStore(ctx, cfg.StateDir, cfg.Store.URL, StoreOptions{Logger: cfg.Logger, Secrets: live, ObserveTransaction: observe, Fence: cfg.fence})
+func openStore(ctx context.Context, cfg Config, live *secrets.Registry, observe func(time.Duration, error), threadEvents func()) (store.Store, error) {
+	return OpenStore(ctx, cfg.StateDir, cfg.Store.URL, StoreOptions{Logger: cfg.Logger, Secrets: live, ObserveTransaction: observe,
+		ThreadEventsCommitted: threadEvents, Fence: cfg.fence})
 }
 
 // StoreOptions are what OpenStore needs besides the store's place; every field may be zero.
@@ -42,6 +43,9 @@ type StoreOptions struct {
 	// Secrets, when set, learns the URL's password.
 	Secrets            *secrets.Registry
 	ObserveTransaction func(time.Duration, error)
+	// ThreadEventsCommitted hears of each commit that appended to the thread feed (see
+	// store.Options).
+	ThreadEventsCommitted func()
 	// Fence is the leader's fencing token every write of a PostgreSQL store carries (zero:
 	// writes are not fenced).
 	Fence int64
@@ -65,12 +69,13 @@ func OpenStore(ctx context.Context, stateDir, storeURL string, o StoreOptions) (
 			}
 		}
 		logger.Info("store opening", "driver", "postgres")
-		return postgres.Open(ctx, storeURL, postgres.Options{Logger: logger, ObserveTransaction: observe, Fence: o.Fence})
+		return postgres.Open(ctx, storeURL, postgres.Options{Logger: logger, ObserveTransaction: observe,
+			ThreadEventsCommitted: o.ThreadEventsCommitted, Fence: o.Fence})
 	}
 	path := storeURL
 	if path == "" {
 		path = filepath.Join(stateDir, sqlite.FileName)
 	}
 	logger.Info("store opening", "driver", "sqlite", "path", path)
-	return sqlite.Open(ctx, path, sqlite.Options{Logger: logger, ObserveTransaction: observe})
+	return sqlite.Open(ctx, path, sqlite.Options{Logger: logger, ObserveTransaction: observe, ThreadEventsCommitted: o.ThreadEventsCommitted})
 }

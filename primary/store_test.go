@@ -23,7 +23,7 @@ func TestOpenStore(t *testing.T) {
 
 	t.Run("NoURLKeepsSQLiteInTheStateDirectory", func(t *testing.T) {
 		dir := t.TempDir()
-		db, err := openStore(ctx, Config{StateDir: dir, Logger: logger}, secrets.New(), nil)
+		db, err := openStore(ctx, Config{StateDir: dir, Logger: logger}, secrets.New(), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +38,7 @@ func TestOpenStore(t *testing.T) {
 
 	t.Run("APathIsASQLiteFile", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "elsewhere.db")
-		db, err := openStore(ctx, Config{StateDir: t.TempDir(), Store: StoreConfig{URL: path}, Logger: logger}, secrets.New(), nil)
+		db, err := openStore(ctx, Config{StateDir: t.TempDir(), Store: StoreConfig{URL: path}, Logger: logger}, secrets.New(), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestOpenStore(t *testing.T) {
 		// The test cluster trusts every local connection: the password is not checked.
 		url := strings.Replace(pgtest.NewDatabase(t), "postgres@", "postgres:db-password-7@", 1)
 		live := secrets.New()
-		db, err := openStore(ctx, Config{StateDir: t.TempDir(), Store: StoreConfig{URL: url}, Logger: logger}, live, nil)
+		db, err := openStore(ctx, Config{StateDir: t.TempDir(), Store: StoreConfig{URL: url}, Logger: logger}, live, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,14 +16,17 @@ import (
 // flag a deployment may pass is still there, and no other appeared unnoticed.
 func TestEveryFlagStays(t *testing.T) {
 	want := strings.Fields(`active-standby advertise-addr agent-binary agent-cli-listen agent-engine agent-ids
-		agent-job-ceiling agent-report-grace disk-reserve enable-test-toolkit fast-call-budget grpc-listen
-		grpc-max-connection-age grpc-max-connection-age-grace handshake-timeout http-listen idle-timeout
-		isolation job-ceiling lease-renew lease-ttl log-format log-level max-conns max-conns-per-address
-		max-open-responses max-open-responses-per-credential mcp-config metrics-listen prompt-wait
-		response-reap-every sandbox-cpu-weight sandbox-file-size sandbox-memory sandbox-open-files
-		sandbox-processes sandbox-tmp-size shell-env-allow shell-max-timeout shell-timeout shell-user
-		state-dir store tls-cert tls-key version worker-credentials-dir worker-deadline-slack worker-keys
-		worker-liveness-timeout worker-ping-interval workers-only workspaces-dir`)
+		agent-job-ceiling agent-report-grace disk-reserve enable-test-toolkit fast-call-budget
+		grpc-listen grpc-max-connection-age grpc-max-connection-age-grace handshake-timeout http-listen
+		idle-timeout isolation job-ceiling lease-renew lease-ttl log-format log-level matrix-card-bytes
+		matrix-chunk-bytes matrix-device matrix-homeserver matrix-token-file matrix-user max-conns
+		max-conns-per-address max-open-responses max-open-responses-per-credential mcp-config
+		metrics-listen prompt-wait response-reap-every sandbox-cpu-weight sandbox-file-size
+		sandbox-memory sandbox-open-files sandbox-processes sandbox-tmp-size shell-env-allow
+		shell-max-timeout shell-timeout shell-user slack-api-url slack-card-bytes slack-chunk-bytes
+		slack-queue slack-signing-secret-file slack-token-file state-dir store tls-cert tls-key version
+		worker-credentials-dir worker-deadline-slack worker-keys worker-liveness-timeout
+		worker-ping-interval workers-only workspaces-dir`)
 	code, out, errOut := runCmd("--help")
 	if code != 0 || errOut != "" {
 		t.Fatalf("--help: exit %d, stderr %q", code, errOut)

@@ -134,6 +134,12 @@ func parseFlags(args []string, stdout, stderr io.Writer) (primary.Config, bool, 
 	os.Unsetenv("MINDROOM_RUNTIME_TOKEN") // read once; nothing started later inherits it
 	cfg.FirstAdminCredential = os.Getenv("MINDROOM_FIRST_ADMIN_CREDENTIAL")
 	os.Unsetenv("MINDROOM_FIRST_ADMIN_CREDENTIAL")
+	cfg.Matrix.AccessToken = os.Getenv("MINDROOM_MATRIX_ACCESS_TOKEN")
+	os.Unsetenv("MINDROOM_MATRIX_ACCESS_TOKEN")
+	cfg.Slack.BotToken = os.Getenv("MINDROOM_SLACK_BOT_TOKEN")
+	os.Unsetenv("MINDROOM_SLACK_BOT_TOKEN")
+	cfg.Slack.SigningSecret = os.Getenv("MINDROOM_SLACK_SIGNING_SECRET")
+	os.Unsetenv("MINDROOM_SLACK_SIGNING_SECRET")
 	os.Unsetenv("TURNCLI_STORE_URL") // it may hold the database's password
 	logger, err := logging.New(stderr, logFormat, logLevel)
 	if err != nil {

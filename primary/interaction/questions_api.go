@@ -13,6 +13,20 @@ import (
 // store.ErrConflict (not pending any more, or a stale revision) and store.ErrInvalid (answers
 // that break a rule, named in the message).
 
+// Person is who answers or withdraws a question request: an operator, or a requester the
+// primary knows by the id the runtime gave (a chat account linked to them), who holds no
+// operator credential. The rules below compare the person's name with the request's
+// requester, so both answer alike.
+type Person struct {
+	// Name is the operator's name or the requester's id.
+	Name string
+	// Role is the operator's role; empty when the person is no operator.
+	Role store.OperatorRole
+}
+
+// OperatorPerson is the person an operator is.
+func OperatorPerson(op store.Operator) Person { return Person{Name: op.Name, Role: op.Role} }
+
 // threadStopActor cancels the requests of a stopped thread.
 const threadStopActor = "primary"
 
@@ -31,7 +45,7 @@ func (s *Questions) Question(ctx context.Context, id int64) (store.QuestionReque
 // SaveQuestionDraft saves the requester's answers so far, when revision is the request's
 // current one, and returns the request at its new revision. Answers may leave any question
 // out, but what they give must be valid.
-func (s *Questions) SaveQuestionDraft(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
+func (s *Questions) SaveQuestionDraft(ctx context.Context, id int64, by Person, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
 	db, q, questions, err := s.answerable(ctx, id, by)
 	if err != nil {
 		return store.QuestionRequest{}, err
@@ -56,7 +70,7 @@ func (s *Questions) SaveQuestionDraft(ctx context.Context, id int64, by store.Op
 // current one: every required question must be answered. The submission and the
 // continuation giving the answers to the conversation are one transaction, so the
 // conversation is told exactly once; a second submit is store.ErrConflict.
-func (s *Questions) SubmitQuestionAnswers(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
+func (s *Questions) SubmitQuestionAnswers(ctx context.Context, id int64, by Person, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
 	db, q, questions, err := s.answerable(ctx, id, by)
 	if err != nil {
 		return store.QuestionRequest{}, err
@@ -86,7 +100,7 @@ func (s *Questions) SubmitQuestionAnswers(ctx context.Context, id int64, by stor
 }
 
 // CancelQuestion withdraws a pending request; its requester or an admin may.
-func (s *Questions) CancelQuestion(ctx context.Context, id int64, by store.Operator) (store.QuestionRequest, error) {
+func (s *Questions) CancelQuestion(ctx context.Context, id int64, by Person) (store.QuestionRequest, error) {
 	db := s.cfg.Store
 	q, err := db.QuestionRequest(ctx, id)
 	if err != nil {
@@ -117,8 +131,10 @@ func (s *Questions) CancelThreadQuestions(ctx context.Context, channel, thread s
 	return qs, nil
 }
 
-// answerable loads a request that by may answer: by is its requester and it is pending.
-func (s *Questions) answerable(ctx context.Context, id int64, by store.Operator) (store.Questions, store.QuestionRequest, []store.Question, error) {
+// answerable loads a request that by may answer: by is its requester and it is pending. It is
+// the rule's one home: only the requester answers, operator or not, and no admin answers
+// for them.
+func (s *Questions) answerable(ctx context.Context, id int64, by Person) (store.Questions, store.QuestionRequest, []store.Question, error) {
 	db := s.cfg.Store
 	q, err := db.QuestionRequest(ctx, id)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary/events"
+	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -144,14 +145,14 @@ func TestAskQuestionsThroughTheCLI(t *testing.T) {
 
 	t.Run("OnlyTheRequesterAnswers", func(t *testing.T) {
 		for _, by := range []store.Operator{{Name: "mia", Role: store.RoleMember}, {Name: "ada", Role: store.RoleAdmin}} {
-			if _, err := api.SaveQuestionDraft(ctx, id, by, 1, json.RawMessage(`{}`)); !errors.Is(err, store.ErrForbidden) {
+			if _, err := api.SaveQuestionDraft(ctx, id, interaction.OperatorPerson(by), 1, json.RawMessage(`{}`)); !errors.Is(err, store.ErrForbidden) {
 				t.Errorf("draft by %s: %v, want ErrForbidden", by.Name, err)
 			}
-			if _, err := api.SubmitQuestionAnswers(ctx, id, by, 1, json.RawMessage(`{"env":{"values":["prod"]}}`)); !errors.Is(err, store.ErrForbidden) {
+			if _, err := api.SubmitQuestionAnswers(ctx, id, interaction.OperatorPerson(by), 1, json.RawMessage(`{"env":{"values":["prod"]}}`)); !errors.Is(err, store.ErrForbidden) {
 				t.Errorf("submit by %s: %v, want ErrForbidden", by.Name, err)
 			}
 		}
-		if _, err := api.CancelQuestion(ctx, id, store.Operator{Name: "mia", Role: store.RoleMember}); !errors.Is(err, store.ErrForbidden) {
+		if _, err := api.CancelQuestion(ctx, id, interaction.OperatorPerson(store.Operator{Name: "mia", Role: store.RoleMember})); !errors.Is(err, store.ErrForbidden) {
 			t.Errorf("cancel by another member: %v, want ErrForbidden", err)
 		}
 		if _, err := api.Question(ctx, 99999); !errors.Is(err, store.ErrNotFound) {
@@ -161,17 +162,17 @@ func TestAskQuestionsThroughTheCLI(t *testing.T) {
 
 	t.Run("DraftsAreSavedUnderARevision", func(t *testing.T) {
 		published(feed)
-		q, err := api.SaveQuestionDraft(ctx, id, asker, 1, json.RawMessage(`{"extras":{"values":["metrics","logs"]}}`))
+		q, err := api.SaveQuestionDraft(ctx, id, interaction.OperatorPerson(asker), 1, json.RawMessage(`{"extras":{"values":["metrics","logs"]}}`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if q.Revision != 2 || string(q.Draft) != `{"extras":{"values":["logs","metrics"],"custom":""}}` {
 			t.Errorf("after a draft: revision %d, draft %s", q.Revision, q.Draft)
 		}
-		if _, err := api.SaveQuestionDraft(ctx, id, asker, 1, json.RawMessage(`{}`)); !errors.Is(err, store.ErrConflict) {
+		if _, err := api.SaveQuestionDraft(ctx, id, interaction.OperatorPerson(asker), 1, json.RawMessage(`{}`)); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("stale draft: %v, want ErrConflict", err)
 		}
-		_, err = api.SaveQuestionDraft(ctx, id, asker, 2, json.RawMessage(`{"env":{"values":["prod"],"custom":"qa"}}`))
+		_, err = api.SaveQuestionDraft(ctx, id, interaction.OperatorPerson(asker), 2, json.RawMessage(`{"env":{"values":["prod"],"custom":"qa"}}`))
 		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "a custom answer replaces the choice of single question env") {
 			t.Errorf("invalid draft: %v, want ErrInvalid naming the rule", err)
 		}
@@ -181,7 +182,7 @@ func TestAskQuestionsThroughTheCLI(t *testing.T) {
 	})
 
 	t.Run("SubmitNeedsEveryRequiredQuestion", func(t *testing.T) {
-		_, err := api.SubmitQuestionAnswers(ctx, id, asker, 2, json.RawMessage(`{"env":{"values":["prod"]}}`))
+		_, err := api.SubmitQuestionAnswers(ctx, id, interaction.OperatorPerson(asker), 2, json.RawMessage(`{"env":{"values":["prod"]}}`))
 		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "question extras") {
 			t.Errorf("incomplete submit: %v, want ErrInvalid naming extras", err)
 		}
@@ -190,17 +191,17 @@ func TestAskQuestionsThroughTheCLI(t *testing.T) {
 	t.Run("SubmittingTellsTheConversationExactlyOnce", func(t *testing.T) {
 		published(feed)
 		answers := json.RawMessage(`{"env":{"custom":"the qa cluster"},"extras":{"values":["logs"],"custom":"traces"}}`)
-		q, err := api.SubmitQuestionAnswers(ctx, id, asker, 2, answers)
+		q, err := api.SubmitQuestionAnswers(ctx, id, interaction.OperatorPerson(asker), 2, answers)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if q.Status != store.QuestionSubmitted || q.SubmittedAt.IsZero() || q.Revision != 3 {
 			t.Errorf("after submit %+v", q)
 		}
-		if _, err := api.SubmitQuestionAnswers(ctx, id, asker, 3, answers); !errors.Is(err, store.ErrConflict) {
+		if _, err := api.SubmitQuestionAnswers(ctx, id, interaction.OperatorPerson(asker), 3, answers); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("second submit: %v, want ErrConflict", err)
 		}
-		if _, err := api.CancelQuestion(ctx, id, asker); !errors.Is(err, store.ErrConflict) {
+		if _, err := api.CancelQuestion(ctx, id, interaction.OperatorPerson(asker)); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("cancel after submit: %v, want ErrConflict", err)
 		}
 		cs := continuationsWithKey(t, env, "questions:"+itoa(id))
@@ -228,7 +229,7 @@ func TestAskQuestionsThroughTheCLI(t *testing.T) {
 			t.Fatalf("a new request got the submitted one's id %d", id)
 		}
 		published(feed)
-		q, err := api.CancelQuestion(ctx, next, store.Operator{Name: "ada", Role: store.RoleAdmin})
+		q, err := api.CancelQuestion(ctx, next, interaction.OperatorPerson(store.Operator{Name: "ada", Role: store.RoleAdmin}))
 		if err != nil || q.Status != store.QuestionCancelled || q.CancelledBy != "ada" {
 			t.Fatalf("admin cancel: %+v, %v", q, err)
 		}
@@ -239,7 +240,7 @@ func TestAskQuestionsThroughTheCLI(t *testing.T) {
 
 	t.Run("TheRequesterCancelsTheirOwn", func(t *testing.T) {
 		next := askedID(t, callTool(t, env, resp, "interaction.ask_questions", `{"title":"Third","questions":[{"id":"q","prompt":"Why?","type":"text"}]}`))
-		if q, err := api.CancelQuestion(ctx, next, asker); err != nil || q.CancelledBy != stranger {
+		if q, err := api.CancelQuestion(ctx, next, interaction.OperatorPerson(asker)); err != nil || q.CancelledBy != stranger {
 			t.Fatalf("requester cancel: %+v, %v", q, err)
 		}
 	})
@@ -272,7 +273,7 @@ func TestQuestionsSurviveARestart(t *testing.T) {
 	t.Run("AskAndSaveADraft", func(t *testing.T) {
 		env := start(t, testenv.WithStateDir(dir))
 		id = askedID(t, callTool(t, env, trusted(t, env, thread), "interaction.ask_questions", deployForm))
-		if _, err := env.Primary.Internals().Interaction.Questions.SaveQuestionDraft(ctx, id, asker, 1, draft); err != nil {
+		if _, err := env.Primary.Internals().Interaction.Questions.SaveQuestionDraft(ctx, id, interaction.OperatorPerson(asker), 1, draft); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -290,10 +291,10 @@ func TestQuestionsSurviveARestart(t *testing.T) {
 			t.Fatalf("after the restart: %+v", q)
 		}
 		answers := json.RawMessage(`{"env":{"values":["staging"]},"extras":{"values":["metrics"]}}`)
-		if _, err := api.SubmitQuestionAnswers(ctx, id, asker, q.Revision, answers); err != nil {
+		if _, err := api.SubmitQuestionAnswers(ctx, id, interaction.OperatorPerson(asker), q.Revision, answers); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := api.SubmitQuestionAnswers(ctx, id, asker, q.Revision+1, answers); !errors.Is(err, store.ErrConflict) {
+		if _, err := api.SubmitQuestionAnswers(ctx, id, interaction.OperatorPerson(asker), q.Revision+1, answers); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("second submit: %v, want ErrConflict", err)
 		}
 		cs := continuationsWithKey(t, env, "questions:"+itoa(id))

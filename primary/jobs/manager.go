@@ -429,7 +429,7 @@ func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult
 		}
 	}
 	finished, created, err := m.cfg.Store.FinishJob(ctx, rec.ID, res, store.NewContinuation{
-		IdempotencyKey: "job:" + strconv.FormatInt(rec.ID, 10),
+		IdempotencyKey: ReportKey(rec.ID),
 		Channel:        rec.Channel,
 		Thread:         rec.Thread,
 		Text:           m.redact(continuationText(j, report), t),

@@ -25,6 +25,8 @@ type Metrics struct {
 	operations *prometheus.CounterVec
 	opsCache   opCache
 	storeTx    [2]prometheus.Observer // ok, error
+
+	surfaceDeliveries *prometheus.CounterVec
 }
 
 // New returns the primary's metrics, before any engine exists: the engines are built with its
@@ -51,7 +53,8 @@ func New() *Metrics {
 		Buckets: imetrics.LatencyBuckets,
 	}, []string{"outcome"})
 	m.storeTx = [2]prometheus.Observer{storeTx.WithLabelValues("ok"), storeTx.WithLabelValues("error")}
-	reg.MustRegister(m.calls, m.operations, storeTx, leaderGauge(true))
+	m.surfaceDeliveries = newSurfaceDeliveries()
+	reg.MustRegister(m.calls, m.operations, storeTx, m.surfaceDeliveries, leaderGauge(true))
 	return m
 }
 

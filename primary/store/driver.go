@@ -37,6 +37,9 @@ type Reader interface {
 	// PendingContinuations returns up to limit unacknowledged continuations with an id above
 	// after, oldest first.
 	PendingContinuations(ctx context.Context, after int64, limit int) ([]Continuation, error)
+	// ContinuationByKey returns the continuation of an idempotency key, acknowledged or not;
+	// ErrNotFound when none has it.
+	ContinuationByKey(ctx context.Context, key string) (Continuation, error)
 	// ConversationMode returns the conversation's stored mode; ErrNotFound when none is.
 	ConversationMode(ctx context.Context, channel, thread string) (ModeSetting, error)
 	// ListConversations returns up to limit conversations with records, as

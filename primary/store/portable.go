@@ -19,6 +19,7 @@ type Portable struct {
 	d       Driver
 	now     func() time.Time
 	observe func(time.Duration, error)
+	told    func()
 }
 
 var _ Store = (*Portable)(nil)
@@ -30,6 +31,10 @@ type Options struct {
 	// ObserveTransaction hears of every transaction that changes state, with how long it took
 	// (retries included) and its error (nil: none is). It must be quick.
 	ObserveTransaction func(time.Duration, error)
+	// ThreadEventsCommitted is called after each commit of a transaction that appended to
+	// the thread feed (ThreadEvents), so its readers learn of it at once wherever the change
+	// was made. It must be quick.
+	ThreadEventsCommitted func()
 }
 
 // New returns the store over d. Closing the store closes d.
@@ -40,7 +45,10 @@ func New(d Driver, opts Options) *Portable {
 	if opts.ObserveTransaction == nil {
 		opts.ObserveTransaction = func(time.Duration, error) {}
 	}
-	return &Portable{d: d, now: opts.Now, observe: opts.ObserveTransaction}
+	if opts.ThreadEventsCommitted == nil {
+		opts.ThreadEventsCommitted = func() {}
+	}
+	return &Portable{d: d, now: opts.Now, observe: opts.ObserveTransaction, told: opts.ThreadEventsCommitted}
 }
 
 // Close implements Store.
@@ -50,12 +58,33 @@ func (p *Portable) Close() error { return p.d.Close() }
 // as a driver reads it back.
 func (p *Portable) clock() time.Time { return time.Unix(0, p.now().UnixNano()).UTC() }
 
-// update runs f in one driver transaction.
+// update runs f in one driver transaction, and rings ThreadEventsCommitted after its commit
+// when f appended to the thread feed: the one place every transition passes, so no engine has
+// to remember to wake the feed's readers.
 func (p *Portable) update(ctx context.Context, f func(tx Tx) error) error {
 	start := time.Now()
-	err := p.d.Update(ctx, f)
+	var told bool
+	err := p.d.Update(ctx, func(tx Tx) error {
+		told = false // a driver may run f again: only the run that commits counts
+		return f(tellingTx{Tx: tx, told: &told})
+	})
 	p.observe(time.Since(start), err)
+	if err == nil && told {
+		p.told()
+	}
 	return err
+}
+
+// tellingTx is a Tx that notes whether an event was appended to the thread feed.
+type tellingTx struct {
+	Tx
+	told *bool
+}
+
+// QueueThreadEvent implements Tx.
+func (t tellingTx) QueueThreadEvent(ctx context.Context, e NewThreadEvent, at time.Time) {
+	*t.told = true
+	t.Tx.QueueThreadEvent(ctx, e, at)
 }
 
 // primaryActor is the audit actor of what the primary does by itself.
@@ -119,6 +148,9 @@ func checkBytes(what, text string, least int) error {
 // audit queues an entry whose detail is marshalled from detail; its failure fails tx.
 func audit(ctx context.Context, tx Tx, at time.Time, actor, action, subject string, detail any) error {
 	b, err := json.Marshal(detail)
+	if err == nil {
+		b, err = withVia(ctx, b)
+	}
 	if err != nil {
 		return fmt.Errorf("store: audit detail: %w", err)
 	}
@@ -230,6 +262,14 @@ func (p *Portable) RecordContinuationDelivery(ctx context.Context, id int64) (at
 		return err
 	})
 	return attempt, pending, err
+}
+
+// ContinuationByKey implements Continuations.
+func (p *Portable) ContinuationByKey(ctx context.Context, key string) (Continuation, error) {
+	if key == "" || len(key) > MaxIdempotencyKey {
+		return Continuation{}, invalid("idempotency key must be 1..%d bytes", MaxIdempotencyKey)
+	}
+	return p.d.ContinuationByKey(ctx, key)
 }
 
 // AckContinuation implements Continuations.

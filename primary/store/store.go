@@ -49,6 +49,9 @@ type Continuations interface {
 	// AckContinuation acknowledges a continuation: it is never pending again. Acknowledging
 	// twice is not an error; an id never issued is ErrNotFound.
 	AckContinuation(ctx context.Context, id int64) error
+	// ContinuationByKey returns the continuation of an idempotency key, acknowledged or not;
+	// ErrNotFound when none has it.
+	ContinuationByKey(ctx context.Context, key string) (Continuation, error)
 }
 
 // ConversationModes keeps each conversation's mode.

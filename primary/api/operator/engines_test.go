@@ -145,14 +145,14 @@ func (e storeQuestions) Question(ctx context.Context, id int64) (store.QuestionR
 	return e.st.QuestionRequest(ctx, id)
 }
 
-func (e storeQuestions) SaveQuestionDraft(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
+func (e storeQuestions) SaveQuestionDraft(ctx context.Context, id int64, by interaction.Person, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
 	if err := e.answerable(ctx, id, by, answers); err != nil {
 		return store.QuestionRequest{}, err
 	}
 	return e.st.SaveQuestionDraft(ctx, id, revision, answers)
 }
 
-func (e storeQuestions) SubmitQuestionAnswers(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
+func (e storeQuestions) SubmitQuestionAnswers(ctx context.Context, id int64, by interaction.Person, revision int64, answers json.RawMessage) (store.QuestionRequest, error) {
 	if err := e.answerable(ctx, id, by, answers); err != nil {
 		return store.QuestionRequest{}, err
 	}
@@ -165,7 +165,7 @@ func (e storeQuestions) SubmitQuestionAnswers(ctx context.Context, id int64, by 
 	})
 }
 
-func (e storeQuestions) CancelQuestion(ctx context.Context, id int64, by store.Operator) (store.QuestionRequest, error) {
+func (e storeQuestions) CancelQuestion(ctx context.Context, id int64, by interaction.Person) (store.QuestionRequest, error) {
 	q, err := e.st.QuestionRequest(ctx, id)
 	if err != nil {
 		return store.QuestionRequest{}, err
@@ -176,7 +176,7 @@ func (e storeQuestions) CancelQuestion(ctx context.Context, id int64, by store.O
 	return e.st.CancelQuestionRequest(ctx, id, by.Name)
 }
 
-func (e storeQuestions) answerable(ctx context.Context, id int64, by store.Operator, answers json.RawMessage) error {
+func (e storeQuestions) answerable(ctx context.Context, id int64, by interaction.Person, answers json.RawMessage) error {
 	q, err := e.st.QuestionRequest(ctx, id)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/primary/interaction"
 	"github.com/turncli/turncli/primary/store"
 	"math"
 )
@@ -23,13 +24,13 @@ type Questions interface {
 	// Question returns one form.
 	Question(ctx context.Context, id int64) (store.QuestionRequest, error)
 	// SaveQuestionDraft saves answers as the draft when revision is the form's current one.
-	SaveQuestionDraft(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error)
+	SaveQuestionDraft(ctx context.Context, id int64, by interaction.Person, revision int64, answers json.RawMessage) (store.QuestionRequest, error)
 	// SubmitQuestionAnswers submits answers (every required question answered) when revision
 	// is the form's current one, together with the continuation that gives them to the
 	// conversation, exactly once.
-	SubmitQuestionAnswers(ctx context.Context, id int64, by store.Operator, revision int64, answers json.RawMessage) (store.QuestionRequest, error)
+	SubmitQuestionAnswers(ctx context.Context, id int64, by interaction.Person, revision int64, answers json.RawMessage) (store.QuestionRequest, error)
 	// CancelQuestion cancels a pending form.
-	CancelQuestion(ctx context.Context, id int64, by store.Operator) (store.QuestionRequest, error)
+	CancelQuestion(ctx context.Context, id int64, by interaction.Person) (store.QuestionRequest, error)
 }
 
 // ListQuestions implements OperatorService.
@@ -85,7 +86,7 @@ func (s *Server) SaveQuestionDraft(ctx context.Context, req *operatorv1.SaveQues
 		if err != nil {
 			return store.QuestionRequest{}, err
 		}
-		return engine.SaveQuestionDraft(ctx, id, op, revision, json.RawMessage(req.GetAnswersJson()))
+		return engine.SaveQuestionDraft(ctx, id, interaction.OperatorPerson(op), revision, json.RawMessage(req.GetAnswersJson()))
 	})
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (s *Server) SubmitQuestionAnswers(ctx context.Context, req *operatorv1.Subm
 		if err != nil {
 			return store.QuestionRequest{}, err
 		}
-		return engine.SubmitQuestionAnswers(ctx, id, op, revision, json.RawMessage(req.GetAnswersJson()))
+		return engine.SubmitQuestionAnswers(ctx, id, interaction.OperatorPerson(op), revision, json.RawMessage(req.GetAnswersJson()))
 	})
 	if err != nil {
 		return nil, err
@@ -120,7 +121,7 @@ func (s *Server) CancelQuestion(ctx context.Context, req *operatorv1.CancelQuest
 		return nil, err
 	}
 	q, err := s.questionCall(ctx, req.GetQuestionId(), func(engine Questions, id int64) (store.QuestionRequest, error) {
-		return engine.CancelQuestion(ctx, id, op)
+		return engine.CancelQuestion(ctx, id, interaction.OperatorPerson(op))
 	})
 	if err != nil {
 		return nil, err

@@ -3,11 +3,12 @@ package operator
 import (
 	"context"
 	"errors"
-	"google.golang.org/protobuf/types/known/timestamppb"
 	"log/slog"
 	"math"
 	"sync"
 	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
@@ -15,6 +16,7 @@ import (
 	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/primary/events"
 	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
 )
 
@@ -62,7 +64,7 @@ func NewServer(cfg Config) (*Server, error) {
 	return &Server{
 		store: cfg.Store, jobs: cfg.Jobs, approvals: cfg.Approvals, prompts: cfg.Prompts, allowances: cfg.Allowances,
 		questions: cfg.Questions, progress: cfg.Progress, responses: cfg.Responses, events: cfg.Events,
-		shellModes:    &shellModes{store: cfg.ShellModes, preflight: cfg.ShellPreflight},
+		shellModes:    &shellModes{store: cfg.ShellModes, modes: shellmode.NewModes(cfg.ShellModes, cfg.ShellPreflight, cfg.Logger)},
 		callApprovals: cfg.CallApprovals, workers: cfg.Workers, identityLinks: cfg.IdentityLinks, logger: cfg.Logger, closed: make(chan struct{}),
 	}, nil
 }

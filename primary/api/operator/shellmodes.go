@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	"github.com/turncli/turncli/internal/fault"
@@ -16,10 +17,11 @@ type ShellPreflight interface {
 	Check(ctx context.Context, t shellmode.Target) []shellmode.Problem
 }
 
-// shellModes is what the shell-mode methods use.
+// shellModes is what the shell-mode methods use: the store to read and reset, and the rule
+// that sets.
 type shellModes struct {
-	store     store.ShellModes
-	preflight ShellPreflight
+	store store.ShellModes
+	modes *shellmode.Modes
 }
 
 // shellModeKey checks the conversation and agent a request names, with the rules of a response.
@@ -50,8 +52,8 @@ func (s *Server) GetShellMode(ctx context.Context, req *operatorv1.GetShellModeR
 	return &operatorv1.GetShellModeResponse{Setting: shellModeSettingToProto(setting)}, nil
 }
 
-// SetShellMode implements OperatorService. The minimal mode is stored only when its preflight
-// finds no problem; a standard mode is always stored.
+// SetShellMode implements OperatorService, with shellmode.Modes' rule: the minimal mode is
+// stored only when its preflight finds no problem; a standard mode is always stored.
 func (s *Server) SetShellMode(ctx context.Context, req *operatorv1.SetShellModeRequest) (*operatorv1.SetShellModeResponse, error) {
 	op, err := caller(ctx, true, "set a shell mode")
 	if err != nil {
@@ -65,22 +67,11 @@ func (s *Server) SetShellMode(ctx context.Context, req *operatorv1.SetShellModeR
 	if err := shellModeKey(c, req.GetAgentName(), req.GetWorkerKey()); err != nil {
 		return nil, err
 	}
-	if mode == store.ShellModeMinimal {
-		target := shellmode.Target{Agent: req.GetAgentName(), Channel: c.GetChannel(), Thread: c.GetThread(), WorkerKey: req.GetWorkerKey()}
-		if problems := s.shellModes.preflight.Check(ctx, target); len(problems) > 0 {
-			s.logger.Info("minimal shell mode refused", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
-				"agent", req.GetAgentName(), "worker_key", req.GetWorkerKey(), "problems", len(problems))
-			return nil, shellmode.Refusal(req.GetAgentName(), "nothing was saved", problems)
-		}
-	}
-	// The mode is stored with the placement the preflight checked: a minimal mode found usable
-	// for the primary's own shells says nothing about a worker key's, nor the reverse.
-	setting, err := s.shellModes.store.SetShellMode(ctx, c.GetChannel(), c.GetThread(), req.GetAgentName(), mode, req.GetWorkerKey(), op.Name)
+	target := shellmode.Target{Agent: req.GetAgentName(), Channel: c.GetChannel(), Thread: c.GetThread(), WorkerKey: req.GetWorkerKey()}
+	setting, err := s.shellModes.modes.Set(ctx, op, target, mode)
 	if err != nil {
 		return nil, err
 	}
-	s.logger.Info("shell mode set", "operator", op.Name, "channel", c.GetChannel(), "thread", c.GetThread(),
-		"agent", req.GetAgentName(), "mode", string(mode), "worker_key", req.GetWorkerKey())
 	return &operatorv1.SetShellModeResponse{Setting: shellModeSettingToProto(setting)}, nil
 }
 

@@ -72,6 +72,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"ListQuestionRequests", cf.testListQuestionRequests},
 		{"Progress", cf.testProgress},
 		{"ThreadEvents", cf.testThreadEvents},
+		{"ThreadFeedReads", cf.testThreadFeedReads},
 		{"IdentityLinks", cf.testIdentityLinks},
 		{"SurfaceCards", cf.testSurfaceCards},
 		{"Paging", cf.testPaging},

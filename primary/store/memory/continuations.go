@@ -42,6 +42,18 @@ func (v view) PendingContinuations(_ context.Context, after int64, limit int) ([
 	return out, nil
 }
 
+// ContinuationByKey implements store.Reader.
+func (v view) ContinuationByKey(_ context.Context, key string) (store.Continuation, error) {
+	defer v.read()()
+	id, ok := v.s.continuationKeys[key]
+	if !ok {
+		return store.Continuation{}, fmt.Errorf("%w: continuation %q", store.ErrNotFound, key)
+	}
+	c, _ := v.s.continuations.get(id)
+	c.Checkpoint = blob(c.Checkpoint)
+	return c, nil
+}
+
 // CountContinuationDelivery implements store.Tx.
 func (t *tx) CountContinuationDelivery(_ context.Context, id int64) (attempt int, pending bool, err error) {
 	c, ok := t.s.continuations.get(id)

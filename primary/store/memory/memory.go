@@ -15,8 +15,10 @@ import (
 type Options struct {
 	// Now is the clock for every timestamp the store writes; time.Now when nil.
 	Now func() time.Time
-	// ObserveTransaction is the portable store's (see store.Options).
-	ObserveTransaction func(time.Duration, error)
+	// ObserveTransaction and ThreadEventsCommitted are the portable store's (see
+	// store.Options).
+	ObserveTransaction    func(time.Duration, error)
+	ThreadEventsCommitted func()
 }
 
 // Store is the in-memory store: the portable store over a Driver, which also tells how
@@ -36,7 +38,9 @@ var (
 // Open returns the store over a new, empty database.
 func Open(opts Options) *Store {
 	d := New()
-	return &Store{Portable: store.New(d, store.Options{Now: opts.Now, ObserveTransaction: opts.ObserveTransaction}), driver: d}
+	return &Store{Portable: store.New(d, store.Options{
+		Now: opts.Now, ObserveTransaction: opts.ObserveTransaction, ThreadEventsCommitted: opts.ThreadEventsCommitted,
+	}), driver: d}
 }
 
 // OperatorsStamp implements store.OperatorChanges.

@@ -25,9 +25,11 @@ type Options struct {
 	// MaxConns bounds the pool when the URL has no pool_max_conns; pgxpool's default (the
 	// larger of 4 and the number of CPUs) when zero.
 	MaxConns int32
-	// ObserveTransaction is the portable store's (see store.Options).
-	ObserveTransaction func(time.Duration, error)
-	Logger             *slog.Logger
+	// ObserveTransaction and ThreadEventsCommitted are the portable store's (see
+	// store.Options).
+	ObserveTransaction    func(time.Duration, error)
+	ThreadEventsCommitted func()
+	Logger                *slog.Logger
 	// Fence, when not zero, is the fencing token of the leader lease this store's primary
 	// holds (package primary/leader): every write transaction first checks it is still the
 	// newest, so a primary that lost the lease writes nothing more.
@@ -58,7 +60,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{Portable: store.New(d, store.Options{Now: opts.Now, ObserveTransaction: opts.ObserveTransaction}), driver: d}, nil
+	return &Store{Portable: store.New(d, store.Options{
+		Now: opts.Now, ObserveTransaction: opts.ObserveTransaction, ThreadEventsCommitted: opts.ThreadEventsCommitted,
+	}), driver: d}, nil
 }
 
 // Driver is the PostgreSQL store.Driver. Its methods are safe for concurrent use.

@@ -30,8 +30,10 @@ type Options struct {
 	// ReadConns bounds the read pool; 4 when zero.
 	ReadConns int
 	Logger    *slog.Logger
-	// ObserveTransaction is the portable store's (see store.Options).
-	ObserveTransaction func(time.Duration, error)
+	// ObserveTransaction and ThreadEventsCommitted are the portable store's (see
+	// store.Options).
+	ObserveTransaction    func(time.Duration, error)
+	ThreadEventsCommitted func()
 }
 
 // Store is the SQLite store: the portable store over a Driver, which also tells how operators
@@ -54,7 +56,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{Portable: store.New(d, store.Options{Now: opts.Now, ObserveTransaction: opts.ObserveTransaction}), driver: d}, nil
+	return &Store{Portable: store.New(d, store.Options{
+		Now: opts.Now, ObserveTransaction: opts.ObserveTransaction, ThreadEventsCommitted: opts.ThreadEventsCommitted,
+	}), driver: d}, nil
 }
 
 // OperatorsStamp implements store.OperatorChanges.

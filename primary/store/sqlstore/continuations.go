@@ -83,6 +83,27 @@ func (r Reader) PendingContinuations(ctx context.Context, after int64, limit int
 	return out, nil
 }
 
+// ContinuationByKey implements store.Reader.
+func (r Reader) ContinuationByKey(ctx context.Context, key string) (store.Continuation, error) {
+	var c store.Continuation
+	var created int64
+	var acked sql.NullInt64
+	err := r.queryRow(ctx, `SELECT id, idempotency_key, channel, thread, text, post, checkpoint, created_at, delivered_count, acked_at
+		FROM continuations WHERE idempotency_key = ?`, key).
+		Scan(&c.ID, &c.IdempotencyKey, &c.Channel, &c.Thread, &c.Text, &c.Post, &c.Checkpoint, &created, &c.DeliveredCount, &acked)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.Continuation{}, fmt.Errorf("%w: continuation %q", store.ErrNotFound, key)
+	case err != nil:
+		return store.Continuation{}, fmt.Errorf("store: continuation: %w", err)
+	}
+	c.CreatedAt = fromNanos(created)
+	if acked.Valid {
+		c.AckedAt = fromNanos(acked.Int64)
+	}
+	return c, nil
+}
+
 // CountContinuationDelivery implements store.Tx.
 func (t *Tx) CountContinuationDelivery(ctx context.Context, id int64) (attempt int, pending bool, err error) {
 	err = t.queryRow(ctx, `UPDATE continuations SET delivered_count = delivered_count + 1
