@@ -287,7 +287,7 @@ func (s *cgroupSet) remove() error {
 // of jobs, which their own records find, stay.
 func Sweep() {
 	for c, base := range cgroupHost() {
-		sweepDir(filepath.Join(base, parentGroup), "") // every controller's, before cpu's moved
+		sweepDir(filepath.Join(base, parentGroup), "")
 		if c == "cpu" {
 			sweepDir(base, cpuGroupPrefix)
 		}
