@@ -14,9 +14,30 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// parentGroup is the control group, under this process's own in each hierarchy, that holds its
-// sandboxes' groups.
+// parentGroup is the control group, under this process's own in each hierarchy but cpu, that
+// holds its sandboxes' groups.
 const parentGroup = "turncli.sandboxes"
+
+// cpuGroupPrefix begins the name of a sandbox's cpu group, which sits in this process's own
+// group itself (groupDir says why).
+const cpuGroupPrefix = "turncli.sandbox."
+
+// groupDir is the directory of the group named name of controller c, whose hierarchy holds this
+// process's own group at base.
+//
+// In cgroup v1 a group's cpu.shares weigh it against its siblings and against each task of its
+// parent. A sandbox's cpu group under a common parent would share that parent's one weight with
+// every other sandbox: 500 busy sandboxes together would get what one thread of the primary
+// gets, and another program's single process as much as all of them, so their commands would
+// wait seconds for a CPU. Beside this process's tasks, each sandbox weighs what Limits.CPUWeight
+// says: an even share (at 100) against each other sandbox and each thread of this process. The
+// pids and memory limits are each group's own wherever it sits; their groups stay gathered.
+func groupDir(c, base, name string) string {
+	if c == "cpu" {
+		return filepath.Join(base, cpuGroupPrefix+name)
+	}
+	return filepath.Join(base, parentGroup, name)
+}
 
 // v1Controllers are the cgroup v1 controllers limits use, in the order they are joined.
 var v1Controllers = []string{"pids", "memory", "cpu"}
@@ -122,7 +143,7 @@ func newCgroups(name string, lim Limits) (*cgroupSet, error) {
 		if !ok {
 			continue
 		}
-		dir := filepath.Join(base, parentGroup, name)
+		dir := groupDir(c, base, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			_ = s.remove()
 			return nil, fmt.Errorf("sandbox: make its %s control group: %w", c, err)
@@ -260,20 +281,32 @@ func (s *cgroupSet) remove() error {
 	return errors.Join(errs...)
 }
 
-// Sweep removes the groups that a process which died left under turncli.sandboxes/ (its
-// sandboxes', named "<pid>.<n>", when that pid no longer runs). The groups of living processes, which are empty between commands, and those of
-// jobs, which their own records find, stay.
+// Sweep removes the groups that a process which died left (its sandboxes', named "<pid>.<n>"
+// under turncli.sandboxes/ and, for cpu, "turncli.sandbox.<pid>.<n>" beside it, when that pid
+// no longer runs). The groups of living processes, which are empty between commands, and those
+// of jobs, which their own records find, stay.
 func Sweep() {
-	for _, base := range cgroupHost() {
-		dir := filepath.Join(base, parentGroup)
-		entries, err := os.ReadDir(dir)
-		if err != nil {
+	for c, base := range cgroupHost() {
+		sweepDir(filepath.Join(base, parentGroup), "")
+		if c == "cpu" {
+			sweepDir(base, cpuGroupPrefix)
+		}
+	}
+}
+
+// sweepDir removes the groups in dir whose names, after prefix, name a process that is gone.
+func sweepDir(dir, prefix string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name, ours := strings.CutPrefix(e.Name(), prefix)
+		if !ours || !e.IsDir() {
 			continue
 		}
-		for _, e := range entries {
-			if pid, ok := ownerPid(e.Name()); ok && e.IsDir() && unix.Kill(pid, 0) == unix.ESRCH {
-				_ = unix.Rmdir(filepath.Join(dir, e.Name())) // EBUSY while processes are in it
-			}
+		if pid, ok := ownerPid(name); ok && unix.Kill(pid, 0) == unix.ESRCH {
+			_ = unix.Rmdir(filepath.Join(dir, e.Name())) // EBUSY while processes are in it
 		}
 	}
 }

@@ -85,7 +85,7 @@ func (j Job) Wrap(cmd *exec.Cmd, identity bool) error {
 func RemoveJob(key string) error {
 	s := &cgroupSet{dirs: map[string]string{}}
 	for c, base := range cgroupHost() {
-		s.dirs[c] = base + "/" + parentGroup + "/" + jobGroup(key)
+		s.dirs[c] = groupDir(c, base, jobGroup(key))
 	}
 	return s.remove()
 }

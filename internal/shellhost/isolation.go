@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -28,18 +27,6 @@ type Isolation struct {
 
 // DefaultDiskReserve keeps room for the store's writes when a shell fills its disk.
 const DefaultDiskReserve = 256 << 20
-
-// turn is the sandbox of one response's commands.
-type turn struct {
-	sb    *sandbox.Sandbox
-	agent string
-}
-
-// sandboxes holds the responses' sandboxes.
-type sandboxes struct {
-	mu    sync.Mutex
-	turns map[string]*turn
-}
 
 // userOf is the agent's user: its own when isolated, else the shell user.
 func (r *Runner) userOf(agent string) (*shellpriv.User, error) {
@@ -76,61 +63,6 @@ func SandboxView(stateDir, workspacesDir, binDir, agentBinary, workspace string,
 }
 
 func under(p, dir string) bool { return p == dir || len(p) > len(dir) && p[:len(dir)+1] == dir+"/" }
-
-// sandboxFor is the response's sandbox, made on its first command. A command with no response
-// gets a sandbox of its own, ended by done.
-func (r *Runner) sandboxFor(response, agent, workspace string) (sb *sandbox.Sandbox, done func(), err error) {
-	if response == "" {
-		sb, err := sandbox.Start(r.view(workspace), r.cfg.Sandboxing.Limits)
-		if err != nil {
-			return nil, nil, err
-		}
-		return sb, func() { _ = sb.Close() }, nil
-	}
-	r.boxes.mu.Lock()
-	defer r.boxes.mu.Unlock()
-	if t := r.boxes.turns[response]; t != nil {
-		if t.agent != agent {
-			return nil, nil, fmt.Errorf("response %s runs agent %q, not %q", response, t.agent, agent)
-		}
-		if t.sb.Alive() {
-			return t.sb, func() {}, nil
-		}
-		_ = t.sb.Close() // its init was killed: the next command gets a new sandbox
-	}
-	sb, err = sandbox.Start(r.view(workspace), r.cfg.Sandboxing.Limits)
-	if err != nil {
-		return nil, nil, err
-	}
-	if r.boxes.turns == nil {
-		r.boxes.turns = map[string]*turn{}
-	}
-	r.boxes.turns[response] = &turn{sb: sb, agent: agent}
-	return sb, func() {}, nil
-}
-
-// Release ends the response's sandbox and everything still running in it. It is called when
-// the response closes; a response with no sandbox is not an error.
-func (r *Runner) Release(response string) {
-	r.boxes.mu.Lock()
-	t := r.boxes.turns[response]
-	delete(r.boxes.turns, response)
-	r.boxes.mu.Unlock()
-	if t != nil {
-		_ = t.sb.Close()
-	}
-}
-
-// Close ends every sandbox.
-func (r *Runner) Close() {
-	r.boxes.mu.Lock()
-	turns := r.boxes.turns
-	r.boxes.turns = nil
-	r.boxes.mu.Unlock()
-	for _, t := range turns {
-		_ = t.sb.Close()
-	}
-}
 
 // ErrDiskReserve reports a file system with less free space than the reserve.
 var ErrDiskReserve = errors.New("disk reserve reached")

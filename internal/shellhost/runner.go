@@ -84,6 +84,8 @@ type Runner struct {
 	cfg      Config
 	launcher *launcher
 	boxes    sandboxes
+	// probed remembers the agents whose shells passed a probe, and what the probe saw.
+	probed probed
 }
 
 // New prepares agent_cli_bin/ and workspaces/ under the state dir.

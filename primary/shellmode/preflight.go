@@ -56,7 +56,8 @@ type LocalShell interface {
 	AgentCLIURL() string
 	// BinDir is the agent_cli_bin/ directory holding mindroom-agent.
 	BinDir() string
-	// Probe runs a real command of the agent's, as its shells run, and says what failed.
+	// Probe runs a real command of the agent's, as its shells run, and says what failed; once
+	// one passed, it runs again only when what it proved has changed.
 	Probe(ctx context.Context, agent string) error
 }
 
