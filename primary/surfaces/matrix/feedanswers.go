@@ -11,15 +11,14 @@ import (
 
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/surfaces"
 	"github.com/turncli/turncli/primary/threadfeed"
 )
 
-// Relay is what people's answers are relayed through, as the chat account that gave them:
-// the thread feed's relays (threadfeed.Feed).
+// Relay is what people's answers in Matrix are relayed through: the thread feed's relays,
+// and its setting of shell modes for "!mode".
 type Relay interface {
-	Item(ctx context.Context, key string, cardBytes int) (threadfeed.Item, error)
-	Decide(ctx context.Context, id threadfeed.Identity, key string, decision threadfeed.Action, text string, seen threadfeed.Seen) (threadfeed.Item, error)
-	SubmitForm(ctx context.Context, id threadfeed.Identity, key string, revision int64, answers json.RawMessage) (threadfeed.Item, error)
+	surfaces.Relay
 	SetShellMode(ctx context.Context, id threadfeed.Identity, channel, thread, agent string, mode store.ShellMode) (store.ShellModeSetting, error)
 }
 

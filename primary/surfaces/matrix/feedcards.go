@@ -10,6 +10,7 @@ import (
 	"maunium.net/go/mautrix/id"
 
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/surfaces"
 	"github.com/turncli/turncli/primary/threadfeed"
 )
 
@@ -123,29 +124,12 @@ func titleOf(it threadfeed.Item) string {
 	return titleLabels[it.Kind] + ": " + it.Title
 }
 
-// linesOf is what a card says besides its title and decided text.
+// linesOf is what a card says besides its title and decided text; a form's card lists its
+// questions too.
 func linesOf(it threadfeed.Item) []string {
-	var lines []string
-	who := ""
-	switch {
-	case it.Requester != "" && it.Agent != "":
-		who = "Requested by " + it.Requester + " for " + it.Agent
-	case it.Requester != "":
-		who = "Requested by " + it.Requester
-	case it.Agent != "":
-		who = "From " + it.Agent
-	}
-	if who != "" {
-		lines = append(lines, who)
-	}
-	if it.Workdir != "" {
-		lines = append(lines, "In "+it.Workdir)
-	}
+	lines := surfaces.Lines(it)
 	if it.Kind == threadfeed.KindQuestionForm {
 		lines = append(lines, questionLines(it.Text)...)
-	}
-	for _, c := range it.Comments {
-		lines = append(lines, "Comment by "+c.By+": "+c.Text)
 	}
 	return lines
 }
@@ -197,27 +181,9 @@ func closingOf(c threadfeed.Closing) Closing {
 	if c.Via != nil {
 		out.By += " (" + c.Via.ChatUserID + " on " + c.Via.Surface + ")"
 	}
-	switch c.How {
-	case threadfeed.ClosedDecided:
-		switch c.Decision {
-		case threadfeed.ActionDeny:
-			out.How = HowDenied
-		case threadfeed.ActionComment:
-			out.How = HowDenied
-			if out.Note != "" {
-				out.Note = "changes requested: " + out.Note
-			}
-		default:
-			out.How = HowApproved
-		}
-	case threadfeed.ClosedAnswered:
-		out.How = HowAnswered
-	case threadfeed.ClosedExpired:
-		out.How = HowExpired
-	case threadfeed.ClosedCancelled:
-		out.How = HowCancelled
-	default:
-		out.How = HowFinished
+	out.How = How(surfaces.Outcome(c))
+	if c.How == threadfeed.ClosedDecided && c.Decision == threadfeed.ActionComment && out.Note != "" {
+		out.Note = "changes requested: " + out.Note
 	}
 	return out
 }

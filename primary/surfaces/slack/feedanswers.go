@@ -9,30 +9,23 @@ import (
 
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/surfaces"
 	"github.com/turncli/turncli/primary/threadfeed"
 )
-
-// Relay is what people's answers are relayed through, as the Slack account that gave them:
-// the thread feed's relays (threadfeed.Feed).
-type Relay interface {
-	Item(ctx context.Context, key string, cardBytes int) (threadfeed.Item, error)
-	Decide(ctx context.Context, id threadfeed.Identity, key string, decision threadfeed.Action, text string, seen threadfeed.Seen) (threadfeed.Item, error)
-	SubmitForm(ctx context.Context, id threadfeed.Identity, key string, revision int64, answers json.RawMessage) (threadfeed.Item, error)
-}
 
 // FeedSurface is the Slack surface of the thread feed: it shows items as cards in their
 // Slack threads (package surfaces delivers them through Show and Report) and decides the
 // answers its Handler receives (Decide, OpenForm) as the Slack account that gave them.
 type FeedSurface struct {
 	c      *Client
-	relay  Relay
+	relay  surfaces.Relay
 	view   threadfeed.View
 	logger *slog.Logger
 }
 
 // NewFeedSurface returns the feed surface posting through c in view's sizes and relaying
 // answers through relay.
-func NewFeedSurface(c *Client, relay Relay, view threadfeed.View, logger *slog.Logger) *FeedSurface {
+func NewFeedSurface(c *Client, relay surfaces.Relay, view threadfeed.View, logger *slog.Logger) *FeedSurface {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

@@ -10,6 +10,7 @@ import (
 	goslack "github.com/slack-go/slack"
 
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/surfaces"
 	"github.com/turncli/turncli/primary/threadfeed"
 )
 
@@ -94,7 +95,7 @@ var actionOfItem = map[threadfeed.Action]Action{
 // card per item and thread.
 func cardOfItem(it threadfeed.Item) Card {
 	card := Card{ItemKey: it.Key, Kind: kindOfItem[it.Kind], Version: it.EventID, DeliveryID: it.Key,
-		Channel: it.Channel, ThreadTS: it.Thread, Title: it.Title, Body: bodyOf(it),
+		Channel: it.Channel, ThreadTS: it.Thread, Title: it.Title, Body: surfaces.Lines(it),
 		Decidable: it.Preview, PreviewTruncated: it.PreviewTruncated}
 	for _, a := range it.Actions {
 		if action, ok := actionOfItem[a]; ok {
@@ -109,26 +110,6 @@ func cardOfItem(it threadfeed.Item) Card {
 		}
 	}
 	return card
-}
-
-// bodyOf is what a card says besides its title and decided text.
-func bodyOf(it threadfeed.Item) []string {
-	var body []string
-	switch {
-	case it.Requester != "" && it.Agent != "":
-		body = append(body, "Requested by "+it.Requester+" for "+it.Agent)
-	case it.Requester != "":
-		body = append(body, "Requested by "+it.Requester)
-	case it.Agent != "":
-		body = append(body, "From "+it.Agent)
-	}
-	if it.Workdir != "" {
-		body = append(body, "In "+it.Workdir)
-	}
-	for _, c := range it.Comments {
-		body = append(body, "Comment by "+c.By+": "+c.Text)
-	}
-	return body
 }
 
 // formOf is the question form of a question item; nil when its questions cannot be read.
@@ -159,23 +140,7 @@ func closingOf(c threadfeed.Closing) Closing {
 	} else if c.Via != nil {
 		out.ByName += " (" + c.Via.ChatUserID + " on " + c.Via.Surface + ")"
 	}
-	switch c.How {
-	case threadfeed.ClosedDecided:
-		switch c.Decision {
-		case threadfeed.ActionDeny, threadfeed.ActionComment:
-			out.How = OutcomeDenied
-		default:
-			out.How = OutcomeApproved
-		}
-	case threadfeed.ClosedAnswered:
-		out.How = OutcomeAnswered
-	case threadfeed.ClosedExpired:
-		out.How = OutcomeExpired
-	case threadfeed.ClosedCancelled:
-		out.How = OutcomeCancelled
-	default:
-		out.How = OutcomeFinished
-	}
+	out.How = Outcome(surfaces.Outcome(c))
 	return out
 }
 
