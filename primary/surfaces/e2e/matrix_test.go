@@ -84,17 +84,29 @@ func TestACommandIsApprovedByAReactionInItsMatrixThread(t *testing.T) {
 	}
 }
 
-// TestALongReportArrivesInOrderUnderItsCard: a finished command's report longer than the
-// surface's message size is posted under its job's card in numbered pieces, in order, which
-// joined are the report.
+// TestALongReportArrivesInOrderUnderItsCard: a background agent's report longer than the
+// surface's message size is posted under its card in numbered pieces, in order, which joined
+// hold the report.
 func TestALongReportArrivesInOrderUnderItsCard(t *testing.T) {
 	r := newRoom(t)
-	env := startPrimary(t, r, testenv.WithConfig(func(c *primary.Config) { c.Matrix.ChunkBytes = 1024 }))
-	key := runInBackground(t, env, r, `for i in $(seq 1 400); do printf 'line %03d\n' $i; done`)
-	events := r.Await(t, "card of "+key, patience, func(events []*event.Event) bool { return r.CardOf(events, key) != nil })
-	r.React(t, r.People["bob"], r.CardOf(events, key).ID, "✅")
-	job := awaitJob(t, env, mustID(t, key))
-	jobKey := "job/" + strconv.FormatInt(job.ID, 10)
+	env := startPrimary(t, r, testenv.WithConfig(func(c *primary.Config) {
+		c.Matrix.ChunkBytes = 1024
+		c.Interaction.AgentEngine = "test" // says each "say" line of its task
+	}))
+	var task strings.Builder
+	for i := 1; i <= 400; i++ {
+		fmt.Fprintf(&task, "say line %03d\n", i)
+	}
+	args, err := json.Marshal(map[string]string{"task": task.String(), "label": "reporter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	callNative(t, env, openIn(t, env, r), "run_agent_in_background", string(args))
+	jobs, err := env.Primary.Internals().Store.ListJobs(context.Background(), "")
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("jobs %v, %v; want the agent's", jobs, err)
+	}
+	jobKey := "job/" + strconv.FormatInt(jobs[0].ID, 10)
 
 	var pieces []string
 	r.Await(t, "the whole report", patience, func(events []*event.Event) bool {
@@ -120,8 +132,12 @@ func TestALongReportArrivesInOrderUnderItsCard(t *testing.T) {
 	if !strings.Contains(joined.String(), "line 001\nline 002\n") || !strings.Contains(joined.String(), "line 399\nline 400") {
 		t.Errorf("the report joined does not hold the output in order:\n%s", joined.String())
 	}
-	if r.CardOf(r.Thread(t), jobKey) == nil {
-		t.Errorf("no card of %s in the thread", jobKey)
+	card := r.CardOf(r.Thread(t), jobKey)
+	if card == nil {
+		t.Fatalf("no card of %s in the thread", jobKey)
+	}
+	if got := body(t, card); !strings.HasPrefix(got, "Background agent: reporter") {
+		t.Errorf("the agent's card says %q; want it headed Background agent: reporter", got)
 	}
 }
 
