@@ -86,6 +86,37 @@ func mint(env *testenv.Env, key, user string) ([]*threadv1.DecisionLink, error) 
 	return res.GetLinks(), err
 }
 
+// restLinks is MintDecisionLinks' answer over REST.
+type restLinks struct {
+	Links []struct {
+		Decision  string `json:"decision"`
+		URL       string `json:"url"`
+		ExpiresAt string `json:"expires_at"`
+	} `json:"links"`
+}
+
+// mintOverREST asks for the links through the REST gateway, with the runtime credential.
+func mintOverREST(t *testing.T, env *testenv.Env, key, user string) restLinks {
+	t.Helper()
+	body := `{"identity":{"surface":"email","chat_user_id":"` + user + `"}}`
+	req, err := http.NewRequest(http.MethodPost, env.HTTPURL+"/v1/thread-items/"+key+":mintLinks", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+env.Primary.RuntimeToken())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out restLinks
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
+		t.Fatalf("POST :mintLinks: %s", resp.Status)
+	}
+	return out
+}
+
 // linkOf is the link of decision among ls.
 func linkOf(t *testing.T, ls []*threadv1.DecisionLink, decision threadv1.ItemAction) string {
 	t.Helper()
@@ -165,6 +196,10 @@ func TestADecisionLinkShowsTheItemAndDecidesOnlyWhenConfirmed(t *testing.T) {
 	benLinks, err := mint(env, "approval/1", "ben@example.org")
 	if err != nil || len(benLinks) != 1 || benLinks[0].GetDecision() != threadv1.ItemAction_ITEM_ACTION_DENY {
 		t.Fatalf("Ben's links %v, %v; want only deny: a member does not approve a command", benLinks, err)
+	}
+	if rest := mintOverREST(t, env, "approval/1", "ben@example.org"); len(rest.Links) != 1 || rest.Links[0].Decision != "ITEM_ACTION_DENY" ||
+		!strings.HasPrefix(rest.Links[0].URL, linkBase+links.Prefix) || rest.Links[0].ExpiresAt != "2026-03-02T09:00:00Z" {
+		t.Errorf("Ben's links over REST %+v; want one deny link ending 2026-03-02T09:00:00Z", rest)
 	}
 	_, err = mint(env, "approval/1", "eve@example.org")
 	if status.Code(err) != codes.PermissionDenied || status.Convert(err).Message() !=
