@@ -69,7 +69,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, token string, c c
 		err = fault.Newf(fault.PermissionDenied, "the %s account %q may not %s %s now", c.Surface, c.User, c.Decision, c.Item)
 	}
 	if err != nil {
-		h.refuse(w, r.Context(), c, err)
+		h.refuse(r.Context(), w, c, err)
 		return
 	}
 	write(w, http.StatusOK, page{
@@ -93,7 +93,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, token string, c
 	}
 	it, err := h.feed.Decide(r.Context(), c.identity(), c.Item, threadfeed.Action(c.Decision), "", threadfeed.Seen{FullText: true})
 	if err != nil {
-		h.refuse(w, r.Context(), c, err)
+		h.refuse(r.Context(), w, c, err)
 		return
 	}
 	h.log.Info("thread item decided by link", "item", it.Key, "decision", c.Decision, "surface", c.Surface, "chat_user_id", c.User)
@@ -101,7 +101,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, token string, c
 }
 
 // refuse shows why the link's decision cannot be taken, with the status that says so.
-func (h *Handler) refuse(w http.ResponseWriter, ctx context.Context, c claims, err error) {
+func (h *Handler) refuse(ctx context.Context, w http.ResponseWriter, c claims, err error) {
 	kind, msg, _ := fault.Public(err)
 	switch kind {
 	case fault.Conflict:
