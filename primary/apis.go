@@ -34,6 +34,7 @@ import (
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/store"
+	"github.com/turncli/turncli/primary/surfaces/links"
 	"github.com/turncli/turncli/primary/threadfeed"
 	"github.com/turncli/turncli/primary/toolhost"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -57,6 +58,7 @@ type apiDeps struct {
 	toolHosts     *toolhost.Service
 	continuations *continuation.Outbox
 	threadFeed    *threadfeed.Feed
+	links         *links.Minter
 	events        *events.Bus
 }
 
@@ -138,7 +140,7 @@ func buildAPIs(d apiDeps) (apis, error) {
 	workerv1.RegisterWorkerServiceServer(server, workerAPI)
 	toolhostv1.RegisterToolHostServiceServer(server, d.toolHosts)
 	continuationv1.RegisterContinuationServiceServer(server, continuationapi.NewServer(d.continuations, 0, log.With("component", "continuations")))
-	threadv1.RegisterThreadEventServiceServer(server, threadapi.NewServer(d.threadFeed, log.With("component", "threadapi")))
+	threadv1.RegisterThreadEventServiceServer(server, threadapi.NewServer(d.threadFeed, d.links, log.With("component", "threadapi")))
 	operatorv1.RegisterOperatorServiceServer(server, operatorAPI)
 	healthpb.RegisterHealthServer(server, d.health)
 	agentcliv1.RegisterAgentCLIServiceServer(server, cli)

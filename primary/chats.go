@@ -9,10 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/turncli/turncli/primary/credentials"
 	"github.com/turncli/turncli/primary/lifecycle"
 	"github.com/turncli/turncli/primary/secrets"
 	"github.com/turncli/turncli/primary/store"
 	"github.com/turncli/turncli/primary/surfaces"
+	"github.com/turncli/turncli/primary/surfaces/links"
 	"github.com/turncli/turncli/primary/surfaces/matrix"
 	"github.com/turncli/turncli/primary/surfaces/slack"
 	"github.com/turncli/turncli/primary/threadfeed"
@@ -25,11 +27,14 @@ import (
 type chats struct {
 	loops []func(context.Context) error
 	// slack serves Slack's interactivity requests on the REST listener; nil without Slack.
-	slack  http.Handler
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	log    *slog.Logger
+	slack http.Handler
+	// links mints decision links; linkPages serves them on the REST listener (package links).
+	links     *links.Minter
+	linkPages http.Handler
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	log       *slog.Logger
 }
 
 // buildChats builds the surfaces cfg configures and registers their stop.
@@ -38,6 +43,18 @@ func buildChats(cfg Config, db store.Store, feed *threadfeed.Feed, observer surf
 	c := &chats{log: log}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	stops.Add(lifecycle.Intake, "chat surfaces", func(context.Context) error { c.stop(); return nil })
+	// The links key is made even while links are off, so that turning them on later needs no
+	// other step; the handler then answers only links this key signed.
+	secret, err := credentials.LinksKey(cfg.StateDir, live)
+	if err != nil {
+		return nil, fmt.Errorf("decision links: %w", err)
+	}
+	key, err := links.NewKey(secret)
+	if err != nil {
+		return nil, err
+	}
+	c.links = links.NewMinter(feed, key, cfg.Links, cfg.Clock)
+	c.linkPages = links.NewHandler(feed, key, cfg.Clock, log.With("surface", "links"))
 	if cfg.Matrix.On() {
 		loops, err := matrixLoops(cfg.Matrix, db, feed, observer, live, log.With("surface", matrix.SurfaceName))
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/turncli/turncli/primary/mcpbridge"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/store/postgres"
+	"github.com/turncli/turncli/primary/surfaces/links"
 	"github.com/turncli/turncli/primary/surfaces/matrix"
 	"github.com/turncli/turncli/primary/surfaces/slack"
 	"github.com/turncli/turncli/primary/workerhub"
@@ -62,6 +63,9 @@ type Config struct {
 	// Slack is the Slack surface: cards in the conversations' Slack threads, answers taken on
 	// the REST listener (off while its bot token is unset).
 	Slack slack.Settings
+	// Links are the decision links for chats without buttons, opened on the REST listener
+	// (minted only once their public base URL is set).
+	Links links.Settings
 
 	// RuntimeToken, when set, is the runtime credential; otherwise it is read from (or created
 	// in) <StateDir>/credentials/runtime.token.
@@ -145,6 +149,7 @@ func (c *Config) BindFlags(fs *flag.FlagSet) {
 	c.Connections.BindFlags(fs)
 	c.Matrix.BindFlags(fs)
 	c.Slack.BindFlags(fs)
+	c.Links.BindFlags(fs)
 }
 
 // Validate checks the configuration and fills defaults, each section its own. Calling it
@@ -159,7 +164,7 @@ func (c *Config) Validate() error {
 	}
 	c.StateDir = abs
 	for _, section := range []interface{ Validate() error }{
-		&c.Shells, &c.Listen, &c.Connections, &c.Workers, &c.Responses, &c.Jobs, &c.Interaction, &c.HA, mcpServers(c.MCPServers), &c.Matrix, &c.Slack,
+		&c.Shells, &c.Listen, &c.Connections, &c.Workers, &c.Responses, &c.Jobs, &c.Interaction, &c.HA, mcpServers(c.MCPServers), &c.Matrix, &c.Slack, &c.Links,
 	} {
 		if err := section.Validate(); err != nil {
 			return err

@@ -29,6 +29,7 @@ import (
 	"github.com/turncli/turncli/primary/metrics"
 	"github.com/turncli/turncli/primary/response"
 	"github.com/turncli/turncli/primary/roleauth"
+	"github.com/turncli/turncli/primary/surfaces/links"
 	"github.com/turncli/turncli/primary/surfaces/slack"
 )
 
@@ -47,6 +48,8 @@ type gatewayDeps struct {
 	metrics       *metrics.Metrics
 	// slack serves Slack's interactivity requests; nil without the Slack surface.
 	slack http.Handler
+	// links serves the decision links' pages.
+	links http.Handler
 }
 
 // gateway is the HTTP handlers of the two HTTP listeners.
@@ -125,6 +128,12 @@ func buildGateway(ctx context.Context, d gatewayDeps, stops *lifecycle.Stops) (g
 			// Slack holds no credential of ours: each request is signed with the app's
 			// signing secret instead, which the handler checks before it reads anything.
 			d.slack.ServeHTTP(w, r)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, links.Prefix) {
+			// A link's holder has no credential of ours either: the link itself is signed,
+			// and the handler checks it before it reads anything else.
+			d.links.ServeHTTP(w, r)
 			return
 		}
 		edge.ServeHTTP(w, r)

@@ -288,7 +288,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	apis, err := buildAPIs(apiDeps{
 		cfg: cfg, store: db, secrets: live, metrics: mets, failures: failures, runtimeToken: runtimeToken,
 		operatorAuth: operatorAuth, health: healthServer, preflight: preflight, responses: responses, workers: workers,
-		jobs: jobsManager, interaction: interactions, toolHosts: toolHosts, continuations: outbox, threadFeed: threadFeed, events: feed,
+		jobs: jobsManager, interaction: interactions, toolHosts: toolHosts, continuations: outbox, threadFeed: threadFeed, links: chats.links, events: feed,
 	})
 	if err != nil {
 		return nil, err
@@ -300,7 +300,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	internalGRPC := bufconn.Listen(1 << 20)
 	gw, err := buildGateway(ctx, gatewayDeps{
 		cfg: cfg, internal: internalGRPC, localAgentCLI: apis.localAgentCLI, responses: responses, failures: failures,
-		ready: ready, policy: apis.policy, operatorAuth: operatorAuth, metrics: mets, slack: chats.slack,
+		ready: ready, policy: apis.policy, operatorAuth: operatorAuth, metrics: mets, slack: chats.slack, links: chats.linkPages,
 	}, stops)
 	if err != nil {
 		return nil, err

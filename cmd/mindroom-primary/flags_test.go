@@ -16,7 +16,8 @@ import (
 // flag a deployment may pass is still there, and no other appeared unnoticed.
 func TestEveryFlagStays(t *testing.T) {
 	want := strings.Fields(`active-standby advertise-addr agent-binary agent-cli-listen agent-engine agent-ids
-		agent-job-ceiling agent-report-grace disk-reserve enable-test-toolkit fast-call-budget
+		agent-job-ceiling agent-report-grace decision-link-base decision-link-expiry disk-reserve
+		enable-test-toolkit fast-call-budget
 		grpc-listen grpc-max-connection-age grpc-max-connection-age-grace handshake-timeout http-listen
 		idle-timeout isolation job-ceiling lease-renew lease-ttl log-format log-level matrix-card-bytes
 		matrix-chunk-bytes matrix-device matrix-homeserver matrix-token-file matrix-user max-conns

@@ -1,6 +1,7 @@
 // Package credentials keeps the primary's credentials in its state directory: the runtime
 // credential (credentials/runtime.token, created on first start) and the workers'
-// credentials/workers/<key>.token files, read with those mounted or configured besides them.
+// credentials/workers/<key>.token files, read with those mounted or configured besides them,
+// and the key that signs decision links (credentials/links.key).
 // Every credential it loads becomes a live secret. It decides nothing: roleauth and workerhub
 // compare what it loads.
 package credentials

@@ -24,8 +24,8 @@ var ErrRefused = fault.New(fault.FailedPrecondition, "the command cannot start n
 // store.ErrConflict), the job is recorded linked to the approval in one transaction, and the
 // approval is consumed, or failed when the job could not be recorded.
 func (s *Background) Approve(ctx context.Context, id int64, by store.Operator) (store.Approval, error) {
-	if by.Role != store.RoleAdmin {
-		return store.Approval{}, fmt.Errorf("%w: only an admin can approve; %q is a %s", ErrRefused, by.Name, by.Role)
+	if err := CheckCommandApprover(by); err != nil {
+		return store.Approval{}, err
 	}
 	ap, err := s.cfg.Store.Approval(ctx, id)
 	if err != nil {
@@ -62,6 +62,16 @@ func (s *Background) Approve(ctx context.Context, id int64, by store.Operator) (
 		s.publishApproval("approval.decided", settled)
 	}
 	return settled, err
+}
+
+// CheckCommandApprover refuses a person who may not approve a background command: only an
+// admin may. It is the rule's one home: Approve applies it, and a surface that offers only
+// the decisions a person may take (decision links) asks it first.
+func CheckCommandApprover(by store.Operator) error {
+	if by.Role != store.RoleAdmin {
+		return fmt.Errorf("%w: only an admin can approve; %q is a %s", ErrRefused, by.Name, by.Role)
+	}
+	return nil
 }
 
 // publishApproval puts an approval's change on the live feed.

@@ -58,9 +58,8 @@ func (s *Prompts) DecidePrompt(ctx context.Context, id int64, by store.Operator,
 		return store.Prompt{}, fmt.Errorf("%w: a decision needs the operator's name", store.ErrInvalid)
 	case !by.Role.Valid():
 		return store.Prompt{}, fmt.Errorf("%w: %q has no operator role", store.ErrForbidden, by.Name)
-	case d.Action == store.DecisionAllowConversation && by.Role != store.RoleAdmin:
-		return store.Prompt{}, fmt.Errorf("%w: only an admin can allow a tool for the whole conversation; %q is a %s; allow it once or for this thread instead",
-			store.ErrForbidden, by.Name, by.Role)
+	case d.Action == store.DecisionAllowConversation && CheckConversationAllower(by) != nil:
+		return store.Prompt{}, CheckConversationAllower(by)
 	case p.Status != store.PromptPending:
 		return store.Prompt{}, fmt.Errorf("%w: prompt %d is %s and can no longer be decided", store.ErrConflict, id, p.Status)
 	}
@@ -71,6 +70,17 @@ func (s *Prompts) DecidePrompt(ctx context.Context, id int64, by store.Operator,
 	s.log.Info("prompt decided", "prompt", id, "kind", decided.Kind, "decision", decided.Decision, "by", by.Name)
 	s.publishPrompt("prompt.decided", decided)
 	return decided, nil
+}
+
+// CheckConversationAllower refuses a person who may not allow a tool for a whole
+// conversation: only an admin may. DecidePrompt applies it; a surface that offers only the
+// decisions a person may take (decision links) asks it first.
+func CheckConversationAllower(by store.Operator) error {
+	if by.Role != store.RoleAdmin {
+		return fmt.Errorf("%w: only an admin can allow a tool for the whole conversation; %q is a %s; allow it once or for this thread instead",
+			store.ErrForbidden, by.Name, by.Role)
+	}
+	return nil
 }
 
 // actionsOf says which actions a prompt of kind takes, and that action is not one of them.

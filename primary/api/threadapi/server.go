@@ -8,6 +8,7 @@ import (
 
 	threadv1 "github.com/turncli/turncli/gen/turncli/thread/v1"
 	"github.com/turncli/turncli/internal/fault"
+	"github.com/turncli/turncli/primary/surfaces/links"
 	"github.com/turncli/turncli/primary/threadfeed"
 )
 
@@ -17,16 +18,17 @@ const MaxAnswersBytes = 256 << 10
 // Server implements ThreadEventService over a feed.
 type Server struct {
 	threadv1.UnimplementedThreadEventServiceServer
-	feed *threadfeed.Feed
-	log  *slog.Logger
+	feed  *threadfeed.Feed
+	links *links.Minter
+	log   *slog.Logger
 }
 
-// NewServer returns the ThreadEventService of feed.
-func NewServer(feed *threadfeed.Feed, log *slog.Logger) *Server {
+// NewServer returns the ThreadEventService of feed, minting decision links with minter.
+func NewServer(feed *threadfeed.Feed, minter *links.Minter, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{feed: feed, log: log}
+	return &Server{feed: feed, links: minter, log: log}
 }
 
 var subscriberSeq atomic.Uint64

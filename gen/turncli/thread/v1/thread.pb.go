@@ -1477,6 +1477,170 @@ func (x *CancelFormResponse) GetItem() *ThreadItem {
 	return nil
 }
 
+// MintDecisionLinksRequest names the item and the account the links act as.
+type MintDecisionLinksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The item (ThreadItem.item_key).
+	ItemKey string `protobuf:"bytes,1,opt,name=item_key,json=itemKey,proto3" json:"item_key,omitempty"`
+	// The account the links act as; required.
+	Identity      *ChatIdentity `protobuf:"bytes,2,opt,name=identity,proto3" json:"identity,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MintDecisionLinksRequest) Reset() {
+	*x = MintDecisionLinksRequest{}
+	mi := &file_turncli_thread_v1_thread_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MintDecisionLinksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MintDecisionLinksRequest) ProtoMessage() {}
+
+func (x *MintDecisionLinksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_thread_v1_thread_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MintDecisionLinksRequest.ProtoReflect.Descriptor instead.
+func (*MintDecisionLinksRequest) Descriptor() ([]byte, []int) {
+	return file_turncli_thread_v1_thread_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *MintDecisionLinksRequest) GetItemKey() string {
+	if x != nil {
+		return x.ItemKey
+	}
+	return ""
+}
+
+func (x *MintDecisionLinksRequest) GetIdentity() *ChatIdentity {
+	if x != nil {
+		return x.Identity
+	}
+	return nil
+}
+
+// MintDecisionLinksResponse is the links, in the order of the item's actions; empty when the
+// person may take no decision on the item.
+type MintDecisionLinksResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Links         []*DecisionLink        `protobuf:"bytes,1,rep,name=links,proto3" json:"links,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MintDecisionLinksResponse) Reset() {
+	*x = MintDecisionLinksResponse{}
+	mi := &file_turncli_thread_v1_thread_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MintDecisionLinksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MintDecisionLinksResponse) ProtoMessage() {}
+
+func (x *MintDecisionLinksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_thread_v1_thread_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MintDecisionLinksResponse.ProtoReflect.Descriptor instead.
+func (*MintDecisionLinksResponse) Descriptor() ([]byte, []int) {
+	return file_turncli_thread_v1_thread_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *MintDecisionLinksResponse) GetLinks() []*DecisionLink {
+	if x != nil {
+		return x.Links
+	}
+	return nil
+}
+
+// DecisionLink is one decision to take by opening url in a browser.
+type DecisionLink struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Decision ItemAction             `protobuf:"varint,1,opt,name=decision,proto3,enum=turncli.thread.v1.ItemAction" json:"decision,omitempty"`
+	// The link: the primary's public base URL, /v1/links/ and a signed token (under 2 KiB).
+	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// When the link stops working.
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecisionLink) Reset() {
+	*x = DecisionLink{}
+	mi := &file_turncli_thread_v1_thread_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecisionLink) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecisionLink) ProtoMessage() {}
+
+func (x *DecisionLink) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_thread_v1_thread_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecisionLink.ProtoReflect.Descriptor instead.
+func (*DecisionLink) Descriptor() ([]byte, []int) {
+	return file_turncli_thread_v1_thread_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *DecisionLink) GetDecision() ItemAction {
+	if x != nil {
+		return x.Decision
+	}
+	return ItemAction_ITEM_ACTION_UNSPECIFIED
+}
+
+func (x *DecisionLink) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *DecisionLink) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
 var File_turncli_thread_v1_thread_proto protoreflect.FileDescriptor
 
 const file_turncli_thread_v1_thread_proto_rawDesc = "" +
@@ -1566,7 +1730,17 @@ const file_turncli_thread_v1_thread_proto_rawDesc = "" +
 	"\bitem_key\x18\x01 \x01(\tR\aitemKey\x12;\n" +
 	"\bidentity\x18\x02 \x01(\v2\x1f.turncli.thread.v1.ChatIdentityR\bidentity\"G\n" +
 	"\x12CancelFormResponse\x121\n" +
-	"\x04item\x18\x01 \x01(\v2\x1d.turncli.thread.v1.ThreadItemR\x04item*\xfb\x01\n" +
+	"\x04item\x18\x01 \x01(\v2\x1d.turncli.thread.v1.ThreadItemR\x04item\"r\n" +
+	"\x18MintDecisionLinksRequest\x12\x19\n" +
+	"\bitem_key\x18\x01 \x01(\tR\aitemKey\x12;\n" +
+	"\bidentity\x18\x02 \x01(\v2\x1f.turncli.thread.v1.ChatIdentityR\bidentity\"R\n" +
+	"\x19MintDecisionLinksResponse\x125\n" +
+	"\x05links\x18\x01 \x03(\v2\x1f.turncli.thread.v1.DecisionLinkR\x05links\"\x96\x01\n" +
+	"\fDecisionLink\x129\n" +
+	"\bdecision\x18\x01 \x01(\x0e2\x1d.turncli.thread.v1.ItemActionR\bdecision\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt*\xfb\x01\n" +
 	"\bItemKind\x12\x19\n" +
 	"\x15ITEM_KIND_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aITEM_KIND_COMMAND_APPROVAL\x10\x01\x12\x1b\n" +
@@ -1606,7 +1780,7 @@ const file_turncli_thread_v1_thread_proto_rawDesc = "" +
 	"\x14CLOSING_HOW_ANSWERED\x10\x02\x12\x17\n" +
 	"\x13CLOSING_HOW_EXPIRED\x10\x03\x12\x19\n" +
 	"\x15CLOSING_HOW_CANCELLED\x10\x04\x12\x18\n" +
-	"\x14CLOSING_HOW_FINISHED\x10\x052\xd8\x05\n" +
+	"\x14CLOSING_HOW_FINISHED\x10\x052\xfe\x06\n" +
 	"\x12ThreadEventService\x12}\n" +
 	"\tSubscribe\x12#.turncli.thread.v1.SubscribeRequest\x1a$.turncli.thread.v1.SubscribeResponse\"#\x82\xd3\xe4\x93\x02\x1d\x12\x1b/v1/thread-events:subscribe0\x01\x12\x8b\x01\n" +
 	"\n" +
@@ -1615,7 +1789,8 @@ const file_turncli_thread_v1_thread_proto_rawDesc = "" +
 	"SubmitForm\x12$.turncli.thread.v1.SubmitFormRequest\x1a%.turncli.thread.v1.SubmitFormResponse\"0\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/thread-items/{item_key=**}:submit\x12\x98\x01\n" +
 	"\rSaveFormDraft\x12'.turncli.thread.v1.SaveFormDraftRequest\x1a(.turncli.thread.v1.SaveFormDraftResponse\"4\x82\xd3\xe4\x93\x02.:\x01*\")/v1/thread-items/{item_key=**}:save-draft\x12\x8b\x01\n" +
 	"\n" +
-	"CancelForm\x12$.turncli.thread.v1.CancelFormRequest\x1a%.turncli.thread.v1.CancelFormResponse\"0\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/thread-items/{item_key=**}:cancelB;Z9github.com/turncli/turncli/gen/turncli/thread/v1;threadv1b\x06proto3"
+	"CancelForm\x12$.turncli.thread.v1.CancelFormRequest\x1a%.turncli.thread.v1.CancelFormResponse\"0\x82\xd3\xe4\x93\x02*:\x01*\"%/v1/thread-items/{item_key=**}:cancel\x12\xa3\x01\n" +
+	"\x11MintDecisionLinks\x12+.turncli.thread.v1.MintDecisionLinksRequest\x1a,.turncli.thread.v1.MintDecisionLinksResponse\"3\x82\xd3\xe4\x93\x02-:\x01*\"(/v1/thread-items/{item_key=**}:mintLinksB;Z9github.com/turncli/turncli/gen/turncli/thread/v1;threadv1b\x06proto3"
 
 var (
 	file_turncli_thread_v1_thread_proto_rawDescOnce sync.Once
@@ -1630,48 +1805,51 @@ func file_turncli_thread_v1_thread_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_thread_v1_thread_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_turncli_thread_v1_thread_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_turncli_thread_v1_thread_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_turncli_thread_v1_thread_proto_goTypes = []any{
-	(ItemKind)(0),                 // 0: turncli.thread.v1.ItemKind
-	(ItemChange)(0),               // 1: turncli.thread.v1.ItemChange
-	(ItemState)(0),                // 2: turncli.thread.v1.ItemState
-	(ItemAction)(0),               // 3: turncli.thread.v1.ItemAction
-	(ClosingHow)(0),               // 4: turncli.thread.v1.ClosingHow
-	(*SubscribeRequest)(nil),      // 5: turncli.thread.v1.SubscribeRequest
-	(*SubscribeResponse)(nil),     // 6: turncli.thread.v1.SubscribeResponse
-	(*ThreadItem)(nil),            // 7: turncli.thread.v1.ThreadItem
-	(*Comment)(nil),               // 8: turncli.thread.v1.Comment
-	(*Closing)(nil),               // 9: turncli.thread.v1.Closing
-	(*ReportChunk)(nil),           // 10: turncli.thread.v1.ReportChunk
-	(*ChatIdentity)(nil),          // 11: turncli.thread.v1.ChatIdentity
-	(*DecideItemRequest)(nil),     // 12: turncli.thread.v1.DecideItemRequest
-	(*DecideItemResponse)(nil),    // 13: turncli.thread.v1.DecideItemResponse
-	(*SubmitFormRequest)(nil),     // 14: turncli.thread.v1.SubmitFormRequest
-	(*SubmitFormResponse)(nil),    // 15: turncli.thread.v1.SubmitFormResponse
-	(*SaveFormDraftRequest)(nil),  // 16: turncli.thread.v1.SaveFormDraftRequest
-	(*SaveFormDraftResponse)(nil), // 17: turncli.thread.v1.SaveFormDraftResponse
-	(*CancelFormRequest)(nil),     // 18: turncli.thread.v1.CancelFormRequest
-	(*CancelFormResponse)(nil),    // 19: turncli.thread.v1.CancelFormResponse
-	(*v1.Conversation)(nil),       // 20: turncli.conversation.v1.Conversation
-	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
+	(ItemKind)(0),                     // 0: turncli.thread.v1.ItemKind
+	(ItemChange)(0),                   // 1: turncli.thread.v1.ItemChange
+	(ItemState)(0),                    // 2: turncli.thread.v1.ItemState
+	(ItemAction)(0),                   // 3: turncli.thread.v1.ItemAction
+	(ClosingHow)(0),                   // 4: turncli.thread.v1.ClosingHow
+	(*SubscribeRequest)(nil),          // 5: turncli.thread.v1.SubscribeRequest
+	(*SubscribeResponse)(nil),         // 6: turncli.thread.v1.SubscribeResponse
+	(*ThreadItem)(nil),                // 7: turncli.thread.v1.ThreadItem
+	(*Comment)(nil),                   // 8: turncli.thread.v1.Comment
+	(*Closing)(nil),                   // 9: turncli.thread.v1.Closing
+	(*ReportChunk)(nil),               // 10: turncli.thread.v1.ReportChunk
+	(*ChatIdentity)(nil),              // 11: turncli.thread.v1.ChatIdentity
+	(*DecideItemRequest)(nil),         // 12: turncli.thread.v1.DecideItemRequest
+	(*DecideItemResponse)(nil),        // 13: turncli.thread.v1.DecideItemResponse
+	(*SubmitFormRequest)(nil),         // 14: turncli.thread.v1.SubmitFormRequest
+	(*SubmitFormResponse)(nil),        // 15: turncli.thread.v1.SubmitFormResponse
+	(*SaveFormDraftRequest)(nil),      // 16: turncli.thread.v1.SaveFormDraftRequest
+	(*SaveFormDraftResponse)(nil),     // 17: turncli.thread.v1.SaveFormDraftResponse
+	(*CancelFormRequest)(nil),         // 18: turncli.thread.v1.CancelFormRequest
+	(*CancelFormResponse)(nil),        // 19: turncli.thread.v1.CancelFormResponse
+	(*MintDecisionLinksRequest)(nil),  // 20: turncli.thread.v1.MintDecisionLinksRequest
+	(*MintDecisionLinksResponse)(nil), // 21: turncli.thread.v1.MintDecisionLinksResponse
+	(*DecisionLink)(nil),              // 22: turncli.thread.v1.DecisionLink
+	(*v1.Conversation)(nil),           // 23: turncli.conversation.v1.Conversation
+	(*timestamppb.Timestamp)(nil),     // 24: google.protobuf.Timestamp
 }
 var file_turncli_thread_v1_thread_proto_depIdxs = []int32{
-	20, // 0: turncli.thread.v1.SubscribeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	23, // 0: turncli.thread.v1.SubscribeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	7,  // 1: turncli.thread.v1.SubscribeResponse.item:type_name -> turncli.thread.v1.ThreadItem
 	10, // 2: turncli.thread.v1.SubscribeResponse.chunk:type_name -> turncli.thread.v1.ReportChunk
-	21, // 3: turncli.thread.v1.ThreadItem.at:type_name -> google.protobuf.Timestamp
+	24, // 3: turncli.thread.v1.ThreadItem.at:type_name -> google.protobuf.Timestamp
 	1,  // 4: turncli.thread.v1.ThreadItem.change:type_name -> turncli.thread.v1.ItemChange
-	20, // 5: turncli.thread.v1.ThreadItem.conversation:type_name -> turncli.conversation.v1.Conversation
+	23, // 5: turncli.thread.v1.ThreadItem.conversation:type_name -> turncli.conversation.v1.Conversation
 	0,  // 6: turncli.thread.v1.ThreadItem.kind:type_name -> turncli.thread.v1.ItemKind
 	2,  // 7: turncli.thread.v1.ThreadItem.state:type_name -> turncli.thread.v1.ItemState
 	8,  // 8: turncli.thread.v1.ThreadItem.comments:type_name -> turncli.thread.v1.Comment
 	3,  // 9: turncli.thread.v1.ThreadItem.actions:type_name -> turncli.thread.v1.ItemAction
 	9,  // 10: turncli.thread.v1.ThreadItem.closing:type_name -> turncli.thread.v1.Closing
-	21, // 11: turncli.thread.v1.Comment.at:type_name -> google.protobuf.Timestamp
+	24, // 11: turncli.thread.v1.Comment.at:type_name -> google.protobuf.Timestamp
 	4,  // 12: turncli.thread.v1.Closing.how:type_name -> turncli.thread.v1.ClosingHow
 	3,  // 13: turncli.thread.v1.Closing.decision:type_name -> turncli.thread.v1.ItemAction
 	11, // 14: turncli.thread.v1.Closing.via:type_name -> turncli.thread.v1.ChatIdentity
-	21, // 15: turncli.thread.v1.Closing.at:type_name -> google.protobuf.Timestamp
+	24, // 15: turncli.thread.v1.Closing.at:type_name -> google.protobuf.Timestamp
 	11, // 16: turncli.thread.v1.DecideItemRequest.identity:type_name -> turncli.thread.v1.ChatIdentity
 	3,  // 17: turncli.thread.v1.DecideItemRequest.decision:type_name -> turncli.thread.v1.ItemAction
 	7,  // 18: turncli.thread.v1.DecideItemResponse.item:type_name -> turncli.thread.v1.ThreadItem
@@ -1681,21 +1859,27 @@ var file_turncli_thread_v1_thread_proto_depIdxs = []int32{
 	7,  // 22: turncli.thread.v1.SaveFormDraftResponse.item:type_name -> turncli.thread.v1.ThreadItem
 	11, // 23: turncli.thread.v1.CancelFormRequest.identity:type_name -> turncli.thread.v1.ChatIdentity
 	7,  // 24: turncli.thread.v1.CancelFormResponse.item:type_name -> turncli.thread.v1.ThreadItem
-	5,  // 25: turncli.thread.v1.ThreadEventService.Subscribe:input_type -> turncli.thread.v1.SubscribeRequest
-	12, // 26: turncli.thread.v1.ThreadEventService.DecideItem:input_type -> turncli.thread.v1.DecideItemRequest
-	14, // 27: turncli.thread.v1.ThreadEventService.SubmitForm:input_type -> turncli.thread.v1.SubmitFormRequest
-	16, // 28: turncli.thread.v1.ThreadEventService.SaveFormDraft:input_type -> turncli.thread.v1.SaveFormDraftRequest
-	18, // 29: turncli.thread.v1.ThreadEventService.CancelForm:input_type -> turncli.thread.v1.CancelFormRequest
-	6,  // 30: turncli.thread.v1.ThreadEventService.Subscribe:output_type -> turncli.thread.v1.SubscribeResponse
-	13, // 31: turncli.thread.v1.ThreadEventService.DecideItem:output_type -> turncli.thread.v1.DecideItemResponse
-	15, // 32: turncli.thread.v1.ThreadEventService.SubmitForm:output_type -> turncli.thread.v1.SubmitFormResponse
-	17, // 33: turncli.thread.v1.ThreadEventService.SaveFormDraft:output_type -> turncli.thread.v1.SaveFormDraftResponse
-	19, // 34: turncli.thread.v1.ThreadEventService.CancelForm:output_type -> turncli.thread.v1.CancelFormResponse
-	30, // [30:35] is the sub-list for method output_type
-	25, // [25:30] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	11, // 25: turncli.thread.v1.MintDecisionLinksRequest.identity:type_name -> turncli.thread.v1.ChatIdentity
+	22, // 26: turncli.thread.v1.MintDecisionLinksResponse.links:type_name -> turncli.thread.v1.DecisionLink
+	3,  // 27: turncli.thread.v1.DecisionLink.decision:type_name -> turncli.thread.v1.ItemAction
+	24, // 28: turncli.thread.v1.DecisionLink.expires_at:type_name -> google.protobuf.Timestamp
+	5,  // 29: turncli.thread.v1.ThreadEventService.Subscribe:input_type -> turncli.thread.v1.SubscribeRequest
+	12, // 30: turncli.thread.v1.ThreadEventService.DecideItem:input_type -> turncli.thread.v1.DecideItemRequest
+	14, // 31: turncli.thread.v1.ThreadEventService.SubmitForm:input_type -> turncli.thread.v1.SubmitFormRequest
+	16, // 32: turncli.thread.v1.ThreadEventService.SaveFormDraft:input_type -> turncli.thread.v1.SaveFormDraftRequest
+	18, // 33: turncli.thread.v1.ThreadEventService.CancelForm:input_type -> turncli.thread.v1.CancelFormRequest
+	20, // 34: turncli.thread.v1.ThreadEventService.MintDecisionLinks:input_type -> turncli.thread.v1.MintDecisionLinksRequest
+	6,  // 35: turncli.thread.v1.ThreadEventService.Subscribe:output_type -> turncli.thread.v1.SubscribeResponse
+	13, // 36: turncli.thread.v1.ThreadEventService.DecideItem:output_type -> turncli.thread.v1.DecideItemResponse
+	15, // 37: turncli.thread.v1.ThreadEventService.SubmitForm:output_type -> turncli.thread.v1.SubmitFormResponse
+	17, // 38: turncli.thread.v1.ThreadEventService.SaveFormDraft:output_type -> turncli.thread.v1.SaveFormDraftResponse
+	19, // 39: turncli.thread.v1.ThreadEventService.CancelForm:output_type -> turncli.thread.v1.CancelFormResponse
+	21, // 40: turncli.thread.v1.ThreadEventService.MintDecisionLinks:output_type -> turncli.thread.v1.MintDecisionLinksResponse
+	35, // [35:41] is the sub-list for method output_type
+	29, // [29:35] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_turncli_thread_v1_thread_proto_init() }
@@ -1709,7 +1893,7 @@ func file_turncli_thread_v1_thread_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_thread_v1_thread_proto_rawDesc), len(file_turncli_thread_v1_thread_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   15,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -243,6 +243,51 @@ func local_request_ThreadEventService_CancelForm_0(ctx context.Context, marshale
 	return msg, metadata, err
 }
 
+func request_ThreadEventService_MintDecisionLinks_0(ctx context.Context, marshaler runtime.Marshaler, client ThreadEventServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq MintDecisionLinksRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["item_key"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "item_key")
+	}
+	protoReq.ItemKey, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "item_key", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.MintDecisionLinks(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ThreadEventService_MintDecisionLinks_0(ctx context.Context, marshaler runtime.Marshaler, server ThreadEventServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq MintDecisionLinksRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["item_key"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "item_key")
+	}
+	protoReq.ItemKey, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "item_key", err)
+	}
+	msg, err := server.MintDecisionLinks(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterThreadEventServiceHandlerServer registers the http handlers for service ThreadEventService to "mux".
 // UnaryRPC     :call ThreadEventServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -334,6 +379,26 @@ func RegisterThreadEventServiceHandlerServer(ctx context.Context, mux *runtime.S
 			return
 		}
 		forward_ThreadEventService_CancelForm_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_ThreadEventService_MintDecisionLinks_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/turncli.thread.v1.ThreadEventService/MintDecisionLinks", runtime.WithHTTPPathPattern("/v1/thread-items/{item_key=**}:mintLinks"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ThreadEventService_MintDecisionLinks_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ThreadEventService_MintDecisionLinks_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -460,21 +525,40 @@ func RegisterThreadEventServiceHandlerClient(ctx context.Context, mux *runtime.S
 		}
 		forward_ThreadEventService_CancelForm_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPost, pattern_ThreadEventService_MintDecisionLinks_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/turncli.thread.v1.ThreadEventService/MintDecisionLinks", runtime.WithHTTPPathPattern("/v1/thread-items/{item_key=**}:mintLinks"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ThreadEventService_MintDecisionLinks_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ThreadEventService_MintDecisionLinks_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
 var (
-	pattern_ThreadEventService_Subscribe_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "thread-events"}, "subscribe"))
-	pattern_ThreadEventService_DecideItem_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "decide"))
-	pattern_ThreadEventService_SubmitForm_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "submit"))
-	pattern_ThreadEventService_SaveFormDraft_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "save-draft"))
-	pattern_ThreadEventService_CancelForm_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "cancel"))
+	pattern_ThreadEventService_Subscribe_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"v1", "thread-events"}, "subscribe"))
+	pattern_ThreadEventService_DecideItem_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "decide"))
+	pattern_ThreadEventService_SubmitForm_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "submit"))
+	pattern_ThreadEventService_SaveFormDraft_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "save-draft"))
+	pattern_ThreadEventService_CancelForm_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "cancel"))
+	pattern_ThreadEventService_MintDecisionLinks_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 3, 0, 4, 1, 5, 2}, []string{"v1", "thread-items", "item_key"}, "mintLinks"))
 )
 
 var (
-	forward_ThreadEventService_Subscribe_0     = runtime.ForwardResponseStream
-	forward_ThreadEventService_DecideItem_0    = runtime.ForwardResponseMessage
-	forward_ThreadEventService_SubmitForm_0    = runtime.ForwardResponseMessage
-	forward_ThreadEventService_SaveFormDraft_0 = runtime.ForwardResponseMessage
-	forward_ThreadEventService_CancelForm_0    = runtime.ForwardResponseMessage
+	forward_ThreadEventService_Subscribe_0         = runtime.ForwardResponseStream
+	forward_ThreadEventService_DecideItem_0        = runtime.ForwardResponseMessage
+	forward_ThreadEventService_SubmitForm_0        = runtime.ForwardResponseMessage
+	forward_ThreadEventService_SaveFormDraft_0     = runtime.ForwardResponseMessage
+	forward_ThreadEventService_CancelForm_0        = runtime.ForwardResponseMessage
+	forward_ThreadEventService_MintDecisionLinks_0 = runtime.ForwardResponseMessage
 )

@@ -19,11 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ThreadEventService_Subscribe_FullMethodName     = "/turncli.thread.v1.ThreadEventService/Subscribe"
-	ThreadEventService_DecideItem_FullMethodName    = "/turncli.thread.v1.ThreadEventService/DecideItem"
-	ThreadEventService_SubmitForm_FullMethodName    = "/turncli.thread.v1.ThreadEventService/SubmitForm"
-	ThreadEventService_SaveFormDraft_FullMethodName = "/turncli.thread.v1.ThreadEventService/SaveFormDraft"
-	ThreadEventService_CancelForm_FullMethodName    = "/turncli.thread.v1.ThreadEventService/CancelForm"
+	ThreadEventService_Subscribe_FullMethodName         = "/turncli.thread.v1.ThreadEventService/Subscribe"
+	ThreadEventService_DecideItem_FullMethodName        = "/turncli.thread.v1.ThreadEventService/DecideItem"
+	ThreadEventService_SubmitForm_FullMethodName        = "/turncli.thread.v1.ThreadEventService/SubmitForm"
+	ThreadEventService_SaveFormDraft_FullMethodName     = "/turncli.thread.v1.ThreadEventService/SaveFormDraft"
+	ThreadEventService_CancelForm_FullMethodName        = "/turncli.thread.v1.ThreadEventService/CancelForm"
+	ThreadEventService_MintDecisionLinks_FullMethodName = "/turncli.thread.v1.ThreadEventService/MintDecisionLinks"
 )
 
 // ThreadEventServiceClient is the client API for ThreadEventService service.
@@ -93,6 +94,21 @@ type ThreadEventServiceClient interface {
 	// CancelForm withdraws a pending question form; its requester or an admin may. Blocks for
 	// one store write.
 	CancelForm(ctx context.Context, in *CancelFormRequest, opts ...grpc.CallOption) (*CancelFormResponse, error)
+	// MintDecisionLinks returns signed links for a chat the runtime cannot put buttons in (mail,
+	// SMS, a chat without buttons): one link per decision the person the account is linked to
+	// may take on the item now, under the rules DecideItem applies (a member gets no approve
+	// link for a command or a call; a comment, which needs text, gets none). The runtime sends
+	// them to that person only: each link acts as that account. Opening a link in a browser
+	// shows the item and a button; only pressing the button decides, once, and the item's
+	// other links are then answered "already decided". A link ends at expires_at (the
+	// primary's --decision-link-expiry after minting, 24 h by default).
+	//
+	// FAILED_PRECONDITION while the primary has no --decision-link-base (links must point
+	// where people can open them); PERMISSION_DENIED for an account linked to nobody, or to
+	// someone who is not an operator; ABORTED for an item already closed, with how and by whom;
+	// INVALID_ARGUMENT for an item that takes no decision (a form, a job); NOT_FOUND for an
+	// unknown item. Blocks for a few store reads; nothing is stored.
+	MintDecisionLinks(ctx context.Context, in *MintDecisionLinksRequest, opts ...grpc.CallOption) (*MintDecisionLinksResponse, error)
 }
 
 type threadEventServiceClient struct {
@@ -156,6 +172,16 @@ func (c *threadEventServiceClient) CancelForm(ctx context.Context, in *CancelFor
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CancelFormResponse)
 	err := c.cc.Invoke(ctx, ThreadEventService_CancelForm_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *threadEventServiceClient) MintDecisionLinks(ctx context.Context, in *MintDecisionLinksRequest, opts ...grpc.CallOption) (*MintDecisionLinksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MintDecisionLinksResponse)
+	err := c.cc.Invoke(ctx, ThreadEventService_MintDecisionLinks_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +255,21 @@ type ThreadEventServiceServer interface {
 	// CancelForm withdraws a pending question form; its requester or an admin may. Blocks for
 	// one store write.
 	CancelForm(context.Context, *CancelFormRequest) (*CancelFormResponse, error)
+	// MintDecisionLinks returns signed links for a chat the runtime cannot put buttons in (mail,
+	// SMS, a chat without buttons): one link per decision the person the account is linked to
+	// may take on the item now, under the rules DecideItem applies (a member gets no approve
+	// link for a command or a call; a comment, which needs text, gets none). The runtime sends
+	// them to that person only: each link acts as that account. Opening a link in a browser
+	// shows the item and a button; only pressing the button decides, once, and the item's
+	// other links are then answered "already decided". A link ends at expires_at (the
+	// primary's --decision-link-expiry after minting, 24 h by default).
+	//
+	// FAILED_PRECONDITION while the primary has no --decision-link-base (links must point
+	// where people can open them); PERMISSION_DENIED for an account linked to nobody, or to
+	// someone who is not an operator; ABORTED for an item already closed, with how and by whom;
+	// INVALID_ARGUMENT for an item that takes no decision (a form, a job); NOT_FOUND for an
+	// unknown item. Blocks for a few store reads; nothing is stored.
+	MintDecisionLinks(context.Context, *MintDecisionLinksRequest) (*MintDecisionLinksResponse, error)
 	mustEmbedUnimplementedThreadEventServiceServer()
 }
 
@@ -253,6 +294,9 @@ func (UnimplementedThreadEventServiceServer) SaveFormDraft(context.Context, *Sav
 }
 func (UnimplementedThreadEventServiceServer) CancelForm(context.Context, *CancelFormRequest) (*CancelFormResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelForm not implemented")
+}
+func (UnimplementedThreadEventServiceServer) MintDecisionLinks(context.Context, *MintDecisionLinksRequest) (*MintDecisionLinksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MintDecisionLinks not implemented")
 }
 func (UnimplementedThreadEventServiceServer) mustEmbedUnimplementedThreadEventServiceServer() {}
 func (UnimplementedThreadEventServiceServer) testEmbeddedByValue()                            {}
@@ -358,6 +402,24 @@ func _ThreadEventService_CancelForm_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ThreadEventService_MintDecisionLinks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MintDecisionLinksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ThreadEventServiceServer).MintDecisionLinks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ThreadEventService_MintDecisionLinks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ThreadEventServiceServer).MintDecisionLinks(ctx, req.(*MintDecisionLinksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ThreadEventService_ServiceDesc is the grpc.ServiceDesc for ThreadEventService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -380,6 +442,10 @@ var ThreadEventService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelForm",
 			Handler:    _ThreadEventService_CancelForm_Handler,
+		},
+		{
+			MethodName: "MintDecisionLinks",
+			Handler:    _ThreadEventService_MintDecisionLinks_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
