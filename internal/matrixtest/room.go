@@ -180,6 +180,8 @@ type Card struct {
 	FormattedBody string `json:"formatted_body"`
 	Status        string `json:"status"`
 	ResolvedBy    string `json:"resolved_by"`
+	RequestedAt   string `json:"requested_at"`
+	ExpiresAt     string `json:"expires_at"`
 }
 
 // NewContent is the content an edit (m.replace) gives its event.

@@ -102,6 +102,9 @@ type Item struct {
 	Revision     int64
 	// Comments are a command approval's, oldest first.
 	Comments []Comment
+	// OpenedAt is when the item was asked for or started (zero for a plan snapshot); Deadline
+	// when a prompt expires unanswered (zero for an item that never expires).
+	OpenedAt, Deadline time.Time
 
 	// Actions are what a person may do while the item is open; none once closed.
 	Actions []Action

@@ -91,6 +91,7 @@ func (f *Feed) renderApproval(ctx context.Context, key string, it *Item) error {
 	if err != nil {
 		return err
 	}
+	it.OpenedAt = ap.CreatedAt
 	it.Kind, it.Title, it.Text, it.Workdir, it.Requester, it.Agent = KindCommandApproval, ap.Label, ap.Command, ap.Workdir, ap.Author, ap.Agent
 	it.Channel, it.Thread = ap.Channel, ap.Thread
 	for _, c := range ap.Comments {
@@ -115,6 +116,7 @@ func (f *Feed) renderPrompt(ctx context.Context, key string, it *Item) error {
 	if err != nil {
 		return err
 	}
+	it.OpenedAt, it.Deadline = p.CreatedAt, p.Deadline
 	it.Requester, it.Agent, it.Channel, it.Thread = p.Requester, p.Agent, p.Channel, p.Thread
 	if p.Kind == store.PromptPermission {
 		it.Kind, it.Title, it.Text = KindPermission, p.ToolName, string(p.MaskedInput)
@@ -139,6 +141,7 @@ func (f *Feed) renderCall(ctx context.Context, key string, it *Item) error {
 	if err != nil {
 		return err
 	}
+	it.OpenedAt = c.CreatedAt
 	it.Kind, it.Title, it.Text, it.Requester, it.Agent = KindCallApproval, c.Toolkit+"."+c.Function, c.Arguments, c.Requester, c.Agent
 	it.Channel, it.Thread = c.Channel, c.Thread
 	switch c.Status {
@@ -159,6 +162,7 @@ func (f *Feed) renderQuestion(ctx context.Context, key string, it *Item) error {
 	if err != nil {
 		return err
 	}
+	it.OpenedAt = q.CreatedAt
 	it.Kind, it.Title, it.Text, it.Requester, it.Agent = KindQuestionForm, q.Title, string(q.Questions), q.Requester, q.Agent
 	it.Presentation, it.Revision, it.Channel, it.Thread = q.Presentation, q.Revision, q.Channel, q.Thread
 	switch q.Status {
@@ -193,6 +197,7 @@ func (f *Feed) renderJob(ctx context.Context, e store.ThreadEvent, it *Item) (st
 	if err != nil {
 		return "", err
 	}
+	it.OpenedAt = j.CreatedAt
 	it.Kind = KindJob
 	if j.Kind == "agent" {
 		it.Kind = KindAgent

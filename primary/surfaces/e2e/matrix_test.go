@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"maunium.net/go/mautrix/event"
 
@@ -35,6 +36,13 @@ func TestACommandIsApprovedByAReactionInItsMatrixThread(t *testing.T) {
 	matrixtest.Content(t, card, &open)
 	if card.Type.Type != "io.mindroom.tool_approval" || open.Status != "pending" || !strings.Contains(open.FormattedBody, "printf deployed") {
 		t.Fatalf("card %s %s; want a pending io.mindroom.tool_approval showing the command", card.Type.Type, card.Content.VeryRaw)
+	}
+	// MindRoom's clients render a card only with both times; an approval that never expires
+	// says it expires a year after it was asked for.
+	requested, rerr := time.Parse(time.RFC3339, open.RequestedAt)
+	expires, eerr := time.Parse(time.RFC3339, open.ExpiresAt)
+	if rerr != nil || eerr != nil || expires.Sub(requested) != 365*24*time.Hour || time.Since(requested) > patience {
+		t.Errorf("card requested_at %q, expires_at %q; want the request's time and a year later", open.RequestedAt, open.ExpiresAt)
 	}
 
 	daves := r.React(t, dave, card.ID, "✅")

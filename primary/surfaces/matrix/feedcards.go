@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"maunium.net/go/mautrix/id"
 
@@ -155,6 +156,9 @@ func questionLines(questions string) []string {
 	return lines
 }
 
+// neverExpires is how far out a card of an approval that never expires says it expires.
+const neverExpires = 365 * 24 * time.Hour
+
 // toolApprovalOf is an approval item in MindRoom's terms, so MindRoom's clients render it
 // with their buttons. Its arguments are the decided text: a JSON object as it is, any other
 // text under "input".
@@ -167,7 +171,12 @@ func toolApprovalOf(it threadfeed.Item) *ToolApproval {
 		args["workdir"] = it.Workdir
 	}
 	t := &ToolApproval{ApprovalID: it.Key, ToolName: it.Title, Arguments: args, ArgumentsTruncated: it.PreviewTruncated,
-		AgentName: it.Agent}
+		AgentName: it.Agent, RequestedAt: it.OpenedAt, ExpiresAt: it.Deadline}
+	if t.ExpiresAt.IsZero() {
+		// MindRoom's clients show a card only with an expiry, and show it expired past it; an
+		// approval that never expires here is given one far enough out not to matter.
+		t.ExpiresAt = it.OpenedAt.Add(neverExpires)
+	}
 	if strings.HasPrefix(it.Requester, "@") {
 		t.RequesterID = id.UserID(it.Requester)
 	}
