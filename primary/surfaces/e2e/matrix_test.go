@@ -262,3 +262,38 @@ func TestADashboardWatchingHearsADecisionTakenInMatrix(t *testing.T) {
 	}
 	t.Fatalf("no approval.decided of %s before the stream ended: %v", key, lines.Err())
 }
+
+// TestACardAlreadyInItsThreadIsNotPostedAgain: a card the bot posted before a crash whose
+// transaction the homeserver no longer remembers (it restarted too) is found in its thread
+// and used, not posted a second time.
+func TestACardAlreadyInItsThreadIsNotPostedAgain(t *testing.T) {
+	r := newRoom(t)
+	// The card of the approval to come, as a primary that died after posting it left it,
+	// sent with a transaction id nobody will send again.
+	earlier := r.Send(t, r.Bot, event.EventMessage, map[string]any{
+		"msgtype": "m.text", "body": "Background command waiting for an admin",
+		"io.turncli.card": map[string]any{"key": "approval/1", "kind": "command_approval", "version": 0, "actions": []string{"approve", "deny", "comment"}},
+		"m.relates_to":    map[string]any{"rel_type": "m.thread", "event_id": r.Root, "is_falling_back": true, "m.in_reply_to": map[string]any{"event_id": r.Root}},
+	})
+	env := startPrimary(t, r)
+	key := runInBackground(t, env, r, "printf once")
+	if key != "approval/1" {
+		t.Fatalf("the approval is %s; want approval/1", key)
+	}
+	r.React(t, r.People["bob"], earlier, "✅")
+	awaitJob(t, env, mustID(t, key))
+	var edits []*event.Event
+	r.Await(t, "the earlier card's closing edit", patience, func([]*event.Event) bool {
+		edits = r.Relations(t, earlier, event.RelReplace)
+		return len(edits) > 0
+	})
+	cards := 0
+	for _, e := range r.Thread(t) {
+		if e.Sender == r.Bot.UserID && r.CardOf([]*event.Event{e}, key) != nil {
+			cards++
+		}
+	}
+	if cards != 1 {
+		t.Errorf("%d cards of %s in the thread; want the one posted before", cards, key)
+	}
+}

@@ -21,11 +21,17 @@ const SurfaceName = "matrix"
 // Show implements surfaces.Surface: the item's card posted in its thread, edited as the item
 // changes, closed when it closes. The card's transaction ids depend only on the item and the
 // event shown, so a delivery retried after a crash sends nothing twice to the same
-// homeserver run.
+// homeserver run; a card is looked for in its thread before it is posted, for a homeserver
+// that restarted meanwhile.
 func (f *FeedSurface) Show(ctx context.Context, it threadfeed.Item, shown store.SurfaceCard) (string, error) {
 	card := cardOfItem(it)
 	if shown.MessageID == "" {
-		evt, err := f.s.Post(ctx, card)
+		// A homeserver remembers transaction ids only while it runs: a card posted before a
+		// crash of both is found in its thread rather than posted again.
+		evt, err := f.s.Posted(ctx, card)
+		if err == nil && evt == "" {
+			evt, err = f.s.Post(ctx, card)
+		}
 		return string(evt), err
 	}
 	// Each event's edit is its own: a closed item still changes (an approved command's
