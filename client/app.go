@@ -33,10 +33,11 @@ type app struct {
 	getenv         func(string) string
 	random         io.Reader
 	pollInterval   time.Duration
-	dial           dialFunc      // nil: the system dialer (tests replace it)
-	requestTimeout time.Duration // bounds each request; zero: 30 s (tests shorten it)
-	hc             *http.Client  // created on the first request, reused by the next ones
-	serveMCP       MCPServer     // nil: `mindroom-agent mcp` cannot run (see WithMCP)
+	dial           dialFunc                // nil: the system dialer (tests replace it)
+	requestTimeout time.Duration           // bounds each request; zero: 30 s (tests shorten it)
+	hc             *http.Client            // created on the first request, reused by the next ones
+	serveMCP       MCPServer               // nil: `mindroom-agent mcp` cannot run (see WithMCP)
+	engines        map[string]EngineDriver // `mindroom-agent engine NAME` (see WithEngines)
 }
 
 // connect validates the environment and returns a transport to it. It is called only when a
@@ -72,6 +73,8 @@ func (a *app) run(ctx context.Context, args []string) int {
 		return a.version(args[1:])
 	case mcpCommand.name:
 		return a.mcp(ctx, args[1:])
+	case engineCommand.name:
+		return a.engine(ctx, args[1:])
 	}
 	g := findGroup(args[0])
 	if g == nil {
@@ -121,6 +124,8 @@ func (a *app) helpTopic(topic []string) int {
 		return a.printHelp(completionHelp())
 	case words[0] == mcpCommand.name && len(words) == 1:
 		return a.printHelp(mcpHelp())
+	case words[0] == engineCommand.name && len(words) == 1:
+		return a.printHelp(engineHelp(a.engineNames()))
 	}
 	g := findGroup(words[0])
 	if g == nil {

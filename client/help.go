@@ -45,6 +45,7 @@ func topHelp() string {
 		}
 	}
 	cmds = append(cmds, fmt.Sprintf("%-18s %s", mcpCommand.name, mcpCommand.summary),
+		fmt.Sprintf("%-18s %s", engineCommand.name, engineCommand.summary),
 		fmt.Sprintf("%-18s %s", "completion", "print a bash or zsh completion script"),
 		fmt.Sprintf("%-18s %s", "version", "print the build: module version, revision, Go version"))
 	b.lines("COMMANDS", cmds...)
