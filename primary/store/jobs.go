@@ -29,6 +29,19 @@ type Jobs interface {
 	// finish never adds a second continuation). finished reports whether this call saved the
 	// result; created whether it added the continuation. ErrNotFound when the job never existed.
 	FinishJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error)
+	// ParkJob parks a running agent job on a pending permission prompt, in one transaction:
+	// the job forgets its process and keeps p and run (its status stays running, so it keeps
+	// its place under the caps), and the prompt names the job. ErrNotFound when no running job
+	// has id or no prompt has p.PromptID; ErrConflict when the job is parked already or the
+	// prompt is not pending.
+	ParkJob(ctx context.Context, id int64, p Parking, run EngineRun) error
+	// UnparkJob takes the parking off a parked job so that it runs again, and returns the job
+	// as it was parked. ErrNotFound when no running job has id; ErrConflict when it is not
+	// parked (someone else resumed it).
+	UnparkJob(ctx context.Context, id int64) (Job, error)
+	// FinishParkedJob is FinishJob for a parked job (cancelled, or given up because it cannot
+	// resume): it ends without running again. ErrConflict when it is not parked.
+	FinishParkedJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error)
 	// Job returns one job; ErrNotFound when it does not exist.
 	Job(ctx context.Context, id int64) (Job, error)
 	// ListJobs returns every job with the status (every job when empty), newest first.
@@ -89,6 +102,9 @@ type NewJob struct {
 	Ceiling   time.Duration
 	// LogDir holds the job's full log, named <id>.log; required.
 	LogDir string
+	// Engine names the engine driver of an agent job (claude, codex), whose result line the
+	// primary reads; empty for commands and for engines that only print their report.
+	Engine string
 }
 
 // JobResult is how a job ended.
@@ -99,6 +115,9 @@ type JobResult struct {
 	ExitCode *int
 	// Tail is the last output.
 	Tail string
+	// Run is how the engine's run went (jobs with an Engine), summed over the runs of a job
+	// that was parked and resumed; nil when unknown.
+	Run *EngineRun
 }
 
 // Job is a stored job.
@@ -119,4 +138,10 @@ type Job struct {
 	// EndedAt is zero while running.
 	EndedAt time.Time
 	JobResult
+	// Parking is set while the job is parked: its status stays running (it counts against the
+	// caps) but no process runs until people decide the prompt it waits on.
+	Parking *Parking
 }
+
+// Parked reports whether the job waits, with no process, for people's decision.
+func (j Job) Parked() bool { return j.Parking != nil }

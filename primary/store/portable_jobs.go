@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,10 @@ func checkJob(j NewJob) error {
 		return invalid("a job needs a log directory")
 	case j.Ceiling < 0:
 		return invalid("a job's ceiling cannot be negative")
+	case len(j.Engine) > MaxEngineName:
+		return invalid("an engine name is at most %d bytes", MaxEngineName)
+	case j.Engine != "" && j.Kind != "agent":
+		return invalid("only an agent job has an engine")
 	}
 	return nil
 }
@@ -156,6 +161,110 @@ func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewCo
 		return false, false, err
 	}
 	return finished, created, nil
+}
+
+// ParkJob implements Jobs.
+func (p *Portable) ParkJob(ctx context.Context, id int64, parking Parking, run EngineRun) error {
+	if parking.PromptID <= 0 || parking.Session == "" {
+		return invalid("a parked job needs the prompt it waits on and the session to resume")
+	}
+	at := p.clock()
+	return p.update(ctx, func(tx Tx) error {
+		j, err := runningJob(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if j.Parked() {
+			return fmt.Errorf("%w: job %d is parked already", ErrConflict, id)
+		}
+		pr, err := tx.Prompt(ctx, parking.PromptID)
+		if err != nil {
+			return err
+		}
+		if pr.Status != PromptPending || pr.ParkedJob != 0 {
+			return fmt.Errorf("%w: prompt %d is %s", ErrConflict, pr.ID, pr.Status)
+		}
+		pr.ParkedJob = id
+		if ok, err := tx.UpdatePrompt(ctx, PromptPending, pr); err != nil || !ok {
+			return cmp.Or(err, fmt.Errorf("%w: prompt %d changed", ErrConflict, pr.ID))
+		}
+		j.Pid, j.ProcStart, j.Parking, j.Run = 0, 0, &parking, &run
+		if err := changeJob(ctx, tx, j); err != nil {
+			return err
+		}
+		tellThread(ctx, tx, ThreadJob, id, ThreadUpdated, at)
+		return nil
+	})
+}
+
+// UnparkJob implements Jobs.
+func (p *Portable) UnparkJob(ctx context.Context, id int64) (Job, error) {
+	at := p.clock()
+	var parked Job
+	err := p.update(ctx, func(tx Tx) error {
+		j, err := runningJob(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if !j.Parked() {
+			return fmt.Errorf("%w: job %d is not parked", ErrConflict, id)
+		}
+		parked = j
+		j.Parking = nil
+		if err := changeJob(ctx, tx, j); err != nil {
+			return err
+		}
+		tellThread(ctx, tx, ThreadJob, id, ThreadUpdated, at)
+		return nil
+	})
+	return parked, err
+}
+
+// FinishParkedJob implements Jobs: parked → unparked → finished in one transaction.
+func (p *Portable) FinishParkedJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error) {
+	if r.Outcome == "" {
+		return false, false, invalid("a finished job needs an outcome")
+	}
+	if err := checkContinuation(c); err != nil {
+		return false, false, err
+	}
+	at := p.clock()
+	var (
+		queued func() (int64, bool, error)
+		ended  func() (bool, error)
+	)
+	err = p.update(ctx, func(tx Tx) error {
+		j, err := runningJob(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if !j.Parked() {
+			return fmt.Errorf("%w: job %d is not parked", ErrConflict, id)
+		}
+		queued = tx.QueueContinuation(ctx, withoutEmptyCheckpoint(c), at)
+		ended = tx.QueueEndJob(ctx, id, JobRunning, JobFinished, at, r)
+		tellThread(ctx, tx, ThreadJob, id, ThreadClosed, at)
+		return nil
+	})
+	if err != nil {
+		return false, false, err
+	}
+	if finished, err = ended(); err != nil {
+		return false, false, err
+	}
+	if _, created, err = queued(); err != nil {
+		return false, false, err
+	}
+	return finished, created, nil
+}
+
+// runningJob reads job id inside tx: ErrNotFound unless it is running.
+func runningJob(ctx context.Context, tx Tx, id int64) (Job, error) {
+	j, err := tx.Job(ctx, id)
+	if errors.Is(err, ErrNotFound) || err == nil && j.Status != JobRunning {
+		return Job{}, fmt.Errorf("%w: running job %d", ErrNotFound, id)
+	}
+	return j, err
 }
 
 // Job implements Jobs.

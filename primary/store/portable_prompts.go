@@ -234,6 +234,9 @@ func (p *Portable) ExpirePendingPrompts(ctx context.Context, reason string) ([]P
 			return err
 		}
 		for _, pr := range pending {
+			if pr.ParkedJob != 0 { // nobody waits on it, by design: its decision resumes the job
+				continue
+			}
 			expired, err := expire(ctx, tx, pr, reason, at)
 			if err != nil {
 				return err

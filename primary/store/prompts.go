@@ -35,7 +35,8 @@ type Prompts interface {
 	ExpirePrompt(ctx context.Context, id int64, reason string) (Prompt, error)
 	// ExpirePendingPrompts is called once at boot and ends what lived only as long as the
 	// previous primary: every pending prompt expires with reason (each with its audit entry,
-	// actor "primary"), since nobody waits for its decision any more, and the thread-scoped
+	// actor "primary"), since nobody waits for its decision any more, except a prompt a parked
+	// job waits on (ParkedJob), whose decision resumes the job; and the thread-scoped
 	// permission allowances are dropped. One transaction; it returns the prompts it expired.
 	ExpirePendingPrompts(ctx context.Context, reason string) ([]Prompt, error)
 	// UsePermissionAllowance reports whether u's tool is allowed in u's conversation without
@@ -186,6 +187,9 @@ type Prompt struct {
 	Decision string
 	// Feedback is the deny reason, the comment, or why it expired.
 	Feedback string
+	// ParkedJob is the agent job parked on this permission prompt (zero: none). A parked job's
+	// prompt outlives its call and restarts, and its decision resumes the job.
+	ParkedJob int64
 }
 
 // PromptFilter selects prompts; empty fields match everything.

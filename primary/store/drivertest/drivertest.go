@@ -49,6 +49,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"ConcurrentWriters", cf.testConcurrentWriters},
 		{"Operators", cf.testOperators},
 		{"Jobs", cf.testJobs},
+		{"Parking", cf.testParking},
 		{"ApprovalKey", cf.testApprovalKey},
 		{"SaveApproval", cf.testSaveApproval},
 		{"ListApprovals", cf.testListApprovals},

@@ -14,6 +14,10 @@ import (
 
 // InsertJob implements store.Tx.
 func (t *tx) InsertJob(_ context.Context, j store.Job) (int64, error) {
+	var err error
+	if j.Run, j.Parking, err = jobRecords(j); err != nil {
+		return 0, err
+	}
 	j.ID = t.s.jobs.nextID()
 	j.CreatedAt, j.EndedAt, j.ExitCode = stamp(j.CreatedAt), stamp(j.EndedAt), exitCode(j.ExitCode)
 	t.s.jobs.insert(t, j)
@@ -34,10 +38,15 @@ func (t *tx) indexJob(prev store.JobStatus, next store.Job) {
 
 // UpdateJob implements store.Tx.
 func (t *tx) UpdateJob(_ context.Context, from store.JobStatus, j store.Job) (bool, error) {
+	run, parking, err := jobRecords(j)
+	if err != nil {
+		return false, err
+	}
 	stored, ok := t.s.jobs.get(j.ID)
 	if !ok || stored.Status != from {
 		return false, nil
 	}
+	stored.Run, stored.Parking = run, parking
 	stored.LogPath, stored.Status, stored.WorkerID, stored.CancelRequested = j.LogPath, j.Status, j.WorkerID, j.CancelRequested
 	stored.Pid, stored.ProcStart, stored.EndedAt = j.Pid, j.ProcStart, stamp(j.EndedAt)
 	stored.Outcome, stored.ExitCode, stored.Tail = j.Outcome, exitCode(j.ExitCode), j.Tail
@@ -48,6 +57,10 @@ func (t *tx) UpdateJob(_ context.Context, from store.JobStatus, j store.Job) (bo
 
 // QueueEndJob implements store.Tx: written at once.
 func (t *tx) QueueEndJob(_ context.Context, id int64, from, to store.JobStatus, at time.Time, r store.JobResult) func() (bool, error) {
+	run, _, err := jobRecords(store.Job{JobResult: r})
+	if err != nil {
+		return func() (bool, error) { return false, err }
+	}
 	stored, ok := t.s.jobs.get(id)
 	if !ok {
 		err := t.unmatch(fmt.Sprintf("job %d", id))
@@ -56,7 +69,7 @@ func (t *tx) QueueEndJob(_ context.Context, id int64, from, to store.JobStatus, 
 	if stored.Status != from {
 		return func() (bool, error) { return false, nil }
 	}
-	stored.Status, stored.EndedAt = to, stamp(at)
+	stored.Status, stored.EndedAt, stored.Run, stored.Parking = to, stamp(at), run, nil
 	stored.Outcome, stored.ExitCode, stored.Tail = r.Outcome, exitCode(r.ExitCode), r.Tail
 	t.s.jobs.set(t, id, stored)
 	t.indexJob(from, stored)
@@ -72,11 +85,27 @@ func exitCode(code *int) *int {
 	return &c
 }
 
+// jobRecords are copies of j's engine run and parking record, held to the limits the SQL
+// drivers' columns have: encoded and decoded again, so nothing stored shares memory with the
+// caller's.
+func jobRecords(j store.Job) (*store.EngineRun, *store.Parking, error) {
+	run, err := store.EncodeEngineRun(j.Run)
+	if err != nil {
+		return nil, nil, err
+	}
+	parking, err := store.EncodeParking(j.Parking)
+	if err != nil {
+		return nil, nil, err
+	}
+	return store.DecodeEngineRun(run), store.DecodeParking(parking), nil
+}
+
 // jobOut is a stored job as a reader gets it: its own exit code, and the log directory that
 // its log path names (the SQL drivers store the path only).
 func jobOut(j *store.Job) store.Job {
 	out := *j
 	out.ExitCode = exitCode(j.ExitCode)
+	out.Run, out.Parking, _ = jobRecords(*j) // stored ones passed the limits
 	out.LogDir = filepath.Dir(j.LogPath)
 	return out
 }

@@ -23,7 +23,7 @@ func (t *tx) UpdatePrompt(_ context.Context, from store.PromptStatus, p store.Pr
 		return false, nil
 	}
 	stored.Status, stored.DecidedBy, stored.DecidedAt = p.Status, p.DecidedBy, stamp(p.DecidedAt)
-	stored.Decision, stored.Feedback = p.Decision, p.Feedback
+	stored.Decision, stored.Feedback, stored.ParkedJob = p.Decision, p.Feedback, p.ParkedJob
 	t.s.prompts.set(t, p.ID, stored)
 	return true, nil
 }

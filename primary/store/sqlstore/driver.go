@@ -91,6 +91,14 @@ func nanos(t time.Time) int64 { return t.UnixNano() }
 
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
+// nullID is a nullable id column's value: NULL for zero.
+func nullID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
 func nullNanos(t time.Time) *int64 {
 	if t.IsZero() {
 		return nil

@@ -15,11 +15,12 @@ func (t *Tx) InsertPrompt(ctx context.Context, p store.Prompt) (int64, error) {
 	var id int64
 	if err := t.queryRow(ctx, `INSERT INTO prompts (kind, channel, thread, requester, agent, response_id, call_id,
 		title, details, approve_label, deny_label, tool_name, tool_use_id, masked_input, status, created_at, deadline,
-		decided_by, decided_at, decision, feedback)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		decided_by, decided_at, decision, feedback, parked_job)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		string(p.Kind), p.Channel, p.Thread, p.Requester, p.Agent, p.ResponseID, p.CallID,
 		p.Title, p.Details, p.ApproveLabel, p.DenyLabel, p.ToolName, p.ToolUseID, nullJSON(p.MaskedInput), string(p.Status),
-		nanos(p.CreatedAt), nanos(p.Deadline), p.DecidedBy, nullNanos(p.DecidedAt), p.Decision, p.Feedback).Scan(&id); err != nil {
+		nanos(p.CreatedAt), nanos(p.Deadline), p.DecidedBy, nullNanos(p.DecidedAt), p.Decision, p.Feedback,
+		nullID(p.ParkedJob)).Scan(&id); err != nil {
 		return 0, fmt.Errorf("store: create prompt: %w", err)
 	}
 	return id, nil
@@ -28,8 +29,8 @@ func (t *Tx) InsertPrompt(ctx context.Context, p store.Prompt) (int64, error) {
 // UpdatePrompt implements store.Tx.
 func (t *Tx) UpdatePrompt(ctx context.Context, from store.PromptStatus, p store.Prompt) (bool, error) {
 	n, err := t.exec(ctx, "update prompt", `UPDATE prompts SET status = ?, decided_by = ?, decided_at = ?, decision = ?,
-		feedback = ? WHERE id = ? AND status = ?`,
-		string(p.Status), p.DecidedBy, nullNanos(p.DecidedAt), p.Decision, p.Feedback, p.ID, string(from))
+		feedback = ?, parked_job = ? WHERE id = ? AND status = ?`,
+		string(p.Status), p.DecidedBy, nullNanos(p.DecidedAt), p.Decision, p.Feedback, nullID(p.ParkedJob), p.ID, string(from))
 	return n == 1, err
 }
 
@@ -61,7 +62,8 @@ func (r Reader) ListPrompts(ctx context.Context, f store.PromptFilter) ([]store.
 }
 
 const promptColumns = `id, kind, channel, thread, requester, agent, response_id, call_id, title, details, approve_label,
-	deny_label, tool_name, tool_use_id, masked_input, status, created_at, deadline, decided_by, decided_at, decision, feedback`
+	deny_label, tool_name, tool_use_id, masked_input, status, created_at, deadline, decided_by, decided_at, decision, feedback,
+	parked_job`
 
 // queryPrompts returns up to limit prompts matching c, newest first.
 func (r Reader) queryPrompts(ctx context.Context, c conditions, limit int) ([]store.Prompt, error) {
@@ -75,11 +77,14 @@ func (r Reader) queryPrompts(ctx context.Context, c conditions, limit int) ([]st
 		var kind, status string
 		var masked *string
 		var created, deadline int64
-		var decided *int64
+		var decided, parked *int64
 		if err := row.Scan(&p.ID, &kind, &p.Channel, &p.Thread, &p.Requester, &p.Agent, &p.ResponseID, &p.CallID,
 			&p.Title, &p.Details, &p.ApproveLabel, &p.DenyLabel, &p.ToolName, &p.ToolUseID, &masked, &status,
-			&created, &deadline, &p.DecidedBy, &decided, &p.Decision, &p.Feedback); err != nil {
+			&created, &deadline, &p.DecidedBy, &decided, &p.Decision, &p.Feedback, &parked); err != nil {
 			return p, err
+		}
+		if parked != nil {
+			p.ParkedJob = *parked
 		}
 		p.Kind, p.Status = store.PromptKind(kind), store.PromptStatus(status)
 		if masked != nil {
