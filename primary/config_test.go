@@ -53,7 +53,7 @@ func TestFlagDefaultsAreTheSectionsDefaults(t *testing.T) {
 	if flags.StateDir != DefaultStateDir || flags.Listen != listen.Defaults() || !slices.Equal(flags.Shells.EnvAllow, shellhost.DefaultEnvAllow) {
 		t.Fatalf("flag defaults: state dir %q, listen %+v, env allow %q", flags.StateDir, flags.Listen, flags.Shells.EnvAllow)
 	}
-	if flags.Responses != response.DefaultSettings() || flags.Interaction != interaction.DefaultSettings() ||
+	if flags.Responses != response.DefaultSettings() || !reflect.DeepEqual(flags.Interaction, interaction.DefaultSettings()) ||
 		flags.Workers.Liveness != workerhub.DefaultLiveness() || flags.HA != ha.Defaults() || flags.Connections != DefaultConnections() {
 		t.Fatalf("flag defaults differ from the sections' defaults:\n%+v\n%+v\n%+v\n%+v\n%+v", flags.Responses, flags.Interaction, flags.Workers.Liveness, flags.HA, flags.Connections)
 	}

@@ -57,6 +57,10 @@ func (p *Primary) Serve(ctx context.Context) error {
 		return nil
 	})
 	g.Go(func() error {
+		p.internals.Interaction.Background.RunParking(gctx)
+		return nil
+	})
+	g.Go(func() error {
 		p.operatorAuth.Watch(gctx, p.cfg.Clock, operatorsRecheck)
 		return nil
 	})

@@ -81,6 +81,10 @@ const (
 	// beyond the engine's own.
 	MaxTurnsEnv  = "MINDROOM_AGENT_MAX_TURNS"
 	MaxBudgetEnv = "MINDROOM_AGENT_MAX_BUDGET_USD"
+	// HookWaitEnv is how long (a Go duration) a permission hook waits for people before it
+	// parks the run; where a run cannot be parked the primary sets it past the prompt's own
+	// bound.
+	HookWaitEnv = "MINDROOM_AGENT_HOOK_WAIT"
 )
 
 // WriteResult writes r as the result line.

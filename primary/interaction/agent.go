@@ -5,6 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/turncli/turncli/client/engines"
 
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/jobs"
@@ -88,43 +95,96 @@ func (s *Background) checkAgentShell(ctx context.Context, ps response.Spec) erro
 }
 
 func (s *Background) startAgent(ctx context.Context, r *response.Response, task, lbl string) (int64, error) {
-	w, err := r.OpenWindow(agentWindow)
-	if err != nil {
-		return 0, err
-	}
-	cliEnv, err := r.AgentCLIEnv(w)
-	if err != nil {
-		return 0, err
-	}
 	sp := r.Spec()
-	spec := jobs.JobSpec{
-		Kind: "agent", Command: s.engine.Command, Label: lbl, Channel: sp.Channel, Thread: sp.Thread,
-		Author: sp.Requester, Agent: sp.Agent, WorkerKey: sp.WorkerKey, Binding: r.Binding(),
-		Secrets: []string{cliEnv["MINDROOM_AGENT_CLI_TOKEN"]}, // live anyway; named for clarity
-		OnEnd:   r.Close,
-	}
-	if sp.WorkerKey == "" {
+	home := ""
+	if s.engine.Driver && sp.WorkerKey == "" {
 		dir, err := s.cfg.Shells.Workspace(sp.Agent)
 		if err != nil {
 			return 0, err
 		}
-		env := maps.Clone(cliEnv)
-		env[TaskEnv] = brief(task)
-		spec.Workspace, spec.Env = dir, s.cfg.Shells.Environment(env, dir)
-	} else {
-		// The worker gets the grant and window only: it sets the URL of its own proxy.
-		spec.AgentCLIEnv = map[string]string{
-			"MINDROOM_AGENT_CLI_TOKEN":  cliEnv["MINDROOM_AGENT_CLI_TOKEN"],
-			"MINDROOM_AGENT_CLI_WINDOW": cliEnv["MINDROOM_AGENT_CLI_WINDOW"],
-		}
-		spec.ExtraEnv = map[string]string{TaskEnv: brief(task)}
+		home = filepath.Join(dir, engineHomes, uuid.NewString())
 	}
+	spec, err := s.agentJob(r, map[string]string{TaskEnv: brief(task)}, home)
+	if err != nil {
+		return 0, err
+	}
+	spec.Kind, spec.Command, spec.Label = "agent", s.engine.Command, lbl
+	spec.Channel, spec.Thread, spec.Author, spec.Agent = sp.Channel, sp.Thread, sp.Requester, sp.Agent
+	spec.WorkerKey, spec.Binding = sp.WorkerKey, r.Binding()
 	jobID, err := s.cfg.Jobs.Start(ctx, spec)
 	if err != nil {
 		return 0, s.jobError(err)
 	}
 	return jobID, nil
 }
+
+// engineHomes is where, in an agent's workspace, each driver engine job of the agent keeps
+// its engine's own configuration and sessions (engines.HomeEnv): a directory per job, so no
+// job reads another's, nor the host's.
+const engineHomes = ".mindroom-engines"
+
+// agentJob is the environment, secrets and hooks of one run of an agent job in response r:
+// the Agent CLI of its one Bash window, extra (the brief, or what a resumed run is told), and
+// for a driver engine its home, caps and the variables AgentEnv names.
+func (s *Background) agentJob(r *response.Response, extra map[string]string, home string) (jobs.JobSpec, error) {
+	w, err := r.OpenWindow(agentWindow)
+	if err != nil {
+		return jobs.JobSpec{}, err
+	}
+	cliEnv, err := r.AgentCLIEnv(w)
+	if err != nil {
+		return jobs.JobSpec{}, err
+	}
+	sp := r.Spec()
+	spec := jobs.JobSpec{
+		Secrets: []string{cliEnv["MINDROOM_AGENT_CLI_TOKEN"]}, // live anyway; named for clarity
+		OnEnd:   r.Close,
+	}
+	engineEnv := map[string]string{}
+	if s.engine.Driver {
+		spec.Engine = s.engine.Name
+		for k, v := range s.cfg.Settings.agentEnv(os.Getenv) {
+			engineEnv[k] = v
+			spec.Secrets = append(spec.Secrets, v)
+		}
+		if n := s.cfg.Settings.AgentMaxTurns; n > 0 {
+			engineEnv[engines.MaxTurnsEnv] = strconv.Itoa(n)
+		}
+		if usd := s.cfg.Settings.AgentMaxBudgetUSD; usd > 0 {
+			engineEnv[engines.MaxBudgetEnv] = strconv.FormatFloat(usd, 'f', -1, 64)
+		}
+		if home != "" {
+			engineEnv[engines.HomeEnv] = home
+			spec.Park = s.parker(r.ID(), sp.Toolkits, home)
+		} else {
+			// A run on a worker cannot be resumed here, so its permission hook waits as long
+			// as the prompt does and never parks.
+			engineEnv[engines.HookWaitEnv] = (s.cfg.Settings.PromptWait + hookWaitMargin).String()
+		}
+	}
+	maps.Copy(engineEnv, extra)
+	if sp.WorkerKey == "" {
+		dir, err := s.cfg.Shells.Workspace(sp.Agent)
+		if err != nil {
+			return jobs.JobSpec{}, err
+		}
+		env := maps.Clone(engineEnv)
+		maps.Copy(env, cliEnv) // the grant and window are the response's, whatever AgentEnv says
+		spec.Workspace, spec.Env = dir, s.cfg.Shells.Environment(env, dir)
+		return spec, nil
+	}
+	// The worker gets the grant and window only: it sets the URL of its own proxy.
+	spec.AgentCLIEnv = map[string]string{
+		"MINDROOM_AGENT_CLI_TOKEN":  cliEnv["MINDROOM_AGENT_CLI_TOKEN"],
+		"MINDROOM_AGENT_CLI_WINDOW": cliEnv["MINDROOM_AGENT_CLI_WINDOW"],
+	}
+	spec.ExtraEnv = engineEnv
+	return spec, nil
+}
+
+// hookWaitMargin: a worker engine's permission hook outwaits the prompt's own bound by this
+// much, so it always gets the prompt's answer (an expiry is a denial), never a timeout.
+const hookWaitMargin = 30 * time.Second
 
 // identityOf is on whose behalf an approved command runs: its requester, in its conversation.
 func identityOf(ap store.Approval) catalog.Identity {

@@ -73,12 +73,12 @@ func (s *Prompts) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 		case <-expired:
 			return s.closePrompt(ctx, posted, fmt.Sprintf("Nobody decided within %s.", plainDuration(s.cfg.Settings.PromptWait)))
 		case <-lifetime.Done():
-			return s.closePrompt(ctx, posted, reasonClosed)
+			return s.leave(ctx, posted, reasonClosed)
 		case <-ctx.Done():
 			if lifetime.Err() != nil {
-				return s.closePrompt(ctx, posted, reasonClosed)
+				return s.leave(ctx, posted, reasonClosed)
 			}
-			return s.closePrompt(ctx, posted, reasonCancelled)
+			return s.leave(ctx, posted, reasonCancelled)
 		}
 		now, err := ps.Prompt(ctx, posted.ID)
 		switch {
@@ -91,6 +91,18 @@ func (s *Prompts) postAndWait(ctx context.Context, call catalog.Call, p store.Ne
 			return now
 		}
 	}
+}
+
+// leave is closePrompt for a call that ends before its prompt's wait does, except that a
+// prompt a parked job waits on stays open: the job's engine stopped on purpose, and the
+// decision resumes it (see parking.go).
+func (s *Prompts) leave(ctx context.Context, p store.Prompt, reason string) store.Prompt {
+	readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), promptCloseTimeout)
+	defer cancel()
+	if now, err := s.cfg.Store.Prompt(readCtx, p.ID); err == nil && now.ParkedJob != 0 && now.Status == store.PromptPending {
+		return now
+	}
+	return s.closePrompt(ctx, p, reason)
 }
 
 // closePrompt expires a prompt whose call stops waiting for it. When a decision won the race,

@@ -31,6 +31,7 @@ type Store interface {
 	store.Prompts
 	store.Questions
 	store.Progress
+	store.Jobs
 }
 
 // Config is what the toolkit needs: the interaction tools' section a person configures

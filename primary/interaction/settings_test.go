@@ -2,6 +2,7 @@ package interaction
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -50,7 +51,7 @@ func TestAServiceBuiltDirectlyGetsTheSectionsDefaults(t *testing.T) {
 	if err := validated.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if validated != DefaultSettings() {
+	if !reflect.DeepEqual(validated, DefaultSettings()) {
 		t.Errorf("the validated zero section is %+v, want the defaults %+v", validated, DefaultSettings())
 	}
 	t.Run("Zero", func(t *testing.T) {
@@ -58,7 +59,7 @@ func TestAServiceBuiltDirectlyGetsTheSectionsDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := svc.Prompts.cfg.Settings; got != validated {
+		if got := svc.Prompts.cfg.Settings; !reflect.DeepEqual(got, validated) {
 			t.Errorf("the Service holds %+v, want %+v", got, validated)
 		}
 		if svc.Prompts.engine.Command != "" {

@@ -79,7 +79,7 @@ func (m *Manager) superviseLocal(t *tracked, p *jobproc.Process) {
 	m.wg.Go(func() {
 		rec := t.rec
 		exit, ok := p.Supervise(jobproc.Watch{
-			Deadline: rec.CreatedAt.Add(rec.Ceiling), Grace: m.cfg.Settings.Grace, Poll: m.cfg.Poll,
+			Deadline: t.deadline, Grace: m.cfg.Settings.Grace, Poll: m.cfg.Poll,
 			Cancel: t.cancel, Stop: m.stop, Now: m.cfg.Clock.Now, LogPath: rec.LogPath, MaxLogBytes: m.cfg.MaxLogBytes,
 		})
 		if !ok {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/turncli/turncli/client/engines"
 	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/internal/fault"
 	"github.com/turncli/turncli/internal/jobproc"
@@ -188,8 +189,13 @@ type JobSpec struct {
 	// live secrets of Config.Secrets.
 	Secrets []string
 	// OnEnd runs once the job's result is saved (or it could not start), in this process
-	// only: an agent job closes its response there.
+	// only: an agent job closes its response there. It runs when the job is parked too.
 	OnEnd func()
+	// Engine names the engine driver of an agent job (see engine.go); empty: the job's whole
+	// output is its report.
+	Engine string
+	// Park parks the job when its engine stopped to wait for people (nil: such a job fails).
+	Park Parker
 }
 
 // Job is a job as Get and List report it.
@@ -223,6 +229,12 @@ type tracked struct {
 	cancelOnce sync.Once
 	secrets    []string
 	onEnd      func()
+	park       Parker
+	// deadline is when the job's ceiling passes: its ceiling after it was created, or after
+	// it was resumed from parking.
+	deadline time.Time
+	// logStart is where the log ended when this run began (non-zero for a resumed job).
+	logStart int64
 }
 
 func (t *tracked) requestCancel() { t.cancelOnce.Do(func() { close(t.cancel) }) }
@@ -336,7 +348,7 @@ func (m *Manager) start(ctx context.Context, spec JobSpec, create func(context.C
 	rec, err := create(ctx, store.NewJob{
 		Kind: spec.Kind, Command: spec.Command, Label: spec.Label, Channel: spec.Channel, Thread: spec.Thread,
 		Author: spec.Author, Agent: spec.Agent, Workspace: spec.Workspace, WorkerKey: spec.WorkerKey,
-		Ceiling: ceiling, LogDir: m.LogDir(),
+		Ceiling: ceiling, LogDir: m.LogDir(), Engine: spec.Engine,
 	}, store.JobCaps{Total: m.cfg.MaxRunning, PerThread: m.cfg.MaxPerThread})
 	switch {
 	case errors.Is(err, store.ErrJobCapReached):
@@ -348,7 +360,8 @@ func (m *Manager) start(ctx context.Context, spec JobSpec, create func(context.C
 	case err != nil:
 		return 0, err
 	}
-	t := &tracked{rec: rec, cancel: make(chan struct{}), secrets: spec.Secrets, onEnd: spec.OnEnd}
+	t := &tracked{rec: rec, cancel: make(chan struct{}), secrets: spec.Secrets, onEnd: spec.OnEnd, park: spec.Park,
+		deadline: rec.CreatedAt.Add(rec.Ceiling)}
 	ctx = context.WithoutCancel(ctx)
 	// Tracked before anyone hears of it, so a Cancel that follows at once finds it: a local
 	// job's supervisor then stops it as soon as it runs, a worker gets its cancel with it.
@@ -413,6 +426,34 @@ func (m *Manager) tracked(id int64) *tracked {
 // runs the job's OnEnd. A second finish of the same job changes nothing and adds no
 // continuation. It reports whether the result is saved (now or before).
 func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult, t *tracked) bool {
+	report, post := "", false
+	switch {
+	case rec.Kind == "agent" && rec.Engine != "":
+		var start int64
+		if t != nil {
+			start = t.logStart
+		}
+		r, ok := engineResult(rec.LogPath, start)
+		if ok && r.Status == engines.StatusParked && res.Outcome == OutcomeSuccess && m.park(ctx, rec, r, t) {
+			return true
+		}
+		var text string
+		res, text = engineEnd(res, rec.Run, r, ok)
+		if res.Tail == "" {
+			res.Tail = m.engineTail(rec.LogPath, t)
+		}
+		if res.Outcome == OutcomeSuccess {
+			report, post = m.reportOf(text, t), true
+			if report == "" {
+				report = "(The agent finished without a final message.)"
+			}
+		}
+	case rec.Kind == "agent" && res.Outcome == OutcomeSuccess:
+		report, post = m.report(rec.LogPath, t), true
+		if report == "" {
+			report = "(The agent finished without printing a report.)"
+		}
+	}
 	if res.Tail == "" {
 		res.Tail = m.tail(rec.LogPath, t)
 	} else {
@@ -421,13 +462,6 @@ func (m *Manager) finish(ctx context.Context, rec store.Job, res store.JobResult
 	res.Outcome = m.redact(res.Outcome, t) // a start error can quote the command
 	j := Job{Job: rec, Runtime: max(m.cfg.Clock.Now().Sub(rec.CreatedAt), 0)}
 	j.JobResult = res
-	report, post := "", false
-	if rec.Kind == "agent" && res.Outcome == OutcomeSuccess {
-		report, post = m.report(rec.LogPath, t), true
-		if report == "" {
-			report = "(The agent finished without printing a report.)"
-		}
-	}
 	finished, created, err := m.cfg.Store.FinishJob(ctx, rec.ID, res, store.NewContinuation{
 		IdempotencyKey: ReportKey(rec.ID),
 		Channel:        rec.Channel,
@@ -480,6 +514,9 @@ func (m *Manager) Cancel(ctx context.Context, id int64) error {
 	}
 	if rec.Status != store.JobRunning {
 		return fmt.Errorf("%w: job %d finished already (%s)", ErrNotRunning, id, rec.Outcome)
+	}
+	if rec.Parked() {
+		return m.finishParked(ctx, rec, store.JobResult{Outcome: OutcomeCancelled})
 	}
 	if rec.WorkerKey != "" { // its worker has not reported it since this primary started
 		return m.requestCancel(ctx, id)

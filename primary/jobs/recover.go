@@ -20,7 +20,8 @@ import (
 //   - a local agent job is interrupted: its response died with the previous primary, so it is
 //     stopped (only when it is still the recorded process) and never replayed;
 //   - a worker job waits for its worker to report it (see WorkerJobs): a running agent is then
-//     interrupted, a finished one delivers its report.
+//     interrupted, a finished one delivers its report;
+//   - a parked agent job stays parked: it has no process, and its prompt's decision resumes it.
 //
 // Nothing is re-run, and a pid now naming another process is never signalled.
 func (m *Manager) Recover(ctx context.Context) error {
@@ -32,7 +33,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 	// It is a wait for a real process, which jobproc.Settle measures by the system clock.
 	nameBy := time.Now().Add(m.cfg.StartWait)
 	for _, rec := range recs {
-		if m.tracked(rec.ID) != nil {
+		if m.tracked(rec.ID) != nil || rec.Parked() { // a parked job has no process, by design
 			continue
 		}
 		if rec.WorkerKey != "" {
@@ -53,7 +54,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 		default:
 			if p := jobproc.Find(rec.Pid, rec.ProcStart, m.statusPath(rec.ID)); p != nil {
 				m.log.Info("job re-attached", "job", rec.ID, "pid", rec.Pid)
-				t := &tracked{rec: rec, cancel: make(chan struct{})}
+				t := &tracked{rec: rec, cancel: make(chan struct{}), deadline: rec.CreatedAt.Add(rec.Ceiling)}
 				if m.track(t) {
 					m.superviseLocal(t, p)
 				}

@@ -154,7 +154,7 @@ func (m *Manager) WorkerJobs(ctx context.Context, workerKey, workerID string, st
 				cancel()
 				continue
 			}
-			t = &tracked{rec: rec, cancel: make(chan struct{})}
+			t = &tracked{rec: rec, cancel: make(chan struct{}), deadline: rec.CreatedAt.Add(rec.Ceiling)}
 			if !m.track(t) {
 				return
 			}

@@ -194,5 +194,15 @@ func jobToProto(j jobs.Job) *operatorv1.Job {
 		code := int32(*j.ExitCode)
 		out.ExitCode = &code
 	}
+	out.Engine = j.Engine
+	if r := j.Run; r != nil {
+		out.EngineRun = &operatorv1.EngineRun{
+			SessionId: r.Session, Turns: int32(r.Turns), CostUsd: r.CostUSD, InputTokens: r.InputTokens,
+			OutputTokens: r.OutputTokens, StopReason: r.StopReason, IsError: r.IsError, Errors: r.Errors, Runs: int32(r.Runs),
+		}
+	}
+	if p := j.Parking; p != nil {
+		out.Parked = &operatorv1.ParkedJob{PromptId: uint64(p.PromptID), Tool: p.Tool}
+	}
 	return out
 }

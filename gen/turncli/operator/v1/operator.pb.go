@@ -1816,7 +1816,15 @@ type Job struct {
 	Runtime *durationpb.Duration `protobuf:"bytes,14,opt,name=runtime,proto3" json:"runtime,omitempty"`
 	// The last 6000 characters of its output: read from its log for a running job, as saved
 	// for a finished one. GetJobLog returns the full log.
-	Tail          string `protobuf:"bytes,15,opt,name=tail,proto3" json:"tail,omitempty"`
+	Tail string `protobuf:"bytes,15,opt,name=tail,proto3" json:"tail,omitempty"`
+	// For a background agent run by an engine (claude, codex): the engine's name, and how its
+	// run went, once it stopped (parked or finished).
+	Engine    string     `protobuf:"bytes,16,opt,name=engine,proto3" json:"engine,omitempty"`
+	EngineRun *EngineRun `protobuf:"bytes,17,opt,name=engine_run,json=engineRun,proto3" json:"engine_run,omitempty"`
+	// Set while the job is parked: its engine stopped on a tool use that waits for people's
+	// decision on a permission prompt. A parked job has no process; its status stays running
+	// and it resumes when the prompt is decided or expires.
+	Parked        *ParkedJob `protobuf:"bytes,18,opt,name=parked,proto3" json:"parked,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1956,6 +1964,200 @@ func (x *Job) GetTail() string {
 	return ""
 }
 
+func (x *Job) GetEngine() string {
+	if x != nil {
+		return x.Engine
+	}
+	return ""
+}
+
+func (x *Job) GetEngineRun() *EngineRun {
+	if x != nil {
+		return x.EngineRun
+	}
+	return nil
+}
+
+func (x *Job) GetParked() *ParkedJob {
+	if x != nil {
+		return x.Parked
+	}
+	return nil
+}
+
+// EngineRun is how an engine's run of a background agent went, as the engine reported it;
+// counts and cost are summed over the runs of a job that was parked and resumed.
+type EngineRun struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What resumes the engine's conversation: Claude Code's session id, Codex's thread id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Model turns taken.
+	Turns int32 `protobuf:"varint,2,opt,name=turns,proto3" json:"turns,omitempty"`
+	// What the engine says its runs cost, in US dollars (0 when it does not say).
+	CostUsd      float64 `protobuf:"fixed64,3,opt,name=cost_usd,json=costUsd,proto3" json:"cost_usd,omitempty"`
+	InputTokens  int64   `protobuf:"varint,4,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
+	OutputTokens int64   `protobuf:"varint,5,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
+	// The engine's own word for why its last run stopped ("success", "error_max_turns",
+	// "completed", …).
+	StopReason string `protobuf:"bytes,6,opt,name=stop_reason,json=stopReason,proto3" json:"stop_reason,omitempty"`
+	// The engine reported its last run as failed.
+	IsError bool `protobuf:"varint,7,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// What the engine said went wrong, at most 5 messages.
+	Errors []string `protobuf:"bytes,8,rep,name=errors,proto3" json:"errors,omitempty"`
+	// How many times the engine ran: one more for each resume after parking.
+	Runs          int32 `protobuf:"varint,9,opt,name=runs,proto3" json:"runs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EngineRun) Reset() {
+	*x = EngineRun{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EngineRun) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EngineRun) ProtoMessage() {}
+
+func (x *EngineRun) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EngineRun.ProtoReflect.Descriptor instead.
+func (*EngineRun) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *EngineRun) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *EngineRun) GetTurns() int32 {
+	if x != nil {
+		return x.Turns
+	}
+	return 0
+}
+
+func (x *EngineRun) GetCostUsd() float64 {
+	if x != nil {
+		return x.CostUsd
+	}
+	return 0
+}
+
+func (x *EngineRun) GetInputTokens() int64 {
+	if x != nil {
+		return x.InputTokens
+	}
+	return 0
+}
+
+func (x *EngineRun) GetOutputTokens() int64 {
+	if x != nil {
+		return x.OutputTokens
+	}
+	return 0
+}
+
+func (x *EngineRun) GetStopReason() string {
+	if x != nil {
+		return x.StopReason
+	}
+	return ""
+}
+
+func (x *EngineRun) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+func (x *EngineRun) GetErrors() []string {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
+func (x *EngineRun) GetRuns() int32 {
+	if x != nil {
+		return x.Runs
+	}
+	return 0
+}
+
+// ParkedJob is what a parked job waits on.
+type ParkedJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The permission prompt whose decision resumes it.
+	PromptId uint64 `protobuf:"varint,1,opt,name=prompt_id,json=promptId,proto3" json:"prompt_id,omitempty"`
+	// The tool the engine asks to use.
+	Tool          string `protobuf:"bytes,2,opt,name=tool,proto3" json:"tool,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ParkedJob) Reset() {
+	*x = ParkedJob{}
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ParkedJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ParkedJob) ProtoMessage() {}
+
+func (x *ParkedJob) ProtoReflect() protoreflect.Message {
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ParkedJob.ProtoReflect.Descriptor instead.
+func (*ParkedJob) Descriptor() ([]byte, []int) {
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ParkedJob) GetPromptId() uint64 {
+	if x != nil {
+		return x.PromptId
+	}
+	return 0
+}
+
+func (x *ParkedJob) GetTool() string {
+	if x != nil {
+		return x.Tool
+	}
+	return ""
+}
+
 // ListJobsRequest filters and pages jobs; empty filters match everything.
 type ListJobsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1975,7 +2177,7 @@ type ListJobsRequest struct {
 
 func (x *ListJobsRequest) Reset() {
 	*x = ListJobsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1987,7 +2189,7 @@ func (x *ListJobsRequest) String() string {
 func (*ListJobsRequest) ProtoMessage() {}
 
 func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[15]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2000,7 +2202,7 @@ func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{15}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListJobsRequest) GetStatus() JobStatus {
@@ -2045,7 +2247,7 @@ type ListJobsResponse struct {
 
 func (x *ListJobsResponse) Reset() {
 	*x = ListJobsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2259,7 @@ func (x *ListJobsResponse) String() string {
 func (*ListJobsResponse) ProtoMessage() {}
 
 func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[16]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2272,7 @@ func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{16}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListJobsResponse) GetJobs() []*Job {
@@ -2098,7 +2300,7 @@ type GetJobRequest struct {
 
 func (x *GetJobRequest) Reset() {
 	*x = GetJobRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2110,7 +2312,7 @@ func (x *GetJobRequest) String() string {
 func (*GetJobRequest) ProtoMessage() {}
 
 func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[17]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2123,7 +2325,7 @@ func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobRequest.ProtoReflect.Descriptor instead.
 func (*GetJobRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{17}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetJobRequest) GetJobId() uint64 {
@@ -2144,7 +2346,7 @@ type GetJobResponse struct {
 
 func (x *GetJobResponse) Reset() {
 	*x = GetJobResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2156,7 +2358,7 @@ func (x *GetJobResponse) String() string {
 func (*GetJobResponse) ProtoMessage() {}
 
 func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[18]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2169,7 +2371,7 @@ func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResponse.ProtoReflect.Descriptor instead.
 func (*GetJobResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{18}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetJobResponse) GetJob() *Job {
@@ -2194,7 +2396,7 @@ type GetJobLogRequest struct {
 
 func (x *GetJobLogRequest) Reset() {
 	*x = GetJobLogRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2408,7 @@ func (x *GetJobLogRequest) String() string {
 func (*GetJobLogRequest) ProtoMessage() {}
 
 func (x *GetJobLogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[19]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2421,7 @@ func (x *GetJobLogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobLogRequest.ProtoReflect.Descriptor instead.
 func (*GetJobLogRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{19}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetJobLogRequest) GetJobId() uint64 {
@@ -2254,7 +2456,7 @@ type CancelJobRequest struct {
 
 func (x *CancelJobRequest) Reset() {
 	*x = CancelJobRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2266,7 +2468,7 @@ func (x *CancelJobRequest) String() string {
 func (*CancelJobRequest) ProtoMessage() {}
 
 func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[20]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2279,7 +2481,7 @@ func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
 func (*CancelJobRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{20}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CancelJobRequest) GetJobId() uint64 {
@@ -2300,7 +2502,7 @@ type CancelJobResponse struct {
 
 func (x *CancelJobResponse) Reset() {
 	*x = CancelJobResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2312,7 +2514,7 @@ func (x *CancelJobResponse) String() string {
 func (*CancelJobResponse) ProtoMessage() {}
 
 func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[21]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2325,7 +2527,7 @@ func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
 func (*CancelJobResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{21}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CancelJobResponse) GetJob() *Job {
@@ -2383,7 +2585,7 @@ type Approval struct {
 
 func (x *Approval) Reset() {
 	*x = Approval{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2395,7 +2597,7 @@ func (x *Approval) String() string {
 func (*Approval) ProtoMessage() {}
 
 func (x *Approval) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[22]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2408,7 +2610,7 @@ func (x *Approval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Approval.ProtoReflect.Descriptor instead.
 func (*Approval) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{22}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Approval) GetId() uint64 {
@@ -2552,7 +2754,7 @@ type ApprovalComment struct {
 
 func (x *ApprovalComment) Reset() {
 	*x = ApprovalComment{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2564,7 +2766,7 @@ func (x *ApprovalComment) String() string {
 func (*ApprovalComment) ProtoMessage() {}
 
 func (x *ApprovalComment) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[23]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2577,7 +2779,7 @@ func (x *ApprovalComment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApprovalComment.ProtoReflect.Descriptor instead.
 func (*ApprovalComment) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{23}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ApprovalComment) GetActor() string {
@@ -2620,7 +2822,7 @@ type ListApprovalsRequest struct {
 
 func (x *ListApprovalsRequest) Reset() {
 	*x = ListApprovalsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2632,7 +2834,7 @@ func (x *ListApprovalsRequest) String() string {
 func (*ListApprovalsRequest) ProtoMessage() {}
 
 func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[24]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2645,7 +2847,7 @@ func (x *ListApprovalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsRequest.ProtoReflect.Descriptor instead.
 func (*ListApprovalsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{24}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListApprovalsRequest) GetStatus() ApprovalStatus {
@@ -2690,7 +2892,7 @@ type ListApprovalsResponse struct {
 
 func (x *ListApprovalsResponse) Reset() {
 	*x = ListApprovalsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2702,7 +2904,7 @@ func (x *ListApprovalsResponse) String() string {
 func (*ListApprovalsResponse) ProtoMessage() {}
 
 func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[25]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2715,7 +2917,7 @@ func (x *ListApprovalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListApprovalsResponse.ProtoReflect.Descriptor instead.
 func (*ListApprovalsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{25}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListApprovalsResponse) GetApprovals() []*Approval {
@@ -2743,7 +2945,7 @@ type GetApprovalRequest struct {
 
 func (x *GetApprovalRequest) Reset() {
 	*x = GetApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2755,7 +2957,7 @@ func (x *GetApprovalRequest) String() string {
 func (*GetApprovalRequest) ProtoMessage() {}
 
 func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[26]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2768,7 +2970,7 @@ func (x *GetApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalRequest.ProtoReflect.Descriptor instead.
 func (*GetApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{26}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetApprovalRequest) GetApprovalId() uint64 {
@@ -2789,7 +2991,7 @@ type GetApprovalResponse struct {
 
 func (x *GetApprovalResponse) Reset() {
 	*x = GetApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2801,7 +3003,7 @@ func (x *GetApprovalResponse) String() string {
 func (*GetApprovalResponse) ProtoMessage() {}
 
 func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[27]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2814,7 +3016,7 @@ func (x *GetApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetApprovalResponse.ProtoReflect.Descriptor instead.
 func (*GetApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{27}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetApprovalResponse) GetApproval() *Approval {
@@ -2840,7 +3042,7 @@ type DecideApprovalRequest struct {
 
 func (x *DecideApprovalRequest) Reset() {
 	*x = DecideApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2852,7 +3054,7 @@ func (x *DecideApprovalRequest) String() string {
 func (*DecideApprovalRequest) ProtoMessage() {}
 
 func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[28]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2865,7 +3067,7 @@ func (x *DecideApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalRequest.ProtoReflect.Descriptor instead.
 func (*DecideApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{28}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DecideApprovalRequest) GetApprovalId() uint64 {
@@ -2901,7 +3103,7 @@ type DecideApprovalResponse struct {
 
 func (x *DecideApprovalResponse) Reset() {
 	*x = DecideApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2913,7 +3115,7 @@ func (x *DecideApprovalResponse) String() string {
 func (*DecideApprovalResponse) ProtoMessage() {}
 
 func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[29]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2926,7 +3128,7 @@ func (x *DecideApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideApprovalResponse.ProtoReflect.Descriptor instead.
 func (*DecideApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{29}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DecideApprovalResponse) GetApproval() *Approval {
@@ -2992,7 +3194,7 @@ type Prompt struct {
 
 func (x *Prompt) Reset() {
 	*x = Prompt{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3004,7 +3206,7 @@ func (x *Prompt) String() string {
 func (*Prompt) ProtoMessage() {}
 
 func (x *Prompt) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[30]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3017,7 +3219,7 @@ func (x *Prompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Prompt.ProtoReflect.Descriptor instead.
 func (*Prompt) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{30}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Prompt) GetId() uint64 {
@@ -3188,7 +3390,7 @@ type ListPromptsRequest struct {
 
 func (x *ListPromptsRequest) Reset() {
 	*x = ListPromptsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3200,7 +3402,7 @@ func (x *ListPromptsRequest) String() string {
 func (*ListPromptsRequest) ProtoMessage() {}
 
 func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[31]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3213,7 +3415,7 @@ func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
 func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{31}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListPromptsRequest) GetStatus() PromptStatus {
@@ -3265,7 +3467,7 @@ type ListPromptsResponse struct {
 
 func (x *ListPromptsResponse) Reset() {
 	*x = ListPromptsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3277,7 +3479,7 @@ func (x *ListPromptsResponse) String() string {
 func (*ListPromptsResponse) ProtoMessage() {}
 
 func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[32]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3290,7 +3492,7 @@ func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
 func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{32}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListPromptsResponse) GetPrompts() []*Prompt {
@@ -3318,7 +3520,7 @@ type GetPromptRequest struct {
 
 func (x *GetPromptRequest) Reset() {
 	*x = GetPromptRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3330,7 +3532,7 @@ func (x *GetPromptRequest) String() string {
 func (*GetPromptRequest) ProtoMessage() {}
 
 func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[33]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3343,7 +3545,7 @@ func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetPromptRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{33}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetPromptRequest) GetPromptId() uint64 {
@@ -3364,7 +3566,7 @@ type GetPromptResponse struct {
 
 func (x *GetPromptResponse) Reset() {
 	*x = GetPromptResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3376,7 +3578,7 @@ func (x *GetPromptResponse) String() string {
 func (*GetPromptResponse) ProtoMessage() {}
 
 func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[34]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3389,7 +3591,7 @@ func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetPromptResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{34}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetPromptResponse) GetPrompt() *Prompt {
@@ -3415,7 +3617,7 @@ type DecidePromptRequest struct {
 
 func (x *DecidePromptRequest) Reset() {
 	*x = DecidePromptRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3427,7 +3629,7 @@ func (x *DecidePromptRequest) String() string {
 func (*DecidePromptRequest) ProtoMessage() {}
 
 func (x *DecidePromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[35]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3440,7 +3642,7 @@ func (x *DecidePromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecidePromptRequest.ProtoReflect.Descriptor instead.
 func (*DecidePromptRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{35}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *DecidePromptRequest) GetPromptId() uint64 {
@@ -3475,7 +3677,7 @@ type DecidePromptResponse struct {
 
 func (x *DecidePromptResponse) Reset() {
 	*x = DecidePromptResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3487,7 +3689,7 @@ func (x *DecidePromptResponse) String() string {
 func (*DecidePromptResponse) ProtoMessage() {}
 
 func (x *DecidePromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[36]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3500,7 +3702,7 @@ func (x *DecidePromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecidePromptResponse.ProtoReflect.Descriptor instead.
 func (*DecidePromptResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{36}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *DecidePromptResponse) GetPrompt() *Prompt {
@@ -3557,7 +3759,7 @@ type QuestionForm struct {
 
 func (x *QuestionForm) Reset() {
 	*x = QuestionForm{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3569,7 +3771,7 @@ func (x *QuestionForm) String() string {
 func (*QuestionForm) ProtoMessage() {}
 
 func (x *QuestionForm) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[37]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3582,7 +3784,7 @@ func (x *QuestionForm) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuestionForm.ProtoReflect.Descriptor instead.
 func (*QuestionForm) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{37}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *QuestionForm) GetId() uint64 {
@@ -3725,7 +3927,7 @@ type ListQuestionsRequest struct {
 
 func (x *ListQuestionsRequest) Reset() {
 	*x = ListQuestionsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3737,7 +3939,7 @@ func (x *ListQuestionsRequest) String() string {
 func (*ListQuestionsRequest) ProtoMessage() {}
 
 func (x *ListQuestionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[38]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3750,7 +3952,7 @@ func (x *ListQuestionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListQuestionsRequest.ProtoReflect.Descriptor instead.
 func (*ListQuestionsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{38}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListQuestionsRequest) GetStatus() QuestionStatus {
@@ -3802,7 +4004,7 @@ type ListQuestionsResponse struct {
 
 func (x *ListQuestionsResponse) Reset() {
 	*x = ListQuestionsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3814,7 +4016,7 @@ func (x *ListQuestionsResponse) String() string {
 func (*ListQuestionsResponse) ProtoMessage() {}
 
 func (x *ListQuestionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[39]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3827,7 +4029,7 @@ func (x *ListQuestionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListQuestionsResponse.ProtoReflect.Descriptor instead.
 func (*ListQuestionsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{39}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListQuestionsResponse) GetQuestions() []*QuestionForm {
@@ -3855,7 +4057,7 @@ type GetQuestionRequest struct {
 
 func (x *GetQuestionRequest) Reset() {
 	*x = GetQuestionRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3867,7 +4069,7 @@ func (x *GetQuestionRequest) String() string {
 func (*GetQuestionRequest) ProtoMessage() {}
 
 func (x *GetQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[40]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3880,7 +4082,7 @@ func (x *GetQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuestionRequest.ProtoReflect.Descriptor instead.
 func (*GetQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{40}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GetQuestionRequest) GetQuestionId() uint64 {
@@ -3901,7 +4103,7 @@ type GetQuestionResponse struct {
 
 func (x *GetQuestionResponse) Reset() {
 	*x = GetQuestionResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3913,7 +4115,7 @@ func (x *GetQuestionResponse) String() string {
 func (*GetQuestionResponse) ProtoMessage() {}
 
 func (x *GetQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[41]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3926,7 +4128,7 @@ func (x *GetQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuestionResponse.ProtoReflect.Descriptor instead.
 func (*GetQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{41}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetQuestionResponse) GetQuestion() *QuestionForm {
@@ -3953,7 +4155,7 @@ type SaveQuestionDraftRequest struct {
 
 func (x *SaveQuestionDraftRequest) Reset() {
 	*x = SaveQuestionDraftRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3965,7 +4167,7 @@ func (x *SaveQuestionDraftRequest) String() string {
 func (*SaveQuestionDraftRequest) ProtoMessage() {}
 
 func (x *SaveQuestionDraftRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[42]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3978,7 +4180,7 @@ func (x *SaveQuestionDraftRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SaveQuestionDraftRequest.ProtoReflect.Descriptor instead.
 func (*SaveQuestionDraftRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{42}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SaveQuestionDraftRequest) GetQuestionId() uint64 {
@@ -4013,7 +4215,7 @@ type SaveQuestionDraftResponse struct {
 
 func (x *SaveQuestionDraftResponse) Reset() {
 	*x = SaveQuestionDraftResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4025,7 +4227,7 @@ func (x *SaveQuestionDraftResponse) String() string {
 func (*SaveQuestionDraftResponse) ProtoMessage() {}
 
 func (x *SaveQuestionDraftResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[43]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4038,7 +4240,7 @@ func (x *SaveQuestionDraftResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SaveQuestionDraftResponse.ProtoReflect.Descriptor instead.
 func (*SaveQuestionDraftResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{43}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SaveQuestionDraftResponse) GetQuestion() *QuestionForm {
@@ -4063,7 +4265,7 @@ type SubmitQuestionAnswersRequest struct {
 
 func (x *SubmitQuestionAnswersRequest) Reset() {
 	*x = SubmitQuestionAnswersRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4075,7 +4277,7 @@ func (x *SubmitQuestionAnswersRequest) String() string {
 func (*SubmitQuestionAnswersRequest) ProtoMessage() {}
 
 func (x *SubmitQuestionAnswersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[44]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4088,7 +4290,7 @@ func (x *SubmitQuestionAnswersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitQuestionAnswersRequest.ProtoReflect.Descriptor instead.
 func (*SubmitQuestionAnswersRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{44}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *SubmitQuestionAnswersRequest) GetQuestionId() uint64 {
@@ -4123,7 +4325,7 @@ type SubmitQuestionAnswersResponse struct {
 
 func (x *SubmitQuestionAnswersResponse) Reset() {
 	*x = SubmitQuestionAnswersResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4135,7 +4337,7 @@ func (x *SubmitQuestionAnswersResponse) String() string {
 func (*SubmitQuestionAnswersResponse) ProtoMessage() {}
 
 func (x *SubmitQuestionAnswersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[45]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4148,7 +4350,7 @@ func (x *SubmitQuestionAnswersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitQuestionAnswersResponse.ProtoReflect.Descriptor instead.
 func (*SubmitQuestionAnswersResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{45}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *SubmitQuestionAnswersResponse) GetQuestion() *QuestionForm {
@@ -4169,7 +4371,7 @@ type CancelQuestionRequest struct {
 
 func (x *CancelQuestionRequest) Reset() {
 	*x = CancelQuestionRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4181,7 +4383,7 @@ func (x *CancelQuestionRequest) String() string {
 func (*CancelQuestionRequest) ProtoMessage() {}
 
 func (x *CancelQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[46]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4194,7 +4396,7 @@ func (x *CancelQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelQuestionRequest.ProtoReflect.Descriptor instead.
 func (*CancelQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{46}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *CancelQuestionRequest) GetQuestionId() uint64 {
@@ -4215,7 +4417,7 @@ type CancelQuestionResponse struct {
 
 func (x *CancelQuestionResponse) Reset() {
 	*x = CancelQuestionResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4227,7 +4429,7 @@ func (x *CancelQuestionResponse) String() string {
 func (*CancelQuestionResponse) ProtoMessage() {}
 
 func (x *CancelQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[47]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4240,7 +4442,7 @@ func (x *CancelQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelQuestionResponse.ProtoReflect.Descriptor instead.
 func (*CancelQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{47}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *CancelQuestionResponse) GetQuestion() *QuestionForm {
@@ -4275,7 +4477,7 @@ type ProgressSnapshot struct {
 
 func (x *ProgressSnapshot) Reset() {
 	*x = ProgressSnapshot{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4287,7 +4489,7 @@ func (x *ProgressSnapshot) String() string {
 func (*ProgressSnapshot) ProtoMessage() {}
 
 func (x *ProgressSnapshot) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[48]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4300,7 +4502,7 @@ func (x *ProgressSnapshot) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProgressSnapshot.ProtoReflect.Descriptor instead.
 func (*ProgressSnapshot) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{48}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ProgressSnapshot) GetResponseId() string {
@@ -4371,7 +4573,7 @@ type ListProgressRequest struct {
 
 func (x *ListProgressRequest) Reset() {
 	*x = ListProgressRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4383,7 +4585,7 @@ func (x *ListProgressRequest) String() string {
 func (*ListProgressRequest) ProtoMessage() {}
 
 func (x *ListProgressRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[49]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4396,7 +4598,7 @@ func (x *ListProgressRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProgressRequest.ProtoReflect.Descriptor instead.
 func (*ListProgressRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{49}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListProgressRequest) GetResponseId() string {
@@ -4443,7 +4645,7 @@ type ListProgressResponse struct {
 
 func (x *ListProgressResponse) Reset() {
 	*x = ListProgressResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4455,7 +4657,7 @@ func (x *ListProgressResponse) String() string {
 func (*ListProgressResponse) ProtoMessage() {}
 
 func (x *ListProgressResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[50]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4468,7 +4670,7 @@ func (x *ListProgressResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProgressResponse.ProtoReflect.Descriptor instead.
 func (*ListProgressResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{50}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListProgressResponse) GetSnapshots() []*ProgressSnapshot {
@@ -4506,7 +4708,7 @@ type ShellModeSetting struct {
 
 func (x *ShellModeSetting) Reset() {
 	*x = ShellModeSetting{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4518,7 +4720,7 @@ func (x *ShellModeSetting) String() string {
 func (*ShellModeSetting) ProtoMessage() {}
 
 func (x *ShellModeSetting) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[51]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4531,7 +4733,7 @@ func (x *ShellModeSetting) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShellModeSetting.ProtoReflect.Descriptor instead.
 func (*ShellModeSetting) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{51}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ShellModeSetting) GetMode() ShellMode {
@@ -4582,7 +4784,7 @@ type GetShellModeRequest struct {
 
 func (x *GetShellModeRequest) Reset() {
 	*x = GetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4594,7 +4796,7 @@ func (x *GetShellModeRequest) String() string {
 func (*GetShellModeRequest) ProtoMessage() {}
 
 func (x *GetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[52]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4607,7 +4809,7 @@ func (x *GetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*GetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{52}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *GetShellModeRequest) GetConversation() *v1.Conversation {
@@ -4635,7 +4837,7 @@ type GetShellModeResponse struct {
 
 func (x *GetShellModeResponse) Reset() {
 	*x = GetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4647,7 +4849,7 @@ func (x *GetShellModeResponse) String() string {
 func (*GetShellModeResponse) ProtoMessage() {}
 
 func (x *GetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[53]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4660,7 +4862,7 @@ func (x *GetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*GetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{53}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *GetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4689,7 +4891,7 @@ type SetShellModeRequest struct {
 
 func (x *SetShellModeRequest) Reset() {
 	*x = SetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4701,7 +4903,7 @@ func (x *SetShellModeRequest) String() string {
 func (*SetShellModeRequest) ProtoMessage() {}
 
 func (x *SetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[54]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4714,7 +4916,7 @@ func (x *SetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*SetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{54}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *SetShellModeRequest) GetConversation() *v1.Conversation {
@@ -4756,7 +4958,7 @@ type SetShellModeResponse struct {
 
 func (x *SetShellModeResponse) Reset() {
 	*x = SetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4768,7 +4970,7 @@ func (x *SetShellModeResponse) String() string {
 func (*SetShellModeResponse) ProtoMessage() {}
 
 func (x *SetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[55]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4781,7 +4983,7 @@ func (x *SetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*SetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{55}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *SetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4804,7 +5006,7 @@ type ResetShellModeRequest struct {
 
 func (x *ResetShellModeRequest) Reset() {
 	*x = ResetShellModeRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4816,7 +5018,7 @@ func (x *ResetShellModeRequest) String() string {
 func (*ResetShellModeRequest) ProtoMessage() {}
 
 func (x *ResetShellModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[56]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4829,7 +5031,7 @@ func (x *ResetShellModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetShellModeRequest.ProtoReflect.Descriptor instead.
 func (*ResetShellModeRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{56}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *ResetShellModeRequest) GetConversation() *v1.Conversation {
@@ -4857,7 +5059,7 @@ type ResetShellModeResponse struct {
 
 func (x *ResetShellModeResponse) Reset() {
 	*x = ResetShellModeResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4869,7 +5071,7 @@ func (x *ResetShellModeResponse) String() string {
 func (*ResetShellModeResponse) ProtoMessage() {}
 
 func (x *ResetShellModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[57]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4882,7 +5084,7 @@ func (x *ResetShellModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResetShellModeResponse.ProtoReflect.Descriptor instead.
 func (*ResetShellModeResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{57}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *ResetShellModeResponse) GetSetting() *ShellModeSetting {
@@ -4931,7 +5133,7 @@ type LiveResponse struct {
 
 func (x *LiveResponse) Reset() {
 	*x = LiveResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4943,7 +5145,7 @@ func (x *LiveResponse) String() string {
 func (*LiveResponse) ProtoMessage() {}
 
 func (x *LiveResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[58]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4956,7 +5158,7 @@ func (x *LiveResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiveResponse.ProtoReflect.Descriptor instead.
 func (*LiveResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{58}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *LiveResponse) GetId() string {
@@ -5074,7 +5276,7 @@ type BashWindow struct {
 
 func (x *BashWindow) Reset() {
 	*x = BashWindow{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5086,7 +5288,7 @@ func (x *BashWindow) String() string {
 func (*BashWindow) ProtoMessage() {}
 
 func (x *BashWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[59]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5099,7 +5301,7 @@ func (x *BashWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BashWindow.ProtoReflect.Descriptor instead.
 func (*BashWindow) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{59}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *BashWindow) GetBashCallId() string {
@@ -5154,7 +5356,7 @@ type CallReceipt struct {
 
 func (x *CallReceipt) Reset() {
 	*x = CallReceipt{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5166,7 +5368,7 @@ func (x *CallReceipt) String() string {
 func (*CallReceipt) ProtoMessage() {}
 
 func (x *CallReceipt) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[60]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5179,7 +5381,7 @@ func (x *CallReceipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallReceipt.ProtoReflect.Descriptor instead.
 func (*CallReceipt) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{60}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *CallReceipt) GetCallId() string {
@@ -5245,7 +5447,7 @@ type ListResponsesRequest struct {
 
 func (x *ListResponsesRequest) Reset() {
 	*x = ListResponsesRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5257,7 +5459,7 @@ func (x *ListResponsesRequest) String() string {
 func (*ListResponsesRequest) ProtoMessage() {}
 
 func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[61]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5270,7 +5472,7 @@ func (x *ListResponsesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponsesRequest.ProtoReflect.Descriptor instead.
 func (*ListResponsesRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{61}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *ListResponsesRequest) GetPageSize() uint32 {
@@ -5301,7 +5503,7 @@ type ListResponsesResponse struct {
 
 func (x *ListResponsesResponse) Reset() {
 	*x = ListResponsesResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5313,7 +5515,7 @@ func (x *ListResponsesResponse) String() string {
 func (*ListResponsesResponse) ProtoMessage() {}
 
 func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[62]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5326,7 +5528,7 @@ func (x *ListResponsesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponsesResponse.ProtoReflect.Descriptor instead.
 func (*ListResponsesResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{62}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *ListResponsesResponse) GetResponses() []*LiveResponse {
@@ -5352,7 +5554,7 @@ type WatchEventsRequest struct {
 
 func (x *WatchEventsRequest) Reset() {
 	*x = WatchEventsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5364,7 +5566,7 @@ func (x *WatchEventsRequest) String() string {
 func (*WatchEventsRequest) ProtoMessage() {}
 
 func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[63]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5377,7 +5579,7 @@ func (x *WatchEventsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{63}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{65}
 }
 
 // WatchEventsResponse is one message of the live feed.
@@ -5391,7 +5593,7 @@ type WatchEventsResponse struct {
 
 func (x *WatchEventsResponse) Reset() {
 	*x = WatchEventsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5403,7 +5605,7 @@ func (x *WatchEventsResponse) String() string {
 func (*WatchEventsResponse) ProtoMessage() {}
 
 func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[64]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5416,7 +5618,7 @@ func (x *WatchEventsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventsResponse.ProtoReflect.Descriptor instead.
 func (*WatchEventsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{64}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *WatchEventsResponse) GetEvent() *Event {
@@ -5448,7 +5650,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5460,7 +5662,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[65]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5473,7 +5675,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{65}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{67}
 }
 
 func (x *Event) GetSeq() uint64 {
@@ -5562,7 +5764,7 @@ type CallApproval struct {
 
 func (x *CallApproval) Reset() {
 	*x = CallApproval{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5574,7 +5776,7 @@ func (x *CallApproval) String() string {
 func (*CallApproval) ProtoMessage() {}
 
 func (x *CallApproval) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[66]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5587,7 +5789,7 @@ func (x *CallApproval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallApproval.ProtoReflect.Descriptor instead.
 func (*CallApproval) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{66}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{68}
 }
 
 func (x *CallApproval) GetId() uint64 {
@@ -5749,7 +5951,7 @@ type ListCallApprovalsRequest struct {
 
 func (x *ListCallApprovalsRequest) Reset() {
 	*x = ListCallApprovalsRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5761,7 +5963,7 @@ func (x *ListCallApprovalsRequest) String() string {
 func (*ListCallApprovalsRequest) ProtoMessage() {}
 
 func (x *ListCallApprovalsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[67]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5774,7 +5976,7 @@ func (x *ListCallApprovalsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCallApprovalsRequest.ProtoReflect.Descriptor instead.
 func (*ListCallApprovalsRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{67}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{69}
 }
 
 func (x *ListCallApprovalsRequest) GetStatus() CallApprovalStatus {
@@ -5819,7 +6021,7 @@ type ListCallApprovalsResponse struct {
 
 func (x *ListCallApprovalsResponse) Reset() {
 	*x = ListCallApprovalsResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5831,7 +6033,7 @@ func (x *ListCallApprovalsResponse) String() string {
 func (*ListCallApprovalsResponse) ProtoMessage() {}
 
 func (x *ListCallApprovalsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[68]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5844,7 +6046,7 @@ func (x *ListCallApprovalsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCallApprovalsResponse.ProtoReflect.Descriptor instead.
 func (*ListCallApprovalsResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{68}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{70}
 }
 
 func (x *ListCallApprovalsResponse) GetCallApprovals() []*CallApproval {
@@ -5872,7 +6074,7 @@ type GetCallApprovalRequest struct {
 
 func (x *GetCallApprovalRequest) Reset() {
 	*x = GetCallApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5884,7 +6086,7 @@ func (x *GetCallApprovalRequest) String() string {
 func (*GetCallApprovalRequest) ProtoMessage() {}
 
 func (x *GetCallApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[69]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5897,7 +6099,7 @@ func (x *GetCallApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallApprovalRequest.ProtoReflect.Descriptor instead.
 func (*GetCallApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{69}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{71}
 }
 
 func (x *GetCallApprovalRequest) GetCallApprovalId() uint64 {
@@ -5918,7 +6120,7 @@ type GetCallApprovalResponse struct {
 
 func (x *GetCallApprovalResponse) Reset() {
 	*x = GetCallApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5930,7 +6132,7 @@ func (x *GetCallApprovalResponse) String() string {
 func (*GetCallApprovalResponse) ProtoMessage() {}
 
 func (x *GetCallApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[70]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5943,7 +6145,7 @@ func (x *GetCallApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCallApprovalResponse.ProtoReflect.Descriptor instead.
 func (*GetCallApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{70}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{72}
 }
 
 func (x *GetCallApprovalResponse) GetCallApproval() *CallApproval {
@@ -5969,7 +6171,7 @@ type DecideCallApprovalRequest struct {
 
 func (x *DecideCallApprovalRequest) Reset() {
 	*x = DecideCallApprovalRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5981,7 +6183,7 @@ func (x *DecideCallApprovalRequest) String() string {
 func (*DecideCallApprovalRequest) ProtoMessage() {}
 
 func (x *DecideCallApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[71]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5994,7 +6196,7 @@ func (x *DecideCallApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideCallApprovalRequest.ProtoReflect.Descriptor instead.
 func (*DecideCallApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{71}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{73}
 }
 
 func (x *DecideCallApprovalRequest) GetCallApprovalId() uint64 {
@@ -6029,7 +6231,7 @@ type DecideCallApprovalResponse struct {
 
 func (x *DecideCallApprovalResponse) Reset() {
 	*x = DecideCallApprovalResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6041,7 +6243,7 @@ func (x *DecideCallApprovalResponse) String() string {
 func (*DecideCallApprovalResponse) ProtoMessage() {}
 
 func (x *DecideCallApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[72]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6054,7 +6256,7 @@ func (x *DecideCallApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideCallApprovalResponse.ProtoReflect.Descriptor instead.
 func (*DecideCallApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{72}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{74}
 }
 
 func (x *DecideCallApprovalResponse) GetCallApproval() *CallApproval {
@@ -6085,7 +6287,7 @@ type PermissionAllowance struct {
 
 func (x *PermissionAllowance) Reset() {
 	*x = PermissionAllowance{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6097,7 +6299,7 @@ func (x *PermissionAllowance) String() string {
 func (*PermissionAllowance) ProtoMessage() {}
 
 func (x *PermissionAllowance) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[73]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6110,7 +6312,7 @@ func (x *PermissionAllowance) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PermissionAllowance.ProtoReflect.Descriptor instead.
 func (*PermissionAllowance) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{73}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{75}
 }
 
 func (x *PermissionAllowance) GetConversation() *v1.Conversation {
@@ -6171,7 +6373,7 @@ type ListPermissionAllowancesRequest struct {
 
 func (x *ListPermissionAllowancesRequest) Reset() {
 	*x = ListPermissionAllowancesRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6183,7 +6385,7 @@ func (x *ListPermissionAllowancesRequest) String() string {
 func (*ListPermissionAllowancesRequest) ProtoMessage() {}
 
 func (x *ListPermissionAllowancesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[74]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6196,7 +6398,7 @@ func (x *ListPermissionAllowancesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPermissionAllowancesRequest.ProtoReflect.Descriptor instead.
 func (*ListPermissionAllowancesRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{74}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{76}
 }
 
 func (x *ListPermissionAllowancesRequest) GetConversation() *v1.Conversation {
@@ -6235,7 +6437,7 @@ type ListPermissionAllowancesResponse struct {
 
 func (x *ListPermissionAllowancesResponse) Reset() {
 	*x = ListPermissionAllowancesResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6247,7 +6449,7 @@ func (x *ListPermissionAllowancesResponse) String() string {
 func (*ListPermissionAllowancesResponse) ProtoMessage() {}
 
 func (x *ListPermissionAllowancesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[75]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6260,7 +6462,7 @@ func (x *ListPermissionAllowancesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPermissionAllowancesResponse.ProtoReflect.Descriptor instead.
 func (*ListPermissionAllowancesResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{75}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{77}
 }
 
 func (x *ListPermissionAllowancesResponse) GetAllowances() []*PermissionAllowance {
@@ -6292,7 +6494,7 @@ type RevokePermissionAllowanceRequest struct {
 
 func (x *RevokePermissionAllowanceRequest) Reset() {
 	*x = RevokePermissionAllowanceRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[78]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6304,7 +6506,7 @@ func (x *RevokePermissionAllowanceRequest) String() string {
 func (*RevokePermissionAllowanceRequest) ProtoMessage() {}
 
 func (x *RevokePermissionAllowanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[76]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[78]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6317,7 +6519,7 @@ func (x *RevokePermissionAllowanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokePermissionAllowanceRequest.ProtoReflect.Descriptor instead.
 func (*RevokePermissionAllowanceRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{76}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{78}
 }
 
 func (x *RevokePermissionAllowanceRequest) GetConversation() *v1.Conversation {
@@ -6350,7 +6552,7 @@ type RevokePermissionAllowanceResponse struct {
 
 func (x *RevokePermissionAllowanceResponse) Reset() {
 	*x = RevokePermissionAllowanceResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[79]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6362,7 +6564,7 @@ func (x *RevokePermissionAllowanceResponse) String() string {
 func (*RevokePermissionAllowanceResponse) ProtoMessage() {}
 
 func (x *RevokePermissionAllowanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[77]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[79]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6375,7 +6577,7 @@ func (x *RevokePermissionAllowanceResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use RevokePermissionAllowanceResponse.ProtoReflect.Descriptor instead.
 func (*RevokePermissionAllowanceResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{77}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{79}
 }
 
 // ListWorkersRequest pages the connected workers.
@@ -6394,7 +6596,7 @@ type ListWorkersRequest struct {
 
 func (x *ListWorkersRequest) Reset() {
 	*x = ListWorkersRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[78]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[80]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6406,7 +6608,7 @@ func (x *ListWorkersRequest) String() string {
 func (*ListWorkersRequest) ProtoMessage() {}
 
 func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[78]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[80]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6419,7 +6621,7 @@ func (x *ListWorkersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkersRequest.ProtoReflect.Descriptor instead.
 func (*ListWorkersRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{78}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{80}
 }
 
 func (x *ListWorkersRequest) GetWorkerKey() string {
@@ -6456,7 +6658,7 @@ type ListWorkersResponse struct {
 
 func (x *ListWorkersResponse) Reset() {
 	*x = ListWorkersResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[79]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[81]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6468,7 +6670,7 @@ func (x *ListWorkersResponse) String() string {
 func (*ListWorkersResponse) ProtoMessage() {}
 
 func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[79]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[81]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6481,7 +6683,7 @@ func (x *ListWorkersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWorkersResponse.ProtoReflect.Descriptor instead.
 func (*ListWorkersResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{79}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{81}
 }
 
 func (x *ListWorkersResponse) GetWorkers() []*ConnectedWorker {
@@ -6521,7 +6723,7 @@ type ConnectedWorker struct {
 
 func (x *ConnectedWorker) Reset() {
 	*x = ConnectedWorker{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[80]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[82]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6533,7 +6735,7 @@ func (x *ConnectedWorker) String() string {
 func (*ConnectedWorker) ProtoMessage() {}
 
 func (x *ConnectedWorker) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[80]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[82]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6546,7 +6748,7 @@ func (x *ConnectedWorker) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectedWorker.ProtoReflect.Descriptor instead.
 func (*ConnectedWorker) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{80}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{82}
 }
 
 func (x *ConnectedWorker) GetWorkerKey() string {
@@ -6619,7 +6821,7 @@ type IdentityLink struct {
 
 func (x *IdentityLink) Reset() {
 	*x = IdentityLink{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[81]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[83]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6631,7 +6833,7 @@ func (x *IdentityLink) String() string {
 func (*IdentityLink) ProtoMessage() {}
 
 func (x *IdentityLink) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[81]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[83]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6644,7 +6846,7 @@ func (x *IdentityLink) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IdentityLink.ProtoReflect.Descriptor instead.
 func (*IdentityLink) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{81}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{83}
 }
 
 func (x *IdentityLink) GetSurface() string {
@@ -6700,7 +6902,7 @@ type ListIdentityLinksRequest struct {
 
 func (x *ListIdentityLinksRequest) Reset() {
 	*x = ListIdentityLinksRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[82]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[84]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6712,7 +6914,7 @@ func (x *ListIdentityLinksRequest) String() string {
 func (*ListIdentityLinksRequest) ProtoMessage() {}
 
 func (x *ListIdentityLinksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[82]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[84]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6725,7 +6927,7 @@ func (x *ListIdentityLinksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIdentityLinksRequest.ProtoReflect.Descriptor instead.
 func (*ListIdentityLinksRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{82}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{84}
 }
 
 func (x *ListIdentityLinksRequest) GetSurface() string {
@@ -6771,7 +6973,7 @@ type ListIdentityLinksResponse struct {
 
 func (x *ListIdentityLinksResponse) Reset() {
 	*x = ListIdentityLinksResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[83]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[85]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6783,7 +6985,7 @@ func (x *ListIdentityLinksResponse) String() string {
 func (*ListIdentityLinksResponse) ProtoMessage() {}
 
 func (x *ListIdentityLinksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[83]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[85]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6796,7 +6998,7 @@ func (x *ListIdentityLinksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListIdentityLinksResponse.ProtoReflect.Descriptor instead.
 func (*ListIdentityLinksResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{83}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{85}
 }
 
 func (x *ListIdentityLinksResponse) GetLinks() []*IdentityLink {
@@ -6828,7 +7030,7 @@ type LinkIdentityRequest struct {
 
 func (x *LinkIdentityRequest) Reset() {
 	*x = LinkIdentityRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[84]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[86]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6840,7 +7042,7 @@ func (x *LinkIdentityRequest) String() string {
 func (*LinkIdentityRequest) ProtoMessage() {}
 
 func (x *LinkIdentityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[84]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[86]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6853,7 +7055,7 @@ func (x *LinkIdentityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkIdentityRequest.ProtoReflect.Descriptor instead.
 func (*LinkIdentityRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{84}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{86}
 }
 
 func (x *LinkIdentityRequest) GetSurface() string {
@@ -6890,7 +7092,7 @@ type LinkIdentityResponse struct {
 
 func (x *LinkIdentityResponse) Reset() {
 	*x = LinkIdentityResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[85]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[87]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6902,7 +7104,7 @@ func (x *LinkIdentityResponse) String() string {
 func (*LinkIdentityResponse) ProtoMessage() {}
 
 func (x *LinkIdentityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[85]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[87]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6915,7 +7117,7 @@ func (x *LinkIdentityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkIdentityResponse.ProtoReflect.Descriptor instead.
 func (*LinkIdentityResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{85}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{87}
 }
 
 func (x *LinkIdentityResponse) GetLink() *IdentityLink {
@@ -6945,7 +7147,7 @@ type UnlinkIdentityRequest struct {
 
 func (x *UnlinkIdentityRequest) Reset() {
 	*x = UnlinkIdentityRequest{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[86]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[88]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -6957,7 +7159,7 @@ func (x *UnlinkIdentityRequest) String() string {
 func (*UnlinkIdentityRequest) ProtoMessage() {}
 
 func (x *UnlinkIdentityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[86]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[88]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -6970,7 +7172,7 @@ func (x *UnlinkIdentityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlinkIdentityRequest.ProtoReflect.Descriptor instead.
 func (*UnlinkIdentityRequest) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{86}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{88}
 }
 
 func (x *UnlinkIdentityRequest) GetSurface() string {
@@ -6996,7 +7198,7 @@ type UnlinkIdentityResponse struct {
 
 func (x *UnlinkIdentityResponse) Reset() {
 	*x = UnlinkIdentityResponse{}
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[87]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[89]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -7008,7 +7210,7 @@ func (x *UnlinkIdentityResponse) String() string {
 func (*UnlinkIdentityResponse) ProtoMessage() {}
 
 func (x *UnlinkIdentityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_turncli_operator_v1_operator_proto_msgTypes[87]
+	mi := &file_turncli_operator_v1_operator_proto_msgTypes[89]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -7021,7 +7223,7 @@ func (x *UnlinkIdentityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UnlinkIdentityResponse.ProtoReflect.Descriptor instead.
 func (*UnlinkIdentityResponse) Descriptor() ([]byte, []int) {
-	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{87}
+	return file_turncli_operator_v1_operator_proto_rawDescGZIP(), []int{89}
 }
 
 var File_turncli_operator_v1_operator_proto protoreflect.FileDescriptor
@@ -7078,7 +7280,7 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\bLocation\x12\x1d\n" +
 	"\n" +
 	"worker_key\x18\x01 \x01(\tR\tworkerKey\x12\x1b\n" +
-	"\tworker_id\x18\x02 \x01(\tR\bworkerId\"\xe8\x04\n" +
+	"\tworker_id\x18\x02 \x01(\tR\bworkerId\"\xf7\x05\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x120\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x1c.turncli.operator.v1.JobKindR\x04kind\x12\x14\n" +
@@ -7096,9 +7298,28 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x125\n" +
 	"\bended_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\aendedAt\x123\n" +
 	"\aruntime\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\aruntime\x12\x12\n" +
-	"\x04tail\x18\x0f \x01(\tR\x04tailB\f\n" +
+	"\x04tail\x18\x0f \x01(\tR\x04tail\x12\x16\n" +
+	"\x06engine\x18\x10 \x01(\tR\x06engine\x12=\n" +
 	"\n" +
-	"_exit_code\"\xd0\x01\n" +
+	"engine_run\x18\x11 \x01(\v2\x1e.turncli.operator.v1.EngineRunR\tengineRun\x126\n" +
+	"\x06parked\x18\x12 \x01(\v2\x1e.turncli.operator.v1.ParkedJobR\x06parkedB\f\n" +
+	"\n" +
+	"_exit_code\"\x8b\x02\n" +
+	"\tEngineRun\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
+	"\x05turns\x18\x02 \x01(\x05R\x05turns\x12\x19\n" +
+	"\bcost_usd\x18\x03 \x01(\x01R\acostUsd\x12!\n" +
+	"\finput_tokens\x18\x04 \x01(\x03R\vinputTokens\x12#\n" +
+	"\routput_tokens\x18\x05 \x01(\x03R\foutputTokens\x12\x1f\n" +
+	"\vstop_reason\x18\x06 \x01(\tR\n" +
+	"stopReason\x12\x19\n" +
+	"\bis_error\x18\a \x01(\bR\aisError\x12\x16\n" +
+	"\x06errors\x18\b \x03(\tR\x06errors\x12\x12\n" +
+	"\x04runs\x18\t \x01(\x05R\x04runs\"<\n" +
+	"\tParkedJob\x12\x1b\n" +
+	"\tprompt_id\x18\x01 \x01(\x04R\bpromptId\x12\x12\n" +
+	"\x04tool\x18\x02 \x01(\tR\x04tool\"\xd0\x01\n" +
 	"\x0fListJobsRequest\x126\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x1e.turncli.operator.v1.JobStatusR\x06status\x12I\n" +
 	"\fconversation\x18\x02 \x01(\v2%.turncli.conversation.v1.ConversationR\fconversation\x12\x1b\n" +
@@ -7637,7 +7858,7 @@ func file_turncli_operator_v1_operator_proto_rawDescGZIP() []byte {
 }
 
 var file_turncli_operator_v1_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 16)
-var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 88)
+var file_turncli_operator_v1_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 90)
 var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(Role)(0),                                 // 0: turncli.operator.v1.Role
 	(Mode)(0),                                 // 1: turncli.operator.v1.Mode
@@ -7670,281 +7891,285 @@ var file_turncli_operator_v1_operator_proto_goTypes = []any{
 	(*AuditEntry)(nil),                        // 28: turncli.operator.v1.AuditEntry
 	(*Location)(nil),                          // 29: turncli.operator.v1.Location
 	(*Job)(nil),                               // 30: turncli.operator.v1.Job
-	(*ListJobsRequest)(nil),                   // 31: turncli.operator.v1.ListJobsRequest
-	(*ListJobsResponse)(nil),                  // 32: turncli.operator.v1.ListJobsResponse
-	(*GetJobRequest)(nil),                     // 33: turncli.operator.v1.GetJobRequest
-	(*GetJobResponse)(nil),                    // 34: turncli.operator.v1.GetJobResponse
-	(*GetJobLogRequest)(nil),                  // 35: turncli.operator.v1.GetJobLogRequest
-	(*CancelJobRequest)(nil),                  // 36: turncli.operator.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),                 // 37: turncli.operator.v1.CancelJobResponse
-	(*Approval)(nil),                          // 38: turncli.operator.v1.Approval
-	(*ApprovalComment)(nil),                   // 39: turncli.operator.v1.ApprovalComment
-	(*ListApprovalsRequest)(nil),              // 40: turncli.operator.v1.ListApprovalsRequest
-	(*ListApprovalsResponse)(nil),             // 41: turncli.operator.v1.ListApprovalsResponse
-	(*GetApprovalRequest)(nil),                // 42: turncli.operator.v1.GetApprovalRequest
-	(*GetApprovalResponse)(nil),               // 43: turncli.operator.v1.GetApprovalResponse
-	(*DecideApprovalRequest)(nil),             // 44: turncli.operator.v1.DecideApprovalRequest
-	(*DecideApprovalResponse)(nil),            // 45: turncli.operator.v1.DecideApprovalResponse
-	(*Prompt)(nil),                            // 46: turncli.operator.v1.Prompt
-	(*ListPromptsRequest)(nil),                // 47: turncli.operator.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),               // 48: turncli.operator.v1.ListPromptsResponse
-	(*GetPromptRequest)(nil),                  // 49: turncli.operator.v1.GetPromptRequest
-	(*GetPromptResponse)(nil),                 // 50: turncli.operator.v1.GetPromptResponse
-	(*DecidePromptRequest)(nil),               // 51: turncli.operator.v1.DecidePromptRequest
-	(*DecidePromptResponse)(nil),              // 52: turncli.operator.v1.DecidePromptResponse
-	(*QuestionForm)(nil),                      // 53: turncli.operator.v1.QuestionForm
-	(*ListQuestionsRequest)(nil),              // 54: turncli.operator.v1.ListQuestionsRequest
-	(*ListQuestionsResponse)(nil),             // 55: turncli.operator.v1.ListQuestionsResponse
-	(*GetQuestionRequest)(nil),                // 56: turncli.operator.v1.GetQuestionRequest
-	(*GetQuestionResponse)(nil),               // 57: turncli.operator.v1.GetQuestionResponse
-	(*SaveQuestionDraftRequest)(nil),          // 58: turncli.operator.v1.SaveQuestionDraftRequest
-	(*SaveQuestionDraftResponse)(nil),         // 59: turncli.operator.v1.SaveQuestionDraftResponse
-	(*SubmitQuestionAnswersRequest)(nil),      // 60: turncli.operator.v1.SubmitQuestionAnswersRequest
-	(*SubmitQuestionAnswersResponse)(nil),     // 61: turncli.operator.v1.SubmitQuestionAnswersResponse
-	(*CancelQuestionRequest)(nil),             // 62: turncli.operator.v1.CancelQuestionRequest
-	(*CancelQuestionResponse)(nil),            // 63: turncli.operator.v1.CancelQuestionResponse
-	(*ProgressSnapshot)(nil),                  // 64: turncli.operator.v1.ProgressSnapshot
-	(*ListProgressRequest)(nil),               // 65: turncli.operator.v1.ListProgressRequest
-	(*ListProgressResponse)(nil),              // 66: turncli.operator.v1.ListProgressResponse
-	(*ShellModeSetting)(nil),                  // 67: turncli.operator.v1.ShellModeSetting
-	(*GetShellModeRequest)(nil),               // 68: turncli.operator.v1.GetShellModeRequest
-	(*GetShellModeResponse)(nil),              // 69: turncli.operator.v1.GetShellModeResponse
-	(*SetShellModeRequest)(nil),               // 70: turncli.operator.v1.SetShellModeRequest
-	(*SetShellModeResponse)(nil),              // 71: turncli.operator.v1.SetShellModeResponse
-	(*ResetShellModeRequest)(nil),             // 72: turncli.operator.v1.ResetShellModeRequest
-	(*ResetShellModeResponse)(nil),            // 73: turncli.operator.v1.ResetShellModeResponse
-	(*LiveResponse)(nil),                      // 74: turncli.operator.v1.LiveResponse
-	(*BashWindow)(nil),                        // 75: turncli.operator.v1.BashWindow
-	(*CallReceipt)(nil),                       // 76: turncli.operator.v1.CallReceipt
-	(*ListResponsesRequest)(nil),              // 77: turncli.operator.v1.ListResponsesRequest
-	(*ListResponsesResponse)(nil),             // 78: turncli.operator.v1.ListResponsesResponse
-	(*WatchEventsRequest)(nil),                // 79: turncli.operator.v1.WatchEventsRequest
-	(*WatchEventsResponse)(nil),               // 80: turncli.operator.v1.WatchEventsResponse
-	(*Event)(nil),                             // 81: turncli.operator.v1.Event
-	(*CallApproval)(nil),                      // 82: turncli.operator.v1.CallApproval
-	(*ListCallApprovalsRequest)(nil),          // 83: turncli.operator.v1.ListCallApprovalsRequest
-	(*ListCallApprovalsResponse)(nil),         // 84: turncli.operator.v1.ListCallApprovalsResponse
-	(*GetCallApprovalRequest)(nil),            // 85: turncli.operator.v1.GetCallApprovalRequest
-	(*GetCallApprovalResponse)(nil),           // 86: turncli.operator.v1.GetCallApprovalResponse
-	(*DecideCallApprovalRequest)(nil),         // 87: turncli.operator.v1.DecideCallApprovalRequest
-	(*DecideCallApprovalResponse)(nil),        // 88: turncli.operator.v1.DecideCallApprovalResponse
-	(*PermissionAllowance)(nil),               // 89: turncli.operator.v1.PermissionAllowance
-	(*ListPermissionAllowancesRequest)(nil),   // 90: turncli.operator.v1.ListPermissionAllowancesRequest
-	(*ListPermissionAllowancesResponse)(nil),  // 91: turncli.operator.v1.ListPermissionAllowancesResponse
-	(*RevokePermissionAllowanceRequest)(nil),  // 92: turncli.operator.v1.RevokePermissionAllowanceRequest
-	(*RevokePermissionAllowanceResponse)(nil), // 93: turncli.operator.v1.RevokePermissionAllowanceResponse
-	(*ListWorkersRequest)(nil),                // 94: turncli.operator.v1.ListWorkersRequest
-	(*ListWorkersResponse)(nil),               // 95: turncli.operator.v1.ListWorkersResponse
-	(*ConnectedWorker)(nil),                   // 96: turncli.operator.v1.ConnectedWorker
-	(*IdentityLink)(nil),                      // 97: turncli.operator.v1.IdentityLink
-	(*ListIdentityLinksRequest)(nil),          // 98: turncli.operator.v1.ListIdentityLinksRequest
-	(*ListIdentityLinksResponse)(nil),         // 99: turncli.operator.v1.ListIdentityLinksResponse
-	(*LinkIdentityRequest)(nil),               // 100: turncli.operator.v1.LinkIdentityRequest
-	(*LinkIdentityResponse)(nil),              // 101: turncli.operator.v1.LinkIdentityResponse
-	(*UnlinkIdentityRequest)(nil),             // 102: turncli.operator.v1.UnlinkIdentityRequest
-	(*UnlinkIdentityResponse)(nil),            // 103: turncli.operator.v1.UnlinkIdentityResponse
-	(*timestamppb.Timestamp)(nil),             // 104: google.protobuf.Timestamp
-	(*v1.Conversation)(nil),                   // 105: turncli.conversation.v1.Conversation
-	(*durationpb.Duration)(nil),               // 106: google.protobuf.Duration
-	(*httpbody.HttpBody)(nil),                 // 107: google.api.HttpBody
+	(*EngineRun)(nil),                         // 31: turncli.operator.v1.EngineRun
+	(*ParkedJob)(nil),                         // 32: turncli.operator.v1.ParkedJob
+	(*ListJobsRequest)(nil),                   // 33: turncli.operator.v1.ListJobsRequest
+	(*ListJobsResponse)(nil),                  // 34: turncli.operator.v1.ListJobsResponse
+	(*GetJobRequest)(nil),                     // 35: turncli.operator.v1.GetJobRequest
+	(*GetJobResponse)(nil),                    // 36: turncli.operator.v1.GetJobResponse
+	(*GetJobLogRequest)(nil),                  // 37: turncli.operator.v1.GetJobLogRequest
+	(*CancelJobRequest)(nil),                  // 38: turncli.operator.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),                 // 39: turncli.operator.v1.CancelJobResponse
+	(*Approval)(nil),                          // 40: turncli.operator.v1.Approval
+	(*ApprovalComment)(nil),                   // 41: turncli.operator.v1.ApprovalComment
+	(*ListApprovalsRequest)(nil),              // 42: turncli.operator.v1.ListApprovalsRequest
+	(*ListApprovalsResponse)(nil),             // 43: turncli.operator.v1.ListApprovalsResponse
+	(*GetApprovalRequest)(nil),                // 44: turncli.operator.v1.GetApprovalRequest
+	(*GetApprovalResponse)(nil),               // 45: turncli.operator.v1.GetApprovalResponse
+	(*DecideApprovalRequest)(nil),             // 46: turncli.operator.v1.DecideApprovalRequest
+	(*DecideApprovalResponse)(nil),            // 47: turncli.operator.v1.DecideApprovalResponse
+	(*Prompt)(nil),                            // 48: turncli.operator.v1.Prompt
+	(*ListPromptsRequest)(nil),                // 49: turncli.operator.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),               // 50: turncli.operator.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),                  // 51: turncli.operator.v1.GetPromptRequest
+	(*GetPromptResponse)(nil),                 // 52: turncli.operator.v1.GetPromptResponse
+	(*DecidePromptRequest)(nil),               // 53: turncli.operator.v1.DecidePromptRequest
+	(*DecidePromptResponse)(nil),              // 54: turncli.operator.v1.DecidePromptResponse
+	(*QuestionForm)(nil),                      // 55: turncli.operator.v1.QuestionForm
+	(*ListQuestionsRequest)(nil),              // 56: turncli.operator.v1.ListQuestionsRequest
+	(*ListQuestionsResponse)(nil),             // 57: turncli.operator.v1.ListQuestionsResponse
+	(*GetQuestionRequest)(nil),                // 58: turncli.operator.v1.GetQuestionRequest
+	(*GetQuestionResponse)(nil),               // 59: turncli.operator.v1.GetQuestionResponse
+	(*SaveQuestionDraftRequest)(nil),          // 60: turncli.operator.v1.SaveQuestionDraftRequest
+	(*SaveQuestionDraftResponse)(nil),         // 61: turncli.operator.v1.SaveQuestionDraftResponse
+	(*SubmitQuestionAnswersRequest)(nil),      // 62: turncli.operator.v1.SubmitQuestionAnswersRequest
+	(*SubmitQuestionAnswersResponse)(nil),     // 63: turncli.operator.v1.SubmitQuestionAnswersResponse
+	(*CancelQuestionRequest)(nil),             // 64: turncli.operator.v1.CancelQuestionRequest
+	(*CancelQuestionResponse)(nil),            // 65: turncli.operator.v1.CancelQuestionResponse
+	(*ProgressSnapshot)(nil),                  // 66: turncli.operator.v1.ProgressSnapshot
+	(*ListProgressRequest)(nil),               // 67: turncli.operator.v1.ListProgressRequest
+	(*ListProgressResponse)(nil),              // 68: turncli.operator.v1.ListProgressResponse
+	(*ShellModeSetting)(nil),                  // 69: turncli.operator.v1.ShellModeSetting
+	(*GetShellModeRequest)(nil),               // 70: turncli.operator.v1.GetShellModeRequest
+	(*GetShellModeResponse)(nil),              // 71: turncli.operator.v1.GetShellModeResponse
+	(*SetShellModeRequest)(nil),               // 72: turncli.operator.v1.SetShellModeRequest
+	(*SetShellModeResponse)(nil),              // 73: turncli.operator.v1.SetShellModeResponse
+	(*ResetShellModeRequest)(nil),             // 74: turncli.operator.v1.ResetShellModeRequest
+	(*ResetShellModeResponse)(nil),            // 75: turncli.operator.v1.ResetShellModeResponse
+	(*LiveResponse)(nil),                      // 76: turncli.operator.v1.LiveResponse
+	(*BashWindow)(nil),                        // 77: turncli.operator.v1.BashWindow
+	(*CallReceipt)(nil),                       // 78: turncli.operator.v1.CallReceipt
+	(*ListResponsesRequest)(nil),              // 79: turncli.operator.v1.ListResponsesRequest
+	(*ListResponsesResponse)(nil),             // 80: turncli.operator.v1.ListResponsesResponse
+	(*WatchEventsRequest)(nil),                // 81: turncli.operator.v1.WatchEventsRequest
+	(*WatchEventsResponse)(nil),               // 82: turncli.operator.v1.WatchEventsResponse
+	(*Event)(nil),                             // 83: turncli.operator.v1.Event
+	(*CallApproval)(nil),                      // 84: turncli.operator.v1.CallApproval
+	(*ListCallApprovalsRequest)(nil),          // 85: turncli.operator.v1.ListCallApprovalsRequest
+	(*ListCallApprovalsResponse)(nil),         // 86: turncli.operator.v1.ListCallApprovalsResponse
+	(*GetCallApprovalRequest)(nil),            // 87: turncli.operator.v1.GetCallApprovalRequest
+	(*GetCallApprovalResponse)(nil),           // 88: turncli.operator.v1.GetCallApprovalResponse
+	(*DecideCallApprovalRequest)(nil),         // 89: turncli.operator.v1.DecideCallApprovalRequest
+	(*DecideCallApprovalResponse)(nil),        // 90: turncli.operator.v1.DecideCallApprovalResponse
+	(*PermissionAllowance)(nil),               // 91: turncli.operator.v1.PermissionAllowance
+	(*ListPermissionAllowancesRequest)(nil),   // 92: turncli.operator.v1.ListPermissionAllowancesRequest
+	(*ListPermissionAllowancesResponse)(nil),  // 93: turncli.operator.v1.ListPermissionAllowancesResponse
+	(*RevokePermissionAllowanceRequest)(nil),  // 94: turncli.operator.v1.RevokePermissionAllowanceRequest
+	(*RevokePermissionAllowanceResponse)(nil), // 95: turncli.operator.v1.RevokePermissionAllowanceResponse
+	(*ListWorkersRequest)(nil),                // 96: turncli.operator.v1.ListWorkersRequest
+	(*ListWorkersResponse)(nil),               // 97: turncli.operator.v1.ListWorkersResponse
+	(*ConnectedWorker)(nil),                   // 98: turncli.operator.v1.ConnectedWorker
+	(*IdentityLink)(nil),                      // 99: turncli.operator.v1.IdentityLink
+	(*ListIdentityLinksRequest)(nil),          // 100: turncli.operator.v1.ListIdentityLinksRequest
+	(*ListIdentityLinksResponse)(nil),         // 101: turncli.operator.v1.ListIdentityLinksResponse
+	(*LinkIdentityRequest)(nil),               // 102: turncli.operator.v1.LinkIdentityRequest
+	(*LinkIdentityResponse)(nil),              // 103: turncli.operator.v1.LinkIdentityResponse
+	(*UnlinkIdentityRequest)(nil),             // 104: turncli.operator.v1.UnlinkIdentityRequest
+	(*UnlinkIdentityResponse)(nil),            // 105: turncli.operator.v1.UnlinkIdentityResponse
+	(*timestamppb.Timestamp)(nil),             // 106: google.protobuf.Timestamp
+	(*v1.Conversation)(nil),                   // 107: turncli.conversation.v1.Conversation
+	(*durationpb.Duration)(nil),               // 108: google.protobuf.Duration
+	(*httpbody.HttpBody)(nil),                 // 109: google.api.HttpBody
 }
 var file_turncli_operator_v1_operator_proto_depIdxs = []int32{
 	0,   // 0: turncli.operator.v1.WhoAmIResponse.role:type_name -> turncli.operator.v1.Role
 	1,   // 1: turncli.operator.v1.ModeSetting.mode:type_name -> turncli.operator.v1.Mode
-	104, // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	105, // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	106, // 2: turncli.operator.v1.ModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	107, // 3: turncli.operator.v1.SetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	1,   // 4: turncli.operator.v1.SetConversationModeRequest.mode:type_name -> turncli.operator.v1.Mode
 	18,  // 5: turncli.operator.v1.SetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	105, // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	107, // 6: turncli.operator.v1.GetConversationModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
 	18,  // 7: turncli.operator.v1.GetConversationModeResponse.setting:type_name -> turncli.operator.v1.ModeSetting
-	105, // 8: turncli.operator.v1.ConversationSummary.conversation:type_name -> turncli.conversation.v1.Conversation
+	107, // 8: turncli.operator.v1.ConversationSummary.conversation:type_name -> turncli.conversation.v1.Conversation
 	18,  // 9: turncli.operator.v1.ConversationSummary.mode:type_name -> turncli.operator.v1.ModeSetting
-	104, // 10: turncli.operator.v1.ConversationSummary.last_activity_at:type_name -> google.protobuf.Timestamp
+	106, // 10: turncli.operator.v1.ConversationSummary.last_activity_at:type_name -> google.protobuf.Timestamp
 	24,  // 11: turncli.operator.v1.ListConversationsResponse.conversations:type_name -> turncli.operator.v1.ConversationSummary
 	28,  // 12: turncli.operator.v1.ListAuditLogResponse.entries:type_name -> turncli.operator.v1.AuditEntry
-	104, // 13: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
+	106, // 13: turncli.operator.v1.AuditEntry.at:type_name -> google.protobuf.Timestamp
 	2,   // 14: turncli.operator.v1.Job.kind:type_name -> turncli.operator.v1.JobKind
-	105, // 15: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
+	107, // 15: turncli.operator.v1.Job.conversation:type_name -> turncli.conversation.v1.Conversation
 	29,  // 16: turncli.operator.v1.Job.location:type_name -> turncli.operator.v1.Location
 	3,   // 17: turncli.operator.v1.Job.status:type_name -> turncli.operator.v1.JobStatus
-	104, // 18: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
-	104, // 19: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
-	106, // 20: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
-	3,   // 21: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
-	105, // 22: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	30,  // 23: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
-	30,  // 24: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
-	30,  // 25: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
-	4,   // 26: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
-	2,   // 27: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
-	105, // 28: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
-	29,  // 29: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
-	106, // 30: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
-	104, // 31: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
-	104, // 32: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
-	39,  // 33: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
-	104, // 34: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
-	104, // 35: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
-	4,   // 36: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
-	105, // 37: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	38,  // 38: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
-	38,  // 39: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
-	5,   // 40: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
-	38,  // 41: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
-	6,   // 42: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
-	7,   // 43: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
-	105, // 44: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
-	104, // 45: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
-	104, // 46: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
-	104, // 47: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
-	5,   // 48: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.Decision
-	7,   // 49: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
-	6,   // 50: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
-	105, // 51: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	46,  // 52: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
-	46,  // 53: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
-	5,   // 54: turncli.operator.v1.DecidePromptRequest.decision:type_name -> turncli.operator.v1.Decision
-	46,  // 55: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
-	8,   // 56: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
-	105, // 57: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
-	9,   // 58: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
-	104, // 59: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
-	104, // 60: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
-	104, // 61: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
-	104, // 62: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
-	8,   // 63: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
-	105, // 64: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	53,  // 65: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
-	53,  // 66: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	53,  // 67: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	53,  // 68: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	53,  // 69: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
-	105, // 70: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
-	104, // 71: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
-	105, // 72: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	64,  // 73: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
-	11,  // 74: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
-	104, // 75: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
-	105, // 76: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	67,  // 77: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	105, // 78: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	11,  // 79: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
-	67,  // 80: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	105, // 81: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	67,  // 82: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
-	105, // 83: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
-	10,  // 84: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
-	11,  // 85: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
-	29,  // 86: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
-	104, // 87: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
-	75,  // 88: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
-	76,  // 89: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
-	12,  // 90: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
-	13,  // 91: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
-	74,  // 92: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
-	81,  // 93: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
-	104, // 94: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
-	14,  // 95: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	105, // 96: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
-	29,  // 97: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
-	104, // 98: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
-	104, // 99: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
-	104, // 100: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
-	13,  // 101: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
-	104, // 102: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
-	14,  // 103: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
-	105, // 104: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	82,  // 105: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
-	82,  // 106: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	5,   // 107: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
-	82,  // 108: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
-	105, // 109: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
-	15,  // 110: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
-	104, // 111: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
-	105, // 112: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	89,  // 113: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
-	105, // 114: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
-	15,  // 115: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
-	96,  // 116: turncli.operator.v1.ListWorkersResponse.workers:type_name -> turncli.operator.v1.ConnectedWorker
-	104, // 117: turncli.operator.v1.ConnectedWorker.connected_at:type_name -> google.protobuf.Timestamp
-	104, // 118: turncli.operator.v1.IdentityLink.created_at:type_name -> google.protobuf.Timestamp
-	97,  // 119: turncli.operator.v1.ListIdentityLinksResponse.links:type_name -> turncli.operator.v1.IdentityLink
-	97,  // 120: turncli.operator.v1.LinkIdentityResponse.link:type_name -> turncli.operator.v1.IdentityLink
-	16,  // 121: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
-	19,  // 122: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
-	21,  // 123: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
-	23,  // 124: turncli.operator.v1.OperatorService.ListConversations:input_type -> turncli.operator.v1.ListConversationsRequest
-	68,  // 125: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
-	70,  // 126: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
-	72,  // 127: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
-	26,  // 128: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
-	31,  // 129: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
-	33,  // 130: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
-	35,  // 131: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
-	36,  // 132: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
-	40,  // 133: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
-	42,  // 134: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
-	44,  // 135: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
-	47,  // 136: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
-	49,  // 137: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
-	51,  // 138: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
-	90,  // 139: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
-	92,  // 140: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
-	54,  // 141: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
-	56,  // 142: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
-	58,  // 143: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
-	60,  // 144: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
-	62,  // 145: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
-	65,  // 146: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
-	77,  // 147: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
-	79,  // 148: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
-	94,  // 149: turncli.operator.v1.OperatorService.ListWorkers:input_type -> turncli.operator.v1.ListWorkersRequest
-	83,  // 150: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
-	85,  // 151: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
-	87,  // 152: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
-	98,  // 153: turncli.operator.v1.OperatorService.ListIdentityLinks:input_type -> turncli.operator.v1.ListIdentityLinksRequest
-	100, // 154: turncli.operator.v1.OperatorService.LinkIdentity:input_type -> turncli.operator.v1.LinkIdentityRequest
-	102, // 155: turncli.operator.v1.OperatorService.UnlinkIdentity:input_type -> turncli.operator.v1.UnlinkIdentityRequest
-	17,  // 156: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
-	20,  // 157: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
-	22,  // 158: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
-	25,  // 159: turncli.operator.v1.OperatorService.ListConversations:output_type -> turncli.operator.v1.ListConversationsResponse
-	69,  // 160: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
-	71,  // 161: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
-	73,  // 162: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
-	27,  // 163: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
-	32,  // 164: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
-	34,  // 165: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
-	107, // 166: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
-	37,  // 167: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
-	41,  // 168: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
-	43,  // 169: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
-	45,  // 170: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
-	48,  // 171: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
-	50,  // 172: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
-	52,  // 173: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
-	91,  // 174: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
-	93,  // 175: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
-	55,  // 176: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
-	57,  // 177: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
-	59,  // 178: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
-	61,  // 179: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
-	63,  // 180: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
-	66,  // 181: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
-	78,  // 182: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
-	80,  // 183: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
-	95,  // 184: turncli.operator.v1.OperatorService.ListWorkers:output_type -> turncli.operator.v1.ListWorkersResponse
-	84,  // 185: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
-	86,  // 186: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
-	88,  // 187: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
-	99,  // 188: turncli.operator.v1.OperatorService.ListIdentityLinks:output_type -> turncli.operator.v1.ListIdentityLinksResponse
-	101, // 189: turncli.operator.v1.OperatorService.LinkIdentity:output_type -> turncli.operator.v1.LinkIdentityResponse
-	103, // 190: turncli.operator.v1.OperatorService.UnlinkIdentity:output_type -> turncli.operator.v1.UnlinkIdentityResponse
-	156, // [156:191] is the sub-list for method output_type
-	121, // [121:156] is the sub-list for method input_type
-	121, // [121:121] is the sub-list for extension type_name
-	121, // [121:121] is the sub-list for extension extendee
-	0,   // [0:121] is the sub-list for field type_name
+	106, // 18: turncli.operator.v1.Job.created_at:type_name -> google.protobuf.Timestamp
+	106, // 19: turncli.operator.v1.Job.ended_at:type_name -> google.protobuf.Timestamp
+	108, // 20: turncli.operator.v1.Job.runtime:type_name -> google.protobuf.Duration
+	31,  // 21: turncli.operator.v1.Job.engine_run:type_name -> turncli.operator.v1.EngineRun
+	32,  // 22: turncli.operator.v1.Job.parked:type_name -> turncli.operator.v1.ParkedJob
+	3,   // 23: turncli.operator.v1.ListJobsRequest.status:type_name -> turncli.operator.v1.JobStatus
+	107, // 24: turncli.operator.v1.ListJobsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	30,  // 25: turncli.operator.v1.ListJobsResponse.jobs:type_name -> turncli.operator.v1.Job
+	30,  // 26: turncli.operator.v1.GetJobResponse.job:type_name -> turncli.operator.v1.Job
+	30,  // 27: turncli.operator.v1.CancelJobResponse.job:type_name -> turncli.operator.v1.Job
+	4,   // 28: turncli.operator.v1.Approval.status:type_name -> turncli.operator.v1.ApprovalStatus
+	2,   // 29: turncli.operator.v1.Approval.kind:type_name -> turncli.operator.v1.JobKind
+	107, // 30: turncli.operator.v1.Approval.conversation:type_name -> turncli.conversation.v1.Conversation
+	29,  // 31: turncli.operator.v1.Approval.location:type_name -> turncli.operator.v1.Location
+	108, // 32: turncli.operator.v1.Approval.ceiling:type_name -> google.protobuf.Duration
+	106, // 33: turncli.operator.v1.Approval.created_at:type_name -> google.protobuf.Timestamp
+	106, // 34: turncli.operator.v1.Approval.decided_at:type_name -> google.protobuf.Timestamp
+	41,  // 35: turncli.operator.v1.Approval.comments:type_name -> turncli.operator.v1.ApprovalComment
+	106, // 36: turncli.operator.v1.Approval.settled_at:type_name -> google.protobuf.Timestamp
+	106, // 37: turncli.operator.v1.ApprovalComment.at:type_name -> google.protobuf.Timestamp
+	4,   // 38: turncli.operator.v1.ListApprovalsRequest.status:type_name -> turncli.operator.v1.ApprovalStatus
+	107, // 39: turncli.operator.v1.ListApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	40,  // 40: turncli.operator.v1.ListApprovalsResponse.approvals:type_name -> turncli.operator.v1.Approval
+	40,  // 41: turncli.operator.v1.GetApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	5,   // 42: turncli.operator.v1.DecideApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
+	40,  // 43: turncli.operator.v1.DecideApprovalResponse.approval:type_name -> turncli.operator.v1.Approval
+	6,   // 44: turncli.operator.v1.Prompt.kind:type_name -> turncli.operator.v1.PromptKind
+	7,   // 45: turncli.operator.v1.Prompt.status:type_name -> turncli.operator.v1.PromptStatus
+	107, // 46: turncli.operator.v1.Prompt.conversation:type_name -> turncli.conversation.v1.Conversation
+	106, // 47: turncli.operator.v1.Prompt.created_at:type_name -> google.protobuf.Timestamp
+	106, // 48: turncli.operator.v1.Prompt.deadline:type_name -> google.protobuf.Timestamp
+	106, // 49: turncli.operator.v1.Prompt.decided_at:type_name -> google.protobuf.Timestamp
+	5,   // 50: turncli.operator.v1.Prompt.decision:type_name -> turncli.operator.v1.Decision
+	7,   // 51: turncli.operator.v1.ListPromptsRequest.status:type_name -> turncli.operator.v1.PromptStatus
+	6,   // 52: turncli.operator.v1.ListPromptsRequest.kind:type_name -> turncli.operator.v1.PromptKind
+	107, // 53: turncli.operator.v1.ListPromptsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	48,  // 54: turncli.operator.v1.ListPromptsResponse.prompts:type_name -> turncli.operator.v1.Prompt
+	48,  // 55: turncli.operator.v1.GetPromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	5,   // 56: turncli.operator.v1.DecidePromptRequest.decision:type_name -> turncli.operator.v1.Decision
+	48,  // 57: turncli.operator.v1.DecidePromptResponse.prompt:type_name -> turncli.operator.v1.Prompt
+	8,   // 58: turncli.operator.v1.QuestionForm.status:type_name -> turncli.operator.v1.QuestionStatus
+	107, // 59: turncli.operator.v1.QuestionForm.conversation:type_name -> turncli.conversation.v1.Conversation
+	9,   // 60: turncli.operator.v1.QuestionForm.presentation:type_name -> turncli.operator.v1.QuestionPresentation
+	106, // 61: turncli.operator.v1.QuestionForm.created_at:type_name -> google.protobuf.Timestamp
+	106, // 62: turncli.operator.v1.QuestionForm.updated_at:type_name -> google.protobuf.Timestamp
+	106, // 63: turncli.operator.v1.QuestionForm.submitted_at:type_name -> google.protobuf.Timestamp
+	106, // 64: turncli.operator.v1.QuestionForm.cancelled_at:type_name -> google.protobuf.Timestamp
+	8,   // 65: turncli.operator.v1.ListQuestionsRequest.status:type_name -> turncli.operator.v1.QuestionStatus
+	107, // 66: turncli.operator.v1.ListQuestionsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	55,  // 67: turncli.operator.v1.ListQuestionsResponse.questions:type_name -> turncli.operator.v1.QuestionForm
+	55,  // 68: turncli.operator.v1.GetQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	55,  // 69: turncli.operator.v1.SaveQuestionDraftResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	55,  // 70: turncli.operator.v1.SubmitQuestionAnswersResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	55,  // 71: turncli.operator.v1.CancelQuestionResponse.question:type_name -> turncli.operator.v1.QuestionForm
+	107, // 72: turncli.operator.v1.ProgressSnapshot.conversation:type_name -> turncli.conversation.v1.Conversation
+	106, // 73: turncli.operator.v1.ProgressSnapshot.updated_at:type_name -> google.protobuf.Timestamp
+	107, // 74: turncli.operator.v1.ListProgressRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	66,  // 75: turncli.operator.v1.ListProgressResponse.snapshots:type_name -> turncli.operator.v1.ProgressSnapshot
+	11,  // 76: turncli.operator.v1.ShellModeSetting.mode:type_name -> turncli.operator.v1.ShellMode
+	106, // 77: turncli.operator.v1.ShellModeSetting.updated_at:type_name -> google.protobuf.Timestamp
+	107, // 78: turncli.operator.v1.GetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	69,  // 79: turncli.operator.v1.GetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	107, // 80: turncli.operator.v1.SetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	11,  // 81: turncli.operator.v1.SetShellModeRequest.mode:type_name -> turncli.operator.v1.ShellMode
+	69,  // 82: turncli.operator.v1.SetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	107, // 83: turncli.operator.v1.ResetShellModeRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	69,  // 84: turncli.operator.v1.ResetShellModeResponse.setting:type_name -> turncli.operator.v1.ShellModeSetting
+	107, // 85: turncli.operator.v1.LiveResponse.conversation:type_name -> turncli.conversation.v1.Conversation
+	10,  // 86: turncli.operator.v1.LiveResponse.origin:type_name -> turncli.operator.v1.ResponseOrigin
+	11,  // 87: turncli.operator.v1.LiveResponse.shell_mode:type_name -> turncli.operator.v1.ShellMode
+	29,  // 88: turncli.operator.v1.LiveResponse.location:type_name -> turncli.operator.v1.Location
+	106, // 89: turncli.operator.v1.LiveResponse.grant_expires_at:type_name -> google.protobuf.Timestamp
+	77,  // 90: turncli.operator.v1.LiveResponse.windows:type_name -> turncli.operator.v1.BashWindow
+	78,  // 91: turncli.operator.v1.LiveResponse.receipts:type_name -> turncli.operator.v1.CallReceipt
+	12,  // 92: turncli.operator.v1.BashWindow.state:type_name -> turncli.operator.v1.WindowState
+	13,  // 93: turncli.operator.v1.CallReceipt.status:type_name -> turncli.operator.v1.CallStatus
+	76,  // 94: turncli.operator.v1.ListResponsesResponse.responses:type_name -> turncli.operator.v1.LiveResponse
+	83,  // 95: turncli.operator.v1.WatchEventsResponse.event:type_name -> turncli.operator.v1.Event
+	106, // 96: turncli.operator.v1.Event.at:type_name -> google.protobuf.Timestamp
+	14,  // 97: turncli.operator.v1.CallApproval.status:type_name -> turncli.operator.v1.CallApprovalStatus
+	107, // 98: turncli.operator.v1.CallApproval.conversation:type_name -> turncli.conversation.v1.Conversation
+	29,  // 99: turncli.operator.v1.CallApproval.location:type_name -> turncli.operator.v1.Location
+	106, // 100: turncli.operator.v1.CallApproval.created_at:type_name -> google.protobuf.Timestamp
+	106, // 101: turncli.operator.v1.CallApproval.decided_at:type_name -> google.protobuf.Timestamp
+	106, // 102: turncli.operator.v1.CallApproval.claimed_at:type_name -> google.protobuf.Timestamp
+	13,  // 103: turncli.operator.v1.CallApproval.result_status:type_name -> turncli.operator.v1.CallStatus
+	106, // 104: turncli.operator.v1.CallApproval.settled_at:type_name -> google.protobuf.Timestamp
+	14,  // 105: turncli.operator.v1.ListCallApprovalsRequest.status:type_name -> turncli.operator.v1.CallApprovalStatus
+	107, // 106: turncli.operator.v1.ListCallApprovalsRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	84,  // 107: turncli.operator.v1.ListCallApprovalsResponse.call_approvals:type_name -> turncli.operator.v1.CallApproval
+	84,  // 108: turncli.operator.v1.GetCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	5,   // 109: turncli.operator.v1.DecideCallApprovalRequest.decision:type_name -> turncli.operator.v1.Decision
+	84,  // 110: turncli.operator.v1.DecideCallApprovalResponse.call_approval:type_name -> turncli.operator.v1.CallApproval
+	107, // 111: turncli.operator.v1.PermissionAllowance.conversation:type_name -> turncli.conversation.v1.Conversation
+	15,  // 112: turncli.operator.v1.PermissionAllowance.scope:type_name -> turncli.operator.v1.PermissionScope
+	106, // 113: turncli.operator.v1.PermissionAllowance.granted_at:type_name -> google.protobuf.Timestamp
+	107, // 114: turncli.operator.v1.ListPermissionAllowancesRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	91,  // 115: turncli.operator.v1.ListPermissionAllowancesResponse.allowances:type_name -> turncli.operator.v1.PermissionAllowance
+	107, // 116: turncli.operator.v1.RevokePermissionAllowanceRequest.conversation:type_name -> turncli.conversation.v1.Conversation
+	15,  // 117: turncli.operator.v1.RevokePermissionAllowanceRequest.scope:type_name -> turncli.operator.v1.PermissionScope
+	98,  // 118: turncli.operator.v1.ListWorkersResponse.workers:type_name -> turncli.operator.v1.ConnectedWorker
+	106, // 119: turncli.operator.v1.ConnectedWorker.connected_at:type_name -> google.protobuf.Timestamp
+	106, // 120: turncli.operator.v1.IdentityLink.created_at:type_name -> google.protobuf.Timestamp
+	99,  // 121: turncli.operator.v1.ListIdentityLinksResponse.links:type_name -> turncli.operator.v1.IdentityLink
+	99,  // 122: turncli.operator.v1.LinkIdentityResponse.link:type_name -> turncli.operator.v1.IdentityLink
+	16,  // 123: turncli.operator.v1.OperatorService.WhoAmI:input_type -> turncli.operator.v1.WhoAmIRequest
+	19,  // 124: turncli.operator.v1.OperatorService.SetConversationMode:input_type -> turncli.operator.v1.SetConversationModeRequest
+	21,  // 125: turncli.operator.v1.OperatorService.GetConversationMode:input_type -> turncli.operator.v1.GetConversationModeRequest
+	23,  // 126: turncli.operator.v1.OperatorService.ListConversations:input_type -> turncli.operator.v1.ListConversationsRequest
+	70,  // 127: turncli.operator.v1.OperatorService.GetShellMode:input_type -> turncli.operator.v1.GetShellModeRequest
+	72,  // 128: turncli.operator.v1.OperatorService.SetShellMode:input_type -> turncli.operator.v1.SetShellModeRequest
+	74,  // 129: turncli.operator.v1.OperatorService.ResetShellMode:input_type -> turncli.operator.v1.ResetShellModeRequest
+	26,  // 130: turncli.operator.v1.OperatorService.ListAuditLog:input_type -> turncli.operator.v1.ListAuditLogRequest
+	33,  // 131: turncli.operator.v1.OperatorService.ListJobs:input_type -> turncli.operator.v1.ListJobsRequest
+	35,  // 132: turncli.operator.v1.OperatorService.GetJob:input_type -> turncli.operator.v1.GetJobRequest
+	37,  // 133: turncli.operator.v1.OperatorService.GetJobLog:input_type -> turncli.operator.v1.GetJobLogRequest
+	38,  // 134: turncli.operator.v1.OperatorService.CancelJob:input_type -> turncli.operator.v1.CancelJobRequest
+	42,  // 135: turncli.operator.v1.OperatorService.ListApprovals:input_type -> turncli.operator.v1.ListApprovalsRequest
+	44,  // 136: turncli.operator.v1.OperatorService.GetApproval:input_type -> turncli.operator.v1.GetApprovalRequest
+	46,  // 137: turncli.operator.v1.OperatorService.DecideApproval:input_type -> turncli.operator.v1.DecideApprovalRequest
+	49,  // 138: turncli.operator.v1.OperatorService.ListPrompts:input_type -> turncli.operator.v1.ListPromptsRequest
+	51,  // 139: turncli.operator.v1.OperatorService.GetPrompt:input_type -> turncli.operator.v1.GetPromptRequest
+	53,  // 140: turncli.operator.v1.OperatorService.DecidePrompt:input_type -> turncli.operator.v1.DecidePromptRequest
+	92,  // 141: turncli.operator.v1.OperatorService.ListPermissionAllowances:input_type -> turncli.operator.v1.ListPermissionAllowancesRequest
+	94,  // 142: turncli.operator.v1.OperatorService.RevokePermissionAllowance:input_type -> turncli.operator.v1.RevokePermissionAllowanceRequest
+	56,  // 143: turncli.operator.v1.OperatorService.ListQuestions:input_type -> turncli.operator.v1.ListQuestionsRequest
+	58,  // 144: turncli.operator.v1.OperatorService.GetQuestion:input_type -> turncli.operator.v1.GetQuestionRequest
+	60,  // 145: turncli.operator.v1.OperatorService.SaveQuestionDraft:input_type -> turncli.operator.v1.SaveQuestionDraftRequest
+	62,  // 146: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:input_type -> turncli.operator.v1.SubmitQuestionAnswersRequest
+	64,  // 147: turncli.operator.v1.OperatorService.CancelQuestion:input_type -> turncli.operator.v1.CancelQuestionRequest
+	67,  // 148: turncli.operator.v1.OperatorService.ListProgress:input_type -> turncli.operator.v1.ListProgressRequest
+	79,  // 149: turncli.operator.v1.OperatorService.ListResponses:input_type -> turncli.operator.v1.ListResponsesRequest
+	81,  // 150: turncli.operator.v1.OperatorService.WatchEvents:input_type -> turncli.operator.v1.WatchEventsRequest
+	96,  // 151: turncli.operator.v1.OperatorService.ListWorkers:input_type -> turncli.operator.v1.ListWorkersRequest
+	85,  // 152: turncli.operator.v1.OperatorService.ListCallApprovals:input_type -> turncli.operator.v1.ListCallApprovalsRequest
+	87,  // 153: turncli.operator.v1.OperatorService.GetCallApproval:input_type -> turncli.operator.v1.GetCallApprovalRequest
+	89,  // 154: turncli.operator.v1.OperatorService.DecideCallApproval:input_type -> turncli.operator.v1.DecideCallApprovalRequest
+	100, // 155: turncli.operator.v1.OperatorService.ListIdentityLinks:input_type -> turncli.operator.v1.ListIdentityLinksRequest
+	102, // 156: turncli.operator.v1.OperatorService.LinkIdentity:input_type -> turncli.operator.v1.LinkIdentityRequest
+	104, // 157: turncli.operator.v1.OperatorService.UnlinkIdentity:input_type -> turncli.operator.v1.UnlinkIdentityRequest
+	17,  // 158: turncli.operator.v1.OperatorService.WhoAmI:output_type -> turncli.operator.v1.WhoAmIResponse
+	20,  // 159: turncli.operator.v1.OperatorService.SetConversationMode:output_type -> turncli.operator.v1.SetConversationModeResponse
+	22,  // 160: turncli.operator.v1.OperatorService.GetConversationMode:output_type -> turncli.operator.v1.GetConversationModeResponse
+	25,  // 161: turncli.operator.v1.OperatorService.ListConversations:output_type -> turncli.operator.v1.ListConversationsResponse
+	71,  // 162: turncli.operator.v1.OperatorService.GetShellMode:output_type -> turncli.operator.v1.GetShellModeResponse
+	73,  // 163: turncli.operator.v1.OperatorService.SetShellMode:output_type -> turncli.operator.v1.SetShellModeResponse
+	75,  // 164: turncli.operator.v1.OperatorService.ResetShellMode:output_type -> turncli.operator.v1.ResetShellModeResponse
+	27,  // 165: turncli.operator.v1.OperatorService.ListAuditLog:output_type -> turncli.operator.v1.ListAuditLogResponse
+	34,  // 166: turncli.operator.v1.OperatorService.ListJobs:output_type -> turncli.operator.v1.ListJobsResponse
+	36,  // 167: turncli.operator.v1.OperatorService.GetJob:output_type -> turncli.operator.v1.GetJobResponse
+	109, // 168: turncli.operator.v1.OperatorService.GetJobLog:output_type -> google.api.HttpBody
+	39,  // 169: turncli.operator.v1.OperatorService.CancelJob:output_type -> turncli.operator.v1.CancelJobResponse
+	43,  // 170: turncli.operator.v1.OperatorService.ListApprovals:output_type -> turncli.operator.v1.ListApprovalsResponse
+	45,  // 171: turncli.operator.v1.OperatorService.GetApproval:output_type -> turncli.operator.v1.GetApprovalResponse
+	47,  // 172: turncli.operator.v1.OperatorService.DecideApproval:output_type -> turncli.operator.v1.DecideApprovalResponse
+	50,  // 173: turncli.operator.v1.OperatorService.ListPrompts:output_type -> turncli.operator.v1.ListPromptsResponse
+	52,  // 174: turncli.operator.v1.OperatorService.GetPrompt:output_type -> turncli.operator.v1.GetPromptResponse
+	54,  // 175: turncli.operator.v1.OperatorService.DecidePrompt:output_type -> turncli.operator.v1.DecidePromptResponse
+	93,  // 176: turncli.operator.v1.OperatorService.ListPermissionAllowances:output_type -> turncli.operator.v1.ListPermissionAllowancesResponse
+	95,  // 177: turncli.operator.v1.OperatorService.RevokePermissionAllowance:output_type -> turncli.operator.v1.RevokePermissionAllowanceResponse
+	57,  // 178: turncli.operator.v1.OperatorService.ListQuestions:output_type -> turncli.operator.v1.ListQuestionsResponse
+	59,  // 179: turncli.operator.v1.OperatorService.GetQuestion:output_type -> turncli.operator.v1.GetQuestionResponse
+	61,  // 180: turncli.operator.v1.OperatorService.SaveQuestionDraft:output_type -> turncli.operator.v1.SaveQuestionDraftResponse
+	63,  // 181: turncli.operator.v1.OperatorService.SubmitQuestionAnswers:output_type -> turncli.operator.v1.SubmitQuestionAnswersResponse
+	65,  // 182: turncli.operator.v1.OperatorService.CancelQuestion:output_type -> turncli.operator.v1.CancelQuestionResponse
+	68,  // 183: turncli.operator.v1.OperatorService.ListProgress:output_type -> turncli.operator.v1.ListProgressResponse
+	80,  // 184: turncli.operator.v1.OperatorService.ListResponses:output_type -> turncli.operator.v1.ListResponsesResponse
+	82,  // 185: turncli.operator.v1.OperatorService.WatchEvents:output_type -> turncli.operator.v1.WatchEventsResponse
+	97,  // 186: turncli.operator.v1.OperatorService.ListWorkers:output_type -> turncli.operator.v1.ListWorkersResponse
+	86,  // 187: turncli.operator.v1.OperatorService.ListCallApprovals:output_type -> turncli.operator.v1.ListCallApprovalsResponse
+	88,  // 188: turncli.operator.v1.OperatorService.GetCallApproval:output_type -> turncli.operator.v1.GetCallApprovalResponse
+	90,  // 189: turncli.operator.v1.OperatorService.DecideCallApproval:output_type -> turncli.operator.v1.DecideCallApprovalResponse
+	101, // 190: turncli.operator.v1.OperatorService.ListIdentityLinks:output_type -> turncli.operator.v1.ListIdentityLinksResponse
+	103, // 191: turncli.operator.v1.OperatorService.LinkIdentity:output_type -> turncli.operator.v1.LinkIdentityResponse
+	105, // 192: turncli.operator.v1.OperatorService.UnlinkIdentity:output_type -> turncli.operator.v1.UnlinkIdentityResponse
+	158, // [158:193] is the sub-list for method output_type
+	123, // [123:158] is the sub-list for method input_type
+	123, // [123:123] is the sub-list for extension type_name
+	123, // [123:123] is the sub-list for extension extendee
+	0,   // [0:123] is the sub-list for field type_name
 }
 
 func init() { file_turncli_operator_v1_operator_proto_init() }
@@ -7959,7 +8184,7 @@ func file_turncli_operator_v1_operator_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_turncli_operator_v1_operator_proto_rawDesc), len(file_turncli_operator_v1_operator_proto_rawDesc)),
 			NumEnums:      16,
-			NumMessages:   88,
+			NumMessages:   90,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
