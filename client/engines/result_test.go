@@ -29,8 +29,8 @@ func TestResultLine(t *testing.T) {
 	for _, bad := range []string{
 		"no line at all",
 		"text " + ResultPrefix + `{"status":"finished"}`, // not at a line's start
-		ResultPrefix + `{"status":`,                     // cut short
-		ResultPrefix + `{"report":"x"}`,                 // no status
+		ResultPrefix + `{"status":`,                      // cut short
+		ResultPrefix + `{"report":"x"}`,                  // no status
 	} {
 		if r, ok := ParseResult([]byte(bad)); ok {
 			t.Errorf("ParseResult(%q) = %+v, want none", bad, r)
