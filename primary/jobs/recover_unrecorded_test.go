@@ -102,6 +102,17 @@ func TestRecoverJobsWhoseProcessWasNotRecorded(t *testing.T) {
 		if err := e.m.Recover(ctx); err != nil {
 			t.Fatal(err)
 		}
+		// The command must have started: a SIGTERM that comes between the wrapper's identity
+		// and its command's start is taken by the wrapper's handler (see jobproc's wrapper),
+		// and only the SIGKILL after the grace stops the job then.
+		for deadline := time.Now().Add(waitBound); ; time.Sleep(10 * time.Millisecond) {
+			if b, _ := os.ReadFile(rec.LogPath); string(b) == "ready\n" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the command never started")
+			}
+		}
 		if err := e.m.Cancel(ctx, rec.ID); err != nil {
 			t.Fatalf("Cancel: %v", err)
 		}
