@@ -1,0 +1,126 @@
+package claude_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/turncli/turncli/client/engines"
+	"github.com/turncli/turncli/internal/scriptedmodel/messages"
+)
+
+var sessionID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+func TestATextAnswerFinishesTheRunWithItsReport(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	model := messages.Start(t, messages.Text("The report\nof the run."))
+	run := &engineRun{model: model, task: "Write the report."}
+	res, progress := r.runEngine(t, run)
+
+	if res.Engine != "claude" || res.Status != engines.StatusFinished || res.Report != "The report\nof the run." ||
+		res.Turns != 1 || res.StopReason != "success" || res.IsError || len(res.Errors) != 0 || res.Parked != nil {
+		t.Errorf("result %+v", res)
+	}
+	if !sessionID.MatchString(res.Session) {
+		t.Errorf("session %q is not a session id", res.Session)
+	}
+	if res.CostUSD <= 0 || res.InputTokens != 10 || res.OutputTokens != 5 {
+		t.Errorf("cost $%v, tokens %d in, %d out; want a cost, 10 in, 5 out", res.CostUSD, res.InputTokens, res.OutputTokens)
+	}
+	wantLines := []string{"claude 2.1.328: session " + res.Session + ", model ", "The report\nof the run.\n", "success after 1 turns, $"}
+	for _, w := range wantLines {
+		if !strings.Contains(progress, w) {
+			t.Errorf("progress lacks %q:\n%s", w, progress)
+		}
+	}
+	// The model was given the brief, and only the script's one step was used.
+	main := mainRequests(model)
+	if len(main) != 1 || !strings.Contains(string(main[0].Raw), `"text":"Write the report."`) || model.Overrun() != 0 {
+		t.Errorf("%d main requests (overrun %d); the first has the brief: %v", len(main), model.Overrun(),
+			len(main) > 0 && strings.Contains(string(main[0].Raw), `"text":"Write the report."`))
+	}
+	// The CLI kept its configuration and the session in the job's engine home, private to it.
+	fi, err := os.Stat(filepath.Join(run.home, "claude"))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("engine home's claude directory: %v, %v; want mode 0700", fi, err)
+	}
+	if sessions, _ := filepath.Glob(filepath.Join(run.home, "claude", "projects", "*", res.Session+".jsonl")); len(sessions) != 1 {
+		t.Errorf("the session's transcript is not under the engine home: %v", sessions)
+	}
+}
+
+func TestTheTurnCapEndsTheRunAsTheCLISays(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	model := messages.Start(t, messages.ToolUse("Read", `{"file_path":"/etc/hostname"}`), messages.Text("never reached"))
+	res, _ := r.runEngine(t, &engineRun{model: model, task: "Read a file.", env: map[string]string{engines.MaxTurnsEnv: "1"}})
+
+	if res.Status != engines.StatusFinished || !res.IsError || res.StopReason != "error_max_turns" ||
+		len(res.Errors) != 1 || res.Errors[0] != "Reached maximum number of turns (1)" {
+		t.Errorf("result %+v", res)
+	}
+	if model.Played() != 1 {
+		t.Errorf("the model was asked for %d steps, want 1", model.Played())
+	}
+}
+
+func TestABadCapIsAFailedResultBeforeTheCLIRuns(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	model := messages.Start(t, messages.Text("never reached"))
+	s := r.start(t, &engineRun{model: model, task: "Anything.", env: map[string]string{engines.MaxBudgetEnv: "-1"}})
+	<-s.done
+	res, ok := engines.ParseResult([]byte(s.out.String()))
+	want := `MINDROOM_AGENT_MAX_BUDGET_USD must be a positive amount of US dollars, got "-1"`
+	if !ok || res.Status != engines.StatusFailed || len(res.Errors) != 1 || res.Errors[0] != want || s.exit.Load() != 1 {
+		t.Errorf("exit %d, result %+v, want failed with %q and exit 1", s.exit.Load(), res, want)
+	}
+	if n := len(model.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
+	}
+}
+
+func TestTheRepositorysSettingsAndHooksDoNotRun(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "project-hook-ran")
+	// A project hook that would record every tool use, and a setting that would allow Bash
+	// without asking anyone.
+	settings := `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"touch ` + marker + `"}]}]},` +
+		`"permissions":{"allow":["Bash"]}}`
+	for _, name := range []string{"settings.json", "settings.local.json"} {
+		if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".claude", name), []byte(settings), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := messages.Start(t, messages.ToolUse("Read", `{"file_path":"`+filepath.Join(dir, ".claude", "settings.json")+`"}`), messages.Text("Read it."))
+	res, _ := r.runEngine(t, &engineRun{model: model, dir: dir, task: "Read the settings."})
+
+	if res.Status != engines.StatusFinished || res.Report != "Read it." {
+		t.Errorf("result %+v", res)
+	}
+	if tr := toolResult(t, model, 0); tr.IsError || !strings.Contains(tr.Text, "PreToolUse") {
+		t.Errorf("the read-only tool did not run: %+v", tr)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the repository's hook ran: %v", err)
+	}
+}
+
+// mainRequests are the model's requests of the main conversation.
+func mainRequests(model *messages.Server) []messages.Request {
+	var main []messages.Request
+	for _, r := range model.Requests() {
+		if r.Main {
+			main = append(main, r)
+		}
+	}
+	return main
+}
