@@ -1,0 +1,139 @@
+package claude_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turncli/turncli/client/engines"
+	"github.com/turncli/turncli/internal/scriptedmodel/messages"
+	"github.com/turncli/turncli/primary/response"
+	"github.com/turncli/turncli/primary/store"
+)
+
+func TestAToolOfTheResponseRunsWithoutAskingAndTheModelGetsItsResult(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	model := messages.Start(t, messages.ToolUse("mcp__mindroom__test__echo", `{"word":"hello"}`), messages.Text("Echoed."))
+	s := r.start(t, &engineRun{model: model, task: "Echo hello."})
+	res, progress := s.wait(t)
+
+	if res.Status != engines.StatusFinished || res.Report != "Echoed." || res.Turns != 2 {
+		t.Errorf("result %+v\n%s", res, progress)
+	}
+	// The primary ran the call, admitted by the driver's Bash command.
+	resp, ok := r.env.Primary.Internals().Responses.Get(r.response)
+	if !ok {
+		t.Fatal("the response is gone")
+	}
+	var echoes []response.ReceiptInspection
+	for _, rc := range resp.Inspect(100).Receipts {
+		if rc.Toolkit == "test" && rc.Function == "echo" {
+			echoes = append(echoes, rc)
+		}
+	}
+	if len(echoes) != 1 || echoes[0].Status != response.Completed || echoes[0].Parent != s.bashID || string(echoes[0].Outcome) != `{"word":"hello"}` {
+		t.Errorf("echo receipts %+v, want one completed in %s with outcome {\"word\":\"hello\"}", echoes, s.bashID)
+	}
+	if tr := toolResult(t, model, 0); tr.IsError || modelText(tr) != `{"word":"hello"}` {
+		t.Errorf("the model got %+v", tr)
+	}
+	if p := r.prompts(t); len(p) != 0 {
+		t.Errorf("people were asked: %+v", p)
+	}
+	if !strings.Contains(progress, `> mcp__mindroom__test__echo {"word":"hello"}`) {
+		t.Errorf("progress does not show the tool use:\n%s", progress)
+	}
+}
+
+// writeFile is a Bash tool use that needs people's permission: it writes out.txt.
+const writeFile = `{"command":"echo approved > out.txt && echo wrote it","description":"Write out.txt"}`
+
+func TestBashWaitsForPeople(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+
+	t.Run("AllowedItRunsAndTheModelGetsItsOutput", func(t *testing.T) {
+		model := messages.Start(t, messages.ToolUse("Bash", writeFile), messages.Text("Wrote the file."))
+		run := &engineRun{model: model, task: "Write out.txt."}
+		s := r.start(t, run)
+		p := r.pendingPrompt(t, messages.ToolUseID(0))
+		if p.Kind != store.PromptPermission || p.ToolName != "Bash" || !strings.Contains(string(p.MaskedInput), `"command":"echo approved > out.txt && echo wrote it"`) {
+			t.Errorf("people see %+v (input %s)", p, p.MaskedInput)
+		}
+		r.decide(t, p, store.DecisionAllowOnce, "")
+		res, _ := s.wait(t)
+
+		if res.Status != engines.StatusFinished || res.Report != "Wrote the file." {
+			t.Errorf("result %+v", res)
+		}
+		if got := fileText(t, filepath.Join(run.dir, "out.txt")); got != "approved\n" {
+			t.Errorf("out.txt holds %q, want %q", got, "approved\n")
+		}
+		if tr := toolResult(t, model, 0); tr.IsError || modelText(tr) != "wrote it" {
+			t.Errorf("the model got %+v", tr)
+		}
+	})
+
+	t.Run("DeniedItDoesNotRunAndTheModelGetsTheReason", func(t *testing.T) {
+		model := messages.Start(t, messages.ToolUse("Bash", writeFile), messages.Text("Could not write."))
+		run := &engineRun{model: model, task: "Write out.txt."}
+		s := r.start(t, run)
+		r.decide(t, r.pendingPrompt(t, messages.ToolUseID(0)), store.DecisionDeny, "not in this repository")
+		res, progress := s.wait(t)
+
+		if res.Status != engines.StatusFinished || res.Report != "Could not write." {
+			t.Errorf("result %+v", res)
+		}
+		if got := fileText(t, filepath.Join(run.dir, "out.txt")); got != "" {
+			t.Errorf("out.txt was written: %q", got)
+		}
+		if tr := toolResult(t, model, 0); !tr.IsError || modelText(tr) != "PreToolUse:Bash hook error: not in this repository" {
+			t.Errorf("the model got %+v", tr)
+		}
+		if !strings.Contains(progress, "< error: PreToolUse:Bash hook error: not in this repository") {
+			t.Errorf("progress does not show the denial:\n%s", progress)
+		}
+	})
+}
+
+func TestALongWaitParksTheRunAndTheDecisionResumesIt(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	model := messages.Start(t, messages.ToolUse("Bash", writeFile), messages.Text("Done after the wait."))
+	run := &engineRun{model: model, task: "Write out.txt.", env: map[string]string{"MINDROOM_AGENT_HOOK_WAIT": "1s"}}
+	first := r.start(t, run)
+	parked := first.resultLine(t)
+
+	p := r.pendingPrompt(t, messages.ToolUseID(0))
+	want := engines.Parked{CallID: p.CallID, ToolUseID: messages.ToolUseID(0), Tool: "Bash"}
+	if parked.Status != engines.StatusParked || parked.Parked == nil || *parked.Parked != want ||
+		parked.StopReason != "tool_deferred" || parked.IsError || !sessionID.MatchString(parked.Session) {
+		t.Fatalf("parked result %+v (parked %+v), want parked on %+v", parked, parked.Parked, want)
+	}
+	if got := fileText(t, filepath.Join(run.dir, "out.txt")); got != "" {
+		t.Errorf("out.txt was written before anyone decided: %q", got)
+	}
+	r.decide(t, p, store.DecisionAllowOnce, "")
+	first.wait(t) // the first command's window drains once its permission request is decided
+
+	decision, _ := json.Marshal(engines.Decision{ToolUseID: parked.Parked.ToolUseID, Behavior: "allow"})
+	resumed := &engineRun{model: model, dir: run.dir, home: run.home, env: map[string]string{
+		engines.ResumeEnv: parked.Session, engines.DecisionEnv: string(decision), "MINDROOM_AGENT_HOOK_WAIT": "1s",
+	}}
+	res, _ := r.runEngine(t, resumed)
+
+	if res.Status != engines.StatusFinished || res.Report != "Done after the wait." || res.Session != parked.Session || res.StopReason != "success" {
+		t.Errorf("resumed result %+v, want finished in session %s", res, parked.Session)
+	}
+	if got := fileText(t, filepath.Join(run.dir, "out.txt")); got != "approved\n" {
+		t.Errorf("out.txt holds %q, want %q", got, "approved\n")
+	}
+	if tr := toolResult(t, model, 0); tr.IsError || modelText(tr) != "wrote it" {
+		t.Errorf("the model got %+v", tr)
+	}
+	if n := len(r.prompts(t)); n != 1 {
+		t.Errorf("%d permission requests, want the one decided", n)
+	}
+}
