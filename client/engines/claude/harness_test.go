@@ -58,6 +58,8 @@ type engineRun struct {
 	task      string
 	// env adds variables (resume, decision, caps, hook wait).
 	env map[string]string
+	// pidFile, when set, receives the driver's process id.
+	pidFile string
 }
 
 var bashSeq atomic.Int64
@@ -109,7 +111,11 @@ func (r *rig) start(t *testing.T, run *engineRun) *started {
 	for _, k := range names {
 		fmt.Fprintf(&cmd, " %s=%s", k, quote(vars[k]))
 	}
-	cmd.WriteString(" && mindroom-agent engine claude")
+	if run.pidFile == "" {
+		cmd.WriteString(" && mindroom-agent engine claude")
+	} else {
+		fmt.Fprintf(&cmd, " && { mindroom-agent engine claude & echo $! >%s; wait $!; }", quote(run.pidFile))
+	}
 
 	s := &started{out: &output{}, bashID: fmt.Sprintf("bash-%d", bashSeq.Add(1)), done: make(chan error, 1)}
 	s.exit.Store(-1)
