@@ -41,13 +41,14 @@ type rig struct {
 	env      *testenv.Env
 	response string
 	cliDir   string
+	egress   *egress
 }
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	cli := enginetest.Claude(t)
 	env := testenv.Start(t)
-	return &rig{env: env, response: env.Open(t), cliDir: filepath.Dir(cli)}
+	return &rig{env: env, response: env.Open(t), cliDir: filepath.Dir(cli), egress: startEgress(t)}
 }
 
 // engineRun is one run of `mindroom-agent engine claude`.
@@ -97,6 +98,9 @@ func (r *rig) start(t *testing.T, run *engineRun) *started {
 		"ANTHROPIC_BASE_URL": run.model.URL, "ANTHROPIC_API_KEY": "scripted-model-key",
 		"HOME":          t.TempDir(),
 		engines.TaskEnv: run.task, engines.HomeEnv: run.home,
+	}
+	for k, v := range r.egress.proxyEnv() {
+		vars[k] = v
 	}
 	for k, v := range run.env {
 		vars[k] = v
