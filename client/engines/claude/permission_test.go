@@ -100,40 +100,93 @@ func TestBashWaitsForPeople(t *testing.T) {
 
 func TestALongWaitParksTheRunAndTheDecisionResumesIt(t *testing.T) {
 	t.Parallel()
-	r := newRig(t)
-	model := messages.Start(t, messages.ToolUse("Bash", writeFile), messages.Text("Done after the wait."))
-	run := &engineRun{model: model, task: "Write out.txt.", env: map[string]string{"MINDROOM_AGENT_HOOK_WAIT": "1s"}}
-	first := r.start(t, run)
-	parked := first.resultLine(t)
+	for _, tc := range []struct {
+		name, action, text string
+		// What the resumed run shows: the report, out.txt, the tool result the model got.
+		report, file string
+		result       messages.ToolResult
+	}{
+		{"AllowedTheToolRuns", store.DecisionAllowOnce, "", "Done after the wait.", "approved\n",
+			messages.ToolResult{ToolUseID: messages.ToolUseID(0), Text: "wrote it"}},
+		{"DeniedTheModelGetsTheReason", store.DecisionDeny, "not today", "Done after the wait.", "",
+			messages.ToolResult{ToolUseID: messages.ToolUseID(0), Text: "PreToolUse:Bash hook error: not today", IsError: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t) // a primary of its own: the tool use ids are the same in both
+			model := messages.Start(t, messages.ToolUse("Bash", writeFile), messages.Text("Done after the wait."))
+			run := &engineRun{model: model, task: "Write out.txt.", env: map[string]string{"MINDROOM_AGENT_HOOK_WAIT": "1s"}}
+			first := r.start(t, run)
+			parked := first.resultLine(t)
 
-	p := r.pendingPrompt(t, messages.ToolUseID(0))
-	want := engines.Parked{CallID: p.CallID, ToolUseID: messages.ToolUseID(0), Tool: "Bash"}
-	if parked.Status != engines.StatusParked || parked.Parked == nil || *parked.Parked != want ||
-		parked.StopReason != "tool_deferred" || parked.IsError || !sessionID.MatchString(parked.Session) {
-		t.Fatalf("parked result %+v (parked %+v), want parked on %+v", parked, parked.Parked, want)
-	}
-	if got := fileText(t, filepath.Join(run.dir, "out.txt")); got != "" {
-		t.Errorf("out.txt was written before anyone decided: %q", got)
-	}
-	r.decide(t, p, store.DecisionAllowOnce, "")
-	first.wait(t) // the first command's window drains once its permission request is decided
+			p := r.pendingPrompt(t, messages.ToolUseID(0))
+			want := engines.Parked{CallID: p.CallID, ToolUseID: messages.ToolUseID(0), Tool: "Bash"}
+			if parked.Status != engines.StatusParked || parked.Parked == nil || *parked.Parked != want ||
+				parked.StopReason != "tool_deferred" || parked.IsError || !sessionID.MatchString(parked.Session) {
+				t.Fatalf("parked result %+v (parked %+v), want parked on %+v", parked, parked.Parked, want)
+			}
+			if got := fileText(t, filepath.Join(run.dir, "out.txt")); got != "" {
+				t.Errorf("out.txt was written before anyone decided: %q", got)
+			}
+			r.decide(t, p, tc.action, tc.text)
+			first.wait(t) // the first command's window drains once its permission request is decided
 
-	decision, _ := json.Marshal(engines.Decision{ToolUseID: parked.Parked.ToolUseID, Behavior: "allow"})
-	resumed := &engineRun{model: model, dir: run.dir, home: run.home, env: map[string]string{
-		engines.ResumeEnv: parked.Session, engines.DecisionEnv: string(decision), "MINDROOM_AGENT_HOOK_WAIT": "1s",
-	}}
-	res, _ := r.runEngine(t, resumed)
+			resumed := &engineRun{model: model, dir: run.dir, home: run.home, env: map[string]string{
+				engines.ResumeEnv: parked.Session, engines.DecisionEnv: r.decisionOf(t, *parked.Parked),
+				"MINDROOM_AGENT_HOOK_WAIT": "1s",
+			}}
+			res, _ := r.runEngine(t, resumed)
 
-	if res.Status != engines.StatusFinished || res.Report != "Done after the wait." || res.Session != parked.Session || res.StopReason != "success" {
-		t.Errorf("resumed result %+v, want finished in session %s", res, parked.Session)
+			if res.Status != engines.StatusFinished || res.Report != tc.report || res.Session != parked.Session || res.StopReason != "success" {
+				t.Errorf("resumed result %+v, want finished in session %s", res, parked.Session)
+			}
+			if got := fileText(t, filepath.Join(run.dir, "out.txt")); got != tc.file {
+				t.Errorf("out.txt holds %q, want %q", got, tc.file)
+			}
+			tr := toolResult(t, model, 0)
+			if tr.Text = modelText(tr); tr != tc.result {
+				t.Errorf("the model got %+v, want %+v", tr, tc.result)
+			}
+			if n := r.promptsFor(t, messages.ToolUseID(0), p.CallID); n != 0 {
+				t.Errorf("%d more permission requests for the tool use, want only the one decided", n)
+			}
+		})
 	}
-	if got := fileText(t, filepath.Join(run.dir, "out.txt")); got != "approved\n" {
-		t.Errorf("out.txt holds %q, want %q", got, "approved\n")
+}
+
+// decisionOf is the Decision a resumed run gets for a parked tool use, read as the primary
+// reads it: from the outcome of the permission request's call.
+func (r *rig) decisionOf(t *testing.T, parked engines.Parked) string {
+	t.Helper()
+	resp, ok := r.env.Primary.Internals().Responses.Get(r.response)
+	if !ok {
+		t.Fatal("the response is gone")
 	}
-	if tr := toolResult(t, model, 0); tr.IsError || modelText(tr) != "wrote it" {
-		t.Errorf("the model got %+v", tr)
+	for _, rc := range resp.Inspect(1000).Receipts {
+		if rc.CallID != parked.CallID {
+			continue
+		}
+		var text string
+		var d engines.Decision
+		if rc.Status != response.Completed || json.Unmarshal(rc.Outcome, &text) != nil || json.Unmarshal([]byte(text), &d) != nil {
+			t.Fatalf("permission request %s: %v, outcome %s", parked.CallID, rc.Status, rc.Outcome)
+		}
+		d.ToolUseID = parked.ToolUseID
+		b, _ := json.Marshal(d)
+		return string(b)
 	}
-	if n := len(r.prompts(t)); n != 1 {
-		t.Errorf("%d permission requests, want the one decided", n)
+	t.Fatalf("no receipt of the permission request %s", parked.CallID)
+	return ""
+}
+
+// promptsFor counts the permission requests for a tool use other than the call's.
+func (r *rig) promptsFor(t *testing.T, toolUseID, except string) int {
+	t.Helper()
+	n := 0
+	for _, p := range r.prompts(t) {
+		if p.ToolUseID == toolUseID && p.CallID != except {
+			n++
+		}
 	}
+	return n
 }
