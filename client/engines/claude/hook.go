@@ -16,6 +16,7 @@ import (
 type hookInput struct {
 	HookEventName string          `json:"hook_event_name"`
 	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 	ToolUseID     string          `json:"tool_use_id"`
@@ -57,7 +58,7 @@ func Hook(ctx context.Context, agent *client.Agent, args []string, stdin io.Read
 	if in.HookEventName != "PreToolUse" {
 		return 0
 	}
-	switch permissionOf(in.ToolName) {
+	switch permissionOf(in.ToolName, in.ToolInput, in.Cwd) {
 	case allowed:
 		return answer(stdout, decisionAllow, "A tool of the response: the primary gates each call.")
 	case leftToMode:

@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,11 +51,11 @@ func TestAToolOfTheResponseRunsWithoutAskingAndTheModelGetsItsResult(t *testing.
 // writeFile is a Bash tool use that needs people's permission: it writes out.txt.
 const writeFile = `{"command":"echo approved > out.txt && echo wrote it","description":"Write out.txt"}`
 
-func TestBashWaitsForPeople(t *testing.T) {
+func TestToolUsesWaitForPeople(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 
-	t.Run("AllowedItRunsAndTheModelGetsItsOutput", func(t *testing.T) {
+	t.Run("AllowedBashRunsAndTheModelGetsItsOutput", func(t *testing.T) {
 		model := messages.Start(t, messages.ToolUse("Bash", writeFile), messages.Text("Wrote the file."))
 		run := &engineRun{model: model, task: "Write out.txt."}
 		s := r.start(t, run)
@@ -76,7 +77,7 @@ func TestBashWaitsForPeople(t *testing.T) {
 		}
 	})
 
-	t.Run("DeniedItDoesNotRunAndTheModelGetsTheReason", func(t *testing.T) {
+	t.Run("DeniedBashDoesNotRunAndTheModelGetsTheReason", func(t *testing.T) {
 		model := messages.Start(t, messages.ToolUse("Bash", writeFile), messages.Text("Could not write."))
 		run := &engineRun{model: model, task: "Write out.txt."}
 		s := r.start(t, run)
@@ -94,6 +95,28 @@ func TestBashWaitsForPeople(t *testing.T) {
 		}
 		if !strings.Contains(progress, "< error: PreToolUse:Bash hook error: not in this repository") {
 			t.Errorf("progress does not show the denial:\n%s", progress)
+		}
+	})
+
+	t.Run("AReadOutsideTheWorkingDirectoryIsAskedFor", func(t *testing.T) {
+		outside := filepath.Join(t.TempDir(), "notes.txt")
+		if err := os.WriteFile(outside, []byte("outside the working directory\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		model := messages.Start(t, messages.ToolUse("Read", `{"file_path":"`+outside+`"}`), messages.Text("Read the notes."))
+		s := r.start(t, &engineRun{model: model, task: "Read the notes."})
+		p := r.pendingPrompt(t, messages.ToolUseID(0))
+		if p.ToolName != "Read" {
+			t.Errorf("people are asked about %q, want Read", p.ToolName)
+		}
+		r.decide(t, p, store.DecisionAllowOnce, "")
+		res, _ := s.wait(t)
+
+		if res.Status != engines.StatusFinished || res.Report != "Read the notes." {
+			t.Errorf("result %+v", res)
+		}
+		if tr := toolResult(t, model, 0); tr.IsError || modelText(tr) != "1\toutside the working directory\n2\t" {
+			t.Errorf("the model got %+v", tr)
 		}
 	})
 }

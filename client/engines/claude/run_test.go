@@ -55,8 +55,8 @@ func TestATextAnswerFinishesTheRunWithItsReport(t *testing.T) {
 func TestTheTurnCapEndsTheRunAsTheCLISays(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	model := messages.Start(t, messages.ToolUse("Read", `{"file_path":"/etc/hostname"}`), messages.Text("never reached"))
-	res, _ := r.runEngine(t, &engineRun{model: model, task: "Read a file.", env: map[string]string{engines.MaxTurnsEnv: "1"}})
+	model := messages.Start(t, messages.ToolUse("Glob", `{"pattern":"*"}`), messages.Text("never reached"))
+	res, _ := r.runEngine(t, &engineRun{model: model, task: "List the files.", env: map[string]string{engines.MaxTurnsEnv: "1"}})
 
 	if res.Status != engines.StatusFinished || !res.IsError || res.StopReason != "error_max_turns" ||
 		len(res.Errors) != 1 || res.Errors[0] != "Reached maximum number of turns (1)" {

@@ -1,6 +1,10 @@
 package claude
 
-import "strings"
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+)
 
 // mcpToolPrefix starts the names of the tools of turncli's MCP server.
 const mcpToolPrefix = "mcp__" + mcpServerName + "__"
@@ -27,13 +31,44 @@ const (
 	leftToMode
 )
 
-// permissionOf classifies a tool by its name.
-func permissionOf(tool string) permission {
+// permissionOf classifies a tool use. A read-only tool reading outside the working
+// directory goes to people: the permission mode would ask about it, and with nobody to ask
+// in a headless run, deny it.
+func permissionOf(tool string, input json.RawMessage, cwd string) permission {
 	switch {
 	case strings.HasPrefix(tool, mcpToolPrefix) && len(tool) > len(mcpToolPrefix):
 		return allowed
-	case readOnlyTools[tool]:
+	case readOnlyTools[tool] && !readsOutside(input, cwd):
 		return leftToMode
 	}
 	return askPeople
+}
+
+// pathFields are the input fields in which the CLI's read-only tools name what they read.
+var pathFields = []string{"file_path", "path", "notebook_path"}
+
+// readsOutside reports whether a tool's input names a path outside dir (relative paths are
+// of dir). Without a dir, every path counts as outside.
+func readsOutside(input json.RawMessage, dir string) bool {
+	var fields map[string]any
+	if json.Unmarshal(input, &fields) != nil {
+		return false
+	}
+	for _, key := range pathFields {
+		p, _ := fields[key].(string)
+		if p == "" {
+			continue
+		}
+		if dir == "" {
+			return true
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		rel, err := filepath.Rel(filepath.Clean(dir), filepath.Clean(p))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }
