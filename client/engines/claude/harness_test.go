@@ -61,6 +61,8 @@ type engineRun struct {
 	env map[string]string
 	// pidFile, when set, receives the driver's process id.
 	pidFile string
+	// noCLI leaves the claude CLI off PATH.
+	noCLI bool
 }
 
 var bashSeq atomic.Int64
@@ -111,7 +113,10 @@ func (r *rig) start(t *testing.T, run *engineRun) *started {
 	}
 	sort.Strings(names)
 	var cmd strings.Builder
-	fmt.Fprintf(&cmd, "cd %s && export PATH=\"$PATH\":%s", quote(run.dir), quote(r.cliDir))
+	fmt.Fprintf(&cmd, "cd %s && export", quote(run.dir))
+	if !run.noCLI {
+		fmt.Fprintf(&cmd, " PATH=\"$PATH\":%s", quote(r.cliDir))
+	}
 	for _, k := range names {
 		fmt.Fprintf(&cmd, " %s=%s", k, quote(vars[k]))
 	}

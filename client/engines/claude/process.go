@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"context"
 	"io"
 	"os/exec"
 	"sync"
@@ -94,4 +95,38 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// execute runs the CLI to its end, showing its events on stdout, and stops it when ctx ends.
+// It returns what the events gave, how the CLI ended and the end of its standard error; err
+// when it could not start.
+func execute(ctx context.Context, cli string, inv invocation, stdout io.Writer) (end streamEnd, waitErr error, stderrTail string, err error) {
+	cmd := exec.Command(cli, inv.args...)
+	cmd.Env = inv.env
+	errTail := &tail{max: stderrKept}
+	cmd.Stderr = errTail
+	events, eventsW := io.Pipe()
+	cmd.Stdout = eventsW
+	g, err := startGroup(cmd)
+	if err != nil {
+		return streamEnd{}, nil, "", err
+	}
+	reaped := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			g.stop(reaped)
+		case <-reaped:
+		}
+	}()
+	read := make(chan streamEnd, 1)
+	go func() {
+		res, err := readEvents(events, stdout)
+		_, _ = io.Copy(io.Discard, events) // a line too long to read must not block the CLI
+		read <- streamEnd{res, err}
+	}()
+	waitErr = g.wait()
+	close(reaped)
+	eventsW.Close()
+	return <-read, waitErr, errTail.String(), nil
 }

@@ -45,7 +45,7 @@ func Run(ctx context.Context, agent *client.Agent, args []string, stdin io.Reade
 	}
 	cli, err := exec.LookPath("claude")
 	if err != nil {
-		return failed("the claude CLI is not installed (npm i -g @anthropic-ai/claude-code): " + err.Error())
+		return failed("the claude CLI is not installed (npm i -g @anthropic-ai/claude-code@2.1.328): " + err.Error())
 	}
 	inv, err := newInvocation(s, self, os.Environ())
 	if err != nil {
@@ -54,34 +54,10 @@ func Run(ctx context.Context, agent *client.Agent, args []string, stdin io.Reade
 
 	ctx, stopped := stopOnSignal(ctx)
 	defer stopped(nil)
-	cmd := exec.Command(cli, inv.args...)
-	cmd.Env = inv.env
-	errTail := &tail{max: stderrKept}
-	cmd.Stderr = errTail
-	events, eventsW := io.Pipe()
-	cmd.Stdout = eventsW
-	g, err := startGroup(cmd)
+	end, waitErr, stderrTail, err := execute(ctx, cli, inv, stdout)
 	if err != nil {
 		return failed("cannot start the claude CLI: " + err.Error())
 	}
-	reaped := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			g.stop(reaped)
-		case <-reaped:
-		}
-	}()
-	read := make(chan streamEnd, 1)
-	go func() {
-		res, err := readEvents(events, stdout)
-		_, _ = io.Copy(io.Discard, events) // an unreadable line must not block the CLI
-		read <- streamEnd{res, err}
-	}()
-	waitErr := g.wait()
-	close(reaped)
-	eventsW.Close()
-	end := <-read
 
 	r := outcome(end, s.home)
 	switch {
@@ -89,7 +65,7 @@ func Run(ctx context.Context, agent *client.Agent, args []string, stdin io.Reade
 	case ctx.Err() != nil:
 		r = &engines.Result{Engine: Engine, Status: engines.StatusFailed, Errors: []string{context.Cause(ctx).Error()}}
 	default:
-		r = &engines.Result{Engine: Engine, Status: engines.StatusFailed, Errors: noResult(waitErr, end.err, errTail.String())}
+		r = &engines.Result{Engine: Engine, Status: engines.StatusFailed, Errors: noResult(waitErr, end.err, stderrTail)}
 	}
 	_ = engines.WriteResult(stdout, *r)
 	return 0

@@ -83,6 +83,18 @@ func TestABadCapIsAFailedResultBeforeTheCLIRuns(t *testing.T) {
 	}
 }
 
+func TestWithoutTheCLIOnPathTheResultSaysHowToInstallIt(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	s := r.start(t, &engineRun{model: messages.Start(t), task: "Anything.", noCLI: true})
+	<-s.done
+	res, ok := engines.ParseResult([]byte(s.out.String()))
+	want := `the claude CLI is not installed (npm i -g @anthropic-ai/claude-code@2.1.328): exec: "claude": executable file not found in $PATH`
+	if !ok || res.Status != engines.StatusFailed || len(res.Errors) != 1 || res.Errors[0] != want || s.exit.Load() != 1 {
+		t.Errorf("exit %d, result %+v, want failed with %q and exit 1", s.exit.Load(), res, want)
+	}
+}
+
 func TestTheRepositorysSettingsAndHooksDoNotRun(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
