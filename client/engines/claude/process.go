@@ -121,9 +121,9 @@ func execute(ctx context.Context, cli string, inv invocation, stdout io.Writer) 
 	}()
 	read := make(chan streamEnd, 1)
 	go func() {
-		res, err := readEvents(events, stdout)
+		end := readEvents(events, stdout)
 		_, _ = io.Copy(io.Discard, events) // a line too long to read must not block the CLI
-		read <- streamEnd{res, err}
+		read <- end
 	}()
 	waitErr = g.wait()
 	close(reaped)

@@ -63,18 +63,12 @@ func Run(ctx context.Context, agent *client.Agent, args []string, stdin io.Reade
 	switch {
 	case r != nil:
 	case ctx.Err() != nil:
-		r = &engines.Result{Engine: Engine, Status: engines.StatusFailed, Errors: []string{context.Cause(ctx).Error()}}
+		r = &engines.Result{Engine: Engine, Status: engines.StatusFailed, Session: end.session, Errors: []string{context.Cause(ctx).Error()}}
 	default:
-		r = &engines.Result{Engine: Engine, Status: engines.StatusFailed, Errors: noResult(waitErr, end.err, stderrTail)}
+		r = &engines.Result{Engine: Engine, Status: engines.StatusFailed, Session: end.session, Errors: noResult(waitErr, end.err, stderrTail)}
 	}
 	_ = engines.WriteResult(stdout, *r)
 	return 0
-}
-
-// streamEnd is what reading the CLI's events gave.
-type streamEnd struct {
-	result *event
-	err    error
 }
 
 // stopOnSignal returns a context that ends, with the cause "stopped by SIGTERM" (or

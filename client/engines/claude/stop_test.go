@@ -32,7 +32,7 @@ func TestSIGTERMStopsTheCLIAndStillWritesAResult(t *testing.T) {
 	}
 	res := s.resultLine(t)
 
-	if res.Status != engines.StatusFailed || len(res.Errors) != 1 || res.Errors[0] != "stopped by SIGTERM before the run ended" {
+	if res.Status != engines.StatusFailed || len(res.Errors) != 1 || res.Errors[0] != "stopped by SIGTERM before the run ended" || !sessionID.MatchString(res.Session) {
 		t.Errorf("result %+v", res)
 	}
 	if left := groupMembers(t, cli); len(left) != 0 {

@@ -75,12 +75,20 @@ const (
 // maxEventLine bounds one line of the CLI's output; a tool result can be long.
 const maxEventLine = 64 << 20
 
-// readEvents shows the events of r on out and returns the last result event, nil when there
-// was none. A line that is not JSON is shown as it is.
-func readEvents(r io.Reader, out io.Writer) (*event, error) {
+// streamEnd is what reading the CLI's events gave: the last result event, nil when there was
+// none, and the session the events named, so that a run stopped before its result still says
+// which session it was.
+type streamEnd struct {
+	result  *event
+	session string
+	err     error
+}
+
+// readEvents shows the events of r on out. A line that is not JSON is shown as it is.
+func readEvents(r io.Reader, out io.Writer) streamEnd {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxEventLine)
-	var result *event
+	var end streamEnd
 	for sc.Scan() {
 		line := sc.Bytes()
 		var ev event
@@ -88,15 +96,19 @@ func readEvents(r io.Reader, out io.Writer) (*event, error) {
 			writeLine(out, string(line))
 			continue
 		}
+		if ev.SessionID != "" {
+			end.session = ev.SessionID
+		}
 		if ev.Type == "result" {
 			e := ev
-			result = &e
+			end.result = &e
 		}
 		for _, l := range progressLines(ev) {
 			writeLine(out, l)
 		}
 	}
-	return result, sc.Err()
+	end.err = sc.Err()
+	return end
 }
 
 // progressLines are the lines shown for one event.

@@ -54,9 +54,9 @@ func TestProgressLines(t *testing.T) {
 
 func TestReadEventsShowsLinesThatAreNotEventsCleaned(t *testing.T) {
 	var out strings.Builder
-	res, err := readEvents(strings.NewReader("plain \x1b[1mnote\n{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"ok\"}\n"), &out)
-	if err != nil || res == nil || res.Result != "ok" {
-		t.Fatalf("result %+v, %v", res, err)
+	end := readEvents(strings.NewReader("plain \x1b[1mnote\n{\"type\":\"result\",\"subtype\":\"success\",\"session_id\":\"s1\",\"result\":\"ok\"}\n"), &out)
+	if end.err != nil || end.result == nil || end.result.Result != "ok" || end.session != "s1" {
+		t.Fatalf("read %+v", end)
 	}
 	if want := "plain [1mnote\nsuccess after 0 turns, $0.0000\n"; out.String() != want {
 		t.Errorf("shown %q, want %q", out.String(), want)
