@@ -133,8 +133,6 @@ func newInvocation(s runSettings, self string, base []string) (invocation, error
 		// pending tool use (asking the hook again) and lets the model go on. A prompt would
 		// be a new turn after that one.
 		args = append(args, "--resume", s.resume)
-	} else {
-		args = append(args, s.task)
 	}
 	args = append(args,
 		"--output-format", "stream-json", "--verbose",
@@ -150,6 +148,9 @@ func newInvocation(s runSettings, self string, base []string) (invocation, error
 	}
 	if s.maxBudgetUSD != "" {
 		args = append(args, "--max-budget-usd", s.maxBudgetUSD)
+	}
+	if s.resume == "" {
+		args = append(args, "--", s.task) // a brief that starts with a dash is no option
 	}
 	return invocation{args: args, env: engineEnv(base, filepath.Join(s.home, configDirName))}, nil
 }

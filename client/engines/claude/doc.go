@@ -17,10 +17,11 @@
 // Every tool use passes the hook. The response's own tools (mcp__mindroom__*, served by
 // `mindroom-agent mcp`) are allowed: each is an Agent CLI call the primary gates. Read-only
 // built-in tools reading inside the working directory are left to the permission mode, which
-// allows them. Any other tool use, a read elsewhere included, is put to the conversation's people as an interaction.permission_prompt call; their decision
-// allows or denies it. When nobody decides within $MINDROOM_AGENT_HOOK_WAIT (50s by default)
-// the hook defers the tool use: the CLI ends the run with the tool use pending, Run reports
-// the run parked, and no process waits for people. Once they decided, the primary runs the
+// allows them. Any other tool use, a read elsewhere included, is put to the conversation's
+// people as an interaction.permission_prompt call; their decision allows or denies it. When
+// nobody decides within $MINDROOM_AGENT_HOOK_WAIT (50s by default) the hook defers the tool
+// use (the CLI's "defer" decision, since 2.1.89): the CLI ends the run with the tool use
+// pending, Run reports the run parked, and no process waits for people. Once they decided, the primary runs the
 // driver again with $MINDROOM_AGENT_RESUME (the session) and $MINDROOM_AGENT_DECISION (what
 // they decided), and the hook answers the pending tool use from it.
 //

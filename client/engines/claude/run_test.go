@@ -17,7 +17,7 @@ func TestATextAnswerFinishesTheRunWithItsReport(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	model := messages.Start(t, messages.Text("The report\nof the run."))
-	run := &engineRun{model: model, task: "Write the report."}
+	run := &engineRun{model: model, task: "--max-turns 0: write the report."}
 	res, progress := r.runEngine(t, run)
 
 	if res.Engine != "claude" || res.Status != engines.StatusFinished || res.Report != "The report\nof the run." ||
@@ -38,9 +38,11 @@ func TestATextAnswerFinishesTheRunWithItsReport(t *testing.T) {
 	}
 	// The model was given the brief, and only the script's one step was used.
 	main := mainRequests(model)
-	if len(main) != 1 || !strings.Contains(string(main[0].Raw), `"text":"Write the report."`) || model.Overrun() != 0 {
+	// The brief starts with a dash and is still the brief, not an option.
+	brief := `"text":"--max-turns 0: write the report."`
+	if len(main) != 1 || !strings.Contains(string(main[0].Raw), brief) || model.Overrun() != 0 {
 		t.Errorf("%d main requests (overrun %d); the first has the brief: %v", len(main), model.Overrun(),
-			len(main) > 0 && strings.Contains(string(main[0].Raw), `"text":"Write the report."`))
+			len(main) > 0 && strings.Contains(string(main[0].Raw), brief))
 	}
 	// The CLI kept its configuration and the session in the job's engine home, private to it.
 	fi, err := os.Stat(filepath.Join(run.home, "claude"))
