@@ -54,18 +54,28 @@ func TestATextAnswerFinishesTheRunWithItsReport(t *testing.T) {
 	}
 }
 
-func TestTheTurnCapEndsTheRunAsTheCLISays(t *testing.T) {
+func TestACapEndsTheRunAsTheCLISays(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
-	model := messages.Start(t, messages.ToolUse("Glob", `{"pattern":"*"}`), messages.Text("never reached"))
-	res, _ := r.runEngine(t, &engineRun{model: model, task: "List the files.", env: map[string]string{engines.MaxTurnsEnv: "1"}})
+	for _, tc := range []struct {
+		name, env, value, stopReason, err string
+	}{
+		{"Turns", engines.MaxTurnsEnv, "1", "error_max_turns", "Reached maximum number of turns (1)"},
+		{"Budget", engines.MaxBudgetEnv, "0.00001", "error_max_budget_usd", "Reached maximum budget ($0.00001)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			model := messages.Start(t, messages.ToolUse("Glob", `{"pattern":"*"}`), messages.Text("never reached"))
+			res, _ := r.runEngine(t, &engineRun{model: model, task: "List the files.", env: map[string]string{tc.env: tc.value}})
 
-	if res.Status != engines.StatusFinished || !res.IsError || res.StopReason != "error_max_turns" ||
-		len(res.Errors) != 1 || res.Errors[0] != "Reached maximum number of turns (1)" {
-		t.Errorf("result %+v", res)
-	}
-	if model.Played() != 1 {
-		t.Errorf("the model was asked for %d steps, want 1", model.Played())
+			if res.Status != engines.StatusFinished || !res.IsError || res.StopReason != tc.stopReason ||
+				len(res.Errors) != 1 || res.Errors[0] != tc.err {
+				t.Errorf("result %+v, want finished as an error %s: %s", res, tc.stopReason, tc.err)
+			}
+			if model.Played() != 1 {
+				t.Errorf("the model was asked for %d steps, want 1", model.Played())
+			}
+		})
 	}
 }
 
