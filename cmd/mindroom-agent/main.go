@@ -16,5 +16,5 @@ import (
 // request to settle (see client.waitFor), so a fast call never pays for the signal thread.
 func main() {
 	os.Exit(client.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, client.WithMCP(mcp.Serve),
-		client.WithEngines(map[string]client.EngineDriver{"claude": claude.Run, "claude-hook": claude.Hook})))
+		client.WithEngines(map[string]client.EngineDriver{claude.Engine: claude.Run, claude.HookCommand: claude.Hook})))
 }
