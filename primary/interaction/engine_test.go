@@ -42,6 +42,12 @@ func subscribeContinuations(t *testing.T, env *testenv.Env) continuationFeed {
 // await returns the continuation with the key. The bound only keeps a broken test from hanging.
 func (f continuationFeed) await(t *testing.T, key string) *continuationv1.Continuation {
 	t.Helper()
+	return f.awaitWithin(t, key, waitBound)
+}
+
+// awaitWithin is await with its own bound.
+func (f continuationFeed) awaitWithin(t *testing.T, key string, waitBound time.Duration) *continuationv1.Continuation {
+	t.Helper()
 	bound := time.NewTimer(waitBound)
 	defer bound.Stop()
 	for {

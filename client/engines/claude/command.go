@@ -23,10 +23,6 @@ const (
 // are mcp__mindroom__<tool>.
 const mcpServerName = "mindroom"
 
-// HookWaitEnv is how long the hook waits for people before it defers the tool use, a Go
-// duration; DefaultHookWait when unset.
-const HookWaitEnv = "MINDROOM_AGENT_HOOK_WAIT"
-
 // DefaultHookWait keeps a decision that comes quickly within the run, and a wait that is
 // long out of it.
 const DefaultHookWait = 50 * time.Second
@@ -56,7 +52,7 @@ type runSettings struct {
 // readSettings reads and checks the job's environment.
 func readSettings(getenv func(string) string) (runSettings, error) {
 	s := runSettings{task: getenv(engines.TaskEnv), resume: getenv(engines.ResumeEnv), home: getenv(engines.HomeEnv)}
-	if s.home == "" || !filepath.IsAbs(s.home) {
+	if s.home != "" && !filepath.IsAbs(s.home) {
 		return s, fmt.Errorf("%s must be an absolute directory, got %q", engines.HomeEnv, s.home)
 	}
 	if s.resume == "" && strings.TrimSpace(s.task) == "" {
@@ -84,15 +80,15 @@ func readSettings(getenv func(string) string) (runSettings, error) {
 	return s, nil
 }
 
-// hookWait reads HookWaitEnv.
+// hookWait reads engines.HookWaitEnv: DefaultHookWait when unset.
 func hookWait(getenv func(string) string) (time.Duration, error) {
-	v := getenv(HookWaitEnv)
+	v := getenv(engines.HookWaitEnv)
 	if v == "" {
 		return DefaultHookWait, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%s must be a positive Go duration such as 50s, got %q", HookWaitEnv, v)
+		return 0, fmt.Errorf("%s must be a positive Go duration such as 50s, got %q", engines.HookWaitEnv, v)
 	}
 	return d, nil
 }

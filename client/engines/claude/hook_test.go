@@ -38,7 +38,7 @@ func TestHookAnswersWithoutAskingAnyone(t *testing.T) {
 		{"UnreadableInputIsDenied", `{"tool_name":`, nil,
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Permission was not granted: the hook could not read the tool use (unexpected end of JSON input)."}}`},
 		{"ABadWaitIsDenied",
-			`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"tool_use_id":"toolu_1","cwd":"/ws"}`, map[string]string{HookWaitEnv: "soon"},
+			`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"tool_use_id":"toolu_1","cwd":"/ws"}`, map[string]string{engines.HookWaitEnv: "soon"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Permission was not granted: MINDROOM_AGENT_HOOK_WAIT must be a positive Go duration such as 50s, got \"soon\"."}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,6 +36,15 @@ func Run(ctx context.Context, agent *client.Agent, args []string, stdin io.Reade
 	if err != nil {
 		return failed(err.Error())
 	}
+	base := os.Environ()
+	if s.home == "" {
+		// A job that cannot be resumed (on a worker) gets a home for this run only.
+		if s.home, err = os.MkdirTemp("", "mindroom-engine-"); err != nil {
+			return failed("cannot make the engine's directory: " + err.Error())
+		}
+		defer os.RemoveAll(s.home)
+		base = append(base, engines.HomeEnv+"="+s.home)
+	}
 	if _, err := prepareHome(s.home); err != nil {
 		return failed("cannot prepare the engine's directory: " + err.Error())
 	}
@@ -47,7 +56,7 @@ func Run(ctx context.Context, agent *client.Agent, args []string, stdin io.Reade
 	if err != nil {
 		return failed("the claude CLI is not installed (npm i -g @anthropic-ai/claude-code@2.1.328): " + err.Error())
 	}
-	inv, err := newInvocation(s, self, os.Environ())
+	inv, err := newInvocation(s, self, base)
 	if err != nil {
 		return failed(err.Error())
 	}
