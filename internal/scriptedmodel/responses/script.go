@@ -7,8 +7,8 @@ import "encoding/json"
 type Step struct {
 	// Text is a final message.
 	Text string
-	// Call is the name of a function tool to call, as the request's tools name it (for MCP
-	// tools Codex's namespaced name, for example "mcp__mindroom__tools_call").
+	// Call is the name of a function tool to call, as Request.ToolNames gives it: a tool of a
+	// namespace as NAMESPACE.NAME, for example Codex's MCP tool "mcp__mindroom.test__echo".
 	Call string
 	// Arguments is the call's arguments as JSON text.
 	Arguments string

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // event is one server-sent event of a streamed response.
@@ -26,6 +27,9 @@ func events(responseID, itemID string, step Step) []event {
 		item = map[string]any{
 			"type": "function_call", "id": itemID, "call_id": step.CallID,
 			"name": step.Call, "arguments": step.Arguments, "status": "completed",
+		}
+		if namespace, name, ok := strings.Cut(step.Call, "."); ok {
+			item["namespace"], item["name"] = namespace, name
 		}
 	} else {
 		item = map[string]any{
