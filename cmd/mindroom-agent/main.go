@@ -8,11 +8,13 @@ import (
 	"os"
 
 	"github.com/turncli/turncli/client"
+	"github.com/turncli/turncli/client/engines/codex"
 	"github.com/turncli/turncli/client/mcp"
 )
 
 // main installs no signal handler: the client installs one only when a call needs a second
 // request to settle (see client.waitFor), so a fast call never pays for the signal thread.
 func main() {
-	os.Exit(client.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, client.WithMCP(mcp.Serve)))
+	os.Exit(client.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, client.WithMCP(mcp.Serve),
+		client.WithEngines(map[string]client.EngineDriver{"codex": codex.Run})))
 }
