@@ -43,6 +43,8 @@ type rpcConn struct {
 	nextID  int64
 	pending map[int64]chan message
 	closed  bool
+	// readErr is why reading stopped, when it was not the end of the output.
+	readErr error
 }
 
 func newRPCConn(w io.Writer) *rpcConn {
@@ -65,7 +67,7 @@ func (c *rpcConn) call(ctx context.Context, method string, params, result any) e
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return errClosed
+		return fmt.Errorf("%s: %w", method, c.closedErr())
 	}
 	c.nextID++
 	id := c.nextID
@@ -86,7 +88,10 @@ func (c *rpcConn) call(ctx context.Context, method string, params, result any) e
 	case m, ok := <-ch:
 		switch {
 		case !ok:
-			return fmt.Errorf("%s: %w", method, errClosed)
+			c.mu.Lock()
+			why := c.closedErr()
+			c.mu.Unlock()
+			return fmt.Errorf("%s: %w", method, why)
 		case m.Error != nil:
 			return fmt.Errorf("%s: %w", method, m.Error)
 		case result != nil:
@@ -96,6 +101,14 @@ func (c *rpcConn) call(ctx context.Context, method string, params, result any) e
 		}
 		return nil
 	}
+}
+
+// closedErr is why no more responses come. The caller holds c.mu.
+func (c *rpcConn) closedErr() error {
+	if c.readErr != nil {
+		return c.readErr
+	}
+	return errClosed
 }
 
 // notify sends a notification.
@@ -118,10 +131,10 @@ func (c *rpcConn) reply(id json.RawMessage, result any, errMsg string) error {
 // readLoop reads the server's messages until r ends: responses go to their calls, requests to
 // onRequest, notifications to onNotify, both in the order they came. It returns why reading
 // stopped (nil at the end of the output) and fails every call still waiting.
-func (c *rpcConn) readLoop(r io.Reader, onRequest, onNotify func(message)) error {
+func (c *rpcConn) readLoop(r io.Reader, onRequest, onNotify func(message)) (err error) {
 	defer func() {
 		c.mu.Lock()
-		c.closed = true
+		c.closed, c.readErr = true, err
 		for id, ch := range c.pending {
 			close(ch)
 			delete(c.pending, id)

@@ -103,7 +103,9 @@ func run(ctx context.Context, agent *client.Agent, out *printer, stderr io.Write
 		return failed("starting codex app-server: " + err.Error()), false
 	}
 
-	askCtx, stopAsking := context.WithCancel(context.Background())
+	// A signal ends the waits for people at once: each approval is declined, so the server
+	// is free to end the interrupted turn.
+	askCtx, stopAsking := context.WithCancel(ctx)
 	conn := newRPCConn(stdin)
 	d := newDriver(askCtx, agent, conn, out)
 	readDone := make(chan error, 1)
