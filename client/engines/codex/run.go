@@ -89,6 +89,7 @@ func run(ctx context.Context, agent *client.Agent, out *printer, stderr io.Write
 	cmd := exec.Command(cli, "app-server")
 	cmd.Dir, cmd.Env = wd, cliEnv(getenv, codexHome)
 	cmd.WaitDelay = stopGrace
+	ownGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return failed(err.Error()), false
@@ -119,13 +120,15 @@ func run(ctx context.Context, agent *client.Agent, out *printer, stderr io.Write
 		turnErr = d.follow(ctx, readDone)
 	}
 	// Stop: end the waits for people, close the server's input (it exits at its end), and
-	// kill it when it does not.
+	// kill it when it does not. Its output is closed too, in case a process the kill missed
+	// holds it open.
 	stopAsking()
 	stdin.Close()
 	select {
 	case <-readDone:
 	case <-time.After(stopGrace):
-		cmd.Process.Kill()
+		kill(cmd)
+		stdoutPipe.Close()
 		<-readDone
 	}
 	waitErr := cmd.Wait()
