@@ -49,18 +49,23 @@ type engineRun struct {
 	// work is the job's working directory, home its HOME.
 	work, home string
 	brief      string
+	// pidFile, when set, receives the driver's process id.
+	pidFile string
+	// codexDir is the directory of the codex CLI.
+	codexDir string
 }
 
 // newRun prepares a run of the script in a fresh response, working directory and HOME.
 func newRun(t *testing.T, env *testenv.Env, brief string, steps ...responses.Step) *engineRun {
 	t.Helper()
+	codexDir := filepath.Dir(enginetest.Codex(t))
 	thread := fmt.Sprintf("$codex-%d", threadSeq.Add(1))
 	id := env.Open(t, func(r *responsev1.OpenResponseRequest) {
 		r.Conversation = &conversationv1.Conversation{Channel: channel, Thread: thread}
 	})
 	return &engineRun{
 		env: env, model: responses.Start(t, steps...), thread: thread, responseID: id,
-		work: t.TempDir(), home: t.TempDir(), brief: brief,
+		work: t.TempDir(), home: t.TempDir(), brief: brief, codexDir: codexDir,
 	}
 }
 
@@ -73,11 +78,15 @@ type finished struct {
 // run runs the driver and waits for its end; the result line must be there.
 func (r *engineRun) run(t *testing.T) finished {
 	t.Helper()
-	codexDir := filepath.Dir(enginetest.Codex(t))
 	engineHome := t.TempDir()
-	cmd := fmt.Sprintf("cd %s && export PATH=%s:$PATH HOME=%s OPENAI_BASE_URL=%s OPENAI_API_KEY=test-key OPENAI_MODEL=%s %s=%s %s=%s && exec mindroom-agent engine codex",
-		quote(r.work), quote(codexDir), quote(r.home), quote(r.model.BaseURL()), model,
+	cmd := fmt.Sprintf("cd %s && export PATH=%s:$PATH HOME=%s OPENAI_BASE_URL=%s OPENAI_API_KEY=test-key OPENAI_MODEL=%s %s=%s %s=%s && ",
+		quote(r.work), quote(r.codexDir), quote(r.home), quote(r.model.BaseURL()), model,
 		engines.HomeEnv, quote(engineHome), engines.TaskEnv, quote(r.brief))
+	if r.pidFile != "" {
+		cmd += fmt.Sprintf("{ mindroom-agent engine codex & echo $! > %s; wait $!; }", quote(r.pidFile))
+	} else {
+		cmd += "exec mindroom-agent engine codex"
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*waitBound)
 	defer cancel()
 	run := r.env.RunBashContext(ctx, t, r.responseID, fmt.Sprintf("engine-%d", threadSeq.Add(1)), cmd, 2*waitBound)

@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/turncli/turncli/client/engines"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
@@ -143,6 +146,49 @@ wire_api = "responses"
 		}
 		if !strings.Contains(f.Stdout, "[approval] declined: Bash: ") {
 			t.Errorf("the log does not show the denial:\n%s", f.Stdout)
+		}
+	})
+
+	t.Run("SignalInterruptsTheTurnAndFailsTheRun", func(t *testing.T) {
+		made := filepath.Join(t.TempDir(), "never.txt")
+		r := newRun(t, env, "Write a file.", responses.Shell("touch "+made, true, "write outside the workspace"))
+		r.pidFile = filepath.Join(t.TempDir(), "pid")
+		wait := r.start(t)
+		p := r.waitPrompt(t)
+		b, err := os.ReadFile(r.pidFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		// The driver ends at once; the prompt it submitted is the window's admitted work, so its
+		// command ends once people decided (a primary cancelling the job ends it itself).
+		deadline := time.Now().Add(waitBound)
+		for syscall.Kill(pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("the driver still runs %v after SIGTERM", waitBound)
+			}
+			time.Sleep(pollEvery)
+		}
+		decide(t, env, p.ID, store.DecisionDeny)
+		f := wait()
+		got := f.result
+		got.Session = ""
+		want := engines.Result{Engine: "codex", Status: engines.StatusFailed, Turns: 1, InputTokens: 100, OutputTokens: 10,
+			StopReason: "interrupted", IsError: true, Errors: []string{"the run was stopped by a signal before the turn completed"}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("result %+v, want %+v\nstdout:\n%s\nstderr:\n%s", got, want, f.Stdout, f.Stderr)
+		}
+		if _, err := os.Stat(made); !os.IsNotExist(err) {
+			t.Errorf("the command waiting for approval ran: %v", err)
+		}
+		if !strings.Contains(f.Stdout, "[stopped] interrupting the turn\n") {
+			t.Errorf("the log does not say the turn was interrupted:\n%s", f.Stdout)
 		}
 	})
 }
