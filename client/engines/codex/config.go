@@ -29,6 +29,11 @@ var agentCLIEnv = []string{"MINDROOM_AGENT_CLI_URL", "MINDROOM_AGENT_CLI_TOKEN",
 // lets it; this only keeps Codex (default: one minute) from giving up first.
 const toolTimeoutSec = 7 * 24 * 3600
 
+// offlineFeatures are Codex features that reach services of their own (ChatGPT apps and
+// connectors, plugin marketplaces, update checks) rather than the model: a background agent
+// uses none of them, and its job talks to the model's endpoint only.
+var offlineFeatures = []string{"apps", "plugins", "remote_plugin", "plugin_sharing", "in_app_updates", "tool_suggest"}
+
 // settings is what config.toml says that varies by job.
 type settings struct {
 	// mcpCommand is the executable that serves `mcp`: the driver's own.
@@ -54,6 +59,10 @@ func writeConfig(dir string, s settings) error {
 		line(&b, "model_provider", providerName)
 	}
 	b.WriteString("\n[analytics]\nenabled = false\n\n[feedback]\nenabled = false\n")
+	b.WriteString("\n[features]\n")
+	for _, f := range offlineFeatures {
+		fmt.Fprintf(&b, "%s = false\n", f)
+	}
 	if s.baseURL != "" {
 		fmt.Fprintf(&b, "\n[model_providers.%s]\n", providerName)
 		line(&b, "name", providerName)

@@ -21,7 +21,8 @@ env_vars = ["MINDROOM_AGENT_CLI_URL", "MINDROOM_AGENT_CLI_TOKEN", "MINDROOM_AGEN
 default_tools_approval_mode = "approve"
 tool_timeout_sec = 604800
 `
-	const off = "\n[analytics]\nenabled = false\n\n[feedback]\nenabled = false\n"
+	const off = "\n[analytics]\nenabled = false\n\n[feedback]\nenabled = false\n" +
+		"\n[features]\napps = false\nplugins = false\nremote_plugin = false\nplugin_sharing = false\nin_app_updates = false\ntool_suggest = false\n"
 	for _, tc := range []struct {
 		name string
 		s    settings
