@@ -21,8 +21,12 @@
 //     writes a model provider "turncli" with wire_api "responses" and env_key OPENAI_API_KEY.
 //     Unset: Codex's built-in OpenAI provider, which also authenticates with OPENAI_API_KEY.
 //   - OPENAI_MODEL: when set, the model to ask for; unset: Codex's default.
+//   - HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY, SSL_CERT_FILE, SSL_CERT_DIR: passed on, for
+//     a job that reaches its model through a proxy or a private certificate authority.
 //
-// Update checks, analytics and feedback uploads are off.
+// Nothing else leaves the job: update checks, analytics and feedback uploads are off, and so
+// are the features that reach services of their own (ChatGPT apps, plugin marketplaces, tool
+// suggestions; see offlineFeatures).
 //
 // # Permissions
 //

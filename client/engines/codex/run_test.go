@@ -86,6 +86,11 @@ wire_api = "responses"
 		if !ok || !strings.Contains(out, `"marker":"echo-through-mcp"`) {
 			t.Errorf("the model got %q (%v) for the echo, want the echoed arguments\nstdout:\n%s\ntools: %q", out, ok, f.Stdout, main[0].ToolNames())
 		}
+		for _, line := range []string{"[tool] mindroom.test__echo {\"marker\":\"echo-through-mcp\"}\n", "[tool] mindroom.test__echo completed\n"} {
+			if !strings.Contains(f.Stdout, line) {
+				t.Errorf("the log lacks %q:\n%s", line, f.Stdout)
+			}
+		}
 		receipts := f.Result.GetReceipts()
 		var echoed bool
 		for _, rc := range receipts {
