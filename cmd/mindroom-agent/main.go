@@ -1,6 +1,7 @@
 // Command mindroom-agent lists, searches, describes and calls the tools of the agent response
-// whose grant is in its environment. All behaviour lives in package client, and in package
-// client/mcp for `mindroom-agent mcp`.
+// whose grant is in its environment. All behaviour lives in package client, in package
+// client/mcp for `mindroom-agent mcp`, and in the drivers under client/engines for
+// `mindroom-agent engine NAME`.
 package main
 
 import (
