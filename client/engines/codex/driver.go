@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/turncli/turncli/client"
@@ -124,7 +125,8 @@ func (d *driver) onNotify(m message) {
 				d.report = it.Text
 			}
 		}
-		if p.Turn.Error != nil && p.Turn.Error.Message != "" {
+		// The turn's error was usually an error notification already.
+		if p.Turn.Error != nil && p.Turn.Error.Message != "" && !slices.Contains(d.errors, p.Turn.Error.Message) {
 			d.errors = append(d.errors, p.Turn.Error.Message)
 		}
 		d.mu.Unlock()
