@@ -154,6 +154,20 @@ wire_api = "responses"
 		}
 	})
 
+	t.Run("ModelErrorFailsTheTurn", func(t *testing.T) {
+		r := newRun(t, env, "Say hello.") // no step: the model answers 400
+		r.refusalsExpected = true
+		f := r.run(t)
+		got := f.result
+		if got.Status != engines.StatusFailed || !got.IsError || got.StopReason != "failed" || got.Turns != 1 || got.Report != "" || got.Session == "" {
+			t.Errorf("result %+v, want a failed turn of a thread without a report", got)
+		}
+		want := []string{`{"error":{"message":"scripted model: main request 1 after the script's 0 steps","type":"invalid_request_error"}}`}
+		if !reflect.DeepEqual(got.Errors, want) {
+			t.Errorf("errors %q, want the model's once: %q", got.Errors, want)
+		}
+	})
+
 	t.Run("SignalInterruptsTheTurnAndFailsTheRun", func(t *testing.T) {
 		made := filepath.Join(t.TempDir(), "never.txt")
 		r := newRun(t, env, "Write a file.", responses.Shell("touch "+made, true, "write outside the workspace"))
