@@ -97,12 +97,11 @@ func TestCLIGetsAnExplicitEnvironmentAndAHomeOfTheJobs(t *testing.T) {
 	}
 }
 
-func TestRunWithoutABriefOrAHomeFailsAtOnce(t *testing.T) {
+func TestRunWithoutABriefFailsAtOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name, unset, why string
 	}{
 		{"NoBrief", engines.TaskEnv, "MINDROOM_AGENT_TASK is empty: there is no brief"},
-		{"NoHome", engines.HomeEnv, "MINDROOM_AGENT_ENGINE_HOME is not set: the engine has no home of its own"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, _, res, _ := runWithCLI(t, "exit 0\n", map[string]string{tc.unset: ""})

@@ -61,7 +61,14 @@ func run(ctx context.Context, agent *client.Agent, out *printer, stderr io.Write
 	}
 	home := getenv(engines.HomeEnv)
 	if home == "" {
-		return failed(engines.HomeEnv + " is not set: the engine has no home of its own"), false
+		// A job the primary gives no home (on a worker, where a run is never resumed) gets
+		// one for this run only.
+		tmp, err := os.MkdirTemp("", "mindroom-engine-")
+		if err != nil {
+			return failed("creating the engine's home: " + err.Error()), false
+		}
+		defer os.RemoveAll(tmp)
+		home = tmp
 	}
 	codexHome := filepath.Join(home, "codex")
 	if err := os.MkdirAll(codexHome, 0o700); err != nil {
