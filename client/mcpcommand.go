@@ -26,6 +26,19 @@ const mcpNamesText = `TOOLKIT.FUNCTION is the tool TOOLKIT__FUNCTION, except tha
 
 const mcpListingText = `tools/list reads the Agent CLI's tools.list and describes each function once per process with tools.describe, which needs this command's window (a descriptor over 32 KiB is read back with context.read). A tool's description is the function's description followed by its instructions; its input schema is the function's, with "type":"object" added when it has no type. A deferred toolkit is loaded by describing it, and its page is then read again to find its functions; a toolkit that does not load, or a function whose describe is rejected with HTTP 422, is left out and logged. Without --page-size the whole catalog is one page, because engines such as Claude Code and Codex read only the first page; with it, each page is one Agent CLI page and nextCursor continues the listing.`
 
+const mcpAnnotationsText = `Every tool carries annotations (MCP 2025-03-26 and later) that claim only what the function's traits say. The catalog gives a function the traits needs_confirmation, user_input, external_execution and ends_turn; tools.describe does not return them, and none of them says that a function changes nothing, only adds, may be repeated or stays in a closed world. So every tool gets the hints that claim no less risk, written out:`
+
+// mcpAnnotationLines are the hints of every tool, one per line. Package client/mcp, which
+// sends them, tests that they match.
+var mcpAnnotationLines = []string{
+	"readOnlyHint false: no trait says a function changes nothing.",
+	"destructiveHint true: no trait says a function only adds.",
+	"idempotentHint false: no trait says a repeated call has no further effect (external_execution and ends_turn say it has).",
+	"openWorldHint true: no trait says a function stays in a closed world (user_input and external_execution say it does not).",
+	"title TOOLKIT.FUNCTION.",
+	"An engine that lets only read-only tools run without asking, such as Codex when unattended, asks before each call or declines it.",
+}
+
 const mcpCallsText = `tools/call submits tools.call with a fresh call id and waits, long-polling, until the call is terminal, however long it takes. A completed call gives one text content: the outcome itself when it is a string, its canonical JSON otherwise, plus structuredContent when the outcome is an object (MCP 2025-06-18 and later). A failed or cancelled call gives isError true and its outcome. Attachments follow as a second text content {"attachments":[...]}. The call id is in _meta as mindroom-agent/call_id. A traceparent (and tracestate) in the request's _meta is sent with the call's Agent CLI requests instead of TRACEPARENT, so the call continues the engine's trace. A request with a progressToken gets notifications/progress every 25 seconds while the call runs. notifications/cancelled stops the wait and the answer, never the call, whose receipt stays readable with mindroom-agent calls wait. permission_prompt, an engine's permission hook, always answers with a decision: when none can be had (the Agent CLI refuses the call or cannot be reached, the call is cancelled, interrupted or fails, waiting for it fails, or this server is stopped while it waits), the answer is a normal result whose text is {"behavior":"deny","message":"<why>"}, never a JSON-RPC error or isError.`
 
 const mcpErrorsText = `Except for permission_prompt (see CALLS), what a model can act on is a tools/call result with isError true: a rejection by the Agent CLI (HTTP 400, 409, 413 or 422 with its detail: "Bash call has ended" once the Bash command that started this server has ended, an unknown toolkit or function, a limit, a fence), or a transport failure that leaves the call's fate unknown, naming the call id to wait for. JSON-RPC errors: -32001 when the Agent CLI authority is unavailable (environment missing or invalid, HTTP 401: the response has ended); -32002 when an Agent CLI request made to list tools or to resolve a hashed name fails (data.status is its HTTP status); -32602 for invalid params (also a 2026-07-28 request whose _meta lacks the client's capabilities), an unknown tool name or a cursor this server did not issue; -32022 for a request whose _meta names a revision this server does not serve (data.supported lists the revisions served, data.requested the one asked for); -32601 for methods its revision does not have (served: initialize, ping, tools/list and tools/call before 2026-07-28; server/discover, tools/list and tools/call in 2026-07-28); -32700 and -32600 for lines that are not JSON-RPC requests. Notifications are never answered.`
@@ -79,6 +92,7 @@ func mcpHelp() string {
 	b.section("DESCRIPTION", mcpDescription)
 	b.section("TOOL NAMES", mcpNamesText)
 	b.section("LISTING", mcpListingText)
+	b.lines("TOOL ANNOTATIONS", append([]string{mcpAnnotationsText}, mcpAnnotationLines...)...)
 	b.section("CALLS", mcpCallsText)
 	b.section("ERRORS", mcpErrorsText)
 	b.section("PROTOCOL", mcpProtocolText)

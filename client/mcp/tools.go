@@ -180,6 +180,9 @@ func (t *toolInfo) mcpTool(name, version string) map[string]any {
 	if version >= "2025-06-18" {
 		tool["title"] = t.ref.String()
 	}
+	if version >= annotationsSince {
+		tool["annotations"] = toolAnnotations(t.ref)
+	}
 	return tool
 }
 
