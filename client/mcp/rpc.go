@@ -78,8 +78,8 @@ type rpcMessage struct {
 	id     any // string or canonjson.Number; nil when absent or invalid
 	method string
 	params map[string]any
-	// version is the MCP revision the request speaks and stateless whether it is one of
-	// 2026-07-28 (see revisionOf); set only for a well-formed request.
+	// version is the MCP revision a well-formed request speaks, and stateless whether that
+	// is 2026-07-28, whose requests need no initialize (see revisionOf).
 	version   string
 	stateless bool
 }
@@ -156,7 +156,7 @@ type mcpServer struct {
 	handlers sync.WaitGroup // goroutines answering requests
 
 	mu       sync.Mutex
-	version  string                 // negotiated protocol version; empty before initialize
+	version  string                 // revision initialize chose; empty before initialize
 	inflight map[string]*inflightID // requests a notifications/cancelled may cancel, by idKey
 
 	names  toolNames
@@ -328,8 +328,8 @@ func (s *mcpServer) receive(ctx context.Context, in input) {
 }
 
 // prepare decodes one message and either answers it at once (initialize, ping,
-// server/discover, errors),
-// acts on it (notifications) or returns the work that answers it (tools/list, tools/call).
+// server/discover, errors), acts on it (notifications) or returns the work that answers it
+// (tools/list, tools/call).
 func (s *mcpServer) prepare(ctx context.Context, v any) job {
 	obj, ok := v.(map[string]any)
 	if !ok {
