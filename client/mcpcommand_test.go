@@ -33,6 +33,21 @@ func TestMCPCommandLine(t *testing.T) {
 			}
 		}
 	})
+	t.Run("HelpSaysWhichRevisionsAndErrorsAreServed", func(t *testing.T) {
+		help := strings.Join(strings.Fields(mcpHelp()), " ")
+		for _, want := range []string{
+			"MCP 2026-07-28, stateless: a request whose _meta names the revision (io.modelcontextprotocol/protocolVersion) and the client's capabilities (io.modelcontextprotocol/clientCapabilities) needs no initialize",
+			`its result carries "resultType":"complete"`,
+			"server/discover answers the revisions served (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
+			"else with 2025-11-25 (also when asked for 2026-07-28, which has no handshake)",
+			"-32022 for a request whose _meta names a revision this server does not serve (data.supported lists the revisions served, data.requested the one asked for)",
+			"served: initialize, ping, tools/list and tools/call before 2026-07-28; server/discover, tools/list and tools/call in 2026-07-28",
+		} {
+			if !strings.Contains(help, want) {
+				t.Errorf("help lacks %q", want)
+			}
+		}
+	})
 	t.Run("TopHelpListsMcp", func(t *testing.T) {
 		o := runCLI(t, nil, "", "--help")
 		if !strings.Contains(o.stdout, "mindroom-agent mcp [--page-size N]") || !strings.Contains(o.stdout, "\n    mcp ") {

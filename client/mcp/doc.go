@@ -1,9 +1,10 @@
 // Package mcp serves the tools of an agent response over MCP (Model Context Protocol, stdio
 // transport: JSON-RPC 2.0, one message per line) for `mindroom-agent mcp`, so that an engine
 // started inside a Bash command (Claude Code, Codex, …) reaches the response's tools as MCP
-// tools. It owns the JSON-RPC framing (rpc.go), the MCP methods and their translation to Agent
-// CLI operations (tools.go), tool names (names.go), and the permission_prompt answer that is
-// always a decision (permission.go).
+// tools. It owns the JSON-RPC framing (rpc.go), which MCP revision each request speaks and the
+// lifecycle methods of both eras, initialize and server/discover (revisions.go), the MCP
+// methods and their translation to Agent CLI operations (tools.go), tool names (names.go), and
+// the permission_prompt answer that is always a decision (permission.go).
 //
 // It is still only a client of the Agent CLI: every MCP request becomes Agent CLI operations
 // sent with the command's grant and window, and the server decides everything. It does not own

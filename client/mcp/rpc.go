@@ -34,6 +34,9 @@ const (
 	// codeAgentCLI: an Agent CLI request made for discovery was rejected (its HTTP status is in
 	// the error's data) or got no valid answer.
 	codeAgentCLI = -32002
+	// codeUnsupportedVersion: a request names in _meta a revision this server does not serve
+	// (MCP 2026-07-28, UnsupportedProtocolVersionError; data lists the revisions served).
+	codeUnsupportedVersion = -32022
 )
 
 // maxMessageBytes bounds one incoming line; a longer one is discarded and answered with a
@@ -75,6 +78,10 @@ type rpcMessage struct {
 	id     any // string or canonjson.Number; nil when absent or invalid
 	method string
 	params map[string]any
+	// version is the MCP revision a well-formed request speaks, and stateless whether that
+	// is 2026-07-28, whose requests need no initialize (see revisionOf).
+	version   string
+	stateless bool
 }
 
 // parseMessage checks the shape of one message. With an error, kind tells whether it is
@@ -149,7 +156,7 @@ type mcpServer struct {
 	handlers sync.WaitGroup // goroutines answering requests
 
 	mu       sync.Mutex
-	version  string                 // negotiated protocol version; empty before initialize
+	version  string                 // revision initialize chose; empty before initialize
 	inflight map[string]*inflightID // requests a notifications/cancelled may cancel, by idKey
 
 	names  toolNames
@@ -320,8 +327,9 @@ func (s *mcpServer) receive(ctx context.Context, in input) {
 	})
 }
 
-// prepare decodes one message and either answers it at once (initialize, ping, errors),
-// acts on it (notifications) or returns the work that answers it (tools/list, tools/call).
+// prepare decodes one message and either answers it at once (initialize, ping,
+// server/discover, errors), acts on it (notifications) or returns the work that answers it
+// (tools/list, tools/call).
 func (s *mcpServer) prepare(ctx context.Context, v any) job {
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -340,6 +348,9 @@ func (s *mcpServer) prepare(ctx context.Context, v any) job {
 		s.notification(m)
 		return job{}
 	}
+	if m.version, m.stateless, rerr = s.revisionOf(m); rerr != nil {
+		return job{reply: rpcReply(m.id, nil, rerr)}
+	}
 	switch m.method {
 	case "tools/list", "tools/call":
 		rctx, done := s.track(ctx, m.id)
@@ -352,11 +363,19 @@ func (s *mcpServer) prepare(ctx context.Context, v any) job {
 			if rctx.Err() != nil && (errors.Is(context.Cause(rctx), errCancelledByClient) || !s.isPermissionCall(m)) {
 				return nil, false
 			}
-			return rpcReply(m.id, res, rerr), true
+			return m.reply(res, rerr), true
 		}}
 	}
 	res, rerr := s.localMethod(m)
-	return job{reply: rpcReply(m.id, res, rerr)}
+	return job{reply: m.reply(res, rerr)}
+}
+
+// reply builds the response to request m: its result as its revision shapes results, or err.
+func (m rpcMessage) reply(result any, err *rpcError) map[string]any {
+	if m.stateless && err == nil {
+		result = statelessResult(result)
+	}
+	return rpcReply(m.id, result, err)
 }
 
 // errCancelledByClient is the cause of a request's context that notifications/cancelled ended.

@@ -521,6 +521,7 @@ func TestMCPToolsList(t *testing.T) {
 		res := m.result(`1`, "tools/list", "")
 		echo := toolByName(t, res, "test__echo")
 		want := `{"description":"Return the arguments.\n\nTest toolkit.\nEcho echoes.","inputSchema":{"additionalProperties":true,"type":"object"},"name":"test__echo","title":"test.echo"}`
+		want = strings.Replace(want, `{"description"`, `{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"test.echo"},"description"`, 1)
 		if got := canon(t, echo); got != want {
 			t.Fatalf("echo\n got %s\nwant %s", got, want)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,13 +12,8 @@ import (
 	"github.com/turncli/turncli/internal/canonjson"
 )
 
-// This file is the MCP side of `mindroom-agent mcp`: initialize, and tools/list and tools/call
-// translated to Agent CLI operations.
-
-// mcpProtocolVersions are the MCP revisions served, newest first. For a tools-only server
-// without listChanged they differ only in optional fields: title and structuredContent
-// (2025-06-18) and the progress message (2025-03-26) are sent only to clients that know them.
-var mcpProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// This file is the MCP side of `mindroom-agent mcp`: tools/list and tools/call translated to
+// Agent CLI operations. Which revision a request speaks is decided in revisions.go.
 
 const (
 	mcpServerName    = "mindroom-agent"
@@ -43,58 +37,12 @@ const mcpInstructions = "These are the tools of one agent response, served throu
 	"functions of the interaction toolkit keep their bare names. Every call is an Agent CLI call with its own call id, " +
 	"receipt, limits and approvals, and calls are refused once that Bash command has ended."
 
-// protocolVersion returns the negotiated version, or the newest before initialize.
-func (s *mcpServer) protocolVersion() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.version == "" {
-		return mcpProtocolVersions[0]
-	}
-	return s.version
-}
-
-// localMethod answers the methods that need no Agent CLI request.
-func (s *mcpServer) localMethod(m rpcMessage) (any, *rpcError) {
-	switch m.method {
-	case "initialize":
-		return s.initialize(m.params)
-	case "ping":
-		return map[string]any{}, nil
-	}
-	return nil, &rpcError{code: codeMethodNotFound, message: "Method not found: " + m.method}
-}
-
-// agentMethod answers tools/list and tools/call.
+// agentMethod answers tools/list and tools/call, in the revision m speaks.
 func (s *mcpServer) agentMethod(ctx context.Context, m rpcMessage) (any, *rpcError) {
 	if m.method == "tools/list" {
-		return s.toolsList(ctx, m.params)
+		return s.toolsList(ctx, m.params, m.version)
 	}
-	return s.toolsCall(ctx, m.params)
-}
-
-// initialize negotiates the protocol version: the client's when it is served, else the newest.
-func (s *mcpServer) initialize(params map[string]any) (any, *rpcError) {
-	requested, ok := params["protocolVersion"].(string)
-	if !ok {
-		return nil, invalidParams(`initialize needs "protocolVersion", a string`)
-	}
-	version := mcpProtocolVersions[0]
-	if slices.Contains(mcpProtocolVersions, requested) {
-		version = requested
-	}
-	s.mu.Lock()
-	s.version = version
-	s.mu.Unlock()
-	info := map[string]any{"name": mcpServerName, "version": mcpServerVersion}
-	if version >= "2025-06-18" {
-		info["title"] = "MindRoom Agent CLI"
-	}
-	return map[string]any{
-		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{"listChanged": false}},
-		"serverInfo":      info,
-		"instructions":    mcpInstructions,
-	}, nil
+	return s.toolsCall(ctx, m.params, m.version)
 }
 
 // connect validates the environment and returns the connection to the Agent CLI.
@@ -137,7 +85,7 @@ func discoveryError(err error) *rpcError {
 }
 
 // toolsList answers tools/list: the whole catalog, or with --page-size one Agent CLI page.
-func (s *mcpServer) toolsList(ctx context.Context, params map[string]any) (any, *rpcError) {
+func (s *mcpServer) toolsList(ctx context.Context, params map[string]any, version string) (any, *rpcError) {
 	var cursor *string
 	switch c := params["cursor"].(type) {
 	case nil:
@@ -158,7 +106,6 @@ func (s *mcpServer) toolsList(ctx context.Context, params map[string]any) (any, 
 	if s.pageSize > 0 {
 		limit = s.pageSize
 	}
-	version := s.protocolVersion()
 	tools := []any{}
 	for {
 		infos, next, err := s.catalogPage(ctx, tr, cursor, limit)
@@ -232,6 +179,9 @@ func (t *toolInfo) mcpTool(name, version string) map[string]any {
 	tool := map[string]any{"name": name, "description": desc, "inputSchema": t.inputSchema}
 	if version >= "2025-06-18" {
 		tool["title"] = t.ref.String()
+	}
+	if version >= annotationsSince {
+		tool["annotations"] = toolAnnotations(t.ref)
 	}
 	return tool
 }
@@ -405,7 +355,7 @@ func (s *mcpServer) learnNames(ctx context.Context) *rpcError {
 // is terminal. Only an unusable request, an unknown name and an unavailable authority are
 // JSON-RPC errors; everything else is a result the model sees, isError when it did not work.
 // permission_prompt always answers with a decision (see permissionAnswer).
-func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any) (any, *rpcError) {
+func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any, version string) (any, *rpcError) {
 	name, ok := params["name"].(string)
 	if !ok || name == "" {
 		return nil, invalidParams(`tools/call needs "name", a string`)
@@ -422,7 +372,7 @@ func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any) (any, 
 	if rerr != nil {
 		return nil, rerr
 	}
-	run := s.runCall(withMetaTrace(ctx, params), ref, args, params)
+	run := s.runCall(withMetaTrace(ctx, params), ref, args, params, version)
 	if ref == permissionPrompt {
 		return run.permissionAnswer(), nil
 	}
@@ -444,8 +394,8 @@ type callRun struct {
 }
 
 // runCall submits the call and waits until its receipt is terminal.
-func (s *mcpServer) runCall(ctx context.Context, ref toolRef, args, params map[string]any) callRun {
-	run := callRun{version: s.protocolVersion()}
+func (s *mcpServer) runCall(ctx context.Context, ref toolRef, args, params map[string]any, version string) callRun {
+	run := callRun{version: version}
 	tr, rerr := s.connect()
 	if rerr != nil {
 		run.rpcErr, run.reason = rerr, notGranted("nobody could be asked", rerr.message)

@@ -33,7 +33,7 @@ func TestMindroomAgentMCP(t *testing.T) {
 		if err := json.Unmarshal([]byte(run.Stdout), &got); err != nil {
 			t.Fatalf("client output %q: %v", run.Stdout, err)
 		}
-		if got.ProtocolVersion != "2025-11-25" || got.ServerName != "mindroom-agent" || got.CloseError != "" {
+		if got.ProtocolVersion != "2026-07-28" || got.ServerName != "mindroom-agent" || got.CloseError != "" {
 			t.Fatalf("session: version %q server %q close error %q", got.ProtocolVersion, got.ServerName, got.CloseError)
 		}
 
