@@ -22,6 +22,10 @@ func Codex(t testing.TB) string { return find(t, "codex") }
 func find(t testing.TB, name string) string {
 	t.Helper()
 	if dir := os.Getenv("TURNCLI_ENGINES_DIR"); dir != "" {
+		// The real directory, not a link to it from a home the shells' user cannot enter.
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
 		p := filepath.Join(dir, "node_modules", ".bin", name)
 		if _, err := os.Stat(p); err == nil {
 			return p

@@ -68,7 +68,7 @@ func engineEnd(exit store.JobResult, prev *store.EngineRun, r engines.Result, ok
 	if ok {
 		res.Run = engineRun(prev, r)
 	}
-	if exit.Outcome != OutcomeSuccess {
+	if exit.Outcome != OutcomeSuccess && !(ok && endedByItself(exit)) {
 		return res, ""
 	}
 	switch {
@@ -91,6 +91,17 @@ func engineEnd(exit store.JobResult, prev *store.EngineRun, r engines.Result, ok
 		}
 	}
 	return res, ""
+}
+
+// endedByItself reports whether a job's process ended on its own with a known exit code, so
+// that its driver's result says how it went: not stopped at its ceiling, cancelled, cut off
+// at its output limit or lost to a restart.
+func endedByItself(exit store.JobResult) bool {
+	switch exit.Outcome {
+	case OutcomeTimeLimit, OutcomeCancelled, OutcomeOutputLimit, OutcomeUnknown, OutcomeInterrupted:
+		return false
+	}
+	return exit.ExitCode != nil && *exit.ExitCode < 128
 }
 
 // engineRun is the job's engine run once r is added to what earlier runs of the same job

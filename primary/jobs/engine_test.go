@@ -13,7 +13,7 @@ import (
 // TestEngineEnd: a driver's result line decides an engine job's outcome and report only when
 // its process exited 0; a cancelled or timed-out job says so whatever its driver wrote.
 func TestEngineEnd(t *testing.T) {
-	zero := 0
+	zero, four, killed := 0, 4, 137
 	success := store.JobResult{Outcome: OutcomeSuccess, ExitCode: &zero}
 	long := strings.Repeat("é", maxRunErrorText) // 2 bytes each: cut at a rune boundary
 	for _, tc := range []struct {
@@ -40,6 +40,13 @@ func TestEngineEnd(t *testing.T) {
 		{"AParkedRunThatCouldNotParkFails", success, engines.Result{Status: engines.StatusParked}, true, outcomeNotParked, ""},
 		{"TheExitWinsOverTheResult", store.JobResult{Outcome: OutcomeCancelled},
 			engines.Result{Status: engines.StatusFinished, Report: "all done"}, true, OutcomeCancelled, ""},
+		{"ADriverThatFailedByItselfSaysWhy", store.JobResult{Outcome: "failed (exit 4)", ExitCode: &four},
+			engines.Result{Status: engines.StatusFailed, Errors: []string{"the codex CLI is not on PATH"}}, true,
+			outcomeEngineError + ": the codex CLI is not on PATH", ""},
+		{"ADriverKilledByASignalSaysSo", store.JobResult{Outcome: "stopped by signal 9 (killed)", ExitCode: &killed},
+			engines.Result{Status: engines.StatusFailed, Errors: []string{"stopped"}}, true, "stopped by signal 9 (killed)", ""},
+		{"AFailedExitWithoutAResultKeepsItsExit", store.JobResult{Outcome: "failed (exit 4)", ExitCode: &four},
+			engines.Result{}, false, "failed (exit 4)", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, report := engineEnd(tc.exit, nil, tc.r, tc.ok)
