@@ -17,14 +17,14 @@ func withTestEngine() testenv.Option {
 }
 
 // startAgent calls run_agent_in_background with the task and returns the job id.
-func startAgent(t *testing.T, env *testenv.Env, responseID, task, label string) int64 {
+func startAgent(t testing.TB, env *testenv.Env, responseID, task, label string) int64 {
 	t.Helper()
 	return startedJob(t, callTool(t, env, responseID, "interaction.run_agent_in_background",
 		jsonArgs(t, map[string]any{"task": task, "label": label})))
 }
 
 // receiptLines returns the receipts a report holds (the lines the engine's CLI calls printed).
-func receiptLines(t *testing.T, report string) []map[string]any {
+func receiptLines(t testing.TB, report string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, line := range strings.Split(report, "\n") {

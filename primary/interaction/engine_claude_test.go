@@ -29,7 +29,7 @@ type engineRig struct {
 
 // startEngine starts a primary whose background agents run engine, the CLI found at cli on
 // the shells' PATH, with engineEnv for the engine (its model and key).
-func startEngine(t *testing.T, engine, cli string, engineEnv ...string) *engineRig {
+func startEngine(t testing.TB, engine, cli string, engineEnv ...string) *engineRig {
 	t.Helper()
 	t.Setenv("PATH", filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	env := start(t, testenv.WithConfig(func(c *primary.Config) {
@@ -43,7 +43,7 @@ func startEngine(t *testing.T, engine, cli string, engineEnv ...string) *engineR
 }
 
 // job reads a job as operators see it.
-func (r *engineRig) job(t *testing.T, id int64) *operatorv1.Job {
+func (r *engineRig) job(t testing.TB, id int64) *operatorv1.Job {
 	t.Helper()
 	got, err := r.api.GetJob(context.Background(), &operatorv1.GetJobRequest{JobId: uint64(id)})
 	if err != nil {
@@ -53,7 +53,7 @@ func (r *engineRig) job(t *testing.T, id int64) *operatorv1.Job {
 }
 
 // awaitJob polls job id until done says so.
-func (r *engineRig) awaitJob(t *testing.T, id int64, what string, done func(*operatorv1.Job) bool) *operatorv1.Job {
+func (r *engineRig) awaitJob(t testing.TB, id int64, what string, done func(*operatorv1.Job) bool) *operatorv1.Job {
 	t.Helper()
 	deadline := time.Now().Add(engineBound)
 	for {
@@ -68,7 +68,7 @@ func (r *engineRig) awaitJob(t *testing.T, id int64, what string, done func(*ope
 	}
 }
 
-func (r *engineRig) decide(t *testing.T, p *operatorv1.Prompt, d operatorv1.Decision, text string) {
+func (r *engineRig) decide(t testing.TB, p *operatorv1.Prompt, d operatorv1.Decision, text string) {
 	t.Helper()
 	if _, err := r.api.DecidePrompt(context.Background(), &operatorv1.DecidePromptRequest{PromptId: p.GetId(), Decision: d, Text: text}); err != nil {
 		t.Fatalf("decide prompt %d: %v", p.GetId(), err)
@@ -188,7 +188,7 @@ func TestAClaudeAgentParksOnALongWaitAndResumesOnTheDecision(t *testing.T) {
 }
 
 // workspaceOf is the working directory of job id.
-func workspaceOf(t *testing.T, env *testenv.Env, id int64) string {
+func workspaceOf(t testing.TB, env *testenv.Env, id int64) string {
 	t.Helper()
 	j, err := env.Primary.Internals().Store.Job(context.Background(), id)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 type continuationFeed chan *continuationv1.Continuation
 
 // subscribeContinuations opens the runtime's continuation stream, as a runtime does.
-func subscribeContinuations(t *testing.T, env *testenv.Env) continuationFeed {
+func subscribeContinuations(t testing.TB, env *testenv.Env) continuationFeed {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, err := continuationv1.NewContinuationServiceClient(env.Conn).Subscribe(ctx, &continuationv1.SubscribeRequest{})
@@ -40,13 +40,13 @@ func subscribeContinuations(t *testing.T, env *testenv.Env) continuationFeed {
 }
 
 // await returns the continuation with the key. The bound only keeps a broken test from hanging.
-func (f continuationFeed) await(t *testing.T, key string) *continuationv1.Continuation {
+func (f continuationFeed) await(t testing.TB, key string) *continuationv1.Continuation {
 	t.Helper()
 	return f.awaitWithin(t, key, waitBound)
 }
 
 // awaitWithin is await with its own bound.
-func (f continuationFeed) awaitWithin(t *testing.T, key string, waitBound time.Duration) *continuationv1.Continuation {
+func (f continuationFeed) awaitWithin(t testing.TB, key string, waitBound time.Duration) *continuationv1.Continuation {
 	t.Helper()
 	bound := time.NewTimer(waitBound)
 	defer bound.Stop()
@@ -66,7 +66,7 @@ func (f continuationFeed) awaitWithin(t *testing.T, key string, waitBound time.D
 type operatorWatch chan *operatorv1.Event
 
 // watchAsOperator opens the operator's live feed and returns once the watch is in place.
-func watchAsOperator(t *testing.T, api operatorv1.OperatorServiceClient) operatorWatch {
+func watchAsOperator(t testing.TB, api operatorv1.OperatorServiceClient) operatorWatch {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stream, err := api.WatchEvents(ctx, &operatorv1.WatchEventsRequest{})
@@ -94,7 +94,7 @@ func watchAsOperator(t *testing.T, api operatorv1.OperatorServiceClient) operato
 }
 
 // promptCreated returns the next prompt posted, as the operator API shows it.
-func (w operatorWatch) promptCreated(t *testing.T, api operatorv1.OperatorServiceClient) *operatorv1.Prompt {
+func (w operatorWatch) promptCreated(t testing.TB, api operatorv1.OperatorServiceClient) *operatorv1.Prompt {
 	t.Helper()
 	bound := time.NewTimer(waitBound)
 	defer bound.Stop()

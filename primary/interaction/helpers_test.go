@@ -57,7 +57,7 @@ const (
 // may be slow or print anything; the tests must not depend on it. Its fast-call budget is
 // off, so `--timeout 0` answers every call at admission: a test that decides a prompt the
 // instant it is posted would otherwise race the budget and see the call settled (exit 0).
-func start(t *testing.T, opts ...testenv.Option) *testenv.Env {
+func start(t testing.TB, opts ...testenv.Option) *testenv.Env {
 	t.Helper()
 	opts = append([]testenv.Option{testenv.WithConfig(func(c *primary.Config) {
 		c.Shells.EnvAllow = []string{"LANG"}
@@ -71,7 +71,7 @@ func start(t *testing.T, opts ...testenv.Option) *testenv.Env {
 // stopJobsAtCleanup registers a cleanup that cancels every running job of env and waits until
 // none runs. Cleanups run last-registered first, so call it again after starting a worker
 // whose jobs must stop before the worker does.
-func stopJobsAtCleanup(t *testing.T, env *testenv.Env) {
+func stopJobsAtCleanup(t testing.TB, env *testenv.Env) {
 	t.Helper()
 	t.Cleanup(func() {
 		ctx := context.Background()
@@ -101,7 +101,7 @@ func stopJobsAtCleanup(t *testing.T, env *testenv.Env) {
 
 // openAs opens a primary-local response of agent "tester" for requester in thread of the
 // test channel.
-func openAs(t *testing.T, env *testenv.Env, requester, thread string, edit ...func(*responsev1.OpenResponseRequest)) string {
+func openAs(t testing.TB, env *testenv.Env, requester, thread string, edit ...func(*responsev1.OpenResponseRequest)) string {
 	t.Helper()
 	return env.Open(t, append([]func(*responsev1.OpenResponseRequest){func(r *responsev1.OpenResponseRequest) {
 		r.RequesterId = requester
@@ -111,14 +111,14 @@ func openAs(t *testing.T, env *testenv.Env, requester, thread string, edit ...fu
 
 // openAdmin opens a foreground response for the admin author that the runtime vouches for
 // (requester_trusted): the turn an admin conversation starts commands at once for.
-func openAdmin(t *testing.T, env *testenv.Env, thread string, edit ...func(*responsev1.OpenResponseRequest)) string {
+func openAdmin(t testing.TB, env *testenv.Env, thread string, edit ...func(*responsev1.OpenResponseRequest)) string {
 	t.Helper()
 	return openAs(t, env, adminAuthor, thread, append([]func(*responsev1.OpenResponseRequest){func(r *responsev1.OpenResponseRequest) {
 		r.Flags = append(r.Flags, response.FlagRequesterTrusted)
 	}}, edit...)...)
 }
 
-func setMode(t *testing.T, env *testenv.Env, thread string, mode store.Mode) {
+func setMode(t testing.TB, env *testenv.Env, thread string, mode store.Mode) {
 	t.Helper()
 	if _, err := env.Primary.Internals().Store.SetConversationMode(context.Background(), channel, thread, mode, "test"); err != nil {
 		t.Fatalf("set mode %s of %s: %v", mode, thread, err)
@@ -126,7 +126,7 @@ func setMode(t *testing.T, env *testenv.Env, thread string, mode store.Mode) {
 }
 
 // addOperator creates an operator and returns its credential.
-func addOperator(t *testing.T, env *testenv.Env, name string, role store.OperatorRole) string {
+func addOperator(t testing.TB, env *testenv.Env, name string, role store.OperatorRole) string {
 	t.Helper()
 	token, err := operators.Add(context.Background(), env.Primary.Internals().Store, name, role)
 	if err != nil {
@@ -136,14 +136,14 @@ func addOperator(t *testing.T, env *testenv.Env, name string, role store.Operato
 }
 
 // addAuthors creates the admin "ada" and the member "mia".
-func addAuthors(t *testing.T, env *testenv.Env) {
+func addAuthors(t testing.TB, env *testenv.Env) {
 	t.Helper()
 	addOperator(t, env, adminAuthor, store.RoleAdmin)
 	addOperator(t, env, memberAuthor, store.RoleMember)
 }
 
 // firstAdminToken is the credential the primary wrote for its first admin ("admin").
-func firstAdminToken(t *testing.T, env *testenv.Env) string {
+func firstAdminToken(t testing.TB, env *testenv.Env) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(env.StateDir, "credentials", "operator-admin.token"))
 	if err != nil {
@@ -154,7 +154,7 @@ func firstAdminToken(t *testing.T, env *testenv.Env) string {
 
 // operatorClient is an OperatorService client over the primary's gRPC listener that sends
 // token as its bearer credential.
-func operatorClient(t *testing.T, env *testenv.Env, token string) operatorv1.OperatorServiceClient {
+func operatorClient(t testing.TB, env *testenv.Env, token string) operatorv1.OperatorServiceClient {
 	t.Helper()
 	conn, err := grpc.NewClient("passthrough:///primary",
 		grpc.WithContextDialer(env.DialPrimary),
@@ -191,7 +191,7 @@ func (r callResult) String() string {
 
 // callTool runs `mindroom-agent tools call <function> '<args>'` in a real Bash command of the
 // response and returns what the client printed and its exit code.
-func callTool(t *testing.T, env *testenv.Env, responseID, function, args string) callResult {
+func callTool(t testing.TB, env *testenv.Env, responseID, function, args string) callResult {
 	t.Helper()
 	cmd := "mindroom-agent tools call " + function + " " + bashQuote(args)
 	run := env.RunBash(t, responseID, fmt.Sprintf("bash-%d", bashSeq.Add(1)), cmd)
@@ -211,7 +211,7 @@ func callTool(t *testing.T, env *testenv.Env, responseID, function, args string)
 func bashQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // jsonArgs encodes a call's arguments.
-func jsonArgs(t *testing.T, v any) string {
+func jsonArgs(t testing.TB, v any) string {
 	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -224,7 +224,7 @@ func jsonArgs(t *testing.T, v any) string {
 
 // refused checks a call the tool refused: exit 1, a failed receipt whose outcome contains
 // every fragment. It returns the outcome.
-func refused(t *testing.T, r callResult, fragments ...string) string {
+func refused(t testing.TB, r callResult, fragments ...string) string {
 	t.Helper()
 	msg, _ := r.outcome.(string)
 	if r.code != 1 || r.status != "failed" {
@@ -239,7 +239,7 @@ func refused(t *testing.T, r callResult, fragments ...string) string {
 }
 
 // accepted checks a completed call (exit 0) and returns its outcome object.
-func accepted(t *testing.T, r callResult) map[string]any {
+func accepted(t testing.TB, r callResult) map[string]any {
 	t.Helper()
 	out, ok := r.outcome.(map[string]any)
 	if r.code != 0 || r.status != "completed" || !ok {
@@ -249,7 +249,7 @@ func accepted(t *testing.T, r callResult) map[string]any {
 }
 
 // idOf reads a positive id field of an outcome object.
-func idOf(t *testing.T, out map[string]any, field string) int64 {
+func idOf(t testing.TB, out map[string]any, field string) int64 {
 	t.Helper()
 	n, ok := out[field].(json.Number)
 	if !ok {
@@ -263,7 +263,7 @@ func idOf(t *testing.T, out map[string]any, field string) int64 {
 }
 
 // startedJob checks a started acknowledgement and returns its job id.
-func startedJob(t *testing.T, r callResult) int64 {
+func startedJob(t testing.TB, r callResult) int64 {
 	t.Helper()
 	out := accepted(t, r)
 	if out["status"] != "started" {
@@ -277,7 +277,7 @@ func startedJob(t *testing.T, r callResult) int64 {
 
 // pendingApproval checks a pending-approval acknowledgement and returns the approval id and
 // the message.
-func pendingApproval(t *testing.T, r callResult) (int64, string) {
+func pendingApproval(t testing.TB, r callResult) (int64, string) {
 	t.Helper()
 	out := accepted(t, r)
 	if out["status"] != "pending_approval" {
@@ -292,7 +292,7 @@ func pendingApproval(t *testing.T, r callResult) (int64, string) {
 
 // pendingContinuations returns every unacknowledged continuation (the tests never
 // acknowledge any).
-func pendingContinuations(t *testing.T, env *testenv.Env) []store.Continuation {
+func pendingContinuations(t testing.TB, env *testenv.Env) []store.Continuation {
 	t.Helper()
 	var all []store.Continuation
 	var after int64
@@ -309,7 +309,7 @@ func pendingContinuations(t *testing.T, env *testenv.Env) []store.Continuation {
 	}
 }
 
-func continuationsWithKey(t *testing.T, env *testenv.Env, key string) []store.Continuation {
+func continuationsWithKey(t testing.TB, env *testenv.Env, key string) []store.Continuation {
 	t.Helper()
 	var out []store.Continuation
 	for _, c := range pendingContinuations(t, env) {
@@ -321,13 +321,13 @@ func continuationsWithKey(t *testing.T, env *testenv.Env, key string) []store.Co
 }
 
 // waitContinuation waits for the continuation with the idempotency key.
-func waitContinuation(t *testing.T, env *testenv.Env, key string) store.Continuation {
+func waitContinuation(t testing.TB, env *testenv.Env, key string) store.Continuation {
 	t.Helper()
 	return waitContinuationMatching(t, env, key, func(k string) bool { return k == key })
 }
 
 // waitContinuationMatching waits for the first continuation whose idempotency key matches.
-func waitContinuationMatching(t *testing.T, env *testenv.Env, key string, match func(string) bool) store.Continuation {
+func waitContinuationMatching(t testing.TB, env *testenv.Env, key string, match func(string) bool) store.Continuation {
 	t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for {
@@ -346,7 +346,7 @@ func waitContinuationMatching(t *testing.T, env *testenv.Env, key string, match 
 func jobKey(id int64) string { return fmt.Sprintf("job:%d", id) }
 
 // waitJob waits until the job is finished and returns it.
-func waitJob(t *testing.T, env *testenv.Env, id int64) jobs.Job {
+func waitJob(t testing.TB, env *testenv.Env, id int64) jobs.Job {
 	t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for {
@@ -365,7 +365,7 @@ func waitJob(t *testing.T, env *testenv.Env, id int64) jobs.Job {
 }
 
 // jobsIn lists the jobs (any status) of a thread of the test channel.
-func jobsIn(t *testing.T, env *testenv.Env, thread string) []jobs.Job {
+func jobsIn(t testing.TB, env *testenv.Env, thread string) []jobs.Job {
 	t.Helper()
 	all, err := env.Primary.Internals().Jobs.List(context.Background(), "")
 	if err != nil {
@@ -381,7 +381,7 @@ func jobsIn(t *testing.T, env *testenv.Env, thread string) []jobs.Job {
 }
 
 // approvalsIn lists the approvals (any status) of a thread of the test channel.
-func approvalsIn(t *testing.T, env *testenv.Env, thread string) []store.Approval {
+func approvalsIn(t testing.TB, env *testenv.Env, thread string) []store.Approval {
 	t.Helper()
 	list, err := env.Primary.Internals().Store.ListApprovals(context.Background(), store.ApprovalFilter{Channel: channel, Thread: thread, Limit: 1000})
 	if err != nil {
@@ -391,7 +391,7 @@ func approvalsIn(t *testing.T, env *testenv.Env, thread string) []store.Approval
 }
 
 // workspace is the agent's workspace on the primary's host.
-func workspace(t *testing.T, env *testenv.Env) string {
+func workspace(t testing.TB, env *testenv.Env) string {
 	t.Helper()
 	dir, err := env.Primary.Internals().Shells.Workspace(agent)
 	if err != nil {

@@ -3,6 +3,7 @@ package messages
 import (
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // Request is one request the server received.
@@ -13,6 +14,9 @@ type Request struct {
 	// Body is the decoded JSON body; Raw the body as sent.
 	Body map[string]any
 	Raw  []byte
+	// Received is when the request arrived, Answered when its answer was written in full
+	// (measurements of an engine's overhead read them).
+	Received, Answered time.Time
 }
 
 // offersTools reports whether the request offers the model tools: the main conversation

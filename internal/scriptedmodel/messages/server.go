@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Server is a scripted model listening on loopback. Its methods may be called while the
@@ -65,7 +66,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := Request{Method: r.Method, Path: r.URL.Path, Raw: raw}
+	req := Request{Method: r.Method, Path: r.URL.Path, Raw: raw, Received: time.Now()}
 	_ = json.Unmarshal(raw, &req.Body) // a body that is not JSON is recorded raw
 	req.Main = r.URL.Path == "/v1/messages" && req.offersTools()
 
@@ -94,6 +95,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, message(id, step, index))
 	}
+	s.mu.Lock()
+	s.requests[id-1].Answered = time.Now()
+	s.mu.Unlock()
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
