@@ -82,10 +82,8 @@ func createJob(ctx context.Context, tx Tx, j NewJob, caps JobCaps, at time.Time)
 // running job has id.
 func (p *Portable) changeRunningJob(ctx context.Context, id int64, change func(*Job)) error {
 	return p.update(ctx, func(tx Tx) error {
-		j, err := tx.Job(ctx, id)
-		if errors.Is(err, ErrNotFound) || err == nil && j.Status != JobRunning {
-			return fmt.Errorf("%w: running job %d", ErrNotFound, id)
-		} else if err != nil {
+		j, err := runningJob(ctx, tx, id)
+		if err != nil {
 			return err
 		}
 		change(&j)
@@ -126,6 +124,23 @@ func (p *Portable) SetJobProcess(ctx context.Context, id int64, pid int, procSta
 // FinishJob implements Jobs: running → finished once; the continuation goes in the same
 // transaction whether or not this call finished the job, and its key keeps it single.
 func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error) {
+	return p.finishJob(ctx, id, r, c, nil)
+}
+
+// FinishParkedJob implements Jobs: parked → finished in one transaction.
+func (p *Portable) FinishParkedJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error) {
+	return p.finishJob(ctx, id, r, c, func(tx Tx) error {
+		j, err := runningJob(ctx, tx, id)
+		if err == nil && !j.Parked() {
+			err = fmt.Errorf("%w: job %d is not parked", ErrConflict, id)
+		}
+		return err
+	})
+}
+
+// finishJob ends running job id with r and enqueues c in one transaction, after check (when
+// set) allowed it in that transaction.
+func (p *Portable) finishJob(ctx context.Context, id int64, r JobResult, c NewContinuation, check func(Tx) error) (finished, created bool, err error) {
 	if r.Outcome == "" {
 		return false, false, invalid("a finished job needs an outcome")
 	}
@@ -138,9 +153,14 @@ func (p *Portable) FinishJob(ctx context.Context, id int64, r JobResult, c NewCo
 		ended  func() (bool, error)
 	)
 	err = p.update(ctx, func(tx Tx) error {
+		if check != nil {
+			if err := check(tx); err != nil {
+				return err
+			}
+		}
 		// The continuation is written whether or not the end is; the end is a compare-and-set
 		// on the running state; a missing job fails the transaction, which then keeps
-		// neither. Nothing is read before the commit.
+		// neither. Without a check nothing is read before the commit.
 		queued = tx.QueueContinuation(ctx, withoutEmptyCheckpoint(c), at)
 		ended = tx.QueueEndJob(ctx, id, JobRunning, JobFinished, at, r)
 		// Told whether or not this call ended the job: one that had ended was told then, and
@@ -218,44 +238,6 @@ func (p *Portable) UnparkJob(ctx context.Context, id int64) (Job, error) {
 		return nil
 	})
 	return parked, err
-}
-
-// FinishParkedJob implements Jobs: parked → unparked → finished in one transaction.
-func (p *Portable) FinishParkedJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error) {
-	if r.Outcome == "" {
-		return false, false, invalid("a finished job needs an outcome")
-	}
-	if err := checkContinuation(c); err != nil {
-		return false, false, err
-	}
-	at := p.clock()
-	var (
-		queued func() (int64, bool, error)
-		ended  func() (bool, error)
-	)
-	err = p.update(ctx, func(tx Tx) error {
-		j, err := runningJob(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if !j.Parked() {
-			return fmt.Errorf("%w: job %d is not parked", ErrConflict, id)
-		}
-		queued = tx.QueueContinuation(ctx, withoutEmptyCheckpoint(c), at)
-		ended = tx.QueueEndJob(ctx, id, JobRunning, JobFinished, at, r)
-		tellThread(ctx, tx, ThreadJob, id, ThreadClosed, at)
-		return nil
-	})
-	if err != nil {
-		return false, false, err
-	}
-	if finished, err = ended(); err != nil {
-		return false, false, err
-	}
-	if _, created, err = queued(); err != nil {
-		return false, false, err
-	}
-	return finished, created, nil
 }
 
 // runningJob reads job id inside tx: ErrNotFound unless it is running.
