@@ -41,7 +41,7 @@ type rig struct {
 	env      *testenv.Env
 	response string
 	cliDir   string
-	egress   *egress
+	egress   *enginetest.Egress
 }
 
 func newRig(t *testing.T) *rig {
@@ -101,7 +101,7 @@ func (r *rig) start(t *testing.T, run *engineRun) *started {
 		"HOME":          t.TempDir(),
 		engines.TaskEnv: run.task, engines.HomeEnv: run.home,
 	}
-	for k, v := range r.egress.proxyEnv() {
+	for k, v := range r.egress.ProxyEnv() {
 		vars[k] = v
 	}
 	for k, v := range run.env {

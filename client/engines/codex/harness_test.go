@@ -3,12 +3,9 @@ package codex_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,7 +55,7 @@ type engineRun struct {
 	codexDir string
 	// proxy is the run's HTTP and HTTPS proxy: every request the CLI makes to anything but
 	// loopback reaches it and is refused at once, so none can hang a test.
-	proxy *outsideProxy
+	proxy *enginetest.Egress
 	// refusalsExpected: the script runs out on purpose.
 	refusalsExpected bool
 }
@@ -74,7 +71,7 @@ func newRun(t *testing.T, env *testenv.Env, brief string, steps ...responses.Ste
 	return &engineRun{
 		env: env, model: responses.Start(t, steps...), thread: thread, responseID: id,
 		work: t.TempDir(), home: t.TempDir(), brief: brief, codexDir: codexDir,
-		proxy: startProxy(t),
+		proxy: enginetest.StartEgress(t),
 	}
 }
 
@@ -89,7 +86,7 @@ func (r *engineRun) run(t *testing.T) finished {
 	t.Helper()
 	engineHome := t.TempDir()
 	cmd := fmt.Sprintf("cd %s && export PATH=%s:$PATH HOME=%s OPENAI_BASE_URL=%s OPENAI_API_KEY=test-key OPENAI_MODEL=%s HTTPS_PROXY=%[6]s HTTP_PROXY=%[6]s ALL_PROXY=%[6]s NO_PROXY=127.0.0.1,localhost %[7]s=%[8]s %[9]s=%[10]s && ",
-		quote(r.work), quote(r.codexDir), quote(r.home), quote(r.model.BaseURL()), model, quote(r.proxy.url),
+		quote(r.work), quote(r.codexDir), quote(r.home), quote(r.model.BaseURL()), model, quote(r.proxy.URL),
 		engines.HomeEnv, quote(engineHome), engines.TaskEnv, quote(r.brief))
 	if r.pidFile != "" {
 		cmd += fmt.Sprintf("{ mindroom-agent engine codex & echo $! > %s; wait $!; }", quote(r.pidFile))
@@ -107,7 +104,7 @@ func (r *engineRun) run(t *testing.T) finished {
 	if u := r.model.Unexpected(); len(u) > 0 && !r.refusalsExpected {
 		t.Errorf("the scripted model got requests it could not answer: %q", u)
 	}
-	if left := r.proxy.requests(); len(left) > 0 {
+	if left := r.proxy.Tried(); len(left) > 0 {
 		t.Errorf("the CLI sent requests beyond loopback: %q", left)
 	}
 	return finished{BashRun: run, result: res}
@@ -168,31 +165,4 @@ func writeFile(t *testing.T, path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// outsideProxy records the requests sent to it as a proxy and refuses them.
-type outsideProxy struct {
-	url string
-	mu  sync.Mutex
-	got []string
-}
-
-func startProxy(t *testing.T) *outsideProxy {
-	t.Helper()
-	p := &outsideProxy{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		p.got = append(p.got, r.Method+" "+r.Host+r.URL.Path)
-		p.mu.Unlock()
-		http.Error(w, "no requests beyond loopback in tests", http.StatusForbidden)
-	}))
-	t.Cleanup(srv.Close)
-	p.url = srv.URL
-	return p
-}
-
-func (p *outsideProxy) requests() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.got...)
 }
