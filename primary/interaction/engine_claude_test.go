@@ -13,6 +13,7 @@ import (
 	"github.com/turncli/turncli/internal/scriptedmodel/messages"
 	"github.com/turncli/turncli/internal/testenv"
 	"github.com/turncli/turncli/primary"
+	"github.com/turncli/turncli/primary/store"
 )
 
 // engineBound bounds the waits of tests that run a real engine CLI: a run takes seconds.
@@ -168,6 +169,20 @@ func TestAClaudeAgentParksOnALongWaitAndResumesOnTheDecision(t *testing.T) {
 	if got, err := r.api.GetPrompt(context.Background(), &operatorv1.GetPromptRequest{PromptId: p.GetId()}); err != nil ||
 		got.GetPrompt().GetStatus() != operatorv1.PromptStatus_PROMPT_STATUS_PENDING {
 		t.Fatalf("prompt of a parked job: %v, %v", got.GetPrompt(), err)
+	}
+	// The thread feed carries the request and the job's parking to the conversation's thread.
+	events, err := r.env.Primary.Internals().Store.ListThreadEvents(context.Background(),
+		store.ThreadEventFilter{Channel: channel, Thread: "$parked", Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var promptOpened, jobUpdated bool
+	for _, e := range events {
+		promptOpened = promptOpened || e.Kind == store.ThreadPrompt && e.Key == itoa(int64(p.GetId())) && e.Change == store.ThreadOpened
+		jobUpdated = jobUpdated || e.Kind == store.ThreadJob && e.Key == itoa(jobID) && e.Change == store.ThreadUpdated
+	}
+	if !promptOpened || !jobUpdated {
+		t.Errorf("thread feed %+v: want the prompt opened and the job updated", events)
 	}
 	r.decide(t, p, operatorv1.Decision_DECISION_ALLOW_ONCE, "")
 
