@@ -25,14 +25,14 @@ import (
 // decision made while no primary ran, or an event missed, is still seen soon.
 const parkRecheck = 2 * time.Second
 
-// parker parks a job of response responseID on the pending permission prompt its engine's
-// run waits on.
+// parker parks a job of response responseID on the permission prompt its engine's run waits
+// on.
 func (s *Background) parker(responseID string, toolkits []string, home string) jobs.Parker {
 	return func(ctx context.Context, job store.Job, r engines.Result) error {
 		if r.Session == "" || r.Parked == nil || r.Parked.CallID == "" {
 			return errors.New("the engine's result names no session or call to resume")
 		}
-		pr, err := s.pendingPrompt(ctx, job, responseID, r.Parked.CallID)
+		pr, err := s.promptOf(ctx, job, responseID, r.Parked.CallID)
 		if err != nil {
 			return err
 		}
@@ -49,21 +49,22 @@ func (s *Background) parker(responseID string, toolkits []string, home string) j
 	}
 }
 
-// pendingPrompt is the pending permission prompt of call callID of response responseID, in
-// the job's conversation: only the job's own response's prompt can park it.
-func (s *Background) pendingPrompt(ctx context.Context, job store.Job, responseID, callID string) (store.Prompt, error) {
-	pending, err := s.cfg.Store.ListPrompts(ctx, store.PromptFilter{
-		Status: store.PromptPending, Kind: store.PromptPermission, Channel: job.Channel, Thread: job.Thread, Limit: 1000,
+// promptOf is the permission prompt of call callID of response responseID, in the job's
+// conversation: only the job's own response's prompt can park it. It is usually pending, but
+// may have been decided since the engine stopped; the newest prompts come first.
+func (s *Background) promptOf(ctx context.Context, job store.Job, responseID, callID string) (store.Prompt, error) {
+	prompts, err := s.cfg.Store.ListPrompts(ctx, store.PromptFilter{
+		Kind: store.PromptPermission, Channel: job.Channel, Thread: job.Thread, Limit: 1000,
 	})
 	if err != nil {
 		return store.Prompt{}, err
 	}
-	for _, pr := range pending {
+	for _, pr := range prompts {
 		if pr.ResponseID == responseID && pr.CallID == callID {
 			return pr, nil
 		}
 	}
-	return store.Prompt{}, fmt.Errorf("no pending permission prompt of call %s in the job's response", callID)
+	return store.Prompt{}, fmt.Errorf("no permission prompt of call %s in the job's response", callID)
 }
 
 // RunParking resumes parked jobs as their prompts are decided or expire, until ctx ends.

@@ -29,11 +29,11 @@ type Jobs interface {
 	// finish never adds a second continuation). finished reports whether this call saved the
 	// result; created whether it added the continuation. ErrNotFound when the job never existed.
 	FinishJob(ctx context.Context, id int64, r JobResult, c NewContinuation) (finished, created bool, err error)
-	// ParkJob parks a running agent job on a pending permission prompt, in one transaction:
-	// the job forgets its process and keeps p and run (its status stays running, so it keeps
-	// its place under the caps), and the prompt names the job. ErrNotFound when no running job
-	// has id or no prompt has p.PromptID; ErrConflict when the job is parked already or the
-	// prompt is not pending.
+	// ParkJob parks a running agent job on a permission prompt, in one transaction: the job
+	// forgets its process and keeps p and run (its status stays running, so it keeps its place
+	// under the caps), and a pending prompt names the job. A prompt decided meanwhile parks it
+	// too, to be resumed at once. ErrNotFound when no running job has id or no prompt has
+	// p.PromptID; ErrConflict when the job is parked already or the prompt holds another.
 	ParkJob(ctx context.Context, id int64, p Parking, run EngineRun) error
 	// UnparkJob takes the parking off a parked job so that it runs again, and returns the job
 	// as it was parked. ErrNotFound when no running job has id; ErrConflict when it is not

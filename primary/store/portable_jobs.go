@@ -201,12 +201,16 @@ func (p *Portable) ParkJob(ctx context.Context, id int64, parking Parking, run E
 		if err != nil {
 			return err
 		}
-		if pr.Status != PromptPending || pr.ParkedJob != 0 {
-			return fmt.Errorf("%w: prompt %d is %s", ErrConflict, pr.ID, pr.Status)
+		if pr.ParkedJob != 0 {
+			return fmt.Errorf("%w: prompt %d holds job %d already", ErrConflict, pr.ID, pr.ParkedJob)
 		}
-		pr.ParkedJob = id
-		if ok, err := tx.UpdatePrompt(ctx, PromptPending, pr); err != nil || !ok {
-			return cmp.Or(err, fmt.Errorf("%w: prompt %d changed", ErrConflict, pr.ID))
+		// A prompt decided (or expired) between the engine's stop and this park parks the
+		// job all the same: whoever resumes parked jobs finds it decided at once.
+		if pr.Status == PromptPending {
+			pr.ParkedJob = id
+			if ok, err := tx.UpdatePrompt(ctx, PromptPending, pr); err != nil || !ok {
+				return cmp.Or(err, fmt.Errorf("%w: prompt %d changed", ErrConflict, pr.ID))
+			}
 		}
 		j.Pid, j.ProcStart, j.Parking, j.Run = 0, 0, &parking, &run
 		if err := changeJob(ctx, tx, j); err != nil {

@@ -131,7 +131,7 @@ func (cf conformance) testParking(t *testing.T) {
 		}
 	})
 
-	t.Run("RecordsAreBoundedAndParkingNeedsAPendingPrompt", func(t *testing.T) {
+	t.Run("RecordsAreBoundedAndAPromptHoldsOneJob", func(t *testing.T) {
 		s := cf.open(t, nil, &clock{t: t0})
 		j, err := s.CreateJob(ctx, agentJob(), caps)
 		if err != nil {
@@ -150,10 +150,35 @@ func (cf conformance) testParking(t *testing.T) {
 		if _, err := s.ExpirePrompt(ctx, pr.ID, "nobody answered"); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ParkJob(ctx, j.ID, p, store.EngineRun{}); !errors.Is(err, store.ErrConflict) {
-			t.Fatalf("parking on a decided prompt: err = %v, want ErrConflict", err)
+		// Decided between the engine's stop and the park: parked all the same, to resume at once.
+		if err := s.ParkJob(ctx, j.ID, p, store.EngineRun{}); err != nil {
+			t.Fatalf("parking on a prompt decided meanwhile: %v", err)
 		}
-		if got, _ := s.Job(ctx, j.ID); got.Parked() {
+		if got, _ := s.Job(ctx, j.ID); !got.Parked() {
+			t.Fatal("the job is not parked")
+		}
+		if got, _ := s.Prompt(ctx, pr.ID); got.Status != store.PromptExpired || got.ParkedJob != 0 {
+			t.Fatalf("the decided prompt changed: %+v", got)
+		}
+		other, err := s.CreateJob(ctx, agentJob(), store.JobCaps{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, err := s.CreatePrompt(ctx, newPermissionPrompt("t1", "Bash"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ParkJob(ctx, other.ID, store.Parking{Session: "s", PromptID: held.ID}, store.EngineRun{}); err != nil {
+			t.Fatal(err)
+		}
+		third, err := s.CreateJob(ctx, agentJob(), store.JobCaps{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ParkJob(ctx, third.ID, store.Parking{Session: "s", PromptID: held.ID}, store.EngineRun{}); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("parking on a prompt that holds another job: err = %v, want ErrConflict", err)
+		}
+		if got, _ := s.Job(ctx, third.ID); got.Parked() {
 			t.Fatal("a refused park changed the job")
 		}
 		bad := agentJob()
@@ -161,8 +186,8 @@ func (cf conformance) testParking(t *testing.T) {
 		if _, err := s.CreateJob(ctx, bad, caps); !errors.Is(err, store.ErrInvalid) {
 			t.Fatalf("engine name over the limit: err = %v", err)
 		}
-		bad.Engine, bad.Thread = strings.Repeat("x", store.MaxEngineName), "t9"
-		if _, err := s.CreateJob(ctx, bad, caps); err != nil {
+		bad.Engine = strings.Repeat("x", store.MaxEngineName)
+		if _, err := s.CreateJob(ctx, bad, store.JobCaps{}); err != nil {
 			t.Fatalf("engine name at the limit: %v", err)
 		}
 	})
