@@ -87,7 +87,7 @@ func (s *Background) RunParking(ctx context.Context) {
 // resumeParked resumes every parked job whose prompt is no longer pending, expiring first the
 // prompts whose wait has passed.
 func (s *Background) resumeParked(ctx context.Context) {
-	running, err := s.cfg.Jobs.List(ctx, store.JobRunning)
+	running, err := s.cfg.Store.ListJobs(ctx, store.JobRunning)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Error("parked jobs unreadable", "err", err)
@@ -112,7 +112,7 @@ func (s *Background) resumeParked(ctx context.Context) {
 				continue
 			}
 		}
-		s.resume(ctx, j.Job, decisionOf(pr, *j.Parking))
+		s.resume(ctx, j, decisionOf(pr, *j.Parking))
 	}
 }
 
