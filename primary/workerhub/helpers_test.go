@@ -121,10 +121,14 @@ func (f *fakeWorker) next() *workerv1.ConnectResponse {
 	}
 }
 
-// nextStart returns the next StartCommand.
+// nextStart returns the next StartCommand. A ping the primary sends first (a fast liveness
+// interval on a loaded machine) is passed over unanswered, as a busy worker might.
 func (f *fakeWorker) nextStart() *workerv1.StartCommand {
 	f.t.Helper()
 	msg := f.next()
+	for msg.GetPing() != nil {
+		msg = f.next()
+	}
 	if msg.GetStart() == nil {
 		f.t.Fatalf("fake worker %s: got %v, want StartCommand", f.id, msg)
 	}
