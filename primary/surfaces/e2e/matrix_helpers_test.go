@@ -65,7 +65,29 @@ func startPrimary(t *testing.T, r *matrixtest.Room, opts ...testenv.Option) *tes
 	if _, err := db.SetConversationMode(ctx, string(r.ID), string(r.Root), store.ModeAuto, "test"); err != nil {
 		t.Fatal(err)
 	}
+	awaitFirstSync(t, db)
 	return env
+}
+
+// awaitFirstSync waits until the primary's Matrix listener has saved its first /sync
+// position: a listener with no position starts from now, so what the people say before then
+// is the room's past and is not read.
+func awaitFirstSync(t *testing.T, db store.Store) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for {
+		_, err := db.SurfacePosition(context.Background(), matrix.SurfaceName, "sync")
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the primary's Matrix listener did not sync within %v", patience)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // openIn opens a foreground response in the room's thread for Bob, whom the runtime vouches
