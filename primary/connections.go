@@ -100,6 +100,9 @@ func (c Connections) grpcOptions() []grpc.ServerOption {
 		// every 10 s); a client pinging faster is disconnected.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.ConnectionTimeout(c.HandshakeTimeout),
+		// A hard stop after the grace still waits for the handlers it cancelled: the store
+		// closes after them, so no handler writes to a closed store or a removed state dir.
+		grpc.WaitForHandlers(true),
 	}
 }
 
