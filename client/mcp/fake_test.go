@@ -43,6 +43,9 @@ type fakeAgentCLI struct {
 	permission string
 	// rejectCalls, when set, answers every tools.call with this status and detail.
 	rejectCalls *fakeRejection
+	// slowWaitsForAPerson makes slow calls that are not released yet "waiting", as a call
+	// that needs a person's confirmation is, instead of "running".
+	slowWaitsForAPerson bool
 }
 
 // fakeRejection is an Agent CLI rejection: an HTTP status and its detail.
@@ -414,6 +417,9 @@ func (f *fakeAgentCLI) getCall(w http.ResponseWriter, r *http.Request) {
 		case <-timer.C:
 			f.mu.Lock()
 			rec["status"] = client.StatusRunning
+			if f.slowWaitsForAPerson {
+				rec["status"] = client.StatusWaiting
+			}
 			f.mu.Unlock()
 		case <-r.Context().Done():
 			return

@@ -126,11 +126,14 @@ func (s *mcpServer) initialize(params map[string]any) (any, *rpcError) {
 	}, nil
 }
 
-// discover answers server/discover.
+// discover answers server/discover. Its capabilities add the Tasks extension (tasks.go),
+// which exists only in the stateless era.
 func discover() map[string]any {
+	caps := serverCapabilities()
+	caps["extensions"] = map[string]any{tasksExtension: map[string]any{}}
 	return map[string]any{
 		"supportedVersions": supportedVersions(),
-		"capabilities":      serverCapabilities(),
+		"capabilities":      caps,
 		"serverInfo":        serverInfo(statelessVersion),
 		"instructions":      mcpInstructions,
 	}
@@ -151,15 +154,18 @@ func serverInfo(version string) map[string]any {
 }
 
 // statelessResult is res as the stateless era answers it: "resultType":"complete" (this
-// server never asks the client for input in the middle of a request), and the server's
-// identity in _meta, where SEP-2575 clients such as the official Go SDK read it.
+// server never asks the client for input in the middle of a request) unless res set its own
+// ("task", for a task created in lieu of a result), and the server's identity in _meta, where
+// SEP-2575 clients such as the official Go SDK read it.
 func statelessResult(res any) any {
 	obj, ok := res.(map[string]any)
 	if !ok {
 		return res
 	}
 	out := maps.Clone(obj)
-	out["resultType"] = "complete"
+	if _, set := out["resultType"]; !set {
+		out["resultType"] = "complete"
+	}
 	meta, _ := obj["_meta"].(map[string]any)
 	meta = maps.Clone(meta)
 	if meta == nil {

@@ -146,6 +146,8 @@ type mcpServer struct {
 	agent    *client.Agent
 	pageSize int           // tools per tools/list page; 0: the whole catalog in one page
 	round    time.Duration // longest wait for a call between two progress notifications
+	taskWait time.Duration // longest wait of a tasks/get for its call to settle
+	now      func() time.Time
 	log      *slog.Logger
 
 	out    io.Writer
@@ -158,6 +160,10 @@ type mcpServer struct {
 	mu       sync.Mutex
 	version  string                 // revision initialize chose; empty before initialize
 	inflight map[string]*inflightID // requests a notifications/cancelled may cancel, by idKey
+	// taskSeen is, by task id, the receipt status this process last saw and since when: a
+	// task's lastUpdatedAt (tasks.go). It holds only ids of receipts the Agent CLI answered,
+	// so at most the response's receipts.
+	taskSeen map[string]seenStatus
 
 	names  toolNames
 	infoMu sync.Mutex
@@ -329,7 +335,7 @@ func (s *mcpServer) receive(ctx context.Context, in input) {
 
 // prepare decodes one message and either answers it at once (initialize, ping,
 // server/discover, errors), acts on it (notifications) or returns the work that answers it
-// (tools/list, tools/call).
+// (tools/list, tools/call and the task methods).
 func (s *mcpServer) prepare(ctx context.Context, v any) job {
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -351,8 +357,11 @@ func (s *mcpServer) prepare(ctx context.Context, v any) job {
 	if m.version, m.stateless, rerr = s.revisionOf(m); rerr != nil {
 		return job{reply: rpcReply(m.id, nil, rerr)}
 	}
+	if isTaskMethod(m.method) && !declaresTasks(m) {
+		return job{reply: rpcReply(m.id, nil, taskMethodError(m))}
+	}
 	switch m.method {
-	case "tools/list", "tools/call":
+	case "tools/list", "tools/call", "tasks/get", "tasks/update", "tasks/cancel":
 		rctx, done := s.track(ctx, m.id)
 		return job{run: func() (map[string]any, bool) {
 			defer done()

@@ -72,7 +72,7 @@ func startMCPWith(t *testing.T, env map[string]string, pageSize int, edit func(*
 	c := client.AgentConfig{Getenv: func(k string) string { return env[k] }, PollInterval: time.Millisecond}
 	edit(&c)
 	agent := client.NewAgent(c)
-	s := &mcpServer{agent: agent, pageSize: pageSize, round: 20 * time.Millisecond, out: outW,
+	s := &mcpServer{agent: agent, pageSize: pageSize, round: 20 * time.Millisecond, taskWait: 20 * time.Millisecond, now: time.Now, out: outW,
 		log: slog.New(slog.NewTextHandler(m.logs, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stop = cancel
