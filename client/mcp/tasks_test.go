@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -254,6 +255,22 @@ func TestMCPTasksExtension(t *testing.T) {
 		res := m.result(`1`, "tools/call", `{"name":"test__echo","arguments":{},`+tasksMeta+`}`)
 		if res["resultType"] != "complete" || res["isError"] != true || !strings.Contains(textOf(t, res), "Bash call has ended") {
 			t.Fatalf("tools/call %v", res)
+		}
+	})
+}
+
+func TestMCPTasksHelp(t *testing.T) {
+	t.Run("HelpStatesTheWaitTheTimeToLiveAndThePollIntervalServed", func(t *testing.T) {
+		o := runCLI(t, nil, "", "mcp", "--help")
+		help := strings.Join(strings.Fields(o.stdout), " ")
+		for _, want := range []string{
+			fmt.Sprintf("waiting up to %d seconds for the call to settle", int(taskWait.Seconds())),
+			fmt.Sprintf("(ttlMs %d, the longest a response lasts)", taskTTL.Milliseconds()),
+			fmt.Sprintf("(pollIntervalMs %d suggests", taskPollInterval.Milliseconds()),
+		} {
+			if !strings.Contains(help, want) {
+				t.Errorf("help lacks %q", want)
+			}
 		}
 	})
 }
