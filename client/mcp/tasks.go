@@ -50,7 +50,7 @@ const (
 	taskPollInterval = time.Second
 	// taskWait is the longest a tasks/get waits for a call to settle before answering, well
 	// under the request timeouts of MCP clients (60 s in the TypeScript SDK).
-	taskWait = 10 * time.Second
+	taskWait = 5 * time.Second
 	// taskNotFound is the message of an unknown task id, as the extension words it.
 	taskNotFound = "Failed to retrieve task: Task not found"
 )
