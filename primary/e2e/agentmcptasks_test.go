@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func TestMindroomAgentMCPTasks(t *testing.T) {
 		}
 	})
 
-	rpc := startRawMCP(t, env, vars)
+	rpc := startRawMCP(t, mcpCommand(t, env, vars))
 	meta := `"_meta":{"` + mcp.MetaKeyProtocolVersion + `":"2026-07-28","` + mcp.MetaKeyClientCapabilities + `":{"extensions":{"` + tasksExtension + `":{}}}}`
 	taskParams := func(taskID string) string { return `{"taskId":"` + taskID + `",` + meta + `}` }
 	createTask := func(t *testing.T, name, args string) taskView {
@@ -138,16 +139,16 @@ type taskView struct {
 	Result         *mcp.CallToolResult `json:"result"`
 }
 
-// rawMCP sends JSON-RPC requests one at a time to a `mindroom-agent mcp` process.
+// rawMCP sends JSON-RPC requests one at a time to an MCP server process over stdio.
 type rawMCP struct {
 	conn mcp.Connection
 	next float64
 }
 
-// startRawMCP starts `mindroom-agent mcp` for the Bash command of vars; cleanup closes it.
-func startRawMCP(t *testing.T, env *testenv.Env, vars []string) *rawMCP {
+// startRawMCP starts the MCP server cmd; cleanup closes it.
+func startRawMCP(t *testing.T, cmd *exec.Cmd) *rawMCP {
 	t.Helper()
-	conn, err := (&mcp.CommandTransport{Command: mcpCommand(t, env, vars)}).Connect(context.Background())
+	conn, err := (&mcp.CommandTransport{Command: cmd}).Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
