@@ -118,9 +118,13 @@ func (s *mcpServer) initialize(params map[string]any) (any, *rpcError) {
 	s.mu.Lock()
 	s.version = version
 	s.mu.Unlock()
+	caps := serverCapabilities()
+	if version == coreTasksVersion { // tasks of tools/call, neither listed nor cancelled (tasks.go)
+		caps["tasks"] = map[string]any{"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+	}
 	return map[string]any{
 		"protocolVersion": version,
-		"capabilities":    serverCapabilities(),
+		"capabilities":    caps,
 		"serverInfo":      serverInfo(version),
 		"instructions":    mcpInstructions,
 	}, nil
@@ -139,8 +143,8 @@ func discover() map[string]any {
 	}
 }
 
-// serverCapabilities are the same in every revision: tools, whose list never announces
-// changes.
+// serverCapabilities are what every revision declares: tools, whose list never announces
+// changes. initialize of 2025-11-25 adds its tasks and server/discover the Tasks extension.
 func serverCapabilities() map[string]any {
 	return map[string]any{"tools": map[string]any{"listChanged": false}}
 }

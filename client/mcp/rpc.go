@@ -357,11 +357,13 @@ func (s *mcpServer) prepare(ctx context.Context, v any) job {
 	if m.version, m.stateless, rerr = s.revisionOf(m); rerr != nil {
 		return job{reply: rpcReply(m.id, nil, rerr)}
 	}
-	if isTaskMethod(m.method) && !declaresTasks(m) {
-		return job{reply: rpcReply(m.id, nil, taskMethodError(m))}
+	if isTaskMethod(m.method) {
+		if rerr := taskMethodError(m); rerr != nil {
+			return job{reply: rpcReply(m.id, nil, rerr)}
+		}
 	}
 	switch m.method {
-	case "tools/list", "tools/call", "tasks/get", "tasks/update", "tasks/cancel":
+	case "tools/list", "tools/call", "tasks/get", "tasks/update", "tasks/cancel", "tasks/result":
 		rctx, done := s.track(ctx, m.id)
 		return job{run: func() (map[string]any, bool) {
 			defer done()

@@ -300,7 +300,11 @@ func TestMCPProtocol(t *testing.T) {
 			if res["protocolVersion"] != v {
 				t.Fatalf("protocolVersion = %v, want %s", res["protocolVersion"], v)
 			}
-			if canon(t, res["capabilities"]) != `{"tools":{"listChanged":false}}` {
+			want := `{"tools":{"listChanged":false}}`
+			if v == "2025-11-25" {
+				want = `{"tasks":{"requests":{"tools":{"call":{}}}},"tools":{"listChanged":false}}`
+			}
+			if canon(t, res["capabilities"]) != want {
 				t.Fatalf("capabilities = %v", res["capabilities"])
 			}
 		}

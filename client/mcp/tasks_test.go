@@ -210,6 +210,7 @@ func TestMCPTasksExtension(t *testing.T) {
 	})
 	t.Run("TaskMethodsNeedTheExtensionDeclaredInTheRequest", func(t *testing.T) {
 		m := startMCP(t, nil, 0)
+		m.initialize("2025-06-18")
 		for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
 			code, msg, data := m.rpcError(`1`, method, `{"taskId":"x",`+statelessMeta("")+`}`)
 			if code != codeMissingCapability || msg != "Missing required client capability: "+method+
@@ -218,8 +219,14 @@ func TestMCPTasksExtension(t *testing.T) {
 				t.Fatalf("%s without the extension: code %d message %q data %v", method, code, msg, data)
 			}
 			code, msg, _ = m.rpcError(`2`, method, `{"taskId":"x"}`)
-			if code != codeMethodNotFound || msg != "Method not found: "+method+" is part of the Tasks extension (io.modelcontextprotocol/tasks) of MCP 2026-07-28" {
-				t.Fatalf("%s in the handshake era: code %d message %q", method, code, msg)
+			if code != codeMethodNotFound || msg != "Method not found: "+method+" is part of MCP 2025-11-25 and of the Tasks extension (io.modelcontextprotocol/tasks) of MCP 2026-07-28" {
+				t.Fatalf("%s in 2025-06-18: code %d message %q", method, code, msg)
+			}
+		}
+		for _, method := range []string{"tasks/result", "tasks/list"} {
+			code, msg, _ := m.rpcError(`3`, method, taskParams("x"))
+			if code != codeMethodNotFound || msg != "Method not found: "+method+" is not part of the Tasks extension (io.modelcontextprotocol/tasks) of MCP 2026-07-28" {
+				t.Fatalf("%s in 2026-07-28: code %d message %q", method, code, msg)
 			}
 		}
 	})
@@ -270,6 +277,134 @@ func TestMCPTasksHelp(t *testing.T) {
 		} {
 			if !strings.Contains(help, want) {
 				t.Errorf("help lacks %q", want)
+			}
+		}
+	})
+}
+
+func TestMCPCoreTasks(t *testing.T) {
+	// coreTask starts a server of 2025-11-25 and calls tool name with args as a task.
+	coreTask := func(t *testing.T, f *fakeAgentCLI, name, args string) (*mcpSession, map[string]any) {
+		t.Helper()
+		m := startMCP(t, f.env(), 0)
+		m.initialize("2025-11-25")
+		res := m.result(`1`, "tools/call", `{"name":"`+name+`","arguments":`+args+`,"task":{"ttl":60000}}`)
+		task, _ := res["task"].(map[string]any)
+		if task == nil || len(res) != 1 {
+			t.Fatalf("tools/call of %s answered %v, want a task", name, res)
+		}
+		return m, task
+	}
+	t.Run("ToolsButPermissionPromptMayBeTasksIn20251125Only", func(t *testing.T) {
+		for _, version := range []string{"2025-11-25", "2025-06-18", statelessVersion} {
+			f := newFakeAgentCLI(t)
+			m := startMCP(t, f.env(), 0)
+			params := ""
+			if version == statelessVersion {
+				params = `{` + statelessMeta("") + `}`
+			} else {
+				m.initialize(version)
+			}
+			res := m.result(`1`, "tools/list", params)
+			want := ""
+			if version == "2025-11-25" {
+				want = `{"taskSupport":"optional"}`
+			}
+			if got := canon(t, toolByName(t, res, "test__echo")["execution"]); version == "2025-11-25" && got != want || version != "2025-11-25" && got != "null" {
+				t.Fatalf("%s: test__echo execution %s", version, got)
+			}
+			if got := toolByName(t, res, "permission_prompt")["execution"]; got != nil {
+				t.Fatalf("%s: permission_prompt execution %v", version, got)
+			}
+		}
+	})
+	t.Run("CallWithATaskIsAWorkingTaskWhoseResultTasksResultWaitsFor", func(t *testing.T) {
+		f := newFakeAgentCLI(t)
+		m, task := coreTask(t, f, "test__slow", `{}`)
+		id, _ := task["taskId"].(string)
+		<-f.submitted
+		want := `{"pollInterval":1000,"status":"working","statusMessage":"call ` + id + ` is queued","taskId":"` + id + `","ttl":86400000}`
+		if got := withoutTimes(t, task); got != want {
+			t.Fatalf("task\n got %s\nwant %s", got, want)
+		}
+		working := m.result(`2`, "tasks/get", `{"taskId":"`+id+`"}`)
+		if working["status"] != "working" || working["statusMessage"] != "call "+id+" is running" || working["resultType"] != nil {
+			t.Fatalf("tasks/get %v", working)
+		}
+		m.send(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"` + id + `"}}`)
+		close(f.release)
+		res, _ := m.answer(`3`)["result"].(map[string]any)
+		want = `{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + id + `"},"mindroom-agent/call_id":"` + id + `","mindroom-agent/status":"completed"},` +
+			`"content":[{"text":"{\"slow\":\"done\"}","type":"text"}],"isError":false,"structuredContent":{"slow":"done"}}`
+		if got := canon(t, res); got != want {
+			t.Fatalf("tasks/result\n got %s\nwant %s", got, want)
+		}
+		if done := m.result(`4`, "tasks/get", `{"taskId":"`+id+`"}`); done["status"] != "completed" || done["result"] != nil {
+			t.Fatalf("tasks/get %v", done)
+		}
+	})
+	t.Run("FailedCallIsAFailedTaskWhoseResultIsTheToolError", func(t *testing.T) {
+		f := newFakeAgentCLI(t)
+		m, task := coreTask(t, f, "test__fail", `{"message":"boom"}`)
+		id, _ := task["taskId"].(string)
+		if got := m.result(`2`, "tasks/get", `{"taskId":"`+id+`"}`); got["status"] != "failed" {
+			t.Fatalf("tasks/get %v", got)
+		}
+		res := m.result(`3`, "tasks/result", `{"taskId":"`+id+`"}`)
+		if res["isError"] != true || textOf(t, res) != "boom" {
+			t.Fatalf("tasks/result %v", res)
+		}
+	})
+	t.Run("CancelListAndUpdateAreNotServed", func(t *testing.T) {
+		m := startMCP(t, nil, 0)
+		m.initialize("2025-11-25")
+		for method, why := range map[string]string{
+			"tasks/cancel": "is not served: Agent CLI calls are never cancelled by their caller",
+			"tasks/list":   "is not served: the Agent CLI does not list calls",
+			"tasks/update": "is not part of MCP 2025-11-25",
+		} {
+			if code, msg, _ := m.rpcError(`1`, method, `{"taskId":"x"}`); code != codeMethodNotFound || msg != "Method not found: "+method+" "+why {
+				t.Fatalf("%s: code %d message %q", method, code, msg)
+			}
+		}
+	})
+	t.Run("PermissionPromptIsNeverATask", func(t *testing.T) {
+		f := newFakeAgentCLI(t)
+		m := startMCP(t, f.env(), 0)
+		m.initialize("2025-11-25")
+		code, msg, _ := m.rpcError(`1`, "tools/call", `{"name":"permission_prompt","arguments":{},"task":{}}`)
+		if code != codeMethodNotFound || !strings.Contains(msg, `"taskSupport" is "forbidden"`) {
+			t.Fatalf("code %d message %q", code, msg)
+		}
+		if f.srv.requests() != nil {
+			t.Fatalf("a call was submitted")
+		}
+	})
+	t.Run("TaskMustBeAnObject", func(t *testing.T) {
+		f := newFakeAgentCLI(t)
+		m := startMCP(t, f.env(), 0)
+		m.initialize("2025-11-25")
+		if code, msg, _ := m.rpcError(`1`, "tools/call", `{"name":"test__echo","arguments":{},"task":60000}`); code != codeInvalidParams || msg != `"task" must be an object` {
+			t.Fatalf("code %d message %q", code, msg)
+		}
+	})
+	t.Run("TaskMeansNothingBefore20251125", func(t *testing.T) {
+		f := newFakeAgentCLI(t)
+		m := startMCP(t, f.env(), 0)
+		m.initialize("2025-06-18")
+		res := m.result(`1`, "tools/call", `{"name":"test__echo","arguments":{"a":1},"task":{}}`)
+		if res["task"] != nil || textOf(t, res) != `{"a":1}` {
+			t.Fatalf("tools/call %v", res)
+		}
+	})
+	t.Run("UnknownTaskIsInvalidParams", func(t *testing.T) {
+		f := newFakeAgentCLI(t)
+		m := startMCP(t, f.env(), 0)
+		m.initialize("2025-11-25")
+		neverMade, _ := client.NewAgent(client.AgentConfig{}).NewTimedCallID(time.Now())
+		for _, method := range []string{"tasks/get", "tasks/result"} {
+			if code, msg, _ := m.rpcError(`1`, method, `{"taskId":"`+neverMade+`"}`); code != codeInvalidParams || !strings.HasPrefix(msg, taskNotFound) {
+				t.Fatalf("%s: code %d message %q", method, code, msg)
 			}
 		}
 	})

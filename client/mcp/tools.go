@@ -186,6 +186,9 @@ func (t *toolInfo) mcpTool(name, version string) map[string]any {
 	if version >= annotationsSince {
 		tool["annotations"] = toolAnnotations(t.ref)
 	}
+	if version == coreTasksVersion && t.ref != permissionPrompt {
+		tool["execution"] = map[string]any{"taskSupport": "optional"} // tasks.go
+	}
 	return tool
 }
 
@@ -377,8 +380,15 @@ func (s *mcpServer) toolsCall(ctx context.Context, m rpcMessage) (any, *rpcError
 	if rerr != nil {
 		return nil, rerr
 	}
-	if declaresTasks(m) && ref != permissionPrompt {
-		return s.createTask(withMetaTrace(ctx, params), ref, args)
+	coreTask, rerr := coreTaskParam(m)
+	switch {
+	case rerr != nil:
+		return nil, rerr
+	case coreTask && ref == permissionPrompt:
+		return nil, &rpcError{code: codeMethodNotFound, message: "Method not found: " + name +
+			` cannot be called as a task (its "taskSupport" is "forbidden"): a permission hook waits for its decision`}
+	case coreTask || declaresTasks(m) && ref != permissionPrompt:
+		return s.createTask(withMetaTrace(ctx, params), ref, args, m)
 	}
 	run := s.runCall(withMetaTrace(ctx, params), ref, args, params, version)
 	if ref == permissionPrompt {

@@ -20,7 +20,7 @@ import (
 const tasksExtension = "io.modelcontextprotocol/tasks"
 
 // TestMindroomAgentMCPTasks holds the real `mindroom-agent mcp` binary, serving a real primary,
-// to the Tasks extension of MCP 2026-07-28. The official Go SDK's client reads the extension
+// to the Tasks extension of MCP 2026-07-28, and to the tasks of 2025-11-25. The official Go SDK's client reads the extension
 // in server/discover and, not declaring it, gets synchronous results; the SDK has no Tasks
 // client, so the task methods are sent as raw JSON-RPC messages over the same kind of pipe.
 func TestMindroomAgentMCPTasks(t *testing.T) {
@@ -109,6 +109,32 @@ func TestMindroomAgentMCPTasks(t *testing.T) {
 		}
 		if done.Status != "completed" || done.Result == nil || done.Result.IsError || mcpText(done.Result) != `{"x":1}` {
 			t.Fatalf("tasks/get after the approval %+v, result %s", done, mcpJSON(t, done.Result))
+		}
+	})
+
+	t.Run("ClientOf20251125CallsAsATaskAndWaitsForTheResult", func(t *testing.T) {
+		legacy := startRawMCP(t, mcpCommand(t, env, vars))
+		var init struct {
+			ProtocolVersion string         `json:"protocolVersion"`
+			Capabilities    map[string]any `json:"capabilities"`
+		}
+		legacy.result(t, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}`, &init)
+		if init.ProtocolVersion != "2025-11-25" || init.Capabilities["tasks"] == nil {
+			t.Fatalf("initialize %+v", init)
+		}
+		if err := legacy.conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized"}); err != nil {
+			t.Fatal(err)
+		}
+		var created struct{ Task taskView }
+		legacy.result(t, "tools/call", `{"name":"test__echo","arguments":{"era":"2025-11-25"},"task":{"ttl":60000}}`, &created)
+		if created.Task.Status != "working" || created.Task.TaskID == "" {
+			t.Fatalf("tools/call %+v", created)
+		}
+		var res mcp.CallToolResult
+		legacy.result(t, "tasks/result", `{"taskId":"`+created.Task.TaskID+`"}`, &res)
+		related, _ := res.Meta["io.modelcontextprotocol/related-task"].(map[string]any)
+		if res.IsError || mcpText(&res) != `{"era":"2025-11-25"}` || related["taskId"] != created.Task.TaskID {
+			t.Fatalf("tasks/result %s", mcpJSON(t, &res))
 		}
 	})
 
