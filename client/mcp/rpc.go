@@ -18,8 +18,9 @@ import (
 // This file is the JSON-RPC 2.0 side of `mindroom-agent mcp`: MCP's stdio transport, one
 // message per line in each direction (no embedded newlines: every line written is canonical
 // JSON), nothing but messages on stdout, logs on stderr. Requests that reach the Agent CLI
-// (tools/list, tools/call) run concurrently, each in its own goroutine, so a long call never
-// holds up a ping or another call; everything else is answered in arrival order.
+// (tools/list, tools/call and the task methods) run concurrently, each in its own goroutine,
+// so a long call never holds up a ping or another call; everything else is answered in
+// arrival order.
 
 // JSON-RPC error codes. -32000 to -32099 are the implementation's own.
 const (
