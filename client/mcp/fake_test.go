@@ -46,6 +46,8 @@ type fakeAgentCLI struct {
 	// slowWaitsForAPerson makes slow calls that are not released yet "waiting", as a call
 	// that needs a person's confirmation is, instead of "running".
 	slowWaitsForAPerson bool
+	// rejectsWait answers a GET with a wait query 422, as a server without long polls does.
+	rejectsWait bool
 }
 
 // fakeRejection is an Agent CLI rejection: an HTTP status and its detail.
@@ -399,6 +401,13 @@ func (f *fakeAgentCLI) getCall(w http.ResponseWriter, r *http.Request) {
 	}
 	if failing {
 		answer(w, 500, `{"detail":"internal error"}`)
+		return
+	}
+	f.mu.Lock()
+	rejectsWait := f.rejectsWait
+	f.mu.Unlock()
+	if rejectsWait && r.URL.Query().Has("wait") {
+		answer(w, 422, `{"detail":"Invalid Agent CLI operation"}`)
 		return
 	}
 	if hangs { // until the client gives up

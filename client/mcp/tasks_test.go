@@ -230,6 +230,34 @@ func TestMCPTasksExtension(t *testing.T) {
 			}
 		}
 	})
+	t.Run("ServerWithoutLongPollsIsReadAgainAtOnce", func(t *testing.T) {
+		f := newFakeAgentCLI(t)
+		f.set(func(f *fakeAgentCLI) { f.rejectsWait = true })
+		m := startMCP(t, f.env(), 0)
+		id := createTask(t, m, `1`, "test__echo", `{}`)["taskId"].(string)
+		if done := m.result(`2`, "tasks/get", taskParams(id)); done["status"] != "completed" {
+			t.Fatalf("tasks/get %v", done)
+		}
+		var queries []string
+		for _, r := range f.srv.requests() {
+			if r.method == "GET" {
+				queries = append(queries, r.query)
+			}
+		}
+		if strings.Join(queries, "|") != "wait=0.02|" {
+			t.Fatalf("GETs %q, want a long poll refused, then a plain read", queries)
+		}
+	})
+	t.Run("AgentCLIFailureIsMinus32002WithItsStatus", func(t *testing.T) {
+		f := newFakeAgentCLI(t)
+		m := startMCP(t, f.env(), 0)
+		id := createTask(t, m, `1`, "test__echo", `{}`)["taskId"].(string)
+		f.set(func(f *fakeAgentCLI) { f.failGets = true })
+		code, msg, data := m.rpcError(`2`, "tasks/get", taskParams(id))
+		if code != codeAgentCLI || !strings.Contains(msg, "internal error") || canon(t, data) != `{"status":500}` {
+			t.Fatalf("code %d message %q data %v", code, msg, data)
+		}
+	})
 	t.Run("TaskMethodWithoutTheEnvironmentIsAuthorityUnavailable", func(t *testing.T) {
 		m := startMCP(t, nil, 0)
 		neverMade, _ := client.NewAgent(client.AgentConfig{}).NewTimedCallID(time.Now())
