@@ -81,6 +81,16 @@ func (g *Agent) NewCallID() (string, error) {
 	return newCallID(g.app.random)
 }
 
+// NewTimedCallID returns a fresh call id that carries now: a version 7 UUID, whose first 48
+// bits are now in Unix milliseconds and whose other 74 bits are random.
+func (g *Agent) NewTimedCallID(now time.Time) (string, error) {
+	return newTimedCallID(g.app.random, now)
+}
+
+// TimedCallIDTime returns the time a call id of NewTimedCallID carries; ok is false for any
+// other string, including another spelling of the same UUID.
+func TimedCallIDTime(id string) (t time.Time, ok bool) { return timedCallIDTime(id) }
+
 // Conn sends Agent CLI requests to one validated endpoint. Its errors are classified by
 // ErrorKind.
 type Conn struct {
@@ -103,6 +113,23 @@ func (c *Conn) Post(ctx context.Context, op map[string]any) (*Reply, error) {
 func (c *Conn) Wait(ctx context.Context, callID string, last *Reply, deadline time.Time) (*Reply, error) {
 	r, err := c.app.waitFor(ctx, c.tr, callID, last.r, deadline)
 	return &Reply{r: r}, err
+}
+
+// Get reads the receipt of callID once: at once when wait is 0, else long-polling until it is
+// terminal or wait passes (at most MaxLongPoll is asked). A server that rejects the long-poll
+// query (HTTP 400 or 422, as one without it does) is asked again at once, without it.
+func (c *Conn) Get(ctx context.Context, callID string, wait time.Duration) (*Reply, error) {
+	r, err := c.tr.get(ctx, callID, min(wait, MaxLongPoll))
+	if err != nil && wait > 0 && rejectsQuery(err) {
+		r, err = c.tr.get(ctx, callID, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := receiptStatus(r); err != nil {
+		return nil, err
+	}
+	return &Reply{r: r}, nil
 }
 
 // LoadToolkit loads a deferred toolkit; why is the server's message when it answered that the

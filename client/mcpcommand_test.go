@@ -41,7 +41,10 @@ func TestMCPCommandLine(t *testing.T) {
 			"server/discover answers the revisions served (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
 			"else with 2025-11-25 (also when asked for 2026-07-28, which has no handshake)",
 			"-32022 for a request whose _meta names a revision this server does not serve (data.supported lists the revisions served, data.requested the one asked for)",
-			"served: initialize, ping, tools/list and tools/call before 2026-07-28; server/discover, tools/list and tools/call in 2026-07-28",
+			"served: initialize, ping, tools/list and tools/call before 2026-07-28, and tasks/get and tasks/result in 2025-11-25; server/discover, tools/list, tools/call, tasks/get, tasks/update and tasks/cancel in 2026-07-28",
+			"-32021 for a task method from a request that does not declare the Tasks extension",
+			"tasks/list and tasks/cancel are not served there (-32601)",
+			`"Failed to retrieve task: Task not found"`,
 		} {
 			if !strings.Contains(help, want) {
 				t.Errorf("help lacks %q", want)

@@ -3,8 +3,9 @@
 // started inside a Bash command (Claude Code, Codex, …) reaches the response's tools as MCP
 // tools. It owns the JSON-RPC framing (rpc.go), which MCP revision each request speaks and the
 // lifecycle methods of both eras, initialize and server/discover (revisions.go), the MCP
-// methods and their translation to Agent CLI operations (tools.go), tool names (names.go), and
-// the permission_prompt answer that is always a decision (permission.go).
+// methods and their translation to Agent CLI operations (tools.go), tasks, which are receipts
+// (tasks.go: the Tasks extension of 2026-07-28 and the tasks of 2025-11-25), tool names
+// (names.go), and the permission_prompt answer that is always a decision (permission.go).
 //
 // It is still only a client of the Agent CLI: every MCP request becomes Agent CLI operations
 // sent with the command's grant and window, and the server decides everything. It does not own

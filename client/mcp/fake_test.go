@@ -43,6 +43,11 @@ type fakeAgentCLI struct {
 	permission string
 	// rejectCalls, when set, answers every tools.call with this status and detail.
 	rejectCalls *fakeRejection
+	// slowWaitsForAPerson makes slow calls that are not released yet "waiting", as a call
+	// that needs a person's confirmation is, instead of "running".
+	slowWaitsForAPerson bool
+	// rejectsWait answers a GET with a wait query 422, as a server without long polls does.
+	rejectsWait bool
 }
 
 // fakeRejection is an Agent CLI rejection: an HTTP status and its detail.
@@ -398,6 +403,13 @@ func (f *fakeAgentCLI) getCall(w http.ResponseWriter, r *http.Request) {
 		answer(w, 500, `{"detail":"internal error"}`)
 		return
 	}
+	f.mu.Lock()
+	rejectsWait := f.rejectsWait
+	f.mu.Unlock()
+	if rejectsWait && r.URL.Query().Has("wait") {
+		answer(w, 422, `{"detail":"Invalid Agent CLI operation"}`)
+		return
+	}
 	if hangs { // until the client gives up
 		<-r.Context().Done()
 		return
@@ -414,6 +426,9 @@ func (f *fakeAgentCLI) getCall(w http.ResponseWriter, r *http.Request) {
 		case <-timer.C:
 			f.mu.Lock()
 			rec["status"] = client.StatusRunning
+			if f.slowWaitsForAPerson {
+				rec["status"] = client.StatusWaiting
+			}
 			f.mu.Unlock()
 		case <-r.Context().Done():
 			return

@@ -118,26 +118,33 @@ func (s *mcpServer) initialize(params map[string]any) (any, *rpcError) {
 	s.mu.Lock()
 	s.version = version
 	s.mu.Unlock()
+	caps := serverCapabilities()
+	if version == coreTasksVersion { // tasks of tools/call, neither listed nor cancelled (tasks.go)
+		caps["tasks"] = map[string]any{"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}
+	}
 	return map[string]any{
 		"protocolVersion": version,
-		"capabilities":    serverCapabilities(),
+		"capabilities":    caps,
 		"serverInfo":      serverInfo(version),
 		"instructions":    mcpInstructions,
 	}, nil
 }
 
-// discover answers server/discover.
+// discover answers server/discover. Its capabilities add the Tasks extension (tasks.go),
+// which exists only in the stateless era.
 func discover() map[string]any {
+	caps := serverCapabilities()
+	caps["extensions"] = map[string]any{tasksExtension: map[string]any{}}
 	return map[string]any{
 		"supportedVersions": supportedVersions(),
-		"capabilities":      serverCapabilities(),
+		"capabilities":      caps,
 		"serverInfo":        serverInfo(statelessVersion),
 		"instructions":      mcpInstructions,
 	}
 }
 
-// serverCapabilities are the same in every revision: tools, whose list never announces
-// changes.
+// serverCapabilities are what every revision declares: tools, whose list never announces
+// changes. initialize of 2025-11-25 adds its tasks and server/discover the Tasks extension.
 func serverCapabilities() map[string]any {
 	return map[string]any{"tools": map[string]any{"listChanged": false}}
 }
@@ -151,15 +158,18 @@ func serverInfo(version string) map[string]any {
 }
 
 // statelessResult is res as the stateless era answers it: "resultType":"complete" (this
-// server never asks the client for input in the middle of a request), and the server's
-// identity in _meta, where SEP-2575 clients such as the official Go SDK read it.
+// server never asks the client for input in the middle of a request) unless res set its own
+// ("task", for a task created in lieu of a result), and the server's identity in _meta, where
+// SEP-2575 clients such as the official Go SDK read it.
 func statelessResult(res any) any {
 	obj, ok := res.(map[string]any)
 	if !ok {
 		return res
 	}
 	out := maps.Clone(obj)
-	out["resultType"] = "complete"
+	if _, set := out["resultType"]; !set {
+		out["resultType"] = "complete"
+	}
 	meta, _ := obj["_meta"].(map[string]any)
 	meta = maps.Clone(meta)
 	if meta == nil {

@@ -16,10 +16,10 @@ func statelessMeta(extra string) string {
 const serverInfoMeta = `"io.modelcontextprotocol/serverInfo":{"name":"mindroom-agent","title":"MindRoom Agent CLI","version":"1"}`
 
 func TestMCPStatelessRevision(t *testing.T) {
-	t.Run("DiscoverAnswersTheRevisionsCapabilitiesAndIdentityWithoutInitialize", func(t *testing.T) {
+	t.Run("DiscoverAnswersTheRevisionsCapabilitiesWithTheTasksExtensionAndIdentityWithoutInitialize", func(t *testing.T) {
 		m := startMCP(t, nil, 0)
 		res := m.result(`1`, "server/discover", `{`+statelessMeta("")+`}`)
-		want := `{"_meta":{` + serverInfoMeta + `},"capabilities":{"tools":{"listChanged":false}},"instructions":` + canon(t, mcpInstructions) +
+		want := `{"_meta":{` + serverInfoMeta + `},"capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}},"tools":{"listChanged":false}},"instructions":` + canon(t, mcpInstructions) +
 			`,"resultType":"complete","serverInfo":{"name":"mindroom-agent","title":"MindRoom Agent CLI","version":"1"},` +
 			`"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]}`
 		if got := canon(t, res); got != want {

@@ -18,8 +18,9 @@ import (
 // This file is the JSON-RPC 2.0 side of `mindroom-agent mcp`: MCP's stdio transport, one
 // message per line in each direction (no embedded newlines: every line written is canonical
 // JSON), nothing but messages on stdout, logs on stderr. Requests that reach the Agent CLI
-// (tools/list, tools/call) run concurrently, each in its own goroutine, so a long call never
-// holds up a ping or another call; everything else is answered in arrival order.
+// (tools/list, tools/call and the task methods) run concurrently, each in its own goroutine,
+// so a long call never holds up a ping or another call; everything else is answered in
+// arrival order.
 
 // JSON-RPC error codes. -32000 to -32099 are the implementation's own.
 const (
@@ -146,6 +147,8 @@ type mcpServer struct {
 	agent    *client.Agent
 	pageSize int           // tools per tools/list page; 0: the whole catalog in one page
 	round    time.Duration // longest wait for a call between two progress notifications
+	taskWait time.Duration // longest wait of a tasks/get for its call to settle
+	now      func() time.Time
 	log      *slog.Logger
 
 	out    io.Writer
@@ -158,6 +161,10 @@ type mcpServer struct {
 	mu       sync.Mutex
 	version  string                 // revision initialize chose; empty before initialize
 	inflight map[string]*inflightID // requests a notifications/cancelled may cancel, by idKey
+	// taskSeen is, by task id, the receipt status this process last saw and since when: a
+	// task's lastUpdatedAt (tasks.go). It holds only ids of receipts the Agent CLI answered,
+	// so at most the response's receipts.
+	taskSeen map[string]seenStatus
 
 	names  toolNames
 	infoMu sync.Mutex
@@ -329,7 +336,7 @@ func (s *mcpServer) receive(ctx context.Context, in input) {
 
 // prepare decodes one message and either answers it at once (initialize, ping,
 // server/discover, errors), acts on it (notifications) or returns the work that answers it
-// (tools/list, tools/call).
+// (tools/list, tools/call and the task methods).
 func (s *mcpServer) prepare(ctx context.Context, v any) job {
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -351,8 +358,13 @@ func (s *mcpServer) prepare(ctx context.Context, v any) job {
 	if m.version, m.stateless, rerr = s.revisionOf(m); rerr != nil {
 		return job{reply: rpcReply(m.id, nil, rerr)}
 	}
+	if isTaskMethod(m.method) {
+		if rerr := taskMethodError(m); rerr != nil {
+			return job{reply: rpcReply(m.id, nil, rerr)}
+		}
+	}
 	switch m.method {
-	case "tools/list", "tools/call":
+	case "tools/list", "tools/call", "tasks/get", "tasks/update", "tasks/cancel", "tasks/result":
 		rctx, done := s.track(ctx, m.id)
 		return job{run: func() (map[string]any, bool) {
 			defer done()

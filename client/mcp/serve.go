@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/turncli/turncli/client"
 )
@@ -17,6 +18,8 @@ func Serve(ctx context.Context, agent *client.Agent, stdin io.Reader, stdout, st
 		agent:    agent,
 		pageSize: pageSize,
 		round:    client.MaxLongPoll,
+		taskWait: taskWait,
+		now:      time.Now,
 		out:      stdout,
 		log:      slog.New(slog.NewTextHandler(stderr, nil)).With("component", "mindroom-agent mcp"),
 	}

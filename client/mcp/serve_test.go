@@ -72,7 +72,7 @@ func startMCPWith(t *testing.T, env map[string]string, pageSize int, edit func(*
 	c := client.AgentConfig{Getenv: func(k string) string { return env[k] }, PollInterval: time.Millisecond}
 	edit(&c)
 	agent := client.NewAgent(c)
-	s := &mcpServer{agent: agent, pageSize: pageSize, round: 20 * time.Millisecond, out: outW,
+	s := &mcpServer{agent: agent, pageSize: pageSize, round: 20 * time.Millisecond, taskWait: 20 * time.Millisecond, now: time.Now, out: outW,
 		log: slog.New(slog.NewTextHandler(m.logs, nil))}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.stop = cancel
@@ -300,7 +300,11 @@ func TestMCPProtocol(t *testing.T) {
 			if res["protocolVersion"] != v {
 				t.Fatalf("protocolVersion = %v, want %s", res["protocolVersion"], v)
 			}
-			if canon(t, res["capabilities"]) != `{"tools":{"listChanged":false}}` {
+			want := `{"tools":{"listChanged":false}}`
+			if v == "2025-11-25" {
+				want = `{"tasks":{"requests":{"tools":{"call":{}}}},"tools":{"listChanged":false}}`
+			}
+			if canon(t, res["capabilities"]) != want {
 				t.Fatalf("capabilities = %v", res["capabilities"])
 			}
 		}

@@ -37,12 +37,15 @@ const mcpInstructions = "These are the tools of one agent response, served throu
 	"functions of the interaction toolkit keep their bare names. Every call is an Agent CLI call with its own call id, " +
 	"receipt, limits and approvals, and calls are refused once that Bash command has ended."
 
-// agentMethod answers tools/list and tools/call, in the revision m speaks.
+// agentMethod answers tools/list, tools/call and the task methods, in the revision m speaks.
 func (s *mcpServer) agentMethod(ctx context.Context, m rpcMessage) (any, *rpcError) {
-	if m.method == "tools/list" {
+	switch m.method {
+	case "tools/list":
 		return s.toolsList(ctx, m.params, m.version)
+	case "tools/call":
+		return s.toolsCall(ctx, m)
 	}
-	return s.toolsCall(ctx, m.params, m.version)
+	return s.taskMethod(ctx, m)
 }
 
 // connect validates the environment and returns the connection to the Agent CLI.
@@ -182,6 +185,9 @@ func (t *toolInfo) mcpTool(name, version string) map[string]any {
 	}
 	if version >= annotationsSince {
 		tool["annotations"] = toolAnnotations(t.ref)
+	}
+	if version == coreTasksVersion && t.ref != permissionPrompt {
+		tool["execution"] = map[string]any{"taskSupport": "optional"} // tasks.go
 	}
 	return tool
 }
@@ -354,8 +360,10 @@ func (s *mcpServer) learnNames(ctx context.Context) *rpcError {
 // toolsCall answers tools/call: one Agent CLI call with a fresh call id, waited for until it
 // is terminal. Only an unusable request, an unknown name and an unavailable authority are
 // JSON-RPC errors; everything else is a result the model sees, isError when it did not work.
-// permission_prompt always answers with a decision (see permissionAnswer).
-func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any, version string) (any, *rpcError) {
+// permission_prompt always answers with a decision (see permissionAnswer). A request that
+// declares the Tasks extension is answered with a task instead (tasks.go).
+func (s *mcpServer) toolsCall(ctx context.Context, m rpcMessage) (any, *rpcError) {
+	params, version := m.params, m.version
 	name, ok := params["name"].(string)
 	if !ok || name == "" {
 		return nil, invalidParams(`tools/call needs "name", a string`)
@@ -371,6 +379,16 @@ func (s *mcpServer) toolsCall(ctx context.Context, params map[string]any, versio
 	ref, rerr := s.resolve(ctx, name)
 	if rerr != nil {
 		return nil, rerr
+	}
+	coreTask, rerr := coreTaskParam(m)
+	switch {
+	case rerr != nil:
+		return nil, rerr
+	case coreTask && ref == permissionPrompt:
+		return nil, &rpcError{code: codeMethodNotFound, message: "Method not found: " + name +
+			` cannot be called as a task (its "taskSupport" is "forbidden"): a permission hook waits for its decision`}
+	case coreTask || declaresTasks(m) && ref != permissionPrompt:
+		return s.createTask(withMetaTrace(ctx, params), ref, args, m)
 	}
 	run := s.runCall(withMetaTrace(ctx, params), ref, args, params, version)
 	if ref == permissionPrompt {

@@ -3,14 +3,17 @@
 // real subprocess over stdio (the testmcp command under cmd/testmcp, built by Build).
 //
 // Its tools return text (greet), structured content (add), several blocks (multi), media (media),
-// a tool error (boom), the process id (instance) and an environment variable (env). sleep blocks
+// a tool error (boom), the process id (instance), an environment variable (env) and the MCP
+// revision its request speaks (protocol). sleep blocks
 // until its call is cancelled; hang ignores cancellation and blocks until the process ends or,
 // in process, until Stop. wait_sleeping, wait_cancelled and wait_hanging let a test wait for
 // sleep calls to start or be cancelled, or hang calls to start, without sleeping itself. In the
 // subprocess only, crash exits the process in the middle of a call and spawn starts a child
 // process. Filler tools and a small page size force tools/list pagination, and broken_schema has
 // an input schema that cannot be compiled. Options add more tools a client must leave out one at
-// a time (OddTools) and tools whose schemas nest to given depths (SchemaDepths).
+// a time (OddTools) and tools whose schemas nest to given depths (SchemaDepths), and narrow the
+// MCP revisions served (ProtocolVersions), so that one server speaks only 2025-11-25 (the
+// initialize handshake) and another only 2026-07-28 (stateless requests).
 //
 // It is test support only; nothing in production imports it.
 package testmcp
@@ -59,6 +62,10 @@ type Options struct {
 	// SchemaDepths adds, for each depth d, the tool depth_<d> whose input schema nests
 	// d levels deep (NestedSchema).
 	SchemaDepths []int
+	// ProtocolVersions, when set, are the only MCP revisions served: a request of another is
+	// refused (server/discover of 2026-07-28 with -32022 when that revision is left out), and
+	// initialize answers with one of these.
+	ProtocolVersions []string
 }
 
 // OddName is the name of the odd tool with a control character (BEL) in it.
@@ -87,7 +94,7 @@ func NewServer(opts Options) *Server {
 		opts.PageSize = 5
 	}
 	s := &Server{Server: mcp.NewServer(&mcp.Implementation{Name: "testmcp", Version: "1.0.0"},
-		&mcp.ServerOptions{PageSize: opts.PageSize, Instructions: Instructions})}
+		&mcp.ServerOptions{PageSize: opts.PageSize, Instructions: Instructions, SupportedProtocolVersions: opts.ProtocolVersions})}
 	s.cond = sync.NewCond(&s.mu)
 	s.stop = make(chan struct{})
 
@@ -150,6 +157,14 @@ func NewServer(opts Options) *Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, in envIn) (*mcp.CallToolResult, envOut, error) {
 			v, ok := os.LookupEnv(in.Name)
 			return nil, envOut{Set: ok, Value: v}, nil
+		})
+
+	type protocolOut struct {
+		Version string `json:"version"`
+	}
+	mcp.AddTool(s.Server, &mcp.Tool{Name: "protocol", Description: "Return the MCP revision the request speaks."},
+		func(_ context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, protocolOut, error) {
+			return nil, protocolOut{Version: req.ProtocolVersion()}, nil
 		})
 
 	mcp.AddTool(s.Server, &mcp.Tool{Name: "trace_meta", Description: "Return the traceparent and tracestate of this request's _meta."},

@@ -7,7 +7,10 @@
 // reason (Skipped); only a server that cannot be started, initialised or listed fails. A call is
 // one tools/call, and its result becomes the receipt's outcome: structuredContent when present,
 // else the content (one text block as a string, several blocks as a list), with images and
-// audio as data: URI attachments, and isError as a failed call carrying the tool's text.
+// audio as data: URI attachments, and isError as a failed call carrying the tool's text. A
+// server of either MCP era is mounted: the client asks server/discover first (2026-07-28,
+// stateless requests) and, when the server refuses it, falls back to the initialize handshake
+// (2025-11-25 and before), so servers of both eras sit in one catalog.
 //
 // What it owns, per mounted server:
 //

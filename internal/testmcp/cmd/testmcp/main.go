@@ -2,7 +2,8 @@
 // tool enabled. Flags: -page-size N; -start-log FILE appends a line per start; -exit-at-start
 // exits with status 1 before serving, for crash-loop tests; -odd-tools adds the tools a client
 // must leave out (Options.OddTools); -schema-depths 63,64 adds depth_63 and depth_64
-// (Options.SchemaDepths).
+// (Options.SchemaDepths); -protocol-versions 2025-11-25 serves only the revisions listed
+// (Options.ProtocolVersions).
 package main
 
 import (
@@ -10,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +26,16 @@ func main() {
 	exitAtStart := flag.Bool("exit-at-start", false, "exit with status 1 before serving")
 	oddTools := flag.Bool("odd-tools", false, "add the tools a client must leave out one at a time")
 	schemaDepths := flag.String("schema-depths", "", "comma-separated depths of depth_<d> tools to add")
+	protocolVersions := flag.String("protocol-versions", "", "comma-separated MCP revisions to serve, and no others")
 	flag.Parse()
+	var versions []string
+	for _, v := range strings.FieldsFunc(*protocolVersions, func(r rune) bool { return r == ',' }) {
+		if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+			fmt.Fprintf(os.Stderr, "testmcp: -protocol-versions: %q is not a revision the SDK serves\n", v)
+			os.Exit(2)
+		}
+		versions = append(versions, v)
+	}
 	var depths []int
 	for _, field := range strings.FieldsFunc(*schemaDepths, func(r rune) bool { return r == ',' }) {
 		d, err := strconv.Atoi(field)
@@ -48,7 +59,8 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Fprintln(os.Stderr, "testmcp: serving on stdio")
-	s := testmcp.NewServer(testmcp.Options{PageSize: *pageSize, Exit: os.Exit, OddTools: *oddTools, SchemaDepths: depths})
+	s := testmcp.NewServer(testmcp.Options{PageSize: *pageSize, Exit: os.Exit, OddTools: *oddTools, SchemaDepths: depths,
+		ProtocolVersions: versions})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "testmcp:", err)
 		os.Exit(1)
