@@ -10,9 +10,13 @@ import (
 	"github.com/turncli/turncli/primary/leader"
 )
 
+// testTTL is the electors' lease TTL: twenty renewals, so that a loaded machine delaying a few
+// of them does not end a leading.
+const testTTL = 2 * time.Second
+
 func elector(t *testing.T, b leader.Backend, holder string) *leader.Elector {
 	t.Helper()
-	e, err := leader.New(leader.Config{Backend: b, Holder: holder, Addr: holder + ":7420", TTL: 600 * time.Millisecond, Renew: 100 * time.Millisecond})
+	e, err := leader.New(leader.Config{Backend: b, Holder: holder, Addr: holder + ":7420", TTL: testTTL, Renew: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +37,8 @@ func campaign(t *testing.T, e *leader.Elector, within time.Duration) leader.Leas
 func TestElector(t *testing.T) {
 	t.Run("AStandbyLearnsTheLeaderAndTakesOverWhenItReleases", func(t *testing.T) {
 		url := pgtest.NewDatabase(t)
-		a, b := elector(t, backend(t, url), "a"), elector(t, backend(t, url), "b")
+		bk := backend(t, url)
+		a, b := elector(t, bk, "a"), elector(t, backend(t, url), "b")
 		la := campaign(t, a, 5*time.Second)
 		holdCtx, stopHolding := context.WithCancel(context.Background())
 		held := make(chan error, 1)
@@ -51,7 +56,7 @@ func TestElector(t *testing.T) {
 		if l := <-seen; l != la {
 			t.Fatalf("the standby sees %+v, want %+v", l, la)
 		}
-		time.Sleep(time.Second) // past a TTL: only the renewals keep a leading
+		time.Sleep(testTTL + time.Second) // past a TTL: only the renewals keep a leading
 		select {
 		case l := <-taken:
 			t.Fatalf("the standby took the lease (%+v) while the leader renewed it", l)
@@ -61,17 +66,17 @@ func TestElector(t *testing.T) {
 		if err := <-held; err != nil {
 			t.Fatalf("Hold after its context ended: %v", err)
 		}
-		released := time.Now()
 		if err := a.Release(context.Background()); err != nil {
 			t.Fatal(err)
+		}
+		// Released, the lease is over at once: the standby need not wait for its TTL.
+		if cur, err := bk.Current(context.Background()); err != nil || cur.Holder == "a" {
+			t.Fatalf("after the release the live lease is %+v, %v; want none of a's", cur, err)
 		}
 		select {
 		case lb := <-taken:
 			if lb.Fence <= la.Fence || lb.Holder != "b" {
 				t.Fatalf("takeover lease %+v after %+v", lb, la)
-			}
-			if d := time.Since(released); d > time.Second {
-				t.Errorf("the takeover after a release took %v, want about one renew interval", d)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatal("the standby did not take over a released lease")
@@ -110,7 +115,6 @@ func TestElector(t *testing.T) {
 		a := elector(t, bk, "a")
 		campaign(t, a, 5*time.Second)
 		held := make(chan error, 1)
-		start := time.Now()
 		go func() { held <- a.Hold(context.Background()) }()
 		bk.Close() // the database out of reach
 		select {
@@ -118,10 +122,7 @@ func TestElector(t *testing.T) {
 			if !errors.Is(err, leader.ErrLost) {
 				t.Fatalf("Hold: %v, want ErrLost", err)
 			}
-			if d := time.Since(start); d > 1500*time.Millisecond { // a TTL, with room for a loaded machine
-				t.Errorf("Hold ended %v after it began, well past the 600ms TTL", d)
-			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testTTL + 5*time.Second):
 			t.Fatal("Hold went on without renewals")
 		}
 	})
