@@ -123,6 +123,7 @@ var callApprovalStatusFromProto = map[operatorv1.CallApprovalStatus]store.CallAp
 	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DONE:        store.CallApprovalDone,
 	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_INTERRUPTED: store.CallApprovalInterrupted,
 	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DENIED:      store.CallApprovalDenied,
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_EXPIRED:     store.CallApprovalExpired,
 }
 
 var callResultFromName = map[string]operatorv1.CallStatus{
