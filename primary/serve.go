@@ -53,6 +53,10 @@ func (p *Primary) Serve(ctx context.Context) error {
 		return nil
 	})
 	g.Go(func() error {
+		p.internals.Responses.RunCallApprovalExpiry(gctx)
+		return nil
+	})
+	g.Go(func() error {
 		p.ready.Run(gctx, readinessRefresh)
 		return nil
 	})

@@ -16,7 +16,7 @@ import (
 // flag a deployment may pass is still there, and no other appeared unnoticed.
 func TestEveryFlagStays(t *testing.T) {
 	want := strings.Fields(`active-standby advertise-addr agent-binary agent-cli-listen agent-engine agent-engine-env agent-ids
-		agent-job-ceiling agent-max-budget-usd agent-max-turns agent-report-grace decision-link-base decision-link-expiry disk-reserve
+		agent-job-ceiling agent-max-budget-usd agent-max-turns agent-report-grace call-approval-expiry decision-link-base decision-link-expiry disk-reserve
 		enable-test-toolkit fast-call-budget
 		grpc-listen grpc-max-connection-age grpc-max-connection-age-grace handshake-timeout http-listen
 		idle-timeout isolation job-ceiling lease-renew lease-ttl log-format log-level matrix-card-bytes

@@ -11,6 +11,7 @@ var callApprovalStatuses = map[string]operatorv1.CallApprovalStatus{
 	"waiting": operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_WAITING, "approved": operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_APPROVED,
 	"claimed": operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_CLAIMED, "done": operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DONE,
 	"interrupted": operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_INTERRUPTED, "denied": operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DENIED,
+	"expired": operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_EXPIRED,
 }
 
 var callApprovalCommands = []command{

@@ -20,7 +20,9 @@ import (
 // (delivery). Whoever ends up holding a decision nobody waits for (the decider when no call
 // waits, or a call whose response closed just as the decision arrived) settles it without a
 // response: an approval runs the exact saved call in a fresh, short-lived response and tells
-// the runtime through a continuation; a denial is told through a continuation. Claiming
+// the runtime through a continuation; a denial is told through a continuation. A call nobody
+// decides within Settings.CallApprovalExpiry expires, which is delivered and settled like a
+// denial (callapproval_expiry.go). Claiming
 // (approved → claimed) is the one compare-and-swap that lets a call start, so no decision runs
 // twice, whoever holds it.
 
@@ -125,9 +127,9 @@ func (c *CallApprovals) Approve(ctx context.Context, id int64, by store.Operator
 	return rec, nil
 }
 
-// Deny denies a waiting call as actor with note (may be empty: the call then fails with
-// "Not approved by requester" when actor is its requester, or naming actor; see
-// denialOutcome). store.ErrConflict when the record is not waiting.
+// Deny denies a waiting call as actor with note (may be empty: the call's error is then
+// "Not approved by requester" when actor is its requester, or says another operator denied
+// it; see notApprovedText). store.ErrConflict when the record is not waiting.
 func (c *CallApprovals) Deny(ctx context.Context, id int64, actor, note string) (store.CallApproval, error) {
 	// When no call waits now, the denial and its continuation commit together.
 	var tell []store.NewContinuation

@@ -11,33 +11,11 @@ import (
 
 // Outcomes of calls that needed confirmation and did not run.
 const (
-	// NotApproved is the outcome of a call its requester denied without a note (contract
-	// section 6).
-	NotApproved        = "Not approved by requester"
 	noConfirmation     = "This function needs a person's confirmation, which this primary cannot ask for; the call did not run"
 	confirmationUnsent = "The call could not be saved for confirmation; it did not run"
 	claimFailed        = "The approved call could not be started; it did not run"
 	claimDeferred      = "The approved call could not be started now; it runs on its own and its result is reported to the conversation"
 )
-
-// denialOutcome is what a denied call fails with: the denial's note, or who did not approve
-// it. Any operator may deny a call (only an admin may approve one), so the contract's fixed
-// text, which says the requester denied it, is kept for the requester's own denial; another
-// operator's is said without their name, which the agent has no need of.
-func denialOutcome(rec store.CallApproval) string {
-	switch {
-	case rec.Note != "":
-		return rec.Note
-	case rec.DecidedBy != "" && rec.DecidedBy == rec.Requester:
-		return NotApproved
-	default:
-		return notApprovedByOperator
-	}
-}
-
-// notApprovedByOperator is the outcome of a call another operator than its requester denied
-// without a note.
-const notApprovedByOperator = "Not approved by an operator, not by the requester"
 
 // storeTimeout bounds one store write made on a call's behalf after its response may be gone.
 const storeTimeout = 10 * time.Second
@@ -67,21 +45,35 @@ func (r *Response) runConfirmed(callCtx context.Context, rc *receipt, w *Window,
 	c.publish(KindCallApprovalCreated, rec)
 	c.cfg.Logger.Info("call waits for confirmation", callLogAttrs(rec)...)
 
-	select {
-	case rec = <-decided:
-	case <-r.ctx.Done():
-		// The record stays waiting (or decided): still recoverable without this response.
-		if held, ok := cancel(); ok {
-			c.settleOrphan(held)
+	// The expiry is committed like a decision and delivered to this wait like one, so a
+	// decision that wins the race is what the call gets; a failed write leaves the record to
+	// the sweep (RunCallApprovalExpiry), which delivers it here alike.
+	timer, expired := r.mgr.cfg.Clock.NewTimer(r.mgr.cfg.Settings.CallApprovalExpiry)
+	defer timer.Stop()
+	for waiting := true; waiting; {
+		select {
+		case rec = <-decided:
+			waiting = false
+		case <-expired:
+			ctx, done := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
+			if _, err := c.expire(ctx, rec.ID); err != nil && !errors.Is(err, store.ErrConflict) {
+				c.cfg.Logger.Error("call approval not expired; the sweep retries", "call_approval", rec.ID, "err", err)
+			}
+			done()
+		case <-r.ctx.Done():
+			// The record stays waiting (or decided): still recoverable without this response.
+			if held, ok := cancel(); ok {
+				c.settleOrphan(held)
+			}
+			return Cancelled, errorOutcome(cancelledClosed), nil
 		}
-		return Cancelled, errorOutcome(cancelledClosed), nil
 	}
 	if r.ctx.Err() != nil { // closed as the decision arrived: settle it without the response
 		c.settleOrphan(rec)
 		return Cancelled, errorOutcome(cancelledClosed), nil
 	}
-	if rec.Status == store.CallApprovalDenied {
-		return Failed, errorOutcome(denialOutcome(rec)), nil
+	if rec.Status == store.CallApprovalDenied || rec.Status == store.CallApprovalExpired {
+		return Failed, c.notApprovedOutcome(rec), nil
 	}
 
 	ctx, done := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)

@@ -65,12 +65,12 @@ func (m *Manager) RecoverCallApprovals(ctx context.Context) error {
 }
 
 // settleOrphan settles a decision no call waits for: an approval runs the exact call in a
-// fresh response, a denial is told through a continuation.
+// fresh response, a denial or an expiry is told through a continuation.
 func (c *CallApprovals) settleOrphan(rec store.CallApproval) {
 	switch rec.Status {
 	case store.CallApprovalApproved:
 		c.startRecovered(rec)
-	case store.CallApprovalDenied:
+	case store.CallApprovalDenied, store.CallApprovalExpired:
 		tell := c.continuationFor(rec)
 		if len(tell) == 0 {
 			return
@@ -78,7 +78,7 @@ func (c *CallApprovals) settleOrphan(rec store.CallApproval) {
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 		defer cancel()
 		if _, created, err := c.cfg.Store.EnqueueContinuation(ctx, tell[0]); err != nil {
-			c.cfg.Logger.Error("denied call not told", "call_approval", rec.ID, "err", err)
+			c.cfg.Logger.Error("call that did not run not told", "call_approval", rec.ID, "err", err)
 		} else if created {
 			c.cfg.Notify()
 		}
@@ -209,16 +209,16 @@ func (c *CallApprovals) continuationFor(rec store.CallApproval) []store.NewConti
 	}
 	return []store.NewContinuation{{
 		IdempotencyKey: CallContinuationKey(rec), Channel: rec.Channel, Thread: rec.Thread,
-		Text: CallReport(rec), Checkpoint: rec.Checkpoint,
+		Text: c.report(rec), Checkpoint: rec.Checkpoint,
 	}}
 }
 
 // maxReportArguments bounds the arguments quoted in a report.
 const maxReportArguments = 4096
 
-// CallReport is the text of a call's continuation: the call, its outcome, and that the Bash
+// report is the text of a call's continuation: the call, its outcome, and that the Bash
 // command that made it was interrupted and not resumed.
-func CallReport(rec store.CallApproval) string {
+func (c *CallApprovals) report(rec store.CallApproval) string {
 	args := rec.Arguments
 	if len(args) > maxReportArguments {
 		cut := maxReportArguments
@@ -237,7 +237,9 @@ func CallReport(rec store.CallApproval) string {
 		what = fmt.Sprintf("%s was approved by %s and had started when it was interrupted; it was not run again and "+
 			"may have had effects. It ended %s with outcome %s.", call, rec.DecidedBy, rec.Result.Status, rec.Result.Outcome)
 	case store.CallApprovalDenied:
-		what = fmt.Sprintf("%s was not approved and did not run: %s.", call, denialOutcome(rec))
+		what = fmt.Sprintf("%s was not approved and did not run: %s.", call, c.notApprovedText(rec))
+	case store.CallApprovalExpired:
+		what = fmt.Sprintf("%s was not decided in time and did not run: %s.", call, c.notApprovedText(rec))
 	default:
 		what = fmt.Sprintf("%s is %s.", call, rec.Status)
 	}

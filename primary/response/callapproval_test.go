@@ -193,9 +193,12 @@ func TestConfirmationWhileTheResponseLives(t *testing.T) {
 		}
 	})
 	for _, tc := range []struct{ name, by, note, want string }{
-		{"TheRequestersDenialWithoutANoteFailsNotApprovedByRequester", "@alice", "", `"Not approved by requester"`},
-		{"AnotherOperatorsDenialWithoutANoteSaysSoWithoutTheirName", "admin", "", `"Not approved by an operator, not by the requester"`},
-		{"DeniedWithANoteFailsWithTheNote", "bob", "too risky", `"too risky"`},
+		{"TheRequestersDenialWithoutANoteFailsNotApprovedByRequester", "@alice", "",
+			`{"decided_by":"@alice","error":"Not approved by requester","reason":"approval_denied"}`},
+		{"AnotherOperatorsDenialWithoutANoteSaysSoWithoutTheirName", "admin", "",
+			`{"decided_by":"admin","error":"Not approved by an operator, not by the requester","reason":"approval_denied"}`},
+		{"DeniedWithANoteFailsWithTheNote", "bob", "too risky",
+			`{"decided_by":"bob","error":"too risky","reason":"approval_denied"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newConfirmEnv(t, "")

@@ -24,6 +24,10 @@ type Settings struct {
 	// ReapEvery is how often responses whose grant expired are closed (zero:
 	// DefaultReapEvery).
 	ReapEvery time.Duration
+	// CallApprovalExpiry is how long a call of a function that needs a person's confirmation
+	// waits for a decision; then it expires and fails, and its card closes (zero:
+	// DefaultCallApprovalExpiry).
+	CallApprovalExpiry time.Duration
 	// WorkersOnly refuses responses without a worker key, so no command of an agent runs on
 	// the primary's host: for a primary whose shells would share its user, and so its
 	// credential files, as in a container.
@@ -34,9 +38,16 @@ type Settings struct {
 // the caller did not ask for.
 const MaxFastCallBudget = time.Second
 
+// DefaultCallApprovalExpiry is Settings.CallApprovalExpiry unless configured: a turn's grant
+// lives at most 24 hours (contract section 10), so past that no shell of the turn can read
+// the call's receipt and a decision would be about a conversation that has moved on; and a
+// day still lets a person who was away overnight decide.
+const DefaultCallApprovalExpiry = 24 * time.Hour
+
 // DefaultSettings returns the section's defaults.
 func DefaultSettings() Settings {
-	return Settings{FastCallBudget: DefaultFastCallBudget, MaxOpen: DefaultMaxOpen, MaxOpenPerCredential: DefaultMaxOpenPerCredential, ReapEvery: DefaultReapEvery}
+	return Settings{FastCallBudget: DefaultFastCallBudget, MaxOpen: DefaultMaxOpen, MaxOpenPerCredential: DefaultMaxOpenPerCredential,
+		ReapEvery: DefaultReapEvery, CallApprovalExpiry: DefaultCallApprovalExpiry}
 }
 
 // Validate reports settings that cannot work, then fills zero fields from DefaultSettings.
@@ -46,6 +57,9 @@ func (s *Settings) Validate() error {
 	}
 	if s.MaxOpen < 0 || s.MaxOpenPerCredential < 0 || s.ReapEvery < 0 {
 		return errors.New("open response limits and the reap interval cannot be negative")
+	}
+	if s.CallApprovalExpiry < 0 {
+		return fmt.Errorf("call approval expiry %v cannot be negative", s.CallApprovalExpiry)
 	}
 	*s = s.withDefaults()
 	return nil
@@ -67,6 +81,9 @@ func (s Settings) withDefaults() Settings {
 	if s.ReapEvery == 0 {
 		s.ReapEvery = d.ReapEvery
 	}
+	if s.CallApprovalExpiry <= 0 {
+		s.CallApprovalExpiry = d.CallApprovalExpiry
+	}
 	return s
 }
 
@@ -83,7 +100,9 @@ func (s *Settings) BindFlags(fs *flag.FlagSet) {
 		"how long a tools.call's answer waits for the call to finish (a `duration`), so a fast tool needs one request (0: answer at once; at most 1s)")
 	fs.IntVar(&s.MaxOpen, "max-open-responses", d.MaxOpen, "most responses open at once on this primary")
 	fs.IntVar(&s.MaxOpenPerCredential, "max-open-responses-per-credential", d.MaxOpenPerCredential, "most responses one runtime credential may hold open")
-	fs.DurationVar(&s.ReapEvery, "response-reap-every", d.ReapEvery, "how often responses whose grant expired are closed")
+	fs.DurationVar(&s.ReapEvery, "response-reap-every", d.ReapEvery, "how often responses whose grant expired are closed, and call approvals nobody decided in time expire")
+	fs.DurationVar(&s.CallApprovalExpiry, "call-approval-expiry", d.CallApprovalExpiry,
+		"how long a call of a function that needs a person's confirmation waits for a decision before it expires and fails")
 	fs.BoolVar(&s.WorkersOnly, "workers-only", cliflag.EnvOn("MINDROOM_WORKERS_ONLY"), "refuse responses without a worker key, so no agent command or job runs on this host: for a primary whose shells would share its user and files, as in a container (env MINDROOM_WORKERS_ONLY=1)")
 }
 

@@ -68,3 +68,18 @@ func TestAManagerBuiltDirectlyGetsTheSectionsDefaults(t *testing.T) {
 		t.Errorf("a Manager built with %+v holds %+v, want %+v", configured, got, want)
 	}
 }
+
+func TestCallApprovalExpiryIsDefaultedAndNeverNegative(t *testing.T) {
+	s := Settings{}
+	if err := s.Validate(); err != nil || s.CallApprovalExpiry != DefaultCallApprovalExpiry {
+		t.Fatalf("zero expiry validates to %v (%v), want %v", s.CallApprovalExpiry, err, DefaultCallApprovalExpiry)
+	}
+	s = Settings{CallApprovalExpiry: time.Nanosecond}
+	if err := s.Validate(); err != nil || s.CallApprovalExpiry != time.Nanosecond {
+		t.Fatalf("1ns expiry validates to %v (%v)", s.CallApprovalExpiry, err)
+	}
+	s = Settings{CallApprovalExpiry: -time.Nanosecond}
+	if err := s.Validate(); err == nil {
+		t.Fatal("a negative expiry was accepted")
+	}
+}

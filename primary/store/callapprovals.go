@@ -11,8 +11,9 @@ import (
 // the call has any effect, so that a decision taken after the primary restarted runs exactly
 // that call and nothing else.
 //
-// States: waiting → approved → claimed → done | interrupted, or waiting → denied. approved
-// means decided but not started; claimed means whoever claimed it has started the call (and it
+// States: waiting → approved → claimed → done | interrupted, or waiting → denied | expired.
+// approved means decided but not started; expired means nobody decided in time (it has no
+// decider); claimed means whoever claimed it has started the call (and it
 // may have had effects), so a claimed record found at boot is interrupted, never re-run. Every
 // transition is a compare-and-swap in one transaction with its audit entry; a transition on an
 // id that does not exist is ErrNotFound, one from the wrong state is ErrConflict (nothing
@@ -32,6 +33,10 @@ type CallApprovals interface {
 	// DenyCallApproval moves a waiting record to denied with note (may be empty, at most
 	// MaxApprovalComment bytes of UTF-8) and appends ActionCallApprovalDeny.
 	DenyCallApproval(ctx context.Context, id int64, actor, note string, tell ...NewContinuation) (CallApproval, error)
+	// ExpireCallApproval moves a waiting record to expired (no decider) and appends
+	// ActionCallApprovalExpire (actor "primary"). A record decided first is ErrConflict: the
+	// decision stands.
+	ExpireCallApproval(ctx context.Context, id int64, tell ...NewContinuation) (CallApproval, error)
 	// ClaimCallApproval moves an approved record to claimed and appends ActionCallApprovalClaim
 	// (actor "primary"). Only the claimer runs the call: a second claim is ErrConflict.
 	ClaimCallApproval(ctx context.Context, id int64) (CallApproval, error)
@@ -52,12 +57,13 @@ const (
 	CallApprovalDone        CallApprovalStatus = "done"
 	CallApprovalInterrupted CallApprovalStatus = "interrupted"
 	CallApprovalDenied      CallApprovalStatus = "denied"
+	CallApprovalExpired     CallApprovalStatus = "expired"
 )
 
 // Valid reports whether st is one of the states.
 func (st CallApprovalStatus) Valid() bool {
 	switch st {
-	case CallApprovalWaiting, CallApprovalApproved, CallApprovalClaimed, CallApprovalDone, CallApprovalInterrupted, CallApprovalDenied:
+	case CallApprovalWaiting, CallApprovalApproved, CallApprovalClaimed, CallApprovalDone, CallApprovalInterrupted, CallApprovalDenied, CallApprovalExpired:
 		return true
 	}
 	return false
@@ -65,7 +71,7 @@ func (st CallApprovalStatus) Valid() bool {
 
 // Final reports whether st is an end state.
 func (st CallApprovalStatus) Final() bool {
-	return st == CallApprovalDone || st == CallApprovalInterrupted || st == CallApprovalDenied
+	return st == CallApprovalDone || st == CallApprovalInterrupted || st == CallApprovalDenied || st == CallApprovalExpired
 }
 
 // Audit actions of call approvals; each detail holds {"call_approval": id, "call_id": …}.
@@ -77,6 +83,8 @@ const (
 	ActionCallApprovalApprove = "call_approval.approve"
 	// ActionCallApprovalDeny: an operator denied it; detail adds the note.
 	ActionCallApprovalDeny = "call_approval.deny"
+	// ActionCallApprovalExpire: nobody decided it in time (actor "primary").
+	ActionCallApprovalExpire = "call_approval.expire"
 	// ActionCallApprovalClaim: the primary started the call (actor "primary").
 	ActionCallApprovalClaim = "call_approval.claim"
 	// ActionCallApprovalFinish: the call ended (actor "primary"); detail adds the state
@@ -136,7 +144,8 @@ type CallApproval struct {
 	NewCallApproval
 	Status    CallApprovalStatus
 	CreatedAt time.Time
-	// DecidedBy and DecidedAt are set once it left waiting.
+	// DecidedBy and DecidedAt are set once it was approved or denied; an expired record has
+	// neither.
 	DecidedBy string
 	DecidedAt time.Time
 	// Note is a denial's note; may be empty.
@@ -145,7 +154,7 @@ type CallApproval struct {
 	ClaimedAt time.Time
 	// Result is set when it reached done or interrupted.
 	Result CallResult
-	// SettledAt is when it reached done, interrupted or denied; zero before.
+	// SettledAt is when it reached done, interrupted, denied or expired; zero before.
 	SettledAt time.Time
 }
 

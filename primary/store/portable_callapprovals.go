@@ -115,6 +115,14 @@ func (p *Portable) DenyCallApproval(ctx context.Context, id int64, actor, note s
 	}, actor, ActionCallApprovalDeny, map[string]any{"note": note}, tell...)
 }
 
+// ExpireCallApproval implements CallApprovals.
+func (p *Portable) ExpireCallApproval(ctx context.Context, id int64, tell ...NewContinuation) (CallApproval, error) {
+	at := p.clock()
+	return p.stepCall(ctx, id, "expire", CallApprovalWaiting, at, func(c *CallApproval) {
+		c.Status, c.SettledAt = CallApprovalExpired, at
+	}, primaryActor, ActionCallApprovalExpire, nil, tell...)
+}
+
 // ClaimCallApproval implements CallApprovals.
 func (p *Portable) ClaimCallApproval(ctx context.Context, id int64) (CallApproval, error) {
 	at := p.clock()

@@ -56,7 +56,7 @@ type How string
 const (
 	ClosedDecided   How = "decided"   // approved, denied or allowed (Closing.Decision says which)
 	ClosedAnswered  How = "answered"  // a form submitted by its requester
-	ClosedExpired   How = "expired"   // a prompt nobody decided in time, or left by a restart
+	ClosedExpired   How = "expired"   // a prompt or call nobody decided in time, or a prompt left by a restart
 	ClosedCancelled How = "cancelled" // a form withdrawn, or its thread stopped
 	ClosedFinished  How = "finished"  // a job or agent ended (Closing.Note is its outcome)
 )

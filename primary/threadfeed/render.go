@@ -149,6 +149,8 @@ func (f *Feed) renderCall(ctx context.Context, key string, it *Item) error {
 		return nil
 	case store.CallApprovalDenied:
 		return f.close(ctx, it, store.CallApprovalSubject(id), Closing{How: ClosedDecided, Decision: ActionDeny, By: c.DecidedBy, At: c.DecidedAt, Note: c.Note})
+	case store.CallApprovalExpired:
+		return f.close(ctx, it, "", Closing{How: ClosedExpired, At: c.SettledAt})
 	}
 	return f.close(ctx, it, store.CallApprovalSubject(id), Closing{How: ClosedDecided, Decision: ActionApprove, By: c.DecidedBy, At: c.DecidedAt})
 }

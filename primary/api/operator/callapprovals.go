@@ -104,7 +104,9 @@ func (s *Server) DecideCallApproval(ctx context.Context, req *operatorv1.DecideC
 	case errors.Is(err, store.ErrNotFound):
 		return nil, notFound("call approval", req.GetCallApprovalId())
 	case errors.Is(err, store.ErrConflict):
-		if now, rerr := s.callApprovals.CallApproval(ctx, id); rerr == nil {
+		if now, rerr := s.callApprovals.CallApproval(ctx, id); rerr == nil && now.Status == store.CallApprovalExpired {
+			return nil, fault.Newf(fault.Conflict, "call approval %d expired: nobody decided it in time", id)
+		} else if rerr == nil {
 			return nil, fault.Newf(fault.Conflict, "call approval %d was already decided: %s", id, now.Status)
 		}
 		return nil, fault.Newf(fault.Conflict, "call approval %d was already decided", id)
@@ -123,6 +125,7 @@ var callApprovalStatusFromProto = map[operatorv1.CallApprovalStatus]store.CallAp
 	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DONE:        store.CallApprovalDone,
 	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_INTERRUPTED: store.CallApprovalInterrupted,
 	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DENIED:      store.CallApprovalDenied,
+	operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_EXPIRED:     store.CallApprovalExpired,
 }
 
 var callResultFromName = map[string]operatorv1.CallStatus{

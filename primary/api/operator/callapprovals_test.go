@@ -2,6 +2,7 @@ package operator_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -145,6 +146,22 @@ func TestCallApprovalsAPI(t *testing.T) {
 		if err != nil || got.GetCallApproval().GetStatus() != operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_DENIED ||
 			got.GetCallApproval().GetNote() != "not now" {
 			t.Fatalf("deny: %v, %v", got, err)
+		}
+	})
+	t.Run("AnExpiredCallIsListedAndTakesNoDecision", func(t *testing.T) {
+		rec := a.waitingCall(t, "expiring")
+		if _, err := a.st.ExpireCallApproval(ctx, rec.ID); err != nil {
+			t.Fatal(err)
+		}
+		list, err := a.member.ListCallApprovals(ctx, &operatorv1.ListCallApprovalsRequest{Status: operatorv1.CallApprovalStatus_CALL_APPROVAL_STATUS_EXPIRED})
+		if err != nil || len(list.GetCallApprovals()) != 1 || list.GetCallApprovals()[0].GetId() != uint64(rec.ID) ||
+			list.GetCallApprovals()[0].GetDecidedBy() != "" || list.GetCallApprovals()[0].GetDecidedAt() != nil ||
+			list.GetCallApprovals()[0].GetSettledAt() == nil {
+			t.Fatalf("expired list: %v, %v", list, err)
+		}
+		_, err = a.member.DecideCallApproval(ctx, decideCall(rec.ID, denyCall, ""))
+		if status.Code(err) != codes.Aborted || status.Convert(err).Message() != fmt.Sprintf("call approval %d expired: nobody decided it in time", rec.ID) {
+			t.Fatalf("denial of an expired call: %v", err)
 		}
 	})
 	t.Run("BadRequestsAreRefused", func(t *testing.T) {

@@ -1,10 +1,14 @@
 package threadapi_test
 
 import (
+	"time"
+
 	"context"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/turncli/turncli/primary"
 
 	"github.com/google/uuid"
 
@@ -94,5 +98,31 @@ func TestACallApprovalIsApprovedOnlyByAnAdminWhoSawItWhole(t *testing.T) {
 	}
 	if c := res.GetItem().GetClosing(); c.GetDecision() != threadv1.ItemAction_ITEM_ACTION_APPROVE || c.GetBy() != "ada" {
 		t.Fatalf("approved call %v", res.GetItem())
+	}
+}
+
+// TestACallNobodyDecidesClosesItsCardAsExpired: once the call approval expiry passes, the
+// call's card closes as expired, with no decider, and can no longer be approved.
+func TestACallNobodyDecidesClosesItsCardAsExpired(t *testing.T) {
+	env := start(t, testenv.WithConfig(func(c *primary.Config) { c.Responses.CallApprovalExpiry = 100 * time.Millisecond }))
+	addOperator(t, env, "ada", store.RoleAdmin)
+	link(t, env, "@ada:example.org", "ada")
+	const thread = "$expiring"
+	sub := subscribe(t, env, &threadv1.SubscribeRequest{Conversation: &conversationv1.Conversation{Channel: channel, Thread: thread}})
+	callAsync(t, env, openIn(t, env, "@alice:example.org", thread), "test", "confirm_echo", `{}`)
+	// Each event shows the item as it stands when read: the opening may already show it closed.
+	opened := sub.next(t).GetItem()
+	closed := opened
+	for closed.GetClosing() == nil {
+		closed = sub.next(t).GetItem()
+	}
+	if c := closed.GetClosing(); opened.GetKind() != threadv1.ItemKind_ITEM_KIND_CALL_APPROVAL || closed.GetItemKey() != opened.GetItemKey() ||
+		c.GetHow() != threadv1.ClosingHow_CLOSING_HOW_EXPIRED || c.GetBy() != "" {
+		t.Fatalf("call item %v, closed as %v", opened, closed)
+	}
+	_, err := feedClient(env).DecideItem(context.Background(), &threadv1.DecideItemRequest{ItemKey: opened.GetItemKey(),
+		Identity: matrix("@ada:example.org"), Decision: threadv1.ItemAction_ITEM_ACTION_APPROVE, SawFullText: true})
+	if err == nil {
+		t.Fatal("an expired call was approved")
 	}
 }

@@ -60,6 +60,7 @@ func RunConformanceTests(t *testing.T, newHarness HarnessMaker) {
 		{"SaveCallApproval", cf.testSaveCallApproval},
 		{"CallApprovalTransitions", cf.testCallApprovalTransitions},
 		{"ListCallApprovals", cf.testListCallApprovals},
+		{"CallApprovalExpiry", cf.testCallApprovalExpiry},
 		{"ContinuationCheckpointRoundTrips", cf.testContinuationCheckpointRoundTrips},
 		{"CreatePrompt", cf.testCreatePrompt},
 		{"ListPrompts", cf.testListPrompts},

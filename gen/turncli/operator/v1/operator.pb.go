@@ -865,13 +865,14 @@ func (CallStatus) EnumDescriptor() ([]byte, []int) {
 }
 
 // CallApprovalStatus is a call approval's state: WAITING, then APPROVED, CLAIMED and DONE (or
-// INTERRUPTED), or DENIED.
+// INTERRUPTED), or DENIED, or EXPIRED.
 type CallApprovalStatus int32
 
 const (
 	// Any state, as a filter; never returned.
 	CallApprovalStatus_CALL_APPROVAL_STATUS_UNSPECIFIED CallApprovalStatus = 0
-	// Saved before it ran; awaits a decision. Never expires, survives restarts.
+	// Saved before it ran; awaits a decision, across restarts, until the primary's call
+	// approval expiry (--call-approval-expiry) passes.
 	CallApprovalStatus_CALL_APPROVAL_STATUS_WAITING CallApprovalStatus = 1
 	// Approved; not started yet.
 	CallApprovalStatus_CALL_APPROVAL_STATUS_APPROVED CallApprovalStatus = 2
@@ -884,6 +885,9 @@ const (
 	CallApprovalStatus_CALL_APPROVAL_STATUS_INTERRUPTED CallApprovalStatus = 5
 	// Denied (note holds the operator's note, if one was given); never ran. Final.
 	CallApprovalStatus_CALL_APPROVAL_STATUS_DENIED CallApprovalStatus = 6
+	// Nobody decided it within the primary's call approval expiry; never ran, and has no
+	// decider. Final.
+	CallApprovalStatus_CALL_APPROVAL_STATUS_EXPIRED CallApprovalStatus = 7
 )
 
 // Enum value maps for CallApprovalStatus.
@@ -896,6 +900,7 @@ var (
 		4: "CALL_APPROVAL_STATUS_DONE",
 		5: "CALL_APPROVAL_STATUS_INTERRUPTED",
 		6: "CALL_APPROVAL_STATUS_DENIED",
+		7: "CALL_APPROVAL_STATUS_EXPIRED",
 	}
 	CallApprovalStatus_value = map[string]int32{
 		"CALL_APPROVAL_STATUS_UNSPECIFIED": 0,
@@ -905,6 +910,7 @@ var (
 		"CALL_APPROVAL_STATUS_DONE":        4,
 		"CALL_APPROVAL_STATUS_INTERRUPTED": 5,
 		"CALL_APPROVAL_STATUS_DENIED":      6,
+		"CALL_APPROVAL_STATUS_EXPIRED":     7,
 	}
 )
 
@@ -5744,9 +5750,9 @@ type CallApproval struct {
 	Location *Location `protobuf:"bytes,12,opt,name=location,proto3" json:"location,omitempty"`
 	// When it was saved.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	// Who approved or denied it; empty while waiting.
+	// Who approved or denied it; empty while waiting and once expired.
 	DecidedBy string `protobuf:"bytes,14,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
-	// When it was approved or denied; unset while waiting.
+	// When it was approved or denied; unset while waiting and once expired.
 	DecidedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=decided_at,json=decidedAt,proto3" json:"decided_at,omitempty"`
 	// The denial's note; may be empty.
 	Note string `protobuf:"bytes,16,opt,name=note,proto3" json:"note,omitempty"`
@@ -5756,7 +5762,7 @@ type CallApproval struct {
 	ResultStatus CallStatus `protobuf:"varint,18,opt,name=result_status,json=resultStatus,proto3,enum=turncli.operator.v1.CallStatus" json:"result_status,omitempty"`
 	// The call's outcome as canonical JSON (DONE or INTERRUPTED); empty before.
 	OutcomeJson string `protobuf:"bytes,19,opt,name=outcome_json,json=outcomeJson,proto3" json:"outcome_json,omitempty"`
-	// When it reached DONE, INTERRUPTED or DENIED; unset before.
+	// When it reached DONE, INTERRUPTED, DENIED or EXPIRED; unset before.
 	SettledAt     *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=settled_at,json=settledAt,proto3" json:"settled_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -7795,7 +7801,7 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x13CALL_STATUS_WAITING\x10\x03\x12\x19\n" +
 	"\x15CALL_STATUS_COMPLETED\x10\x04\x12\x16\n" +
 	"\x12CALL_STATUS_FAILED\x10\x05\x12\x19\n" +
-	"\x15CALL_STATUS_CANCELLED\x10\x06*\x87\x02\n" +
+	"\x15CALL_STATUS_CANCELLED\x10\x06*\xa9\x02\n" +
 	"\x12CallApprovalStatus\x12$\n" +
 	" CALL_APPROVAL_STATUS_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cCALL_APPROVAL_STATUS_WAITING\x10\x01\x12!\n" +
@@ -7803,7 +7809,8 @@ const file_turncli_operator_v1_operator_proto_rawDesc = "" +
 	"\x1cCALL_APPROVAL_STATUS_CLAIMED\x10\x03\x12\x1d\n" +
 	"\x19CALL_APPROVAL_STATUS_DONE\x10\x04\x12$\n" +
 	" CALL_APPROVAL_STATUS_INTERRUPTED\x10\x05\x12\x1f\n" +
-	"\x1bCALL_APPROVAL_STATUS_DENIED\x10\x06*s\n" +
+	"\x1bCALL_APPROVAL_STATUS_DENIED\x10\x06\x12 \n" +
+	"\x1cCALL_APPROVAL_STATUS_EXPIRED\x10\a*s\n" +
 	"\x0fPermissionScope\x12 \n" +
 	"\x1cPERMISSION_SCOPE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17PERMISSION_SCOPE_THREAD\x10\x01\x12!\n" +

@@ -283,19 +283,21 @@ type OperatorServiceClient interface {
 	// DecideCallApproval approves or denies a waiting call: it takes DECISION_APPROVE or
 	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
-	// becomes the call's failure outcome (without one: "Not approved by requester" when the
-	// requester denied it, "Not approved by an operator, not by the requester" otherwise).
+	// becomes the error of the call's failure outcome (without one: "Not approved by
+	// requester" when the requester denied it, "Not approved by an operator, not by the
+	// requester" otherwise); the outcome is {"decided_by","error","reason":"approval_denied"}.
 	//
 	// Approving runs the exact saved call once: in the Bash command that made it, when that
 	// command still waits for it; otherwise (its response ended, or the primary restarted since)
 	// on its own in a fresh, short-lived response, without re-running or resuming the Bash
 	// command, and a continuation (idempotency key `call:<call id>`, carrying the runtime's
 	// checkpoint of that command) reports the outcome. A denial nobody waits for is reported the
-	// same way. The decision is written to the audit log with the operator as actor, in the
+	// same way. A call still waiting when the call approval expiry passes ends EXPIRED, and
+	// after that no decision is taken. The decision is written to the audit log with the operator as actor, in the
 	// transaction that makes it.
 	//
-	// A decision on a call that is no longer waiting (a replay: decided by someone else, or a
-	// second click) is ABORTED, HTTP 409, and changes nothing. Blocks: one store write; the call
+	// A decision on a call that is no longer waiting (a replay: decided by someone else, a
+	// second click, or expired) is ABORTED, HTTP 409, and changes nothing. Blocks: one store write; the call
 	// runs after the reply (GetCallApproval shows how it went).
 	//
 	// REST: `POST /v1/operator/call-approvals/{call_approval_id}:decide`.
@@ -915,19 +917,21 @@ type OperatorServiceServer interface {
 	// DecideCallApproval approves or denies a waiting call: it takes DECISION_APPROVE or
 	// DECISION_DENY, and any other decision is INVALID_ARGUMENT. Approving is for admins only
 	// (PERMISSION_DENIED for a member); any operator may deny, with an optional note that
-	// becomes the call's failure outcome (without one: "Not approved by requester" when the
-	// requester denied it, "Not approved by an operator, not by the requester" otherwise).
+	// becomes the error of the call's failure outcome (without one: "Not approved by
+	// requester" when the requester denied it, "Not approved by an operator, not by the
+	// requester" otherwise); the outcome is {"decided_by","error","reason":"approval_denied"}.
 	//
 	// Approving runs the exact saved call once: in the Bash command that made it, when that
 	// command still waits for it; otherwise (its response ended, or the primary restarted since)
 	// on its own in a fresh, short-lived response, without re-running or resuming the Bash
 	// command, and a continuation (idempotency key `call:<call id>`, carrying the runtime's
 	// checkpoint of that command) reports the outcome. A denial nobody waits for is reported the
-	// same way. The decision is written to the audit log with the operator as actor, in the
+	// same way. A call still waiting when the call approval expiry passes ends EXPIRED, and
+	// after that no decision is taken. The decision is written to the audit log with the operator as actor, in the
 	// transaction that makes it.
 	//
-	// A decision on a call that is no longer waiting (a replay: decided by someone else, or a
-	// second click) is ABORTED, HTTP 409, and changes nothing. Blocks: one store write; the call
+	// A decision on a call that is no longer waiting (a replay: decided by someone else, a
+	// second click, or expired) is ABORTED, HTTP 409, and changes nothing. Blocks: one store write; the call
 	// runs after the reply (GetCallApproval shows how it went).
 	//
 	// REST: `POST /v1/operator/call-approvals/{call_approval_id}:decide`.
