@@ -47,21 +47,33 @@ func closeResponse(t *testing.T, env *testenv.Env, id string) {
 	}
 }
 
-// bearerTransport sends every request with Authorization: Bearer token.
-type bearerTransport struct{ token string }
+// headerTransport sends every request with Authorization: Bearer token, and the other
+// headers given.
+type headerTransport struct {
+	token  string
+	header map[string]string
+}
 
-func (b bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+b.token)
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	for k, v := range h.header {
+		req.Header.Set(k, v)
+	}
 	return http.DefaultTransport.RoundTrip(req)
 }
 
-// connect connects the official SDK's client to o's endpoint, asking for revision version.
-func connect(t *testing.T, o opened, version string) *sdk.ClientSession {
+// connect connects the official SDK's client to o's endpoint, asking for revision version,
+// sending header with every request.
+func connect(t *testing.T, o opened, version string, header ...map[string]string) *sdk.ClientSession {
 	t.Helper()
+	tr := headerTransport{token: o.token}
+	if len(header) > 0 {
+		tr.header = header[0]
+	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "gateway-test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{
-		Endpoint: o.url, HTTPClient: &http.Client{Transport: bearerTransport{o.token}}, MaxRetries: -1,
+		Endpoint: o.url, HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1,
 	}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect at %s: %v", version, err)
