@@ -24,6 +24,9 @@ const (
 	// codeAuthority is the JSON-RPC error of a request whose response ended while it was
 	// served, the code `mindroom-agent mcp` gives an unavailable Agent CLI authority.
 	codeAuthority = -32001
+	// codeRefused is the JSON-RPC error of a listing the response refused, the code
+	// `mindroom-agent mcp` gives a refused discovery request.
+	codeRefused = -32002
 	// describeParallelism bounds the describes of one listing in flight at once (each is an
 	// admitted operation of the response, which allows 64).
 	describeParallelism = 4
@@ -239,7 +242,8 @@ func annotations(f ref) (*sdk.ToolAnnotations, error) {
 }
 
 // engineErr is the JSON-RPC error of a failed discovery: the response's end as codeAuthority,
-// a refusal with its message, an internal fault hidden behind an id the log line carries.
+// a refusal (the catalog being rebuilt, a limit) as codeRefused with its message, an internal
+// fault as -32603 naming the id of the log line that records it.
 func (g *Gateway) engineErr(ctx context.Context, err error, method string) error {
 	if response.ErrClosed(err) {
 		return errEnded
@@ -247,8 +251,11 @@ func (g *Gateway) engineErr(ctx context.Context, err error, method string) error
 	if _, ok := fault.KindOf(err); !ok {
 		err = fault.Hidden(fault.Hide(ctx, g.log, err, "MCP gateway request failed", "method", method), fault.InternalText)
 	}
-	_, msg, _ := fault.Public(err)
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
+	kind, msg, _ := fault.Public(err)
+	if kind == fault.Internal {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
+	}
+	return &jsonrpc.Error{Code: codeRefused, Message: msg}
 }
 
 // withMetaTrace returns ctx continuing the trace a request's _meta names (traceparent and
