@@ -90,7 +90,9 @@ func (g *Gateway) listTools(ctx context.Context, r *response.Response, params *s
 	if err != nil {
 		return nil, g.engineErr(ctx, err, "tools/list")
 	}
-	return &sdk.ListToolsResult{Tools: tools}, nil
+	// The SDK fills the cache fields of the lists it builds; this one is built here. It is
+	// one response's (private), and a rebind may change it at any time (stale at once).
+	return &sdk.ListToolsResult{Tools: tools, Cacheable: sdk.Cacheable{TTLMs: 0, CacheScope: "private"}}, nil
 }
 
 type ref struct{ toolkit, function string }

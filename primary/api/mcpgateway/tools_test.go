@@ -30,6 +30,10 @@ func TestToolsOverBothRevisions(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Claude Code refuses a 2026-07-28 listing without a valid cacheScope.
+				if version >= "2026-07-28" && listed.CacheScope != "private" {
+					t.Errorf("the listing's cacheScope is %q, want private: it is one response's", listed.CacheScope)
+				}
 				byName := map[string]*sdk.Tool{}
 				for _, tool := range listed.Tools {
 					byName[tool.Name] = tool
