@@ -45,17 +45,23 @@ func TestClaudeCodeCallsThroughTheGateway(t *testing.T) {
 	if !ok || tr.IsError || tr.Text != `{"word":"hello"}` {
 		t.Fatalf("the model got %+v (found %v)\n%s", tr, ok, out)
 	}
-	r, ok := env.Primary.Internals().Responses.Get(o.id)
+	if n := completedNativeEchoes(t, env, o.id); n != 1 {
+		t.Fatalf("%d completed native test.echo receipts, want 1", n)
+	}
+}
+
+// completedNativeEchoes counts the response's completed native calls of test.echo.
+func completedNativeEchoes(t *testing.T, env *testenv.Env, id string) int {
+	t.Helper()
+	r, ok := env.Primary.Internals().Responses.Get(id)
 	if !ok {
 		t.Fatal("the response is gone")
 	}
-	var echoes int
+	n := 0
 	for _, rc := range r.Inspect(100).Receipts {
 		if rc.Toolkit == "test" && rc.Function == "echo" && rc.Status == response.Completed && rc.Parent == "" {
-			echoes++
+			n++
 		}
 	}
-	if echoes != 1 {
-		t.Fatalf("%d completed native test.echo receipts, want 1", echoes)
-	}
+	return n
 }
