@@ -141,6 +141,7 @@ func buildGateway(ctx context.Context, d gatewayDeps, stops *lifecycle.Stops) (g
 		if r.URL.Path == mcpgateway.Path {
 			// A foreground engine holds one response's gateway MCP credential, no role's: the
 			// gateway checks it before it reads anything, as the REST edge checks a role's.
+			imetrics.RecordRoute(r, mcpgateway.Path)
 			mcpHandler.ServeHTTP(w, r)
 			return
 		}
