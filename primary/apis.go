@@ -21,6 +21,7 @@ import (
 	"github.com/turncli/turncli/internal/fieldrule"
 	"github.com/turncli/turncli/primary/api/agentcli"
 	"github.com/turncli/turncli/primary/api/continuationapi"
+	"github.com/turncli/turncli/primary/api/mcpgateway"
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/api/responseapi"
 	"github.com/turncli/turncli/primary/api/threadapi"
@@ -90,7 +91,8 @@ func buildAPIs(d apiDeps) (apis, error) {
 			cancelled, err := questions.CancelThreadQuestions(ctx, channel, thread)
 			return len(cancelled), err
 		},
-		Logger: log.With("component", "responseapi"),
+		MCPPath: mcpgateway.Path,
+		Logger:  log.With("component", "responseapi"),
 	})
 	if err != nil {
 		return apis{}, fmt.Errorf("response api: %w", err)

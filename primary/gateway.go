@@ -24,6 +24,7 @@ import (
 	"github.com/turncli/turncli/internal/readiness"
 	"github.com/turncli/turncli/internal/telemetry"
 	"github.com/turncli/turncli/primary/api/dashboard"
+	"github.com/turncli/turncli/primary/api/mcpgateway"
 	"github.com/turncli/turncli/primary/api/operator"
 	"github.com/turncli/turncli/primary/lifecycle"
 	"github.com/turncli/turncli/primary/metrics"
@@ -110,6 +111,13 @@ func buildGateway(ctx context.Context, d gatewayDeps, stops *lifecycle.Stops) (g
 	// authenticator reads the removal: at the next call, or at the watch's next look.
 	unsubscribe := d.operatorAuth.OnRevoked(dash.EndSessions)
 	stops.Add(lifecycle.Servers, "dashboard session revocation", func(context.Context) error { unsubscribe(); return nil })
+	mcpGateway, err := mcpgateway.New(mcpgateway.Config{Responses: d.responses, Failures: d.failures, Logger: log.With("component", "mcpgateway")})
+	if err != nil {
+		return gateway{}, err
+	}
+	// Like a local shell's Agent CLI calls, a gateway MCP call is recorded by its dispatch span,
+	// which continues the engine's trace: no span of the listener's own per request.
+	mcpHandler := telemetry.ContinueHTTP(mcpGateway)
 	// Not a ServeMux: that would clean and redirect the API's paths, which reach the gateway
 	// exactly as sent.
 	dashHandler, edge := dash.Handler(), restEdge(apiMux, d.ready, d.policy, d.operatorAuth, d.failures)
@@ -128,6 +136,13 @@ func buildGateway(ctx context.Context, d gatewayDeps, stops *lifecycle.Stops) (g
 			// Slack holds no credential of ours: each request is signed with the app's
 			// signing secret instead, which the handler checks before it reads anything.
 			d.slack.ServeHTTP(w, r)
+			return
+		}
+		if r.URL.Path == mcpgateway.Path {
+			// A foreground engine holds one response's gateway MCP credential, no role's: the
+			// gateway checks it before it reads anything, as the REST edge checks a role's.
+			imetrics.RecordRoute(r, mcpgateway.Path)
+			mcpHandler.ServeHTTP(w, r)
 			return
 		}
 		if strings.HasPrefix(r.URL.Path, links.Prefix) {

@@ -110,6 +110,14 @@ func (h *HTTP) observe(server, route, method string, code int, start time.Time) 
 
 type routeKey struct{}
 
+// RecordRoute records route, a fixed path, as the route label of r for Routed: for a handler
+// that serves its own path beside a grpc-gateway's routes. Outside Routed it does nothing.
+func RecordRoute(r *http.Request, route string) {
+	if rw, ok := r.Context().Value(routeKey{}).(*routedRecorder); ok {
+		rw.route.Store(&route)
+	}
+}
+
 // GatewayRoutes is a grpc-gateway middleware that records, for Routed, the path pattern of the
 // route that took the request. Each route's pattern is rendered once.
 func GatewayRoutes() runtime.Middleware {

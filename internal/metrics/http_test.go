@@ -42,3 +42,21 @@ func TestHTTPLabels(t *testing.T) {
 		t.Fatalf("%d request series, want 3", n)
 	}
 }
+
+func TestRecordRouteLabelsARoutedRequest(t *testing.T) {
+	h := NewHTTP(prometheus.NewRegistry())
+	srv := h.Routed("api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/mcp" {
+			RecordRoute(r, "/mcp")
+		}
+	}))
+	srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/mcp", nil))
+	srv.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/other", nil))
+	for _, series := range [][]string{{"api", "/mcp", "POST", "200"}, {"api", Unmatched, "POST", "200"}} {
+		if got := testutil.ToFloat64(h.requests.WithLabelValues(series...)); got != 1 {
+			t.Errorf("requests%v = %v, want 1", series, got)
+		}
+	}
+	// Outside Routed it records nothing and does not fail.
+	RecordRoute(httptest.NewRequest(http.MethodPost, "/mcp", nil), "/mcp")
+}

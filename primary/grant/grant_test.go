@@ -106,6 +106,24 @@ func TestExpiry(t *testing.T) {
 	}
 }
 
+func TestMintUntilExpiresWithTheGrantItFollows(t *testing.T) {
+	reg, c := newRegistry()
+	_, _, expires := reg.MintForJob("r", 72*time.Hour) // past the 24 hours Mint caps at
+	c.Advance(time.Hour)
+	token, digest := reg.MintUntil("r", expires)
+	if digest != grant.Digest(sha256.Sum256([]byte(token))) {
+		t.Fatal("digest is not the token's SHA-256")
+	}
+	c.Advance(expires.Sub(c.Now()) - time.Nanosecond)
+	if owner, ok := reg.Resolve(token); !ok || owner != "r" {
+		t.Fatalf("Resolve a nanosecond before the expiry = %q, %v", owner, ok)
+	}
+	c.Advance(time.Nanosecond)
+	if _, ok := reg.Resolve(token); ok {
+		t.Fatal("accepted at the expiry it follows")
+	}
+}
+
 func TestExpiryByTheSystemClock(t *testing.T) {
 	reg := grant.NewRegistry[string](nil, nil) // the monotonic clock alone, as the primary runs it
 	live, _, expires := reg.Mint("r1", time.Hour)

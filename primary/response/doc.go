@@ -1,4 +1,5 @@
-// Package response owns responses: one reply turn of an agent, with its grant, its windows (one
+// Package response owns responses: one reply turn of an agent, with its grant (and its gateway
+// MCP credential, mcpcredential.go), its windows (one
 // per Bash command), the receipts of the CLI calls those windows admitted, its context
 // documents and its binding to a catalog snapshot.
 //
@@ -13,7 +14,8 @@
 // runs exactly that call, once, in a fresh short-lived response, never the Bash command again.
 //
 // It does not own transports or credentials of other roles: the agentcli package turns
-// requests into calls on a Response, and responseapi drives responses for the runtime.
+// requests into calls on a Response, mcpgateway turns MCP requests into its native calls, and
+// responseapi drives responses for the runtime.
 //
 // docs/ARCHITECTURE.md maps the packages and says which owns each term of the glossary.
 package response

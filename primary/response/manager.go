@@ -120,7 +120,9 @@ const (
 type Manager struct {
 	cfg    Config
 	grants *grant.Registry[grantee]
-	tracer trace.Tracer
+	// mcpGrants are the gateway MCP credentials, apart from the grants (mcpcredential.go).
+	mcpGrants *grant.Registry[*Response]
+	tracer    trace.Tracer
 
 	mu   sync.Mutex
 	byID map[string]*Response
@@ -147,7 +149,7 @@ func NewManager(cfg Config) *Manager {
 		cfg.Observer = noObserver{}
 	}
 	cfg.Settings = cfg.Settings.withDefaults()
-	m := &Manager{cfg: cfg, grants: grants, tracer: telemetry.TracerOf(cfg.Tracing, tracerName), byID: make(map[string]*Response),
+	m := &Manager{cfg: cfg, grants: grants, mcpGrants: grant.NewRegistry[*Response](cfg.Clock, cfg.Secrets), tracer: telemetry.TracerOf(cfg.Tracing, tracerName), byID: make(map[string]*Response),
 		openByCredential: make(map[string]int)}
 	if cfg.CallApprovals != nil {
 		m.callApprovals = newCallApprovals(m, *cfg.CallApprovals)

@@ -28,6 +28,10 @@ type Response struct {
 	// token is the grant itself. The grant index keeps only its digest; the response keeps the
 	// token solely to place it in the environment of its own shells.
 	token string
+	// mcpDigest is the digest of the gateway MCP credential, once mcpIssued (mcpcredential.go);
+	// both are guarded by mu.
+	mcpDigest grant.Digest
+	mcpIssued bool
 	// credential is the key of the runtime credential that opened the response, empty for
 	// those the primary opened itself.
 	credential string
@@ -144,7 +148,7 @@ func (r *Response) RebindCatalog(patterns []string) error {
 	return nil
 }
 
-// Close ends the response: the grant is revoked first, then admitted work is cancelled and
+// Close ends the response: the grant (and the gateway MCP credential) is revoked first, then admitted work is cancelled and
 // joined, then windows close and receipts are dropped. It returns when all of that is done,
 // including the exit of the response's shells. Closing again is a no-op.
 func (r *Response) Close() {
@@ -152,6 +156,7 @@ func (r *Response) Close() {
 		r.mgr.grants.Revoke(r.digest)
 		r.mu.Lock()
 		r.closed = true
+		r.revokeMCPLocked()
 		r.mu.Unlock()
 		r.cancel()
 		r.tasks.Wait()

@@ -22,6 +22,7 @@ type Server struct {
 	log        *slog.Logger
 	stopThread ThreadStopper
 	shellModes ShellModes
+	mcpPath    string
 }
 
 // Config is what the ResponseService handlers need; every field but Logger is required.
@@ -34,7 +35,10 @@ type Config struct {
 	ShellModes ShellModes
 	// StopThread is what StopThread does.
 	StopThread ThreadStopper
-	Logger     *slog.Logger
+	// MCPPath is the path of the gateway MCP endpoint, told to the runtime with each
+	// response's MCP credential.
+	MCPPath string
+	Logger  *slog.Logger
 }
 
 // NewServer returns the ResponseService handlers.
@@ -48,11 +52,13 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, errors.New("responseapi: Config.ShellModes is required")
 	case cfg.StopThread == nil:
 		return nil, errors.New("responseapi: Config.StopThread is required")
+	case cfg.MCPPath == "":
+		return nil, errors.New("responseapi: Config.MCPPath is required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{responses: cfg.Responses, preflight: cfg.Preflight, shellModes: cfg.ShellModes, stopThread: cfg.StopThread, log: cfg.Logger}, nil
+	return &Server{responses: cfg.Responses, preflight: cfg.Preflight, shellModes: cfg.ShellModes, stopThread: cfg.StopThread, mcpPath: cfg.MCPPath, log: cfg.Logger}, nil
 }
 
 // MaxCommandBytes is the longest command RunBash takes: Linux refuses a longer single argument
@@ -119,9 +125,15 @@ func (s *Server) OpenResponse(ctx context.Context, req *responsev1.OpenResponseR
 	if err != nil {
 		return nil, engineErr(err)
 	}
+	mcpToken, err := r.MintMCPCredential()
+	if err != nil { // only a response closed already (CloseResponse raced the open)
+		return nil, engineErr(err)
+	}
 	return &responsev1.OpenResponseResponse{
 		ResponseId:     r.ID(),
 		GrantExpiresAt: timestamppb.New(r.GrantExpires()),
+		McpPath:        s.mcpPath,
+		McpToken:       mcpToken,
 	}, nil
 }
 

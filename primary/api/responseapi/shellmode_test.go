@@ -166,7 +166,8 @@ func newAPI(t *testing.T, env *testenv.Env, pf responseapi.Preflight) *responsea
 			cancelled, err := p.Internals().Interaction.Questions.CancelThreadQuestions(ctx, channel, thread)
 			return len(cancelled), err
 		},
-		Logger: slog.New(slog.DiscardHandler),
+		MCPPath: "/mcp",
+		Logger:  slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -522,8 +522,18 @@ type OpenResponseResponse struct {
 	ResponseId string `protobuf:"bytes,1,opt,name=response_id,json=responseId,proto3" json:"response_id,omitempty"`
 	// When the grant expires.
 	GrantExpiresAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=grant_expires_at,json=grantExpiresAt,proto3" json:"grant_expires_at,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The path of the primary's gateway MCP endpoint on its REST listener ("/mcp"): MCP over
+	// streamable HTTP, stateless, serving the response's native catalog (the tools ListTools
+	// lists, interaction controls included) to a foreground engine the runtime runs itself, such
+	// as Claude Code or Codex. The URL to hand the engine is the REST origin followed by it.
+	McpPath string `protobuf:"bytes,3,opt,name=mcp_path,json=mcpPath,proto3" json:"mcp_path,omitempty"`
+	// The bearer credential of that endpoint for this response alone (Authorization: Bearer),
+	// shown only here, never again. It is not the grant: the grant does not open the endpoint and
+	// this credential opens no Agent CLI route. It expires with the grant and is revoked when the
+	// response closes.
+	McpToken      string `protobuf:"bytes,4,opt,name=mcp_token,json=mcpToken,proto3" json:"mcp_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *OpenResponseResponse) Reset() {
@@ -568,6 +578,20 @@ func (x *OpenResponseResponse) GetGrantExpiresAt() *timestamppb.Timestamp {
 		return x.GrantExpiresAt
 	}
 	return nil
+}
+
+func (x *OpenResponseResponse) GetMcpPath() string {
+	if x != nil {
+		return x.McpPath
+	}
+	return ""
+}
+
+func (x *OpenResponseResponse) GetMcpToken() string {
+	if x != nil {
+		return x.McpToken
+	}
+	return ""
 }
 
 // RunBashRequest is one Bash tool call of the model.
@@ -2583,11 +2607,13 @@ const file_turncli_response_v1_response_proto_rawDesc = "" +
 	"\btoolkits\x18\b \x03(\tR\btoolkits\x12@\n" +
 	"\x0egrant_lifetime\x18\t \x01(\v2\x19.google.protobuf.DurationR\rgrantLifetime\x123\n" +
 	"\x06origin\x18\n" +
-	" \x01(\x0e2\x1b.turncli.response.v1.OriginR\x06origin\"}\n" +
+	" \x01(\x0e2\x1b.turncli.response.v1.OriginR\x06origin\"\xb5\x01\n" +
 	"\x14OpenResponseResponse\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12D\n" +
-	"\x10grant_expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x0egrantExpiresAt\"\xc2\x01\n" +
+	"\x10grant_expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x0egrantExpiresAt\x12\x19\n" +
+	"\bmcp_path\x18\x03 \x01(\tR\amcpPath\x12\x1b\n" +
+	"\tmcp_token\x18\x04 \x01(\tR\bmcpToken\"\xc2\x01\n" +
 	"\x0eRunBashRequest\x12\x1f\n" +
 	"\vresponse_id\x18\x01 \x01(\tR\n" +
 	"responseId\x12 \n" +

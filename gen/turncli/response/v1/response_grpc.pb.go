@@ -66,7 +66,9 @@ const (
 //     catalog) whose toolkit selection matches no `interaction`. Native calls need no Bash
 //     command; they are receipts of the response like its shells' calls (same call-id replay
 //     rules, same limits, fences and rebuilds, seen by operators), with an empty
-//     parent_bash_call_id.
+//     parent_bash_call_id. A runtime that runs a foreground engine (Claude Code, Codex) may
+//     instead hand it the primary's gateway MCP endpoint (OpenResponseResponse.mcp_path and
+//     mcp_token), which serves the same native catalog and calls over MCP.
 //  4. CloseResponse when the turn ends: the grant is revoked first, then admitted work is
 //     cancelled and joined, then receipts are dropped. Everything about a response lives in
 //     memory: a restarted primary knows no response and every old grant fails.
@@ -344,7 +346,9 @@ func (c *responseServiceClient) StopThread(ctx context.Context, in *StopThreadRe
 //     catalog) whose toolkit selection matches no `interaction`. Native calls need no Bash
 //     command; they are receipts of the response like its shells' calls (same call-id replay
 //     rules, same limits, fences and rebuilds, seen by operators), with an empty
-//     parent_bash_call_id.
+//     parent_bash_call_id. A runtime that runs a foreground engine (Claude Code, Codex) may
+//     instead hand it the primary's gateway MCP endpoint (OpenResponseResponse.mcp_path and
+//     mcp_token), which serves the same native catalog and calls over MCP.
 //  4. CloseResponse when the turn ends: the grant is revoked first, then admitted work is
 //     cancelled and joined, then receipts are dropped. Everything about a response lives in
 //     memory: a restarted primary knows no response and every old grant fails.
