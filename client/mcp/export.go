@@ -1,5 +1,7 @@
 package mcp
 
+import "time"
+
 // This file exports what another MCP server of a response's catalog needs to name and answer
 // its tools exactly as `mindroom-agent mcp` does: the primary's gateway MCP endpoint. The rules
 // stay in their homes (names.go, annotations.go, tools.go); these are doors to them.
@@ -39,3 +41,37 @@ const AnnotationsSince = annotationsSince
 // OutcomeText is the text content a model reads of a terminal receipt's outcome (a value as
 // internal/canonjson parses it) and status.
 func OutcomeText(outcome any, status string) string { return outcomeText(outcome, status) }
+
+// The Tasks extension of MCP 2026-07-28 as tasks.go serves it, for another server of the same
+// tasks: a task is a call's receipt, its id the call id (a version 7 UUID, whose time is the
+// task's creation).
+const (
+	// TasksExtension names the extension in capabilities.
+	TasksExtension = tasksExtension
+	// CodeMissingCapability is the error of a task method whose request does not declare the
+	// extension.
+	CodeMissingCapability = codeMissingCapability
+	// TaskNotFound is the message (with code -32602) of a task id that is no call of the
+	// caller's.
+	TaskNotFound = taskNotFound
+	// TaskWait is the longest a tasks/get waits for a call to settle before answering.
+	TaskWait = taskWait
+)
+
+// DeclaresTasks reports whether the _meta of a request of MCP 2026-07-28 declares the
+// extension in its client capabilities.
+func DeclaresTasks(meta map[string]any) bool { return metaDeclaresTasks(meta) }
+
+// MissingTasks is the message and data of the CodeMissingCapability error of a task method
+// whose request does not declare the extension.
+func MissingTasks(method string) (message string, data map[string]any) {
+	e := missingTasks(method)
+	return e.message, e.data
+}
+
+// Task is the task (MCP 2026-07-28) of the receipt of callID, whose status is status and
+// has been since updated. It holds no resultType and, once terminal, no result: the caller
+// adds "resultType" and the "result" that tools/call would have answered.
+func Task(callID, status string, updated time.Time) map[string]any {
+	return taskOf(callID, status, statelessVersion, updated)
+}

@@ -77,10 +77,24 @@ func declaresTasks(m rpcMessage) bool {
 		return false
 	}
 	meta, _ := m.params["_meta"].(map[string]any)
+	return metaDeclaresTasks(meta)
+}
+
+// metaDeclaresTasks reports whether a stateless request's _meta declares the extension in its
+// client capabilities.
+func metaDeclaresTasks(meta map[string]any) bool {
 	caps, _ := meta[metaClientCapabilities].(map[string]any)
 	extensions, _ := caps["extensions"].(map[string]any)
 	_, ok := extensions[tasksExtension].(map[string]any)
 	return ok
+}
+
+// missingTasks is the error of a task method from a stateless request that does not declare
+// the extension.
+func missingTasks(method string) *rpcError {
+	return &rpcError{code: codeMissingCapability, message: "Missing required client capability: " + method + " needs the " +
+		tasksExtension + ` extension in _meta "` + metaClientCapabilities + `"`,
+		data: map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasksExtension: map[string]any{}}}}}
 }
 
 // hasCoreTasks reports whether m speaks the handshake revision with tasks of its own.
@@ -106,9 +120,7 @@ func taskMethodError(m rpcMessage) *rpcError {
 	case m.stateless && (m.method == "tasks/result" || m.method == "tasks/list"):
 		return notFound("is not part of the Tasks extension (" + tasksExtension + ") of MCP " + statelessVersion)
 	case m.stateless && !declaresTasks(m):
-		return &rpcError{code: codeMissingCapability, message: "Missing required client capability: " + m.method + " needs the " +
-			tasksExtension + ` extension in _meta "` + metaClientCapabilities + `"`,
-			data: map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasksExtension: map[string]any{}}}}}
+		return missingTasks(m.method)
 	case m.stateless:
 		return nil
 	case m.version != coreTasksVersion:
@@ -281,6 +293,13 @@ func isPermissionReceipt(r *client.Reply) bool {
 // task is the Task of the receipt of callID, whose status is status, as revision version
 // shapes it (see the mapping above).
 func (s *mcpServer) task(callID, status, version string) map[string]any {
+	return taskOf(callID, status, version, s.statusSince(callID, status))
+}
+
+// taskOf is the Task of the receipt of callID, whose status is status and was first seen at
+// updated, as revision version shapes it (see the mapping above). Its creation time is the
+// call id's.
+func taskOf(callID, status, version string, updated time.Time) map[string]any {
 	created, _ := client.TimedCallIDTime(callID)
 	taskStatus, message := "working", "call "+callID+" is "+status
 	switch {
@@ -296,7 +315,7 @@ func (s *mcpServer) task(callID, status, version string) map[string]any {
 		"status":        taskStatus,
 		"statusMessage": message,
 		"createdAt":     timestamp(created),
-		"lastUpdatedAt": timestamp(s.statusSince(callID, status)),
+		"lastUpdatedAt": timestamp(updated),
 	}
 	if version == coreTasksVersion {
 		task["ttl"], task["pollInterval"] = taskTTL.Milliseconds(), taskPollInterval.Milliseconds()

@@ -22,7 +22,8 @@ const receiptWait = time.Minute
 // callTool answers tools/call: a native call of the response with a fresh call id, waited for
 // until it is terminal, answered as `mindroom-agent mcp` answers (see client/mcp's CALLS help).
 // A refusal of the call (an unknown function, a limit, a fence, a rebuild) is a result with
-// isError, as the model can act on it.
+// isError, as the model can act on it. A call of a request that declares the Tasks extension
+// is not waited for: its admitted receipt is answered as a task (tasks.go).
 func (g *Gateway) callTool(ctx context.Context, r *response.Response, params *sdk.CallToolParamsRaw, version string) (sdk.Result, error) {
 	if params == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tools/call needs params"}
@@ -36,8 +37,15 @@ func (g *Gateway) callTool(ctx context.Context, r *response.Response, params *sd
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	ctx = withMetaTrace(ctx, params.Meta)
-	id := uuid.New()
+	// A version 7 id: its time is the creation of the task the call may be.
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, err
+	}
 	rc, err := r.CallNative(ctx, response.CallRequest{ID: id, Toolkit: toolkit, Function: function, Arguments: args})
+	if err == nil && asTask(version, params) {
+		return taskCreated(rc), nil
+	}
 	for err == nil && !rc.Status.Terminal() {
 		if ctx.Err() != nil { // the caller went away; the call goes on, its receipt stays readable
 			return nil, ctx.Err()

@@ -9,8 +9,10 @@
 // grant) before reading its body, bounds the body as the Agent CLI does, and turns tools/list
 // and tools/call into the response's native operations (ListNativeTools, DescribeNative,
 // CallNative, Receipt), which decide what is offered and admitted and apply the response's
-// limits. It names, annotates and answers tools as `mindroom-agent mcp` does (client/mcp). It
-// keeps no state of its own but the map of hashed tool names.
+// limits. It names, annotates and answers tools as `mindroom-agent mcp` does (client/mcp), and
+// serves the Tasks extension of 2026-07-28 with client/mcp's shapes: a task is a native call's
+// receipt, read through Receipt (tasks.go). It keeps no state of its own but the map of hashed
+// tool names.
 //
 // It is one of the primary's API adapters (docs/ARCHITECTURE.md): only package primary imports
 // it.

@@ -66,10 +66,17 @@ func New(cfg Config) (*Gateway, error) {
 	g := &Gateway{responses: cfg.Responses, failures: cfg.Failures, log: cfg.Logger}
 	server := sdk.NewServer(&sdk.Implementation{Name: serverName, Version: buildinfo.Read().Version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		// Tools only, without listChanged: a stateless server has no stream to announce on.
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
-		Logger:       cfg.Logger,
+		// Tools without listChanged (a stateless server has no stream to announce on), and
+		// the Tasks extension (tasks.go), which initialize leaves out (see tools).
+		Capabilities: &sdk.ServerCapabilities{
+			Tools:      &sdk.ToolCapabilities{},
+			Extensions: map[string]any{agentmcp.TasksExtension: map[string]any{}},
+		},
+		Logger: cfg.Logger,
 	})
+	if err := g.registerTasks(server); err != nil {
+		return nil, err
+	}
 	server.AddReceivingMiddleware(g.tools)
 	g.mcp = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, &sdk.StreamableHTTPOptions{
 		Stateless: true,

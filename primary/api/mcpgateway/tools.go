@@ -3,6 +3,7 @@ package mcpgateway
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"sync"
 
@@ -41,9 +42,21 @@ const (
 var errEnded = &jsonrpc.Error{Code: codeAuthority, Message: "MCP gateway authority is unavailable: the response has ended"}
 
 // tools is the SDK middleware that answers tools/list and tools/call from the caller's
-// response; every other method (initialize, server/discover, ping) is the SDK's.
+// response; every other method (initialize, server/discover, ping, the task methods) is the
+// SDK's. It takes the Tasks extension out of initialize's capabilities: the extension is of
+// MCP 2026-07-28, which has no handshake, and the handshake revisions have no way to use it.
 func (g *Gateway) tools(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "initialize" {
+			res, err := next(ctx, method, req)
+			if init, ok := res.(*sdk.InitializeResult); ok && init.Capabilities != nil {
+				caps := *init.Capabilities
+				caps.Extensions = maps.Clone(caps.Extensions)
+				delete(caps.Extensions, agentmcp.TasksExtension)
+				init.Capabilities = &caps
+			}
+			return res, err
+		}
 		if method != "tools/list" && method != "tools/call" {
 			return next(ctx, method, req)
 		}
@@ -54,10 +67,7 @@ func (g *Gateway) tools(next sdk.MethodHandler) sdk.MethodHandler {
 		ctx, stop := callerGone(ctx, c.ctx)
 		defer stop()
 		ss, _ := req.GetSession().(*sdk.ServerSession)
-		version := ""
-		if ss != nil && ss.InitializeParams() != nil {
-			version = ss.InitializeParams().ProtocolVersion
-		}
+		version := sessionVersion(ss)
 		switch r := req.(type) {
 		case *sdk.ListToolsRequest:
 			return g.listTools(ctx, c.r, r.Params, version)
