@@ -131,21 +131,39 @@ func (c *CallApprovals) Approve(ctx context.Context, id int64, by store.Operator
 // "Not approved by requester" when actor is its requester, or says another operator denied
 // it; see notApprovedText). store.ErrConflict when the record is not waiting.
 func (c *CallApprovals) Deny(ctx context.Context, id int64, actor, note string) (store.CallApproval, error) {
-	// When no call waits now, the denial and its continuation commit together.
+	rec, err := c.endUnrun(ctx, id, KindCallApprovalDecided,
+		func(cur *store.CallApproval) {
+			cur.Status, cur.Note, cur.DecidedBy = store.CallApprovalDenied, note, actor
+		},
+		func(tell []store.NewContinuation) (store.CallApproval, error) {
+			return c.cfg.Store.DenyCallApproval(ctx, id, actor, note, tell...)
+		})
+	if err != nil {
+		return store.CallApproval{}, err
+	}
+	c.cfg.Logger.Info("call denied", "call_approval", rec.ID, "call_id", rec.CallID, "by", actor)
+	return rec, nil
+}
+
+// endUnrun ends waiting record id without running its call, as a denial or an expiry does.
+// When no call waits on it now, the record as ended would leave it (set by ended) gives the
+// continuation that tells the conversation, and write commits both together; otherwise write
+// commits the record alone and the waiting call gets it. The feed is told with kind.
+func (c *CallApprovals) endUnrun(ctx context.Context, id int64, kind string, ended func(*store.CallApproval),
+	write func(tell []store.NewContinuation) (store.CallApproval, error)) (store.CallApproval, error) {
 	var tell []store.NewContinuation
 	if cur, err := c.cfg.Store.CallApproval(ctx, id); err == nil && !c.waiting(cur) {
-		cur.Status, cur.Note, cur.DecidedBy = store.CallApprovalDenied, note, actor
+		ended(&cur)
 		tell = c.continuationFor(cur)
 	}
-	rec, err := c.cfg.Store.DenyCallApproval(ctx, id, actor, note, tell...)
+	rec, err := write(tell)
 	if err != nil {
 		return store.CallApproval{}, err
 	}
 	if len(tell) > 0 {
 		c.cfg.Notify()
 	}
-	c.publish(KindCallApprovalDecided, rec)
-	c.cfg.Logger.Info("call denied", "call_approval", rec.ID, "call_id", rec.CallID, "by", actor)
+	c.publish(kind, rec)
 	if !c.deliver(rec) {
 		c.settleOrphan(rec)
 	}

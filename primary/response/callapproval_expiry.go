@@ -21,23 +21,15 @@ const KindCallApprovalExpired = "call_approval.expired"
 // commit together. store.ErrConflict when the record was decided (or expired) first: that
 // decision stands.
 func (c *CallApprovals) expire(ctx context.Context, id int64) (store.CallApproval, error) {
-	var tell []store.NewContinuation
-	if cur, err := c.cfg.Store.CallApproval(ctx, id); err == nil && !c.waiting(cur) {
-		cur.Status = store.CallApprovalExpired
-		tell = c.continuationFor(cur)
-	}
-	rec, err := c.cfg.Store.ExpireCallApproval(ctx, id, tell...)
+	rec, err := c.endUnrun(ctx, id, KindCallApprovalExpired,
+		func(cur *store.CallApproval) { cur.Status = store.CallApprovalExpired },
+		func(tell []store.NewContinuation) (store.CallApproval, error) {
+			return c.cfg.Store.ExpireCallApproval(ctx, id, tell...)
+		})
 	if err != nil {
 		return store.CallApproval{}, err
 	}
-	if len(tell) > 0 {
-		c.cfg.Notify()
-	}
-	c.publish(KindCallApprovalExpired, rec)
 	c.cfg.Logger.Info("call approval expired", callLogAttrs(rec)...)
-	if !c.deliver(rec) {
-		c.settleOrphan(rec)
-	}
 	return rec, nil
 }
 
