@@ -108,6 +108,7 @@ func run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 	start := time.Now()
 	var rows []row
 	var loads []string
+	failed := 0
 	for _, m := range measures {
 		if !cfg.only.MatchString(m.key) {
 			continue
@@ -117,8 +118,15 @@ func run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 		t0 := time.Now()
 		got, err := m.run(ctx, b)
 		if err != nil {
+			// The run goes on: one measure failing on a busy machine must not cost the
+			// others' figures. The table shows the failure in its place; the exit code is 1.
 			fmt.Fprintf(stderr, "turncli-bench: %s: %v\n", m.key, err)
-			return 1
+			if ctx.Err() != nil {
+				return 1 // interrupted: the rest would fail the same way
+			}
+			failed++
+			rows = append(rows, failedRow(m, err))
+			continue
 		}
 		b.progress("%s: done in %.1fs", m.key, time.Since(t0).Seconds())
 		rows = append(rows, got...)
@@ -147,10 +155,19 @@ func run(ctx context.Context, cfg Config, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	if failed > 0 {
+		fmt.Fprintf(stdout, "%d measures FAILED (see their rows)\n", failed)
+		return 1
+	}
 	if cfg.Check && !cfg.Smoke && (met < judged || skipped > 0) {
 		return 1
 	}
 	return 0
+}
+
+// failedRow stands in the table for measure m, which stopped with err.
+func failedRow(m measure, err error) row {
+	return row{key: m.key, measure: m.key + ": " + m.doc, target: target{kind: completes, text: "completes"}, broken: err.Error()}
 }
 
 func saveMarkdown(path, machine string, rows []row, smoke bool, stdout io.Writer) error {

@@ -41,7 +41,8 @@ func (u unit) format(v float64) string {
 	case index:
 		return fmt.Sprintf("%.2f", v)
 	}
-	return fmt.Sprint(v)
+	return "—" // no value: a measure that failed
+
 }
 
 // targetKind is how a row is judged.
@@ -55,6 +56,7 @@ const (
 	valueAtLeast             // value ≥ limit (in the row's unit)
 	countAtLeast             // a count that must be reached; value ≥ limit
 	recordedValue            // nothing to judge; the value is recorded
+	completes                // the measure runs to its end: missed when it failed (broken)
 )
 
 type target struct {
@@ -114,6 +116,8 @@ func (r row) met() (met, judged bool) {
 		return r.value >= r.target.limit, true
 	case countAtLeast:
 		return r.value >= r.target.limit, true
+	case completes:
+		return r.broken == "", true
 	}
 	return false, false
 }

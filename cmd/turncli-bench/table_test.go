@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -45,6 +48,7 @@ func TestRowsAreJudgedByTheirTarget(t *testing.T) {
 		{"ValueAtLeastMeetsAtTheLimit", row{value: 0.9, target: target{kind: valueAtLeast, limit: 0.9}}, true, true},
 		{"ValueBelowItsLeastMisses", row{value: 0.89, target: target{kind: valueAtLeast, limit: 0.9}}, false, true},
 		{"BrokenRowMissesWhateverItsValue", row{value: 1, target: target{kind: valueAtMost, limit: 1000}, broken: "3 waits failed"}, false, true},
+		{"FailedMeasureMisses", row{target: target{kind: completes}, broken: "a load shell timed out"}, false, true},
 		{"RecordedValueIsNotJudged", row{value: 300, target: target{kind: recordedValue}}, false, false},
 		{"SkippedRowIsNeitherMetNorMissed", row{value: 1, target: atMost, skipped: "bwrap not found"}, false, false},
 	} {
@@ -131,5 +135,41 @@ func TestQuantileIsTheNearestRank(t *testing.T) {
 				t.Fatalf("quantile(%v) = %v, want %v", tc.q, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAFailedMeasureLeavesTheOthersInTheTable(t *testing.T) {
+	saved := measures
+	t.Cleanup(func() { measures = saved })
+	measures = []measure{
+		{"first", "fails", func(context.Context, *bench) ([]row, error) { return nil, errors.New("a load shell timed out") }},
+		{"second", "runs", func(context.Context, *bench) ([]row, error) {
+			return []row{{key: "second", measure: "second measure", unit: millis, value: 2, target: target{kind: recordedValue}}}, nil
+		}},
+	}
+	var out, errs strings.Builder
+	code := run(context.Background(), Config{only: regexp.MustCompile(".")}, &out, &errs)
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	for _, want := range []string{"first: fails", "second measure", "2.00 ms", "first: FAILED: a load shell timed out", "1 measures FAILED", "0 of 1 targets met"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestAnInterruptedRunStopsAtTheFailure(t *testing.T) {
+	saved := measures
+	t.Cleanup(func() { measures = saved })
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := false
+	measures = []measure{
+		{"first", "interrupted", func(context.Context, *bench) ([]row, error) { cancel(); return nil, context.Canceled }},
+		{"second", "never runs", func(context.Context, *bench) ([]row, error) { ran = true; return nil, nil }},
+	}
+	var out, errs strings.Builder
+	if code := run(ctx, Config{only: regexp.MustCompile(".")}, &out, &errs); code != 1 || ran {
+		t.Errorf("exit code %d, second measure ran %v; want 1, false", code, ran)
 	}
 }
