@@ -195,7 +195,7 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	// Worker connections are long streams: they end before the gRPC server's graceful stop,
 	// which would wait for them, and after the responses that release their commands on them.
 	stops.Add(lifecycle.Connections, "worker connections", func(context.Context) error { workers.Close(); return nil })
-	preflight := shellmode.New(shellmode.Config{Registry: registry, Local: shells, Workers: workers})
+	preflight := shellmode.New(shellmode.Config{Registry: registry, Local: shells, Workers: workers, Clock: cfg.Clock})
 	responses := response.NewManager(response.Config{
 		Settings: cfg.Responses,
 		Registry: registry, Shells: shellRouter{local: shells, workers: workers}, Clock: cfg.Clock,

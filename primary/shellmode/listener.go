@@ -23,6 +23,14 @@ func probeClient(timeout time.Duration) *http.Client {
 	}
 }
 
+// listenerTrust is how long the Agent CLI listener, once it answered a probe, is taken to be
+// answering without another. Every minimal response opened checks it, and a probe is a new
+// loopback connection: on a busy primary that is a connection per turn, and the probe, not the
+// listener, is what runs out of time then, refusing turns the listener would have served. The
+// listener is the primary's own and stops only with it; one that stops answering (loopback
+// blocked) is found at the first check a minute after its last answer.
+const listenerTrust = time.Minute
+
 // checkListener: the loopback Agent CLI listener answers an HTTP request. Any answer counts,
 // an error status included: the request carries no grant, so refusing it is the listener's
 // right reply.
@@ -30,12 +38,16 @@ func (p *Preflight) checkListener(ctx context.Context) []Problem {
 	if p.cfg.Local == nil {
 		return nil // checkWorkspace already reported the missing local shell
 	}
+	if at := p.listenerAnswered.Load(); at != 0 && p.cfg.Clock.Now().Sub(time.Unix(0, at)) < listenerTrust {
+		return nil
+	}
 	url := p.cfg.Local.AgentCLIURL()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/", nil)
 	if err == nil {
 		var resp *http.Response
 		if resp, err = p.client.Do(req); err == nil {
 			resp.Body.Close()
+			p.listenerAnswered.Store(p.cfg.Clock.Now().UnixNano())
 			return nil
 		}
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/turncli/turncli/internal/clock"
 	"github.com/turncli/turncli/primary/catalog"
 )
 
@@ -69,6 +71,8 @@ type Config struct {
 	Workers  Workers
 	// ProbeTimeout bounds the request to the Agent CLI listener; zero means DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// Clock times how long a listener that answered stays trusted; nil means clock.System.
+	Clock clock.Clock
 }
 
 // DefaultProbeTimeout bounds the listener probe when Config.ProbeTimeout is zero.
@@ -78,12 +82,18 @@ const DefaultProbeTimeout = 3 * time.Second
 type Preflight struct {
 	cfg    Config
 	client *http.Client
+	// listenerAnswered is when the Agent CLI listener last answered a probe, in Unix
+	// nanoseconds; zero before it first did.
+	listenerAnswered atomic.Int64
 }
 
 // New returns a Preflight over cfg.
 func New(cfg Config) *Preflight {
 	if cfg.ProbeTimeout <= 0 {
 		cfg.ProbeTimeout = DefaultProbeTimeout
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.System
 	}
 	return &Preflight{cfg: cfg, client: probeClient(cfg.ProbeTimeout)}
 }

@@ -12,7 +12,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/turncli/turncli/internal/clock/clocktest"
 	"github.com/turncli/turncli/primary/catalog"
 	"github.com/turncli/turncli/primary/shellmode"
 	"github.com/turncli/turncli/primary/toolkits/shelltk"
@@ -145,6 +147,30 @@ func TestPreflight(t *testing.T) {
 		want := []string{"shell_toolkit", "workspace", "agent_cli_listener", "agent_cli_bin"}
 		if got := checks(t, problems); !slices.Equal(got, want) {
 			t.Fatalf("checks %v, want %v: %+v", got, want, problems)
+		}
+	})
+
+	t.Run("AListenerThatAnsweredIsTrustedForAMinute", func(t *testing.T) {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		l := readyLocal(t)
+		l.url = srv.URL
+		clk := clocktest.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		p := shellmode.New(shellmode.Config{Registry: shellRegistry(t, shelltk.New(shelltk.Options{})), Local: l, Clock: clk})
+		if problems := p.Check(ctx, target); len(problems) != 0 {
+			t.Fatalf("problems %+v", problems)
+		}
+		srv.Close()
+		clk.Advance(time.Minute - time.Nanosecond)
+		if problems := p.Check(ctx, target); len(problems) != 0 {
+			t.Fatalf("within a minute of its answer: problems %+v", problems)
+		}
+		clk.Advance(time.Nanosecond)
+		if got := checks(t, p.Check(ctx, target)); !slices.Equal(got, []string{"agent_cli_listener"}) {
+			t.Fatalf("a minute after its answer: checks %v, want the listener's", got)
+		}
+		// A failed probe earns no trust: the next check probes again.
+		if got := checks(t, p.Check(ctx, target)); !slices.Equal(got, []string{"agent_cli_listener"}) {
+			t.Fatalf("after a failed probe: checks %v, want the listener's", got)
 		}
 	})
 
