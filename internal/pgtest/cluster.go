@@ -74,6 +74,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 	if !opts.Durable {
 		base = memoryDir()
 	}
+	removeOrphans(base)
 	dir, err := os.MkdirTemp(base, "pgtest-")
 	if err != nil {
 		return nil, err
@@ -83,6 +84,9 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, err error) {
 			os.RemoveAll(dir)
 		}
 	}()
+	if err := writeOwner(dir); err != nil {
+		return nil, err
+	}
 	if cred != nil {
 		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
 			return nil, fmt.Errorf("pgtest: give %s to the postgres user: %w", dir, err)
