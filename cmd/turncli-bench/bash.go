@@ -93,7 +93,7 @@ func measureBash(ctx context.Context, b *bench) ([]row, error) {
 		}
 		d := time.Since(start)
 		if !succeeded(result) {
-			return 0, "", fmt.Errorf("RunBash of %s: %v", command, result)
+			return 0, "", fmt.Errorf("RunBash of %s: %s", command, outcome(result))
 		}
 		return d, out.String(), nil
 	}

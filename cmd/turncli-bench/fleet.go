@@ -256,7 +256,7 @@ func runOnce(ctx context.Context, p *fleetPrimary, key string, conv *conversatio
 	}
 	d := time.Since(start)
 	if !succeeded(result) {
-		return 0, "", fmt.Errorf("RunBash on %s: %v (output %q)", key, result, out.String())
+		return 0, "", fmt.Errorf("RunBash on %s: %s (output %q)", key, outcome(result), lastLines(out.String(), 5))
 	}
 	return d, out.String(), nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
 )
@@ -38,4 +40,27 @@ func runBash(ctx context.Context, runtime responsev1.ResponseServiceClient, req 
 // succeeded reports whether a command ran and exited 0.
 func succeeded(res *responsev1.BashResult) bool {
 	return res != nil && res.GetExitCode() == 0 && res.GetError() == ""
+}
+
+// outcome says in a line how a command that did not succeed ended: its exit code, whether it
+// timed out, its error and how many tool calls it had made (the receipts themselves are left
+// out: a load shell's would fill a screen).
+func outcome(res *responsev1.BashResult) string {
+	if res == nil {
+		return "no result"
+	}
+	s := fmt.Sprintf("exit %d", res.GetExitCode())
+	if res.GetTimedOut() {
+		s += ", timed out"
+	}
+	if e := res.GetError(); e != "" {
+		s += ", error " + strconv.Quote(e)
+	}
+	return s + fmt.Sprintf(", %d tool calls made", len(res.GetReceipts()))
+}
+
+// lastLines is the last n lines of out, for an error that shows where a command got to.
+func lastLines(out string, n int) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
