@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/turncli/turncli/internal/connlimit"
+	"github.com/turncli/turncli/primary"
 	"github.com/turncli/turncli/primary/response"
 )
 
@@ -133,12 +135,17 @@ type waitsResult struct {
 
 func waitsRound(ctx context.Context, b *bench, want int, nofile uint64, gate string) (waitsResult, error) {
 	var res waitsResult
-	r, err := startRig(ctx, b.cfg, false)
+	n := waitsThatFit(want, nofile)
+	// Every wait is a connection of its own from this machine, so the primary's connection
+	// limits (--max-conns-per-address, --max-conns; 1024 from one address by default) are
+	// raised to hold them all, as an operator expecting this many waits would.
+	r, err := startRig(ctx, b.cfg, false, func(c *primary.Config) {
+		c.Connections.Limits = connlimit.Config{PerAddress: n + waitsFDReserve, Total: n + 2*waitsFDReserve}
+	})
 	if err != nil {
 		return res, err
 	}
 	defer r.stop()
-	n := waitsThatFit(want, nofile)
 	res.waits = n
 	if n == 0 {
 		return res, nil
