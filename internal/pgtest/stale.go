@@ -1,12 +1,11 @@
 package pgtest
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
+
+	"github.com/turncli/turncli/internal/jobproc"
 )
 
 // A cluster's directory outlives a test binary that was killed (a timeout, ^C): its server dies
@@ -20,11 +19,11 @@ const ownerFile = "owner"
 
 // writeOwner records this process as dir's maker.
 func writeOwner(dir string) error {
-	start, err := processStart(os.Getpid())
+	start, err := jobproc.StartTime(os.Getpid())
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ownerFile), fmt.Appendf(nil, "%d %s\n", os.Getpid(), start), 0o644)
+	return os.WriteFile(filepath.Join(dir, ownerFile), fmt.Appendf(nil, "%d %d\n", os.Getpid(), start), 0o644)
 }
 
 // removeOrphans removes the cluster directories in base whose maker has exited. A directory
@@ -37,33 +36,13 @@ func removeOrphans(base string) {
 		if err != nil {
 			continue
 		}
-		pid, start, ok := strings.Cut(string(bytes.TrimSpace(data)), " ")
-		n, err := strconv.Atoi(pid)
-		if !ok || err != nil {
+		var pid int
+		var start uint64
+		if _, err := fmt.Sscanf(string(data), "%d %d", &pid, &start); err != nil {
 			continue
 		}
-		if now, err := processStart(n); err == nil && now == start {
-			continue // its maker is alive
+		if !jobproc.Alive(pid, start) {
+			_ = os.RemoveAll(dir)
 		}
-		_ = os.RemoveAll(dir)
 	}
-}
-
-// processStart is the start time of process pid, field 22 of /proc/<pid>/stat; an error when
-// there is no such process.
-func processStart(pid int) (string, error) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", err
-	}
-	// The command name (field 2) is in parentheses and may hold spaces: count from after it.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return "", fmt.Errorf("pgtest: unexpected /proc/%d/stat", pid)
-	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 20 {
-		return "", fmt.Errorf("pgtest: unexpected /proc/%d/stat", pid)
-	}
-	return fields[19], nil // field 22 is the 20th after the name
 }

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/turncli/turncli/internal/jobproc"
 )
 
 func TestRemoveOrphansKeepsOnlyLiveMakers(t *testing.T) {
@@ -34,13 +36,13 @@ func TestRemoveOrphansKeepsOnlyLiveMakers(t *testing.T) {
 	if err := exited.Start(); err != nil {
 		t.Fatal(err)
 	}
-	start, err := processStart(exited.Process.Pid)
+	start, err := jobproc.StartTime(exited.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = exited.Process.Kill()
 	_ = exited.Wait()
-	dead := cluster("dead", fmt.Sprintf("%d %s\n", exited.Process.Pid, start))
+	dead := cluster("dead", fmt.Sprintf("%d %d\n", exited.Process.Pid, start))
 	reused := cluster("reused", fmt.Sprintf("%d 1\n", os.Getpid())) // our pid, another start
 	unowned := cluster("unowned", "")
 	garbled := cluster("garbled", "not an owner")
