@@ -501,19 +501,21 @@ func (m *Manager) publish(kind string, rec store.Job) {
 // Cancel stops a running job: SIGTERM to its group, SIGKILL after the grace period (on its
 // worker for a worker job). It returns at once; the job finishes as cancelled.
 func (m *Manager) Cancel(ctx context.Context, id int64) error {
-	if t := m.tracked(id); t != nil {
-		if t.rec.WorkerKey != "" {
-			return m.cancelRemote(ctx, t)
-		}
-		t.requestCancel()
-		return nil
-	}
+	// The saved record is read first: a job stays tracked for a moment after its result is
+	// saved, and whoever saw it finished must hear that it is not running.
 	rec, err := m.cfg.Store.Job(ctx, id)
 	if err != nil {
 		return err
 	}
 	if rec.Status != store.JobRunning {
 		return fmt.Errorf("%w: job %d finished already (%s)", ErrNotRunning, id, rec.Outcome)
+	}
+	if t := m.tracked(id); t != nil {
+		if t.rec.WorkerKey != "" {
+			return m.cancelRemote(ctx, t)
+		}
+		t.requestCancel()
+		return nil
 	}
 	if rec.Parked() {
 		return m.finishParked(ctx, rec, store.JobResult{Outcome: OutcomeCancelled})

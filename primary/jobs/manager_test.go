@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -339,6 +340,26 @@ func TestCeiling(t *testing.T) {
 			t.Fatalf("second cancel: err = %v", err)
 		}
 	})
+}
+
+// TestAFinishedJobIsNotCancelledWhileStillTracked: a job stays tracked for a moment after its
+// result is saved (its OnEnd runs in that moment); a cancel then must not report success.
+func TestAFinishedJobIsNotCancelledWhileStillTracked(t *testing.T) {
+	e := newEnv(t, nil)
+	spec := e.spec(t, "true")
+	cancelled := make(chan error, 1)
+	var id atomic.Int64
+	spec.OnEnd = func() { cancelled <- e.m.Cancel(context.Background(), id.Load()) }
+	id.Store(e.start(t, spec))
+	e.finished(t, id.Load())
+	select {
+	case err := <-cancelled:
+		if !errors.Is(err, ErrNotRunning) {
+			t.Fatalf("cancel after the result was saved: err = %v, want ErrNotRunning", err)
+		}
+	case <-time.After(waitBound):
+		t.Fatal("OnEnd did not run")
+	}
 }
 
 func TestFinishTwiceEmitsOneContinuation(t *testing.T) {
