@@ -23,6 +23,9 @@ import (
 // something happened.
 const (
 	testTimeout = 200 * time.Millisecond
+	// trapTimeout is for commands that must set a trap before their timeout: on a loaded
+	// machine, starting bash under the race detector's reaper can take more than testTimeout.
+	trapTimeout = 2 * time.Second
 	testGrace   = 200 * time.Millisecond
 	// exitBound is how long a test waits for a killed process to be gone before failing.
 	exitBound = 10 * time.Second
@@ -235,7 +238,7 @@ func TestTimeout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			spec := testSpec(t, tt.script)
-			spec.Timeout = testTimeout
+			spec.Timeout = trapTimeout
 			spec.Grace = testGrace
 			res, c := runCapture(t, t.Context(), spec)
 			if !res.TimedOut || res.Cancelled {

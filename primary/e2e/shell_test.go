@@ -97,11 +97,13 @@ func TestLocalShells(t *testing.T) {
 	})
 
 	t.Run("TimeoutSendsTermThenKill", func(t *testing.T) {
-		run := env.RunBashContext(context.Background(), t, id, "timeout", `trap 'echo term; exit 7' TERM; echo started; while :; do sleep 0.05; done`, 300*time.Millisecond)
+		// Long enough for bash to set its trap on a loaded machine.
+		const timeout = 2 * time.Second
+		run := env.RunBashContext(context.Background(), t, id, "timeout", `trap 'echo term; exit 7' TERM; echo started; while :; do sleep 0.05; done`, timeout)
 		if !run.Result.GetTimedOut() || run.Result.GetExitCode() != 7 || !strings.Contains(run.Stdout, "term") {
 			t.Errorf("result %v stdout %q", run.Result, run.Stdout)
 		}
-		run = env.RunBashContext(context.Background(), t, id, "timeout-kill", `trap '' TERM; echo started; while :; do sleep 0.05; done`, 300*time.Millisecond)
+		run = env.RunBashContext(context.Background(), t, id, "timeout-kill", `trap '' TERM; echo started; while :; do sleep 0.05; done`, timeout)
 		if !run.Result.GetTimedOut() || run.Result.GetExitCode() != 137 {
 			t.Errorf("a command ignoring TERM: result %v", run.Result)
 		}

@@ -43,10 +43,14 @@ func fencedDriver(t *testing.T, url string, fence int64) *postgres.Driver {
 // audit writes one audit entry: a durable write like any other. Given hold, it waits for it
 // between its write and its commit: a write in flight (the driver checks the fence with a
 // transaction's first statement).
-func audit(ctx context.Context, d *postgres.Driver, hold <-chan struct{}) error {
+// audit writes one audit entry through d. With hold, the transaction stays open once the
+// entry is written (and the fence read, so held) until hold closes, and inFlight is closed
+// as it starts to wait.
+func audit(ctx context.Context, d *postgres.Driver, inFlight chan<- struct{}, hold <-chan struct{}) error {
 	return d.Update(ctx, func(tx store.Tx) error {
 		_, err := tx.QueueAudit(ctx, store.NewAuditEntry{Actor: "primary", Action: "test.write", Detail: []byte(`{}`)}, time.Now())()
 		if hold != nil {
+			close(inFlight)
 			<-hold
 		}
 		return err
@@ -146,7 +150,7 @@ func TestFencing(t *testing.T) {
 		a, b := backend(t, url), backend(t, url)
 		la, _ := acquire(t, a, "a", 100*time.Millisecond)
 		old := fencedDriver(t, url, la.Fence)
-		if err := audit(ctx, old, nil); err != nil {
+		if err := audit(ctx, old, nil, nil); err != nil {
 			t.Fatalf("the leader's write: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -154,8 +158,8 @@ func TestFencing(t *testing.T) {
 		if !ok {
 			t.Fatal("b did not take the expired lease")
 		}
-		notLeader(t, audit(ctx, old, nil))
-		if err := audit(ctx, fencedDriver(t, url, lb.Fence), nil); err != nil {
+		notLeader(t, audit(ctx, old, nil, nil))
+		if err := audit(ctx, fencedDriver(t, url, lb.Fence), nil, nil); err != nil {
 			t.Fatalf("the new leader's write: %v", err)
 		}
 	})
@@ -165,10 +169,15 @@ func TestFencing(t *testing.T) {
 		a, b := backend(t, url), backend(t, url)
 		la, _ := acquire(t, a, "a", 100*time.Millisecond)
 		old := fencedDriver(t, url, la.Fence)
-		hold := make(chan struct{})
+		inFlight, hold := make(chan struct{}), make(chan struct{})
 		wrote := make(chan error, 1)
-		go func() { wrote <- audit(ctx, old, hold) }()
-		time.Sleep(200 * time.Millisecond) // the write holds the fence; the lease expired
+		go func() { wrote <- audit(ctx, old, inFlight, hold) }()
+		select {
+		case <-inFlight: // the write holds the fence
+		case err := <-wrote:
+			t.Fatalf("the write ended before it was held: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond) // the lease expires
 		took := make(chan bool, 1)
 		go func() { _, ok := acquire(t, b, "b", time.Minute); took <- ok }()
 		select {
@@ -183,7 +192,7 @@ func TestFencing(t *testing.T) {
 		if !<-took {
 			t.Fatal("b did not take the lease once the write committed")
 		}
-		notLeader(t, audit(ctx, old, nil))
+		notLeader(t, audit(ctx, old, nil, nil))
 	})
 
 	t.Run("AWriteBegunDuringATakeoverIsRefusedWhenItCommits", func(t *testing.T) {
@@ -205,7 +214,7 @@ func TestFencing(t *testing.T) {
 			t.Fatal(err)
 		}
 		wrote := make(chan error, 1)
-		go func() { wrote <- audit(ctx, old, nil) }()
+		go func() { wrote <- audit(ctx, old, nil, nil) }()
 		select {
 		case err := <-wrote:
 			t.Fatalf("the old leader's write did not wait for the takeover: %v", err)
