@@ -21,7 +21,7 @@ func newJobs(cfg Config, db store.Store, workers *workerhub.Hub, shells *shellho
 	return jobs.New(jobs.Config{
 		Settings: cfg.Jobs, Store: db, StateDir: cfg.StateDir,
 		Workers: workers, Sandboxes: shells, Notify: outbox.Notify, Events: feed, Secrets: live,
-		ShellUser: shells.ShellUser(), Clock: cfg.Clock, Logger: cfg.Logger,
+		OutputSecrets: cfg.Interaction.AgentEnvValues(), ShellUser: shells.ShellUser(), Clock: cfg.Clock, Logger: cfg.Logger,
 	})
 }
 

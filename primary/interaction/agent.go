@@ -143,10 +143,8 @@ func (s *Background) agentJob(r *response.Response, extra map[string]string, hom
 	engineEnv := map[string]string{}
 	if s.engine.Driver {
 		spec.Engine = s.engine.Name
-		for k, v := range s.cfg.Settings.agentEnv(os.Getenv) {
-			engineEnv[k] = v
-			spec.Secrets = append(spec.Secrets, v)
-		}
+		// Their values are redacted from every job's output (Settings.AgentEnvValues).
+		maps.Copy(engineEnv, s.cfg.Settings.agentEnv(os.Getenv))
 		if n := s.cfg.Settings.AgentMaxTurns; n > 0 {
 			engineEnv[engines.MaxTurnsEnv] = strconv.Itoa(n)
 		}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -103,6 +105,12 @@ func validEnvName(name string) bool {
 
 // agentEnv is AgentEnv's variables with their values, read from getenv for a bare NAME (a
 // variable the primary does not have is left out).
+// AgentEnvValues are the values of AgentEnv as an engine gets them: the jobs manager redacts
+// them from every job's output (jobs.Config.OutputSecrets).
+func (s Settings) AgentEnvValues() []string {
+	return slices.Collect(maps.Values(s.agentEnv(os.Getenv)))
+}
+
 func (s Settings) agentEnv(getenv func(string) string) map[string]string {
 	out := map[string]string{}
 	for _, kv := range s.AgentEnv {

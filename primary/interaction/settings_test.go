@@ -3,6 +3,7 @@ package interaction
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -90,4 +91,14 @@ func TestAServiceBuiltDirectlyGetsTheSectionsDefaults(t *testing.T) {
 			t.Errorf("New: %v; want the section's refusal %v, prefixed", err, validateErr)
 		}
 	})
+}
+
+func TestAgentEnvValuesAreWhatTheEngineGets(t *testing.T) {
+	t.Setenv("TURNCLI_TEST_ENGINE_KEY", "from-the-environment")
+	s := Settings{AgentEnv: []string{"TURNCLI_TEST_ENGINE_KEY", "BASE_URL=http://127.0.0.1:9", "TURNCLI_TEST_UNSET_NAME"}}
+	got := s.AgentEnvValues()
+	slices.Sort(got)
+	if want := []string{"from-the-environment", "http://127.0.0.1:9"}; !slices.Equal(got, want) {
+		t.Fatalf("AgentEnvValues() = %q, want %q (an unset name gives nothing)", got, want)
+	}
 }

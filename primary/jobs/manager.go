@@ -94,6 +94,10 @@ type Config struct {
 	// Secrets are the live secrets redacted from every tail, report, continuation and log
 	// read; nil redacts only a job's own (JobSpec.Secrets).
 	Secrets *secrets.Registry
+	// OutputSecrets are values redacted from every job's output like the live secrets, whether
+	// or not its job is tracked: the background agents' engine environment
+	// (interaction.Settings.AgentEnv), credentials no turn's grant holds.
+	OutputSecrets []string
 	// LostWorkerAfter and SweepEvery: a worker job unreported LostWorkerAfter past its ceiling
 	// finishes as unknown; running jobs are checked every SweepEvery.
 	LostWorkerAfter, SweepEvery time.Duration

@@ -735,6 +735,32 @@ func TestKnownSecretsAreRedactedFromTailsContinuationsAndLogReads(t *testing.T) 
 	})
 }
 
+// TestOutputSecretsAreRedactedAfterTheJobIsUntracked: the engines' credentials
+// (Config.OutputSecrets) stay redacted once a job is no longer tracked, unlike its own.
+func TestOutputSecretsAreRedactedAfterTheJobIsUntracked(t *testing.T) {
+	const key, short = "sk-engine-credential-0123", "sk-1234" // short: one under secrets.MinLength
+	e := newEnv(t, func(c *Config) { c.OutputSecrets = []string{key, short} })
+	id := e.start(t, e.spec(t, "echo key "+key+" and "+short))
+	j := e.finished(t, id)
+	for end := time.Now().Add(waitBound); e.m.tracked(id) != nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the finished job is still tracked")
+		}
+	}
+	read, err := e.m.ReadLog(id, j.LogPath, 0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "key " + secrets.MaskOf(len(key)) + " and " + short + "\n"; string(read) != want {
+		t.Errorf("log read = %q, want %q", read, want)
+	}
+	for what, text := range map[string]string{"tail": j.Tail, "continuation": e.continuations(t, id)[0].Text} {
+		if strings.Contains(text, key) || !strings.Contains(text, "key (redacted) and "+short) {
+			t.Errorf("%s = %q, want the credential redacted and the short value kept", what, text)
+		}
+	}
+}
+
 // mintedToken is shaped like every credential the primary mints: 32 random bytes, base64url.
 func mintedToken() string {
 	var raw [32]byte

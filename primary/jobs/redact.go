@@ -3,6 +3,7 @@ package jobs
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -18,15 +19,30 @@ import (
 // the longest live secret's length beyond its cut, so a secret cut by the read's edge is
 // redacted whole (see secrets.Registry.MaskedRead).
 
-// redact replaces the live secrets in s, and the job's own while it is tracked.
-func (m *Manager) redact(s string, t *tracked) string {
-	s = m.cfg.Secrets.Redact(s)
-	if t != nil {
-		for _, v := range t.secrets {
-			if len(v) >= 8 {
-				s = strings.ReplaceAll(s, v, secretmask.Redacted)
+// known is what is redacted from a job's output besides the live secrets: the values of
+// Config.OutputSecrets, always, and the job's own (JobSpec.Secrets) while it is tracked.
+// Values shorter than secrets.MinLength would match ordinary text and are left out.
+func (m *Manager) known(t *tracked) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		lists := [][]string{m.cfg.OutputSecrets}
+		if t != nil {
+			lists = append(lists, t.secrets)
+		}
+		for _, list := range lists {
+			for _, v := range list {
+				if len(v) >= secrets.MinLength && !yield(v) {
+					return
+				}
 			}
 		}
+	}
+}
+
+// redact replaces the live secrets in s, and the known ones (see known).
+func (m *Manager) redact(s string, t *tracked) string {
+	s = m.cfg.Secrets.Redact(s)
+	for v := range m.known(t) {
+		s = strings.ReplaceAll(s, v, secretmask.Redacted)
 	}
 	return s
 }
@@ -34,10 +50,8 @@ func (m *Manager) redact(s string, t *tracked) string {
 // reach is how far beyond a cut a secret may reach: the longest secret's length, less one.
 func (m *Manager) reach(t *tracked) int {
 	n := m.cfg.Secrets.MaxLength()
-	if t != nil {
-		for _, v := range t.secrets {
-			n = max(n, len(v))
-		}
+	for v := range m.known(t) {
+		n = max(n, len(v))
 	}
 	return n - 1
 }
@@ -72,8 +86,8 @@ func (m *Manager) report(path string, t *tracked) string {
 	return strings.TrimSpace(s)
 }
 
-// ReadLog returns up to limit bytes of job id's log from offset, with every live secret (and
-// the job's own, while it runs) masked in place: the read keeps its length, so the next one
+// ReadLog returns up to limit bytes of job id's log from offset, with every live secret and
+// every known one (see known) masked in place: the read keeps its length, so the next one
 // starts at offset plus its length, and a secret cut by either end of the range is masked too.
 func (m *Manager) ReadLog(id int64, path string, offset uint64, limit int) ([]byte, error) {
 	if path == "" || offset > 1<<62 {
@@ -95,14 +109,9 @@ func (m *Manager) ReadLog(id int64, path string, offset uint64, limit int) ([]by
 	if err != nil {
 		return nil, err
 	}
-	if t := m.tracked(id); t != nil && len(t.secrets) > 0 {
-		s := string(data)
-		for _, v := range t.secrets { // the job's own: known in full, masked where whole
-			if len(v) >= 8 {
-				s = strings.ReplaceAll(s, v, secrets.MaskOf(len(v)))
-			}
-		}
-		data = []byte(s)
+	s := string(data)
+	for v := range m.known(m.tracked(id)) { // known in full, masked where whole
+		s = strings.ReplaceAll(s, v, secrets.MaskOf(len(v)))
 	}
-	return data, nil
+	return []byte(s), nil
 }
