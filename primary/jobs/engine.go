@@ -153,7 +153,15 @@ func (m *Manager) park(ctx context.Context, rec store.Job, r engines.Result, t *
 		return false
 	}
 	m.log.Info("agent job parked", "job", rec.ID, "tool", r.Parked.Tool)
+	// From here a cancel finds the job parked in the store; one asked for while it parked
+	// was made before this (under m.mu, see cancelTracked) and ends it now.
+	m.forget(t)
 	m.publish("job.parked", rec)
+	if t.cancelRequested() {
+		if err := m.finishParked(ctx, rec, store.JobResult{Outcome: OutcomeCancelled}); err != nil {
+			m.log.Error("job cancelled while it parked not finished", "job", rec.ID, "err", err)
+		}
+	}
 	if t.onEnd != nil {
 		t.onEnd()
 	}

@@ -29,7 +29,7 @@ func (m *Manager) startLocal(ctx context.Context, t *tracked, env []string) {
 	}
 	if err != nil {
 		m.log.Warn("job could not start", "job", rec.ID, "err", err)
-		m.untrack(rec.ID)
+		m.forget(t)
 		m.finish(ctx, rec, store.JobResult{Outcome: outcomeCouldNotStart + ": " + plainStartError(err)}, t)
 		return
 	}
@@ -91,6 +91,6 @@ func (m *Manager) superviseLocal(t *tracked, p *jobproc.Process) {
 			res.ExitCode = &code
 		}
 		m.finish(context.Background(), rec, res, t)
-		m.untrack(rec.ID)
+		m.forget(t)
 	})
 }

@@ -243,6 +243,15 @@ type tracked struct {
 
 func (t *tracked) requestCancel() { t.cancelOnce.Do(func() { close(t.cancel) }) }
 
+func (t *tracked) cancelRequested() bool {
+	select {
+	case <-t.cancel:
+		return true
+	default:
+		return false
+	}
+}
+
 // New returns a Manager; cfg is validated.
 func New(cfg Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
@@ -412,6 +421,28 @@ func (m *Manager) track(t *tracked) bool {
 	return true
 }
 
+// forget stops tracking t, unless a later run of the same job (see Resume) took its place.
+func (m *Manager) forget(t *tracked) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.running[t.rec.ID] == t {
+		delete(m.running, t.rec.ID)
+	}
+}
+
+// cancelTracked asks the tracked local run of job id to stop and returns it; it returns a
+// tracked worker job as it is, and nil when job id is not tracked. The request is made under
+// m.mu, so a run that parks either sees it or is forgotten first (see park).
+func (m *Manager) cancelTracked(id int64) *tracked {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.running[id]
+	if t != nil && t.rec.WorkerKey == "" {
+		t.requestCancel()
+	}
+	return t
+}
+
 func (m *Manager) untrack(id int64) *tracked {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -507,19 +538,19 @@ func (m *Manager) publish(kind string, rec store.Job) {
 func (m *Manager) Cancel(ctx context.Context, id int64) error {
 	// The saved record is read first: a job stays tracked for a moment after its result is
 	// saved, and whoever saw it finished must hear that it is not running.
-	rec, err := m.cfg.Store.Job(ctx, id)
-	if err != nil {
+	if _, err := m.runningRecord(ctx, id); err != nil {
 		return err
 	}
-	if rec.Status != store.JobRunning {
-		return fmt.Errorf("%w: job %d finished already (%s)", ErrNotRunning, id, rec.Outcome)
-	}
-	if t := m.tracked(id); t != nil {
+	if t := m.cancelTracked(id); t != nil {
 		if t.rec.WorkerKey != "" {
 			return m.cancelRemote(ctx, t)
 		}
-		t.requestCancel()
 		return nil
+	}
+	// Not tracked: read again, for a job that parked or finished since (see park).
+	rec, err := m.runningRecord(ctx, id)
+	if err != nil {
+		return err
 	}
 	if rec.Parked() {
 		return m.finishParked(ctx, rec, store.JobResult{Outcome: OutcomeCancelled})
@@ -528,6 +559,18 @@ func (m *Manager) Cancel(ctx context.Context, id int64) error {
 		return m.requestCancel(ctx, id)
 	}
 	return fmt.Errorf("%w: job %d is not attached to this primary yet", ErrNotRunning, id)
+}
+
+// runningRecord is job id's saved record; ErrNotRunning when it finished.
+func (m *Manager) runningRecord(ctx context.Context, id int64) (store.Job, error) {
+	rec, err := m.cfg.Store.Job(ctx, id)
+	if err != nil {
+		return store.Job{}, err
+	}
+	if rec.Status != store.JobRunning {
+		return store.Job{}, fmt.Errorf("%w: job %d finished already (%s)", ErrNotRunning, id, rec.Outcome)
+	}
+	return rec, nil
 }
 
 // Get returns one job; a running job's tail is read from its log now.
