@@ -5,8 +5,8 @@
 //
 // What Run owns, for the lifetime of one call:
 //
-//   - The process: `bash --noprofile --norc -c <script>` started as the leader of a new process
-//     group, in Spec.Dir, with exactly Spec.Env as its environment (never os.Environ() of the
+//   - The process: `bash --noprofile --norc -c <script>` started as the leader of a new session
+//     and process group, without a controlling terminal, in Spec.Dir, with exactly Spec.Env as its environment (never os.Environ() of the
 //     calling process, which may hold credentials).
 //   - Stopping it: on timeout or context cancellation, SIGTERM to the whole group (-pgid), then
 //     SIGKILL to the group after the grace period. Signalling the group rather than the pid is what

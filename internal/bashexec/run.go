@@ -159,9 +159,12 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 		Stdin:  p.childStdin,
 		Stdout: p.childStdout,
 		Stderr: p.childStderr,
+		// Setsid: the command leads a session and group of its own with no controlling
+		// terminal, so it cannot reach the terminal the primary or worker was started from
+		// (reading it, writing to it, or pushing input into it with TIOCSTI).
 		// Pdeathsig: if the primary or worker dies abruptly, its shells die with it rather than
 		// running on unowned.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	if spec.OpenFiles > 0 {
 		uid, gid := -1, -1
@@ -213,7 +216,7 @@ func Run(ctx context.Context, spec Spec, out Output) (Result, error) {
 	}
 	p.closeChild() // the process holds its own copies now
 
-	pgid := cmd.Process.Pid // Setpgid with Pgid 0: the group is named after its leader
+	pgid := cmd.Process.Pid // a session's leader leads its first group too
 	exited := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() { awaitExit(pgid); close(exited) })
