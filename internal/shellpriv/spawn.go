@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/turncli/turncli/internal/keyring"
 )
 
 // SpawnerFunction is the function the spawner goroutine waits in for the life of the process;
@@ -96,6 +98,10 @@ func serve(ready chan<- error) {
 // leave a sandbox would start every later command inside it: the spawner then stops for good,
 // failing every later start, rather than run one in the wrong place.
 func startJoined(r startRequest) error {
+	// Each command gets a session keyring of its own, shared with no other command.
+	if err := keyring.JoinNew(); err != nil {
+		return fmt.Errorf("shellpriv: a new session keyring for the command: %w", err)
+	}
 	if r.join == nil {
 		return r.cmd.Start()
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 	conversationv1 "github.com/turncli/turncli/gen/turncli/conversation/v1"
 	operatorv1 "github.com/turncli/turncli/gen/turncli/operator/v1"
 	responsev1 "github.com/turncli/turncli/gen/turncli/response/v1"
+	"github.com/turncli/turncli/internal/keyring"
 	"github.com/turncli/turncli/internal/sandbox"
 )
 
@@ -132,6 +134,13 @@ func TestATurnCannotReachAnotherTurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the real binaries")
 	}
+	// The primary and the worker are started from this thread, with a session keyring of its
+	// own, which no command may hold.
+	runtime.LockOSThread() // never unlocked: the thread ends with the test
+	if err := keyring.JoinNew(); err != nil {
+		t.Fatal(err)
+	}
+	ours, keyErr := keyring.SessionID()
 	rig := startIsolationRig(t)
 	for _, loc := range []struct{ name, key, state, marker string }{
 		{"Primary", "", rig.primaryState, "31337"}, {"Worker", "w", rig.workerState, "31338"},
@@ -166,7 +175,9 @@ echo "tmp=$(cat /tmp/victim-tmp 2>/dev/null | grep -c mine)"
 echo "state=$(ls -A %[6]s | tr '\n' ' ')"
 echo x > /dev/stderr
 echo "uid=$(id -u)"
-`, marker, pid, victimWS, loc.key, wsRoot, loc.state)
+echo "keyring=$(grep -c '^%08[7]x ' /proc/keys)"
+echo "ownkeyring=$(grep -c ' _ses: ' /proc/keys)"
+`, marker, pid, victimWS, loc.key, wsRoot, loc.state, ours)
 			out := rig.bash(t, attacker, "attack", probe)
 			got := map[string]string{}
 			for _, line := range strings.Split(out.stdout, "\n") {
@@ -177,6 +188,9 @@ echo "uid=$(id -u)"
 			want := map[string]string{
 				"environ": "0", "sleeper": "0", "signal": "no", "absolute": "0", "relative": "0", "write": "no",
 				"list": "attacker" + loc.key, "tmp": "0", "state": "agent_cli_bin workspaces",
+			}
+			if keyErr == nil { // it holds its own session keyring, and sees not the primary's
+				want["keyring"], want["ownkeyring"] = "0", "1"
 			}
 			for k, v := range want {
 				if got[k] != v {
@@ -199,9 +213,11 @@ echo "uid=$(id -u)"
 			rig.bash(t, attacker, "plant", "echo 'echo PLANTED' > .profile")
 			// A job's working directory is its workspace in its own view: relative paths write
 			// there and reach nothing else.
-			if j := rig.job(t, "victim"+loc.key, loc.key, "echo victim-job; echo x > /dev/stderr; touch rel && ls .. && cat ../attacker"+loc.key+"/.profile"); strings.Contains(j.GetTail(), "PLANTED") ||
-				!strings.Contains(j.GetTail(), "victim-job\nx\nvictim"+loc.key+"\n") || j.GetOutcome() == "success" {
-				t.Errorf("the victim's job: %q %q", j.GetOutcome(), j.GetTail())
+			keys := fmt.Sprintf("grep -c '^%08x ' /proc/keys; ", ours)
+			if j := rig.job(t, "victim"+loc.key, loc.key, keys+"echo victim-job; echo x > /dev/stderr; touch rel && ls .. && cat ../attacker"+loc.key+"/.profile"); strings.Contains(j.GetTail(), "PLANTED") ||
+				!strings.Contains(j.GetTail(), "victim-job\nx\nvictim"+loc.key+"\n") || j.GetOutcome() == "success" ||
+				(keyErr == nil && !strings.HasPrefix(j.GetTail(), "0\nvictim-job")) {
+				t.Errorf("the victim's job (it must not see the primary's session keyring): %q %q", j.GetOutcome(), j.GetTail())
 			}
 			_ = syscall.Kill(pid, syscall.SIGKILL) // the victim's command ends
 			<-running

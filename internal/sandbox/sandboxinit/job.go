@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/turncli/turncli/internal/keyring"
 	"github.com/turncli/turncli/internal/reaper/supervisor"
 )
 
@@ -42,6 +43,11 @@ func job(o options, hostPid int, start uint64, args []string) int {
 	}
 	if err := dropBoundingSet(); err != nil {
 		return fail(ModeJob, "drop the bounding set", err)
+	}
+	// On this thread, which starts the job's command (see run): the job holds a keyring of
+	// its own, not the primary's or a worker's.
+	if err := keyring.JoinNew(); err != nil {
+		return fail(ModeJob, "join a new session keyring", err)
 	}
 	// The supervisor runs as the job's user: it can signal the job's processes, which, inside
 	// this namespace, can reach it only through the signals it handles (see supervisor).
