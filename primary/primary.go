@@ -122,6 +122,9 @@ func New(ctx context.Context, cfg Config, lis Listeners) (_ *Primary, err error)
 	}
 	// First, so that no log line, event or text of what follows shows a live secret.
 	live := secrets.New()
+	for _, v := range cfg.Interaction.AgentCredentials() {
+		live.Add(v) // an engine's tools see it, and may put it in an approval or a prompt
+	}
 	cfg.Logger = slog.New(secrets.NewHandler(cfg.Logger.Handler(), live))
 	log := cfg.Logger
 	if cfg.RouteLibraryLogs {

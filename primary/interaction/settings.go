@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/turncli/turncli/internal/secretmask"
 )
 
 // Settings are the interaction tools' section of the primary's configuration.
@@ -109,6 +111,19 @@ func validEnvName(name string) bool {
 // them from every job's output (jobs.Config.OutputSecrets).
 func (s Settings) AgentEnvValues() []string {
 	return slices.Collect(maps.Values(s.agentEnv(os.Getenv)))
+}
+
+// AgentCredentials are the values of AgentEnv whose names mark credentials (secretmask.Key:
+// ANTHROPIC_API_KEY, OPENAI_API_KEY, ...): live secrets of the primary, redacted wherever it
+// shows text, since an engine's tools see them and may put them in what people read.
+func (s Settings) AgentCredentials() []string {
+	var out []string
+	for k, v := range s.agentEnv(os.Getenv) {
+		if secretmask.Key(k) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func (s Settings) agentEnv(getenv func(string) string) map[string]string {

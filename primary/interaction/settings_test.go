@@ -101,4 +101,8 @@ func TestAgentEnvValuesAreWhatTheEngineGets(t *testing.T) {
 	if want := []string{"from-the-environment", "http://127.0.0.1:9"}; !slices.Equal(got, want) {
 		t.Fatalf("AgentEnvValues() = %q, want %q (an unset name gives nothing)", got, want)
 	}
+	s.AgentEnv = append(s.AgentEnv, "OPENAI_API_KEY=sk-openai")
+	if got := s.AgentCredentials(); !slices.Equal(got, []string{"sk-openai"}) {
+		t.Fatalf("AgentCredentials() = %q, want only the value named as a key", got)
+	}
 }
