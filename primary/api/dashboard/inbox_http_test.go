@@ -78,3 +78,30 @@ func TestAnEmptyRequestForChangesStaysOnItsCard(t *testing.T) {
 		}
 	})
 }
+
+// TestAnApprovalsButtonsSayWhatTheyDo: the agent's labels are shown as its words, never as a
+// button's, so a deny label on the approve button cannot trick anyone into approving.
+func TestAnApprovalsButtonsSayWhatTheyDo(t *testing.T) {
+	env := testenv.Start(t)
+	// Signed in, the primary serves: it has expired the prompts of its last run, and leaves
+	// this one pending.
+	b := signIn(t, env, adminToken(t, env))
+	p, err := env.Primary.Internals().Store.CreatePrompt(context.Background(), store.NewPrompt{Kind: store.PromptApproval,
+		Channel: "!room", Thread: "$t", Requester: "@alice", Agent: "tester", ResponseID: "r1", CallID: "c1",
+		Title: "Deploy?", Details: "Deploy the release", ApproveLabel: "Deny (recommended)", DenyLabel: "Approve",
+		Deadline: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, page := b.get("/ui/inbox")
+	card := regexp.MustCompile(`(?s)<article class="card" id="prompt-` + strconv.FormatInt(p.ID, 10) + `">.*?</article>`).FindString(page)
+	for _, want := range []string{
+		`<button type="submit" name="decision" value="approve" class="approve">Approve</button>`,
+		`<button type="submit" name="decision" value="deny" class="deny">Deny</button>`,
+		`<p class="labels">Approve: Deny (recommended) · Deny: Approve</p>`,
+	} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the card lacks %s:\n%s", want, card)
+		}
+	}
+}
