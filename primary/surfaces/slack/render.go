@@ -79,7 +79,7 @@ func render(c Card, closing *Closing) rendered {
 		r.fallback = outcomeWords(closing.How) + ": " + plainTitle
 		return r
 	}
-	if buttons := renderButtons(c); buttons != nil {
+	if buttons := renderButtons(c, r.truncated); buttons != nil {
 		r.blocks = append(r.blocks, buttons)
 	}
 	r.fallback = kindLeads[c.Kind] + ": " + plainTitle
@@ -173,14 +173,19 @@ func cutMarked(s string, limit int) string {
 	return text
 }
 
-// renderButtons builds the actions block of an open card, or nil when it offers none.
-func renderButtons(c Card) *goslack.ActionBlock {
-	if len(c.Actions) == 0 {
-		return nil
-	}
+// approving are the actions that let something run or a tool act.
+var approving = map[Action]bool{ActionApprove: true, ActionAllowOnce: true, ActionAllowThread: true, ActionAllowConversation: true}
+
+// renderButtons builds the actions block of an open card, or nil when it offers none. A card
+// that shows its text cut offers no approving button: nobody approves what they did not see
+// whole, and escaping can cut on Slack a text the feed's preview held whole.
+func renderButtons(c Card, truncated bool) *goslack.ActionBlock {
 	value := ref{ItemKey: c.ItemKey, Version: c.Version}.String()
 	var elems []goslack.BlockElement
 	for _, a := range c.Actions {
+		if truncated && approving[a] {
+			continue
+		}
 		b := goslack.NewButtonBlockElement(actionPrefix+string(a), value,
 			goslack.NewTextBlockObject(goslack.PlainTextType, buttonLabels[a], false, false))
 		switch a {
@@ -190,6 +195,9 @@ func renderButtons(c Card) *goslack.ActionBlock {
 			b = b.WithStyle(goslack.StyleDanger)
 		}
 		elems = append(elems, b)
+	}
+	if len(elems) == 0 {
+		return nil
 	}
 	return goslack.NewActionBlock(actionsBlockID, elems...)
 }
