@@ -261,15 +261,26 @@ func (p *Portable) UsePermissionAllowance(ctx context.Context, u PermissionUse) 
 	err = p.update(ctx, func(tx Tx) error {
 		a, allowed = PermissionAllowance{}, false
 		list, err := tx.PermissionAllowances(ctx, AllowanceFilter{Channel: u.Channel, Thread: u.Thread, ToolName: u.ToolName})
-		if err != nil || len(list) == 0 {
+		if err != nil {
 			return err
 		}
-		a, allowed = list[0], true
-		for _, l := range list { // a conversation-scoped allowance before a thread-scoped one
-			if l.Scope == AllowConversation {
-				a = l
-				break
+		for _, l := range list {
+			// An allowance answers the agent whose request was allowed, never another agent
+			// of the conversation: people allowed what they saw that agent ask.
+			granting, err := tx.Prompt(ctx, l.PromptID)
+			if err != nil {
+				return err
 			}
+			if granting.Agent != u.Agent {
+				continue
+			}
+			// The newest, a conversation-scoped one before a thread-scoped one.
+			if !allowed || (l.Scope == AllowConversation && a.Scope != AllowConversation) {
+				a, allowed = l, true
+			}
+		}
+		if !allowed {
+			return nil
 		}
 		return audit(ctx, tx, at, primaryActor, ActionPermissionAutoAllow, ConversationSubject(u.Channel, u.Thread), map[string]any{
 			"tool_name": u.ToolName, "scope": a.Scope, "granted_by": a.GrantedBy, "granted_by_prompt": a.PromptID,

@@ -40,9 +40,9 @@ type Prompts interface {
 	// permission allowances are dropped. One transaction; it returns the prompts it expired.
 	ExpirePendingPrompts(ctx context.Context, reason string) ([]Prompt, error)
 	// UsePermissionAllowance reports whether u's tool is allowed in u's conversation without
-	// asking. When it is, it appends ActionPermissionAutoAllow (actor "primary") in the same
-	// transaction and returns the allowance used (a conversation-scoped one before a
-	// thread-scoped one).
+	// asking u's agent: only an allowance granted on a request of that agent counts. When it
+	// is, it appends ActionPermissionAutoAllow (actor "primary") in the same transaction and
+	// returns the allowance used (a conversation-scoped one before a thread-scoped one).
 	UsePermissionAllowance(ctx context.Context, u PermissionUse) (a PermissionAllowance, allowed bool, err error)
 	// ListPermissionAllowances returns the allowances matching f, most recently granted
 	// first (see AllowancePosition).

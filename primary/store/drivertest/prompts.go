@@ -389,6 +389,24 @@ func (cf conformance) testPermissionAllowances(t *testing.T) {
 		}
 	})
 
+	t.Run("AnAllowanceAnswersOnlyTheAgentWhoseRequestWasAllowed", func(t *testing.T) {
+		s := cf.open(t, nil, &clock{t: t0})
+		for _, d := range []string{store.DecisionAllowThread, store.DecisionAllowConversation} {
+			p := createPrompt(t, s, newPermissionPrompt("t1", "Bash")) // coder's request
+			if _, err := s.DecidePrompt(ctx, p.ID, "mia", d, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		other := use("t1", "Bash")
+		other.Agent = "intruder"
+		if a, ok := allowed(t, s, other); ok {
+			t.Fatalf("another agent of the conversation was allowed by %+v", a)
+		}
+		if a, ok := allowed(t, s, use("t1", "Bash")); !ok || a.Scope != store.AllowConversation {
+			t.Fatalf("the allowed agent got %+v (%v), want its conversation-scoped allowance", a, ok)
+		}
+	})
+
 	t.Run("AllowOnceAndDenyGrantNothing", func(t *testing.T) {
 		s := cf.open(t, nil, &clock{t: t0})
 		for _, d := range []string{store.DecisionAllowOnce, store.DecisionDeny} {
