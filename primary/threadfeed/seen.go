@@ -16,6 +16,10 @@ var approving = map[Action]bool{
 	ActionApprove: true, ActionAllowOnce: true, ActionAllowThread: true, ActionAllowConversation: true,
 }
 
+// Approving reports whether decision lets something run or a tool act: what nobody may decide
+// on a text they did not see whole.
+func Approving(decision Action) bool { return approving[decision] }
+
 // checkSeen is the rule that nobody approves what they did not see whole: an approval or an
 // allowance of an item whose text the reader's card cut short is refused unless the person
 // opened the full text. A denial or a comment needs no full reading and always passes.

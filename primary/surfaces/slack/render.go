@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	goslack "github.com/slack-go/slack"
+
+	"github.com/turncli/turncli/primary/threadfeed"
 )
 
 // rendered is a card as Slack blocks, its notification text and whether any text was cut.
@@ -173,9 +175,6 @@ func cutMarked(s string, limit int) string {
 	return text
 }
 
-// approving are the actions that let something run or a tool act.
-var approving = map[Action]bool{ActionApprove: true, ActionAllowOnce: true, ActionAllowThread: true, ActionAllowConversation: true}
-
 // renderButtons builds the actions block of an open card, or nil when it offers none. A card
 // that shows its text cut offers no approving button: nobody approves what they did not see
 // whole, and escaping can cut on Slack a text the feed's preview held whole.
@@ -183,7 +182,7 @@ func renderButtons(c Card, truncated bool) *goslack.ActionBlock {
 	value := ref{ItemKey: c.ItemKey, Version: c.Version}.String()
 	var elems []goslack.BlockElement
 	for _, a := range c.Actions {
-		if truncated && approving[a] {
+		if truncated && threadfeed.Approving(decisionOf[a]) {
 			continue
 		}
 		b := goslack.NewButtonBlockElement(actionPrefix+string(a), value,
